@@ -1,0 +1,82 @@
+// Run configuration: a strict INI file, plus `section.key=value` overrides.
+//
+// Every key has a type, a default and a range in one table (config.c). Unknown sections or
+// keys, duplicate keys, bad values and cross-field errors (d_model % n_heads, odd d_k with
+// RoPE, ...) are reported as `file:line: message` before any work starts.
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#define CFG_STR 256
+
+typedef struct Config {
+    // [run]
+    char  name[CFG_STR];       // run folder name; default: config file's base name
+    char  out_dir[CFG_STR];    // runs are written to out_dir/name (default "runs")
+    int   seed;                // one seed; init, data and dropout each get their own stream
+    int   threads;             // OpenMP threads; 0 = all cores
+
+    // [task]
+    char  task[CFG_STR];       // order | toy_translate | parallel_text | lm
+    char  lexicon[CFG_STR];    // lexicon file for the built-in tasks (default per task in data/)
+    int   min_clauses, max_clauses;  // toy_translate: clauses per training sentence (1..3)
+    int   max_tokens;          // toy_translate / parallel_text: drop pairs longer than this (either side)
+    int   train_size, val_size, test_size;  // generated examples per split
+    int   window;              // lm: tokens per training window
+    char  train_src[CFG_STR], train_tgt[CFG_STR];  // parallel_text files
+    char  val_src[CFG_STR], val_tgt[CFG_STR];
+    char  test_src[CFG_STR], test_tgt[CFG_STR];
+    int   lowercase;           // parallel_text: lower-case before tokenising
+    int   min_freq;            // parallel_text: vocabulary cut-off
+
+    // [model]
+    char  model[CFG_STR];      // classifier | translator | lm
+    int   d_model, n_heads, d_ff;
+    int   enc_layers, dec_layers;
+    float dropout;
+    char  activation[CFG_STR]; // relu | gelu
+    int   norm_first;          // true: pre-LN (default); false: post-LN
+    int   embed_scale;         // multiply embeddings by sqrt(d_model)
+    char  pool[CFG_STR];       // classifier: mean | cls
+    char  pos[CFG_STR];        // none | sinusoidal | learned | alibi | rope | t5
+    int   max_len;             // learned table rows (default 32)
+    int   pos_wrap;            // learned: row pos % max_len (default true)
+    float rope_base;           // default 10000
+    float rope_scale;          // position interpolation: use p / rope_scale (default 1)
+    int   pos_offset;          // add k to every position index (evaluation probe; default 0)
+
+    // [train]
+    int   steps;
+    int   batch_size;
+    float lr;
+    char  schedule[CFG_STR];   // constant | cosine | noam
+    int   warmup;
+    float min_lr_ratio;        // cosine: final lr = lr * min_lr_ratio
+    float weight_decay;
+    float beta1, beta2, eps;
+    float clip;                // global-norm clip; 0 = off
+    float label_smoothing;
+    int   log_every, eval_every, ckpt_every;
+    char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
+
+    // Source of the settings, for the run folder and the checkpoint metadata.
+    char  path[CFG_STR];
+    char *text;                // the resolved config as INI text (owned; config_free)
+} Config;
+
+// Parse `path`, then apply overrides ("section.key=value", or "key=value" when the key is
+// unique across sections). On error: writes `file:line: message` (or `override 'x': message`)
+// into err and returns -1.
+int  config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err, int errlen);
+// Defaults only (for tests and for tools that build a model without a file).
+void config_defaults(Config *c);
+// Apply one "key=value" / "section.key=value" after loading; same checks as the file.
+int  config_set(Config *c, const char *assignment, char *err, int errlen);
+// Cross-field checks (d_model % n_heads, rope needs even d_k, ...). 0 or -1 with err.
+int  config_validate(const Config *c, char *err, int errlen);
+// Render the full resolved config (every key, defaults included) as INI text.
+// Returned string is malloc'ed; also stored in c->text.
+char *config_to_ini(Config *c);
+// Parse config text (as stored in checkpoint metadata); `name` is used in error messages.
+int  config_load_text(Config *c, const char *name, const char *text, char *err, int errlen);
+void config_free(Config *c);
+#endif
