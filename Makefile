@@ -2,7 +2,7 @@
 # Tests: `make test` (optimised), `make sanitize` (ASan + UBSan), `make bench`.
 CC      ?= cc
 BUILD   ?= build/opt
-OPT     ?= -O2 -march=native
+OPT     ?= -O3 -march=native -ffp-contract=fast
 SAN     ?=
 CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -g -fopenmp -Wall -Wextra -Wno-unused-parameter -Isrc
 LDLIBS  = -lm

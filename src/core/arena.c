@@ -1,0 +1,70 @@
+#include "core/arena.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t size, top;
+    char *mem;
+};
+
+static ArenaBlock *block_new(size_t size) {
+    ArenaBlock *b = malloc(sizeof *b);
+    if (b) b->mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    if (!b || !b->mem) {
+        fprintf(stderr, "out of memory: cannot allocate %zu MiB for activations\n", size >> 20);
+        exit(1);
+    }
+    b->next = NULL;
+    b->size = size;
+    b->top = 0;
+    return b;
+}
+
+void arena_init(Arena *a, size_t block_size) {
+    memset(a, 0, sizeof *a);
+    a->block_size = block_size ? block_size : (size_t)64 << 20;
+}
+
+void *arena_alloc(Arena *a, size_t bytes) {
+    bytes = (bytes + 63) / 64 * 64;
+    if (bytes == 0) bytes = 64;
+    // Walk forward through blocks kept from earlier steps before adding a new one.
+    while (a->current && a->current->top + bytes > a->current->size) {
+        if (!a->current->next) break;
+        a->current = a->current->next;
+    }
+    if (!a->current || a->current->top + bytes > a->current->size) {
+        ArenaBlock *b = block_new(bytes > a->block_size ? bytes : a->block_size);
+        if (!a->first) a->first = b;
+        else a->current->next = b;
+        a->current = b;
+    }
+    void *p = a->current->mem + a->current->top;
+    a->current->top += bytes;
+    a->used += bytes;
+    if (a->used > a->used_peak) a->used_peak = a->used;
+    return p;
+}
+
+void *arena_calloc(Arena *a, size_t bytes) {
+    void *p = arena_alloc(a, bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
+void arena_reset(Arena *a) {
+    for (ArenaBlock *b = a->first; b; b = b->next) b->top = 0;
+    a->current = a->first;
+    a->used = 0;
+}
+
+void arena_free(Arena *a) {
+    for (ArenaBlock *b = a->first, *next; b; b = next) {
+        next = b->next;
+        free(b->mem);
+        free(b);
+    }
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,21 @@
+// Arena: a bump allocator for everything that lives for one training step (activations,
+// their gradients, tape nodes). arena_reset() makes all of it reusable at once, so a step
+// does no malloc/free after the first one has sized the arena.
+#ifndef ARENA_H
+#define ARENA_H
+#include <stddef.h>
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+    ArenaBlock *first, *current;
+    size_t block_size;   // default size of a new block
+    size_t used_peak;    // most bytes in use at once, for reports
+    size_t used;
+} Arena;
+
+void  arena_init(Arena *a, size_t block_size);
+void *arena_alloc(Arena *a, size_t bytes);          // 64-byte aligned, uninitialised
+void *arena_calloc(Arena *a, size_t bytes);         // zeroed
+void  arena_reset(Arena *a);                        // keep the blocks, forget their contents
+void  arena_free(Arena *a);
+#endif

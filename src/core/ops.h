@@ -1,0 +1,78 @@
+// Differentiable ops. Each returns a new arena tensor and, when a gradient is needed,
+// records itself on the tape. Forward and backward of each op sit side by side in the
+// op's source file:
+//   ops_matmul.c     matmul, linear
+//   ops_elementwise.c add, mul, scale, relu, gelu, dropout
+//   ops_norm.c       layernorm, softmax, cross_entropy
+//   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
+//   ops_attention.c  fused multi-head attention, rope
+// Shapes are written (B,T,C) style; "..." means any leading dimensions.
+#ifndef OPS_H
+#define OPS_H
+#include <stdint.h>
+#include "core/tensor.h"
+
+// --- matmul ---------------------------------------------------------------------------
+// Batched matrix product: a (...,M,K) or its transpose (...,K,M) when trans_a, times
+// b (...,K,N) or (...,N,K) when trans_b -> (...,M,N). Leading dims of a and b must match,
+// or b may be 2-D and is then shared by every batch entry.
+Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b);
+// y = x W^T + b: x (...,in), W (out,in) as PyTorch stores it, b (out) or NULL -> (...,out).
+Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b);
+
+// --- elementwise ----------------------------------------------------------------------
+Tensor *op_add(Tensor *a, Tensor *b);           // same shape, or b's shape = a's last dims (broadcast over leading)
+Tensor *op_mul(Tensor *a, Tensor *b);           // same shape
+Tensor *op_scale(Tensor *a, float s);
+Tensor *op_relu(Tensor *x);
+Tensor *op_gelu(Tensor *x);                     // exact: x * Phi(x), with erf
+// Inverted dropout: zero with probability p, scale the rest by 1/(1-p). p = 0 returns x.
+// The mask is a hash of (seed, element index): same seed, same mask, any thread count.
+Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
+
+// --- normalisation and losses ---------------------------------------------------------
+// LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * w + b; w, b (C).
+Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps);
+// Softmax over the last dim of x + bias (bias same shape as x, or NULL; -INFINITY entries
+// mask). A row with every entry masked gives zeros.
+Tensor *op_softmax(Tensor *x, Tensor *bias);
+// Mean token cross-entropy: logits (N,V), targets[N]; targets equal to ignore_index are
+// skipped; label smoothing eps spreads eps uniformly over all V classes (as PyTorch).
+// Returns a (1) tensor; 0 when every target is ignored.
+Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, float smoothing);
+
+// --- indexing and reshaping -----------------------------------------------------------
+// Rows of table (V,C) picked by ids[n] -> (n,C). Backward scatter-adds into the table.
+// Ids outside [0,V) abort: callers validate data before it gets here.
+Tensor *op_embedding(Tensor *table, const int *ids, int n);
+// Mean over the positions t with keep[b*T+t] != 0: x (B,T,C) -> (B,C).
+Tensor *op_mean_pool(Tensor *x, const int *keep);
+// x (B,T,C) -> (B,C): position t of every sequence (cls pooling takes t = 0).
+Tensor *op_select_row(Tensor *x, int t);
+// (B,T,H*D) <-> (B,H,T,D).
+Tensor *op_split_heads(Tensor *x, int n_heads);
+Tensor *op_merge_heads(Tensor *x);
+// Learned relative bias: table (n_buckets,H), bucket[i*Tk+j] -> (H,Tq,Tk) with
+// out[h,i,j] = table[bucket[i*Tk+j], h].
+Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk);
+
+// One softmax row: out = softmax(z) (out may alias z); all -INFINITY gives zeros.
+void softmax_row(const float *z, float *out, int n);
+
+// --- attention ------------------------------------------------------------------------
+typedef struct AttnArgs {
+    int n_heads;
+    Tensor *bias;               // (H,Tq,Tk) added to the scaled scores, or NULL; may carry a grad
+    const int *key_pad;         // (B,Tk): nonzero marks a padding key (masked), or NULL
+    int causal;                 // mask keys j > i
+    float dropout;              // on the attention probabilities
+    uint64_t seed;
+} AttnArgs;
+// Multi-head attention on head-interleaved inputs: q (B,Tq,H*D), k and v (B,Tk,H*D);
+// scores = q k^T / sqrt(D) + bias, masked, softmax over keys, dropout, times v -> (B,Tq,H*D).
+// Nothing of size T*T is kept unless a gradient is needed.
+Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
+// Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated
+// by pos[t] * base^(-2i/D). x (B,T,H*D), pos (T).
+Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
+#endif

@@ -1,0 +1,125 @@
+// Elementwise ops: each forward is one loop, each backward the local derivative times the
+// output gradient.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/ops.h"
+#include "core/rng.h"
+#include "core/tape.h"
+
+#define PARALLEL_ELEMS (1L << 16)
+
+static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, grad); }
+
+// --- add: out = a + b; b either a's shape or a's trailing shape (broadcast over rows) ----
+
+static void add_backward(const Node *n) {
+    Tensor *a = n->in[0], *b = n->in[1];
+    const float *g = n->out->grad;
+    if (a->grad) for (long i = 0; i < a->size; i++) a->grad[i] += g[i];
+    if (b->grad) for (long i = 0; i < a->size; i++) b->grad[i % b->size] += g[i];
+}
+
+Tensor *op_add(Tensor *a, Tensor *b) {
+    if (b->size == 0 || a->size % b->size != 0) { fprintf(stderr, "op_add: shapes do not broadcast\n"); abort(); }
+    int grad = tape_needs_grad(a, b, NULL);
+    Tensor *out = like(a, grad);
+    for (long i = 0; i < a->size; i++) out->data[i] = a->data[i] + b->data[i % b->size];
+    if (grad) tape_record("add", add_backward, out, a, b, NULL);
+    return out;
+}
+
+// --- mul: out = a * b ------------------------------------------------------------------
+
+static void mul_backward(const Node *n) {
+    Tensor *a = n->in[0], *b = n->in[1];
+    const float *g = n->out->grad;
+    if (a->grad) for (long i = 0; i < a->size; i++) a->grad[i] += g[i] * b->data[i];
+    if (b->grad) for (long i = 0; i < a->size; i++) b->grad[i] += g[i] * a->data[i];
+}
+
+Tensor *op_mul(Tensor *a, Tensor *b) {
+    if (a->size != b->size) { fprintf(stderr, "op_mul: sizes differ\n"); abort(); }
+    int grad = tape_needs_grad(a, b, NULL);
+    Tensor *out = like(a, grad);
+    for (long i = 0; i < a->size; i++) out->data[i] = a->data[i] * b->data[i];
+    if (grad) tape_record("mul", mul_backward, out, a, b, NULL);
+    return out;
+}
+
+// --- scale: out = s * a ----------------------------------------------------------------
+
+static void scale_backward(const Node *n) {
+    float s = n->f[0];
+    for (long i = 0; i < n->out->size; i++) n->in[0]->grad[i] += s * n->out->grad[i];
+}
+
+Tensor *op_scale(Tensor *a, float s) {
+    int grad = tape_needs_grad(a, NULL, NULL);
+    Tensor *out = like(a, grad);
+    for (long i = 0; i < a->size; i++) out->data[i] = s * a->data[i];
+    if (grad) tape_record("scale", scale_backward, out, a, NULL, NULL)->f[0] = s;
+    return out;
+}
+
+// --- relu: out = max(x, 0); d/dx = [x > 0] ---------------------------------------------
+
+static void relu_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    for (long i = 0; i < x->size; i++)
+        if (x->data[i] > 0) x->grad[i] += n->out->grad[i];
+}
+
+Tensor *op_relu(Tensor *x) {
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    for (long i = 0; i < x->size; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0;
+    if (grad) tape_record("relu", relu_backward, out, x, NULL, NULL);
+    return out;
+}
+
+// --- gelu (exact): out = x Phi(x); d/dx = Phi(x) + x phi(x) ---------------------------
+
+static void gelu_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) {
+        float v = x->data[i];
+        float cdf = 0.5f * (1.0f + erff(v * 0.70710678f));
+        float pdf = 0.39894228f * expf(-0.5f * v * v);
+        x->grad[i] += n->out->grad[i] * (cdf + v * pdf);
+    }
+}
+
+Tensor *op_gelu(Tensor *x) {
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) out->data[i] = 0.5f * x->data[i] * (1.0f + erff(x->data[i] * 0.70710678f));
+    if (grad) tape_record("gelu", gelu_backward, out, x, NULL, NULL);
+    return out;
+}
+
+// --- dropout: out = x * keep / (1-p), keep = [hash(seed, i) >= p] ----------------------
+
+static void dropout_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    float p = n->f[0], s = 1.0f / (1.0f - p);
+    for (long i = 0; i < x->size; i++)
+        if (hash_uniform(n->seed, (uint64_t)i) >= p) x->grad[i] += n->out->grad[i] * s;
+}
+
+Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
+    if (p <= 0) return x;
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    float s = 1.0f / (1.0f - p);
+    for (long i = 0; i < x->size; i++)
+        out->data[i] = hash_uniform(seed, (uint64_t)i) >= p ? x->data[i] * s : 0.0f;
+    if (grad) {
+        Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
+        n->f[0] = p;
+        n->seed = seed;
+    }
+    return out;
+}

@@ -1,0 +1,174 @@
+// Ops that gather, scatter or move data: embedding lookup, pooling, row selection, head
+// split/merge and the learned relative-position bias lookup.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/ops.h"
+#include "core/tape.h"
+
+static const int *saved_ints(const int *src, long n) {
+    int *dst = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
+    memcpy(dst, src, sizeof(int) * (size_t)n);
+    return dst;
+}
+
+// --- embedding: out[t] = table[ids[t]]; backward scatter-adds rows --------------------
+
+static void embedding_backward(const Node *n) {
+    Tensor *table = n->in[0];
+    int C = table->shape[1], count = n->i[0];
+    const int *ids = n->aux;
+    for (int t = 0; t < count; t++) {   // in order: repeated ids add up deterministically
+        float *dst = table->grad + (long)ids[t] * C;
+        const float *g = n->out->grad + (long)t * C;
+        for (int c = 0; c < C; c++) dst[c] += g[c];
+    }
+}
+
+Tensor *op_embedding(Tensor *table, const int *ids, int count) {
+    int V = table->shape[0], C = table->shape[1];
+    int grad = tape_needs_grad(table, NULL, NULL);
+    Tensor *out = tensor_new2(count, C, grad);
+    for (int t = 0; t < count; t++) {
+        if (ids[t] < 0 || ids[t] >= V) { fprintf(stderr, "op_embedding: id %d outside [0,%d)\n", ids[t], V); abort(); }
+        memcpy(out->data + (long)t * C, table->data + (long)ids[t] * C, sizeof(float) * C);
+    }
+    if (grad) {
+        Node *n = tape_record("embedding", embedding_backward, out, table, NULL, NULL);
+        n->aux = saved_ints(ids, count);
+        n->i[0] = count;
+    }
+    return out;
+}
+
+// --- mean pooling over kept positions: (B,T,C) -> (B,C) ---------------------------------
+
+static int kept_count(const int *keep, int b, int T) {
+    int k = 0;
+    for (int t = 0; t < T; t++) k += keep[b * T + t] != 0;
+    return k;
+}
+
+static void mean_pool_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int B = x->shape[0], T = x->shape[1], C = x->shape[2];
+    const int *keep = n->aux;
+    for (int b = 0; b < B; b++) {
+        int k = kept_count(keep, b, T);
+        for (int t = 0; t < T; t++) {
+            if (!keep[b * T + t]) continue;
+            float *dx = x->grad + ((long)b * T + t) * C;
+            for (int c = 0; c < C; c++) dx[c] += n->out->grad[(long)b * C + c] / k;
+        }
+    }
+}
+
+Tensor *op_mean_pool(Tensor *x, const int *keep) {
+    int B = x->shape[0], T = x->shape[1], C = x->shape[2];
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new2(B, C, grad);
+    memset(out->data, 0, sizeof(float) * out->size);
+    for (int b = 0; b < B; b++) {
+        int k = kept_count(keep, b, T);
+        for (int t = 0; t < T; t++) {
+            if (!keep[b * T + t]) continue;
+            const float *xr = x->data + ((long)b * T + t) * C;
+            for (int c = 0; c < C; c++) out->data[(long)b * C + c] += xr[c];
+        }
+        for (int c = 0; c < C && k; c++) out->data[(long)b * C + c] /= k;
+    }
+    if (grad) tape_record("mean_pool", mean_pool_backward, out, x, NULL, NULL)->aux = saved_ints(keep, (long)B * T);
+    return out;
+}
+
+// --- select_row: (B,T,C) -> (B,C) at position t ------------------------------------------
+
+static void select_row_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int B = x->shape[0], T = x->shape[1], C = x->shape[2], t = n->i[0];
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) x->grad[((long)b * T + t) * C + c] += n->out->grad[(long)b * C + c];
+}
+
+Tensor *op_select_row(Tensor *x, int t) {
+    int B = x->shape[0], T = x->shape[1], C = x->shape[2];
+    if (t < 0 || t >= T) { fprintf(stderr, "op_select_row: %d outside [0,%d)\n", t, T); abort(); }
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new2(B, C, grad);
+    for (int b = 0; b < B; b++) memcpy(out->data + (long)b * C, x->data + ((long)b * T + t) * C, sizeof(float) * C);
+    if (grad) tape_record("select_row", select_row_backward, out, x, NULL, NULL)->i[0] = t;
+    return out;
+}
+
+// --- split/merge heads: (B,T,H*D) <-> (B,H,T,D) ----------------------------------------
+// One copy routine serves both directions and both backward passes.
+
+static void permute_heads(const float *src, float *dst, int B, int T, int H, int D, int to_split, int add) {
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            for (int h = 0; h < H; h++) {
+                long merged = (((long)b * T + t) * H + h) * D, split = (((long)b * H + h) * T + t) * D;
+                const float *s = src + (to_split ? merged : split);
+                float *d = dst + (to_split ? split : merged);
+                for (int e = 0; e < D; e++) d[e] = add ? d[e] + s[e] : s[e];
+            }
+}
+
+static void split_heads_backward(const Node *n) {
+    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 0, 1);
+}
+
+static void merge_heads_backward(const Node *n) {
+    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 1, 1);
+}
+
+Tensor *op_split_heads(Tensor *x, int H) {
+    int B = x->shape[0], T = x->shape[1], D = x->shape[2] / H;
+    int grad = tape_needs_grad(x, NULL, NULL);
+    int shape[4] = {B, H, T, D};
+    Tensor *out = tensor_new(4, shape, grad);
+    permute_heads(x->data, out->data, B, T, H, D, 1, 0);
+    if (grad) {
+        Node *n = tape_record("split_heads", split_heads_backward, out, x, NULL, NULL);
+        n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = D;
+    }
+    return out;
+}
+
+Tensor *op_merge_heads(Tensor *x) {
+    int B = x->shape[0], H = x->shape[1], T = x->shape[2], D = x->shape[3];
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new3(B, T, H * D, grad);
+    permute_heads(x->data, out->data, B, T, H, D, 0, 0);
+    if (grad) {
+        Node *n = tape_record("merge_heads", merge_heads_backward, out, x, NULL, NULL);
+        n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = D;
+    }
+    return out;
+}
+
+// --- rel_bias: out[h,i,j] = table[bucket[i,j], h] ----------------------------------------
+
+static void rel_bias_backward(const Node *n) {
+    Tensor *table = n->in[0];
+    int H = table->shape[1], TT = n->i[0];
+    const int *bucket = n->aux;
+    for (int h = 0; h < H; h++)
+        for (int ij = 0; ij < TT; ij++) table->grad[bucket[ij] * H + h] += n->out->grad[(long)h * TT + ij];
+}
+
+Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
+    int NB = table->shape[0], H = table->shape[1], TT = Tq * Tk;
+    int grad = tape_needs_grad(table, NULL, NULL);
+    Tensor *out = tensor_new3(H, Tq, Tk, grad);
+    for (int ij = 0; ij < TT; ij++) {
+        if (bucket[ij] < 0 || bucket[ij] >= NB) { fprintf(stderr, "op_rel_bias: bucket %d outside [0,%d)\n", bucket[ij], NB); abort(); }
+        for (int h = 0; h < H; h++) out->data[(long)h * TT + ij] = table->data[bucket[ij] * H + h];
+    }
+    if (grad) {
+        Node *n = tape_record("rel_bias", rel_bias_backward, out, table, NULL, NULL);
+        n->aux = saved_ints(bucket, TT);
+        n->i[0] = TT;
+    }
+    return out;
+}

@@ -1,0 +1,177 @@
+// Row-wise ops over the last dimension: LayerNorm, softmax, and the fused
+// log-softmax + cross-entropy loss.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/ops.h"
+#include "core/tape.h"
+
+#define PARALLEL_ELEMS (1L << 16)
+
+// --- layernorm: y = (x - mean) * rstd * w + b, rstd = 1/sqrt(var + eps) ---------------
+// saved: mean and rstd per row (R,2).
+
+static void layernorm_backward(const Node *n) {
+    Tensor *x = n->in[0], *w = n->in[1], *b = n->in[2];
+    int R = (int)tensor_rows(x), C = tensor_cols(x);
+    const float *dy = n->out->grad, *stats = n->saved;
+    if (x->grad) {
+        #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+        for (int r = 0; r < R; r++) {
+            const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
+            float mean = stats[2 * r], rstd = stats[2 * r + 1];
+            // dx = rstd * (dn - mean(dn) - xhat * mean(dn * xhat)), dn = dy * w
+            float sum_dn = 0, sum_dn_xhat = 0;
+            for (int c = 0; c < C; c++) {
+                float dn = g[c] * w->data[c], xhat = (xr[c] - mean) * rstd;
+                sum_dn += dn;
+                sum_dn_xhat += dn * xhat;
+            }
+            float *dx = x->grad + (long)r * C;
+            for (int c = 0; c < C; c++) {
+                float xhat = (xr[c] - mean) * rstd;
+                dx[c] += rstd * (g[c] * w->data[c] - sum_dn / C - xhat * sum_dn_xhat / C);
+            }
+        }
+    }
+    // Parameter gradients sum over rows: one sequential pass keeps the order fixed.
+    for (int r = 0; r < R; r++) {
+        const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
+        float mean = stats[2 * r], rstd = stats[2 * r + 1];
+        for (int c = 0; c < C; c++) {
+            if (w->grad) w->grad[c] += g[c] * (xr[c] - mean) * rstd;
+            if (b->grad) b->grad[c] += g[c];
+        }
+    }
+}
+
+Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
+    int R = (int)tensor_rows(x), C = tensor_cols(x);
+    if (w->size != C || b->size != C) { fprintf(stderr, "op_layernorm: weight size != %d\n", C); abort(); }
+    int grad = tape_needs_grad(x, w, b);
+    Tensor *y = tensor_new(x->ndim, x->shape, grad);
+    float *stats = grad ? arena_alloc(tensor_arena(), sizeof(float) * 2 * (size_t)R) : NULL;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (int r = 0; r < R; r++) {
+        const float *xr = x->data + (long)r * C;
+        float mean = 0, var = 0;
+        for (int c = 0; c < C; c++) mean += xr[c];
+        mean /= C;
+        for (int c = 0; c < C; c++) var += (xr[c] - mean) * (xr[c] - mean);
+        var /= C;
+        float rstd = 1.0f / sqrtf(var + eps);
+        float *yr = y->data + (long)r * C;
+        for (int c = 0; c < C; c++) yr[c] = (xr[c] - mean) * rstd * w->data[c] + b->data[c];
+        if (stats) { stats[2 * r] = mean; stats[2 * r + 1] = rstd; }
+    }
+    if (grad) {
+        Node *n = tape_record("layernorm", layernorm_backward, y, x, w, b);
+        n->saved = stats;
+    }
+    return y;
+}
+
+// --- softmax over the last dim of x + bias --------------------------------------------
+// dz = y * (dy - sum(y * dy)), the same for x and for bias.
+
+static void softmax_backward(const Node *n) {
+    Tensor *x = n->in[0], *bias = n->in[1];
+    int R = (int)tensor_rows(x), C = tensor_cols(x);
+    const float *y = n->out->data, *dy = n->out->grad;
+    for (int r = 0; r < R; r++) {
+        const float *yr = y + (long)r * C, *g = dy + (long)r * C;
+        float dot = 0;
+        for (int c = 0; c < C; c++) dot += yr[c] * g[c];
+        for (int c = 0; c < C; c++) {
+            float dz = yr[c] * (g[c] - dot);
+            if (x->grad) x->grad[(long)r * C + c] += dz;
+            if (bias && bias->grad) bias->grad[(long)r * C + c] += dz;
+        }
+    }
+}
+
+// One row: out = softmax(z); a row whose entries are all -inf gives zeros.
+void softmax_row(const float *z, float *out, int C) {
+    float mx = -INFINITY;
+    for (int c = 0; c < C; c++) mx = z[c] > mx ? z[c] : mx;
+    if (mx == -INFINITY) { memset(out, 0, sizeof(float) * C); return; }
+    float sum = 0;
+    for (int c = 0; c < C; c++) { out[c] = expf(z[c] - mx); sum += out[c]; }
+    for (int c = 0; c < C; c++) out[c] /= sum;
+}
+
+Tensor *op_softmax(Tensor *x, Tensor *bias) {
+    if (bias && bias->size != x->size) { fprintf(stderr, "op_softmax: bias shape differs\n"); abort(); }
+    int R = (int)tensor_rows(x), C = tensor_cols(x);
+    int grad = tape_needs_grad(x, bias, NULL);
+    Tensor *y = tensor_new(x->ndim, x->shape, grad);
+    for (int r = 0; r < R; r++) {
+        float *yr = y->data + (long)r * C;
+        const float *xr = x->data + (long)r * C;
+        if (bias) {
+            for (int c = 0; c < C; c++) yr[c] = xr[c] + bias->data[(long)r * C + c];
+            softmax_row(yr, yr, C);
+        } else {
+            softmax_row(xr, yr, C);
+        }
+    }
+    if (grad) tape_record("softmax", softmax_backward, y, x, bias, NULL);
+    return y;
+}
+
+// --- cross-entropy with ignore index and label smoothing ------------------------------
+// Per row: lse = log sum exp(z); target distribution q = (1-eps) onehot(y) + eps/V;
+// loss = sum_v q_v (lse - z_v); d loss / dz = softmax(z) - q. Mean over kept rows.
+// saved: lse per row; i[0] = ignore_index, i[1] = kept rows, f[0] = eps.
+
+static void cross_entropy_backward(const Node *n) {
+    Tensor *z = n->in[0];
+    int N = (int)tensor_rows(z), V = tensor_cols(z), ignore = n->i[0], kept = n->i[1];
+    const int *targets = n->aux;
+    float eps = n->f[0], scale = n->out->grad[0] / (kept ? kept : 1);
+    #pragma omp parallel for schedule(static) if (z->size > PARALLEL_ELEMS)
+    for (int r = 0; r < N; r++) {
+        if (targets[r] == ignore) continue;
+        const float *zr = z->data + (long)r * V;
+        float *dz = z->grad + (long)r * V, lse = n->saved[r];
+        for (int v = 0; v < V; v++) dz[v] += scale * (expf(zr[v] - lse) - eps / V);
+        dz[targets[r]] -= scale * (1.0f - eps);
+    }
+}
+
+Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, float eps) {
+    int N = (int)tensor_rows(logits), V = tensor_cols(logits);
+    int grad = tape_needs_grad(logits, NULL, NULL);
+    int one = 1;
+    Tensor *loss = tensor_new(1, &one, grad);
+    float *lse = arena_alloc(tensor_arena(), sizeof(float) * (size_t)N);
+    float *row_loss = arena_alloc(tensor_arena(), sizeof(float) * (size_t)N);
+    #pragma omp parallel for schedule(static) if (logits->size > PARALLEL_ELEMS)
+    for (int r = 0; r < N; r++) {
+        row_loss[r] = 0;
+        if (targets[r] == ignore_index) continue;
+        if (targets[r] < 0 || targets[r] >= V) { fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V); abort(); }
+        const float *zr = logits->data + (long)r * V;
+        float mx = -INFINITY, sum = 0, mean_z = 0;
+        for (int v = 0; v < V; v++) mx = zr[v] > mx ? zr[v] : mx;
+        for (int v = 0; v < V; v++) { sum += expf(zr[v] - mx); mean_z += zr[v]; }
+        lse[r] = mx + logf(sum);
+        mean_z /= V;
+        row_loss[r] = (1.0f - eps) * (lse[r] - zr[targets[r]]) + eps * (lse[r] - mean_z);
+    }
+    double total = 0;   // rows summed in order: the loss does not depend on the thread count
+    int kept = 0;
+    for (int r = 0; r < N; r++)
+        if (targets[r] != ignore_index) { total += row_loss[r]; kept++; }
+    loss->data[0] = kept ? (float)(total / kept) : 0.0f;
+    if (grad) {
+        int *t = arena_alloc(tensor_arena(), sizeof(int) * (size_t)N);
+        memcpy(t, targets, sizeof(int) * (size_t)N);
+        Node *n = tape_record("cross_entropy", cross_entropy_backward, loss, logits, NULL, NULL);
+        n->aux = t;
+        n->saved = lse;
+        n->i[0] = ignore_index; n->i[1] = kept; n->f[0] = eps;
+    }
+    return loss;
+}

@@ -1,0 +1,77 @@
+#include "core/optim.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps, float weight_decay) {
+    memset(o, 0, sizeof *o);
+    o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
+    o->n = ps->total;
+    o->m = calloc((size_t)(o->n ? o->n : 1), sizeof(float));
+    o->v = calloc((size_t)(o->n ? o->n : 1), sizeof(float));
+}
+
+void adamw_step(AdamW *o, Params *ps, float lr) {
+    o->step++;
+    float c1 = 1.0f - powf(o->beta1, (float)o->step), c2 = 1.0f - powf(o->beta2, (float)o->step);
+    for (int k = 0; k < ps->n; k++) {
+        Param *p = ps->list[k];
+        float decay = p->decay ? 1.0f - lr * o->weight_decay : 1.0f;
+        float *w = p->t.data, *g = p->t.grad, *m = o->m + p->offset, *v = o->v + p->offset;
+        #pragma omp parallel for schedule(static) if (p->t.size > 65536)
+        for (long i = 0; i < p->t.size; i++) {
+            m[i] = o->beta1 * m[i] + (1.0f - o->beta1) * g[i];
+            v[i] = o->beta2 * v[i] + (1.0f - o->beta2) * g[i] * g[i];
+            w[i] = w[i] * decay - lr * (m[i] / c1) / (sqrtf(v[i] / c2) + o->eps);
+        }
+    }
+}
+
+void adamw_free(AdamW *o) {
+    free(o->m);
+    free(o->v);
+    memset(o, 0, sizeof *o);
+}
+
+float clip_grad_norm(Params *ps, float max_norm) {
+    enum { CHUNK = 1 << 14 };
+    long chunks = (ps->total + CHUNK - 1) / CHUNK;
+    double *partial = calloc((size_t)(chunks ? chunks : 1), sizeof(double));
+    #pragma omp parallel for schedule(static) if (ps->total > 4 * CHUNK)
+    for (long c = 0; c < chunks; c++) {
+        double s = 0;
+        long end = (c + 1) * CHUNK < ps->total ? (c + 1) * CHUNK : ps->total;
+        for (long i = c * CHUNK; i < end; i++) s += (double)ps->grad[i] * ps->grad[i];
+        partial[c] = s;
+    }
+    double sum = 0;
+    for (long c = 0; c < chunks; c++) sum += partial[c];
+    free(partial);
+    float norm = (float)sqrt(sum);
+    if (max_norm > 0 && norm > max_norm) {
+        float s = max_norm / (norm + 1e-6f);
+        for (long i = 0; i < ps->total; i++) ps->grad[i] *= s;
+    }
+    return norm;
+}
+
+Schedule schedule_parse(const char *name) {
+    if (!strcmp(name, "constant")) return SCHED_CONSTANT;
+    if (!strcmp(name, "cosine")) return SCHED_COSINE;
+    if (!strcmp(name, "noam")) return SCHED_NOAM;
+    return (Schedule)-1;
+}
+
+float lr_at(Schedule s, long step, long total, float lr, long warmup, float min_ratio) {
+    if (s == SCHED_NOAM) {
+        double t = (double)step + 1, w = warmup > 0 ? (double)warmup : 1;
+        double f = fmin(1.0 / sqrt(t), t * pow(w, -1.5)) * sqrt(w);
+        return (float)(lr * f);
+    }
+    if (warmup > 0 && step < warmup) return lr * (float)(step + 1) / (float)warmup;
+    if (s == SCHED_CONSTANT || total <= warmup) return lr;
+    double progress = (double)(step - warmup) / (double)(total - warmup);
+    if (progress > 1) progress = 1;
+    double cosine = 0.5 * (1.0 + cos(3.14159265358979323846 * progress));
+    return (float)(lr * (min_ratio + (1.0 - min_ratio) * cosine));
+}

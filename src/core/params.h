@@ -1,0 +1,36 @@
+// Parameters: named tensors whose values live in one contiguous buffer and whose gradients
+// live in another, so that the optimizer, gradient clipping, zeroing and checkpointing are
+// each a single loop. Models declare their parameters first, then params_alloc() lays
+// them out; the Tensor pointers handed out stay valid until params_free().
+#ifndef PARAMS_H
+#define PARAMS_H
+#include "core/rng.h"
+#include "core/tensor.h"
+
+typedef struct Param {
+    char name[96];        // PyTorch-style, e.g. "encoder.layers.0.self_attn.q_proj.weight"
+    Tensor t;             // data/grad point into the shared buffers after params_alloc
+    long offset;          // element offset in the buffers
+    int decay;            // AdamW applies weight decay (matrices of Linear layers only)
+} Param;
+
+typedef struct Params {
+    Param **list;
+    int n, cap;
+    long total;           // elements
+    float *data, *grad;   // one buffer each, `total` floats
+} Params;
+
+// Declare a parameter. Its data pointer is NULL until params_alloc.
+Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay);
+void    params_alloc(Params *ps);            // zero-filled values and gradients
+void    params_zero_grad(Params *ps);
+Param  *params_find(Params *ps, const char *name);
+void    params_free(Params *ps);
+
+// Initialisers (PyTorch conventions).
+void init_uniform(Tensor *t, float bound, Rng *r);       // U(-bound, bound)
+void init_normal(Tensor *t, float std, Rng *r);
+void init_const(Tensor *t, float value);
+void init_xavier_uniform(Tensor *t, Rng *r);             // bound = sqrt(6 / (fan_in + fan_out)), t (out,in)
+#endif

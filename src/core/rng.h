@@ -1,0 +1,18 @@
+// Seeded random numbers. One stream per purpose (weights, data order, dropout), derived from
+// the run seed, so that turning dropout on does not change the initial weights.
+#ifndef RNG_H
+#define RNG_H
+#include <stdint.h>
+
+enum { RNG_INIT = 1, RNG_DATA = 2, RNG_DROPOUT = 3 };
+
+typedef struct { uint64_t state; } Rng;
+
+Rng      rng_stream(uint64_t seed, uint64_t purpose);
+uint64_t rng_next(Rng *r);                   // 64 random bits (splitmix64)
+float    rng_uniform(Rng *r);                // [0, 1), 24-bit resolution
+float    rng_normal(Rng *r);                 // N(0, 1), Box-Muller
+// Stateless hash of (seed, index) to [0, 1): dropout masks can be regenerated in backward
+// and computed in any thread order with the same result.
+float    hash_uniform(uint64_t seed, uint64_t index);
+#endif

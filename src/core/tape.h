@@ -1,0 +1,40 @@
+// The tape: every op run while recording appends a Node (its output, inputs, arguments and
+// a backward function). tape_backward replays the nodes in reverse, each adding its inputs'
+// gradients from its output's gradient, as micrograd does with closures.
+#ifndef TAPE_H
+#define TAPE_H
+#include <stdint.h>
+#include "core/tensor.h"
+
+typedef struct Node Node;
+typedef void (*BackwardFn)(const Node *n);
+
+struct Node {
+    const char *name;     // op name, for debugging
+    BackwardFn backward;
+    Tensor *out;
+    Tensor *in[4];
+    int   i[6];           // integer arguments (op-specific)
+    float f[4];           // float arguments
+    uint64_t seed;        // dropout seed, so backward regenerates the same mask
+    const void *aux;      // op-specific saved data (ids, masks, statistics), arena-owned
+    float *saved;         // op-specific saved floats, arena-owned
+};
+
+// Gradients are recorded only while enabled (default: enabled). Evaluation turns it off,
+// which also stops ops from allocating gradients or saving what backward would need.
+void tape_set_enabled(int on);
+int  tape_enabled(void);
+// Does an op with these inputs need a gradient (recording on and some input has a grad)?
+int  tape_needs_grad(Tensor *a, Tensor *b, Tensor *c);
+// Append a node; returns it so the op can fill in its arguments.
+Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a, Tensor *b, Tensor *c);
+// Forget all nodes (the arena that held them is reset by its owner).
+void tape_reset(void);
+int  tape_length(void);
+// d(loss)/d(loss) = 1, then every node's backward in reverse order. loss has one element.
+void tape_backward(Tensor *loss);
+// Every node's backward in reverse order, for a caller that has seeded the output gradient
+// itself (tests use it to check ops with many outputs against finite differences).
+void tape_replay(void);
+#endif

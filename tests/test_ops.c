@@ -1,0 +1,282 @@
+// Every op's gradient against central finite differences, on several shapes including
+// sizes that are not multiples of the SIMD width and T = 1.
+#include <string.h>
+#include "check.h"
+#include "grad_check.h"
+#include "core/arena.h"
+
+static Arena arena;
+
+// Each forward reads its configuration from these, so one function serves many shapes.
+static int g_ta, g_tb, g_heads, g_ids[64], g_n_ids, g_keep[64], g_targets[64], g_buckets[4096];
+static int g_key_pad[256], g_causal, g_use_pad, g_row;
+static float g_eps, g_p, g_pos[64];
+
+static Tensor *f_matmul(Tensor **in) { return op_matmul(in[0], in[1], g_ta, g_tb); }
+static Tensor *f_linear(Tensor **in) { return op_linear(in[0], in[1], in[2]); }
+static Tensor *f_add(Tensor **in) { return op_add(in[0], in[1]); }
+static Tensor *f_mul(Tensor **in) { return op_mul(in[0], in[1]); }
+static Tensor *f_scale(Tensor **in) { return op_scale(in[0], -1.7f); }
+static Tensor *f_relu(Tensor **in) { return op_relu(in[0]); }
+static Tensor *f_gelu(Tensor **in) { return op_gelu(in[0]); }
+static Tensor *f_dropout(Tensor **in) { return op_dropout(in[0], g_p, 1234); }
+static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
+static Tensor *f_softmax(Tensor **in) { return op_softmax(in[0], in[1]); }
+static Tensor *f_xent(Tensor **in) { return op_cross_entropy(in[0], g_targets, 0, g_eps); }
+static Tensor *f_embedding(Tensor **in) { return op_embedding(in[0], g_ids, g_n_ids); }
+static Tensor *f_mean_pool(Tensor **in) { return op_mean_pool(in[0], g_keep); }
+static Tensor *f_select_row(Tensor **in) { return op_select_row(in[0], g_row); }
+static Tensor *f_split(Tensor **in) { return op_split_heads(in[0], g_heads); }
+static Tensor *f_merge(Tensor **in) { return op_merge_heads(in[0]); }
+static Tensor *f_rel_bias(Tensor **in) { return op_rel_bias(in[0], g_buckets, g_row, g_n_ids); }
+static Tensor *f_rope(Tensor **in) { return op_rope(in[0], g_heads, g_pos, 10000.0f); }
+static Tensor *f_attention(Tensor **in) {
+    AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_use_pad ? g_key_pad : NULL,
+                   .causal = g_causal, .dropout = g_p, .seed = 99 };
+    return op_attention(in[0], in[1], in[2], &a);
+}
+
+static void test_matmul(void) {
+    int shapes[][3] = {{1, 1, 1}, {3, 5, 7}, {4, 17, 9}, {2, 65, 3}};   // M, K, N
+    for (int s = 0; s < 4; s++)
+        for (g_ta = 0; g_ta < 2; g_ta++)
+            for (g_tb = 0; g_tb < 2; g_tb++) {
+                int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
+                int as[3] = {2, g_ta ? K : M, g_ta ? M : K}, bs[3] = {2, g_tb ? N : K, g_tb ? K : N};
+                Tensor *in[2] = {gc_input(3, as, 1), gc_input(3, bs, 1)};
+                grad_check("matmul batched", f_matmul, in, 2);
+                Tensor *in2[2] = {gc_input(3, as, 1), gc_input(2, bs + 1, 1)};   // shared 2-D b
+                grad_check("matmul shared b", f_matmul, in2, 2);
+            }
+}
+
+static void test_matmul_values(void) {
+    // A hand-computed product: [[1,2],[3,4]] [[5,6],[7,8]] = [[19,22],[43,50]].
+    int s[2] = {2, 2};
+    Tensor *a = tensor_new(2, s, 0), *b = tensor_new(2, s, 0);
+    float av[] = {1, 2, 3, 4}, bv[] = {5, 6, 7, 8}, want[] = {19, 22, 43, 50};
+    memcpy(a->data, av, sizeof av);
+    memcpy(b->data, bv, sizeof bv);
+    Tensor *c = op_matmul(a, b, 0, 0);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(c->data[i], want[i], 0);
+    // Large enough for the tiled, parallel path: compare with a naive double loop.
+    int M = 67, K = 130, N = 75, as[2] = {M, K}, bs[2] = {K, N};
+    Tensor *x = gc_input(2, as, 0), *y = gc_input(2, bs, 0), *z = op_matmul(x, y, 0, 0);
+    double worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double ref = 0;
+            for (int k = 0; k < K; k++) ref += (double)x->data[i * K + k] * y->data[k * N + j];
+            worst = fmax(worst, fabs(ref - z->data[i * N + j]));
+        }
+    CHECK(worst < 1e-4, "tiled matmul differs from naive by %g", worst);
+}
+
+static void test_linear(void) {
+    int shapes[][4] = {{1, 1, 1, 1}, {2, 5, 7, 6}, {3, 4, 33, 19}, {1, 17, 8, 65}};  // B, T, in, out
+    for (int s = 0; s < 4; s++) {
+        int xs[3] = {shapes[s][0], shapes[s][1], shapes[s][2]}, ws[2] = {shapes[s][3], shapes[s][2]};
+        Tensor *in[3] = {gc_input(3, xs, 1), gc_input(2, ws, 1), gc_input(1, ws, 1)};
+        grad_check("linear", f_linear, in, 3);
+        in[2] = NULL;
+        grad_check("linear without bias", f_linear, in, 3);
+    }
+}
+
+static void test_elementwise(void) {
+    int shapes[][3] = {{1, 1, 1}, {2, 3, 17}, {3, 1, 33}};
+    for (int s = 0; s < 3; s++) {
+        Tensor *in[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
+        grad_check("add", f_add, in, 2);
+        grad_check("mul", f_mul, in, 2);
+        grad_check("scale", f_scale, in, 1);
+        grad_check("gelu", f_gelu, in, 1);
+        in[1] = gc_input(1, shapes[s] + 2, 1);   // broadcast over rows
+        grad_check("add broadcast", f_add, in, 2);
+        for (long i = 0; i < in[0]->size; i++)   // keep relu inputs away from its kink
+            if (fabsf(in[0]->data[i]) < 0.05f) in[0]->data[i] = 0.3f;
+        grad_check("relu", f_relu, in, 1);
+        g_p = 0.3f;
+        grad_check("dropout", f_dropout, in, 1);
+    }
+}
+
+static void test_gelu_values(void) {
+    // Exact GELU: x * Phi(x); Phi(1) = 0.8413447, Phi(-0.5) = 0.3085375.
+    int n = 3;
+    Tensor *x = tensor_new(1, &n, 0);
+    x->data[0] = 1; x->data[1] = -0.5f; x->data[2] = 0;
+    Tensor *y = op_gelu(x);
+    CHECK_NEAR(y->data[0], 0.8413447, 1e-6);
+    CHECK_NEAR(y->data[1], -0.5 * 0.3085375, 1e-6);
+    CHECK_NEAR(y->data[2], 0, 0);
+}
+
+static void test_dropout_statistics(void) {
+    int n = 100000;
+    Tensor *x = tensor_new(1, &n, 0);
+    for (int i = 0; i < n; i++) x->data[i] = 1;
+    Tensor *y = op_dropout(x, 0.25f, 7), *y2 = op_dropout(x, 0.25f, 7), *y3 = op_dropout(x, 0.25f, 8);
+    long zeros = 0, same = 0, same3 = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        zeros += y->data[i] == 0;
+        sum += y->data[i];
+        same += y->data[i] == y2->data[i];
+        same3 += y->data[i] == y3->data[i];
+    }
+    CHECK(fabs(zeros / (double)n - 0.25) < 0.01, "dropped fraction %.4f, expected 0.25", zeros / (double)n);
+    CHECK(fabs(sum / n - 1.0) < 0.01, "mean %.4f, expected 1 (inverted dropout)", sum / n);
+    CHECK(same == n, "same seed gave a different mask");
+    CHECK(same3 < n * 0.7, "another seed gave nearly the same mask (%ld of %d equal)", same3, n);
+    CHECK(op_dropout(x, 0, 7) == x, "p = 0 must be the identity");
+}
+
+static void test_layernorm(void) {
+    int shapes[][2] = {{1, 1}, {3, 7}, {5, 33}};
+    for (int s = 0; s < 3; s++) {
+        int xs[3] = {2, shapes[s][0], shapes[s][1]};
+        Tensor *in[3] = {gc_input(3, xs, 1), gc_input(1, xs + 2, 1), gc_input(1, xs + 2, 1)};
+        if (shapes[s][1] == 1) in[0]->grad = NULL;   // one feature: output = b, x has no gradient
+        grad_check("layernorm", f_layernorm, in, 3);
+    }
+}
+
+static void test_softmax(void) {
+    int xs[2] = {4, 9};
+    Tensor *in[2] = {gc_input(2, xs, 1), gc_input(2, xs, 1)};
+    grad_check("softmax with bias", f_softmax, in, 2);
+    in[1] = NULL;
+    grad_check("softmax", f_softmax, in, 1);
+    // -inf in the bias masks; a fully masked row is zero.
+    Tensor *m = tensor_zeros(2, xs, 0);
+    for (int j = 0; j < 9; j++) m->data[j] = -INFINITY;
+    m->data[9 + 2] = -INFINITY;
+    Tensor *y = op_softmax(in[0], m);
+    double row1 = 0;
+    for (int j = 0; j < 9; j++) { CHECK(y->data[j] == 0, "masked row not zero"); row1 += y->data[9 + j]; }
+    CHECK(y->data[9 + 2] == 0, "masked entry not zero");
+    CHECK_NEAR(row1, 1.0, 1e-6);
+}
+
+static void test_cross_entropy(void) {
+    int xs[2] = {6, 11};
+    int tg[6] = {3, 0, 10, 7, 0, 1};    // 0 = ignored (padding)
+    memcpy(g_targets, tg, sizeof tg);
+    float smoothing[3] = {0, 0.1f, 0.5f};
+    for (int s = 0; s < 3; s++) {
+        g_eps = smoothing[s];
+        Tensor *in[1] = {gc_input(2, xs, 1)};
+        grad_check("cross_entropy", f_xent, in, 1);
+    }
+    // Uniform logits: loss = log V whatever the smoothing.
+    Tensor *z = tensor_zeros(2, xs, 0);
+    g_eps = 0.1f;
+    CHECK_NEAR(op_cross_entropy(z, g_targets, 0, 0.1f)->data[0], log(11.0), 1e-6);
+    // A hand value: logits (0, ln 3) target 1 -> -log(3/4) = 0.2876821.
+    int two[2] = {1, 2}, t1 = 1;
+    Tensor *z2 = tensor_new(2, two, 0);
+    z2->data[0] = 0; z2->data[1] = logf(3);
+    CHECK_NEAR(op_cross_entropy(z2, &t1, -1, 0)->data[0], 0.2876821, 1e-6);
+}
+
+static void test_embedding(void) {
+    int ts[2] = {10, 6};
+    int ids[7] = {3, 0, 9, 3, 3, 5, 1};     // repeated ids must add up
+    memcpy(g_ids, ids, sizeof ids);
+    g_n_ids = 7;
+    Tensor *in[1] = {gc_input(2, ts, 1)};
+    grad_check("embedding", f_embedding, in, 1);
+}
+
+static void test_pooling_and_heads(void) {
+    int xs[3] = {3, 5, 6};
+    int keep[15] = {1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+    memcpy(g_keep, keep, sizeof keep);
+    Tensor *in[1] = {gc_input(3, xs, 1)};
+    grad_check("mean_pool", f_mean_pool, in, 1);
+    g_row = 0;
+    grad_check("select_row 0", f_select_row, in, 1);
+    g_row = 4;
+    grad_check("select_row 4", f_select_row, in, 1);
+    g_heads = 3;
+    grad_check("split_heads", f_split, in, 1);
+    int ms[4] = {3, 3, 5, 2};
+    Tensor *in2[1] = {gc_input(4, ms, 1)};
+    grad_check("merge_heads", f_merge, in2, 1);
+    // split then merge is the identity
+    Tensor *back = op_merge_heads(op_split_heads(in[0], 3));
+    CHECK(memcmp(back->data, in[0]->data, sizeof(float) * in[0]->size) == 0, "merge(split(x)) != x");
+}
+
+static void test_rel_bias(void) {
+    int ts[2] = {7, 3};
+    g_row = 4; g_n_ids = 5;   // Tq, Tk
+    for (int i = 0; i < 20; i++) g_buckets[i] = (i * 5) % 7;
+    Tensor *in[1] = {gc_input(2, ts, 1)};
+    grad_check("rel_bias", f_rel_bias, in, 1);
+}
+
+static void test_rope(void) {
+    int shapes[][3] = {{1, 1, 2}, {2, 5, 12}, {1, 7, 16}};
+    int heads[3] = {1, 3, 2};
+    for (int s = 0; s < 3; s++) {
+        g_heads = heads[s];
+        for (int t = 0; t < 64; t++) g_pos[t] = t * 1.5f + 3;
+        Tensor *in[1] = {gc_input(3, shapes[s], 1)};
+        grad_check("rope", f_rope, in, 1);
+    }
+}
+
+static void attention_case(const char *what, int B, int Tq, int Tk, int H, int D, int bias, int pad, int causal, float p) {
+    int qs[3] = {B, Tq, H * D}, ks[3] = {B, Tk, H * D}, bs[3] = {H, Tq, Tk};
+    g_heads = H; g_causal = causal; g_use_pad = pad; g_p = p;
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < Tk; j++) g_key_pad[b * Tk + j] = pad && j >= Tk - b;   // row b: last b keys padded
+    Tensor *in[4] = {gc_input(3, qs, 1), gc_input(3, ks, 1), gc_input(3, ks, 1), bias ? gc_input(3, bs, 1) : NULL};
+    grad_check(what, f_attention, in, 4);
+}
+
+static void test_attention(void) {
+    attention_case("attention T=1", 1, 1, 1, 1, 2, 0, 0, 0, 0);
+    attention_case("attention plain", 2, 5, 5, 2, 3, 0, 0, 0, 0);
+    attention_case("attention bias", 2, 4, 4, 3, 2, 1, 0, 0, 0);
+    attention_case("attention padding", 3, 6, 6, 2, 4, 0, 1, 0, 0);
+    attention_case("attention causal", 2, 7, 7, 2, 5, 1, 0, 1, 0);
+    attention_case("attention cross", 2, 3, 6, 2, 3, 0, 1, 0, 0);
+    attention_case("attention dropout", 2, 5, 5, 2, 3, 1, 1, 1, 0.2f);
+}
+
+static void test_attention_matches_composition(void) {
+    // The fused op equals softmax(q k^T / sqrt(D) + bias) v built from the small ops.
+    int B = 2, T = 5, H = 2, D = 3, qs[3] = {B, T, H * D}, bs[3] = {H, T, T};
+    Tensor *q = gc_input(3, qs, 0), *k = gc_input(3, qs, 0), *v = gc_input(3, qs, 0), *bias = gc_input(3, bs, 0);
+    AttnArgs a = { .n_heads = H, .bias = bias, .causal = 1 };
+    Tensor *fused = op_attention(q, k, v, &a);
+    Tensor *qh = op_split_heads(q, H), *kh = op_split_heads(k, H), *vh = op_split_heads(v, H);
+    Tensor *s = op_scale(op_matmul(qh, kh, 0, 1), 1.0f / sqrtf(D));     // (B,H,T,T)
+    int full[4] = {B, H, T, T};
+    Tensor *mask = tensor_new(4, full, 0);
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j < T; j++)
+                    mask->data[((b * H + h) * T + i) * T + j] = j > i ? -INFINITY : bias->data[(h * T + i) * T + j];
+    Tensor *ref = op_merge_heads(op_matmul(op_softmax(s, mask), vh, 0, 0));
+    double worst = 0;
+    for (long i = 0; i < ref->size; i++) worst = fmax(worst, fabs(ref->data[i] - fused->data[i]));
+    CHECK(worst < 1e-6, "fused attention differs from the composition by %g", worst);
+}
+
+int main(void) {
+    arena_init(&arena, 1 << 20);
+    tensor_set_arena(&arena);
+    gc_rng = rng_stream(42, 0);
+#define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
+    T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
+    T(test_dropout_statistics); T(test_layernorm); T(test_softmax); T(test_cross_entropy);
+    T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_rope);
+    T(test_attention); T(test_attention_matches_composition);
+    arena_free(&arena);
+    return check_summary();
+}
