@@ -6,7 +6,8 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
-#define CFG_STR 256
+#define CFG_STR 256       // every string field holds up to CFG_STR-1 bytes
+#define CFG_MAX_KEYS 64   // capacity of key_line (config.c asserts the table fits)
 
 typedef struct Config {
     // [run]
@@ -61,6 +62,9 @@ typedef struct Config {
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];
     char *text;                // the resolved config as INI text (owned; config_free)
+    // Per key, in table order: the file line that set it, 0 for a default, -1 for an
+    // override. Lets cross-field errors point at a line. Not part of the settings themselves.
+    int   key_line[CFG_MAX_KEYS];
 } Config;
 
 // Parse `path`, then apply overrides ("section.key=value", or "key=value" when the key is
@@ -68,8 +72,11 @@ typedef struct Config {
 // into err and returns -1.
 int  config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err, int errlen);
 // Defaults only (for tests and for tools that build a model without a file).
+// Overwrites *c entirely: call config_free first if it holds text.
 void config_defaults(Config *c);
-// Apply one "key=value" / "section.key=value" after loading; same checks as the file.
+// Apply one "key=value" / "section.key=value" after loading; same per-value checks as the
+// file. Does not run config_validate (a series of overrides may pass through invalid
+// states): call it once after the last one. Refreshes c->text if c holds text.
 int  config_set(Config *c, const char *assignment, char *err, int errlen);
 // Cross-field checks (d_model % n_heads, rope needs even d_k, ...). 0 or -1 with err.
 int  config_validate(const Config *c, char *err, int errlen);

@@ -1,0 +1,576 @@
+// Run configuration: one table describes every key (section, name, type, field, default,
+// range); a single parser handles the file, the overrides and even the defaults, so a key
+// is added by adding one table row.
+#include "io/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_LINE 4096             // longest accepted line (and override)
+#define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
+
+typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM } KeyType;
+enum { LO_OPEN = 1, HI_OPEN = 2 }; // range bounds that are excluded
+
+typedef struct {
+    const char *section, *key;
+    KeyType type;
+    size_t offset;                // field in Config
+    const char *def;              // default as text: parsed by the same code as the file
+    double lo, hi;                // numbers: allowed range; strings: lo = minimum length
+    int open;                     // LO_OPEN | HI_OPEN
+    const char *words;            // enum: allowed words, '|'-separated
+} Key;
+
+#define INT(s, k, d, lo, hi)        {s, #k, T_INT, offsetof(Config, k), d, lo, hi, 0, NULL}
+#define FLT(s, k, d, lo, hi, open)  {s, #k, T_FLOAT, offsetof(Config, k), d, lo, hi, open, NULL}
+#define BOOL(s, k, d)               {s, #k, T_BOOL, offsetof(Config, k), d, 0, 0, 0, NULL}
+#define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
+#define ENUM(s, k, d, words)        {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, words}
+
+static const char *SECTIONS[] = {"run", "task", "model", "train"};
+#define N_SECTIONS (int)(sizeof SECTIONS / sizeof SECTIONS[0])
+
+static const Key KEYS[] = {
+    STR("run", name, "run", 1),   // replaced by the config file's base name
+    STR("run", out_dir, "runs", 1),
+    INT("run", seed, "1", 0, INT_MAX),
+    INT("run", threads, "0", 0, 4096),
+
+    ENUM("task", task, "toy_translate", "order|toy_translate|parallel_text|lm"),
+    STR("task", lexicon, "", 0),  // "" = the task's default file (chosen by the data code)
+    INT("task", min_clauses, "1", 1, 64),
+    INT("task", max_clauses, "3", 1, 64),
+    INT("task", max_tokens, "32", 1, 1 << 20),
+    INT("task", train_size, "20000", 1, 1e8),
+    INT("task", val_size, "500", 1, 1e8),
+    INT("task", test_size, "500", 1, 1e8),
+    INT("task", window, "32", 1, 1 << 20),
+    STR("task", train_src, "", 0),
+    STR("task", train_tgt, "", 0),
+    STR("task", val_src, "", 0),
+    STR("task", val_tgt, "", 0),
+    STR("task", test_src, "", 0),
+    STR("task", test_tgt, "", 0),
+    BOOL("task", lowercase, "true"),
+    INT("task", min_freq, "1", 1, INT_MAX),
+
+    ENUM("model", model, "translator", "classifier|translator|lm"),
+    INT("model", d_model, "64", 1, 8192),
+    INT("model", n_heads, "4", 1, 256),
+    INT("model", d_ff, "256", 1, 65536),
+    INT("model", enc_layers, "2", 1, 64),
+    INT("model", dec_layers, "2", 0, 64),
+    FLT("model", dropout, "0.1", 0, 1, HI_OPEN),
+    ENUM("model", activation, "relu", "relu|gelu"),
+    BOOL("model", norm_first, "true"),
+    BOOL("model", embed_scale, "true"),
+    ENUM("model", pool, "mean", "mean|cls"),
+    ENUM("model", pos, "sinusoidal", "none|sinusoidal|learned|alibi|rope|t5"),
+    INT("model", max_len, "32", 1, 1 << 20),
+    BOOL("model", pos_wrap, "true"),
+    FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
+    FLT("model", rope_scale, "1", 0, 1e6, LO_OPEN),
+    INT("model", pos_offset, "0", 0, 1 << 24),
+
+    INT("train", steps, "2000", 1, 1e9),
+    INT("train", batch_size, "64", 1, 1 << 20),
+    FLT("train", lr, "1e-3", 0, 10, LO_OPEN),
+    ENUM("train", schedule, "cosine", "constant|cosine|noam"),
+    INT("train", warmup, "100", 0, 1e9),
+    FLT("train", min_lr_ratio, "0.1", 0, 1, 0),
+    FLT("train", weight_decay, "0.01", 0, 100, 0),
+    FLT("train", beta1, "0.9", 0, 1, HI_OPEN),
+    FLT("train", beta2, "0.98", 0, 1, HI_OPEN),
+    FLT("train", eps, "1e-9", 0, 1, LO_OPEN),
+    FLT("train", clip, "1.0", 0, 1e9, 0),
+    FLT("train", label_smoothing, "0.0", 0, 1, HI_OPEN),
+    INT("train", log_every, "50", 1, 1e9),
+    INT("train", eval_every, "500", 1, 1e9),
+    INT("train", ckpt_every, "500", 1, 1e9),
+    STR("train", resume, "", 0),
+};
+#define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
+_Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
+
+// ---------------------------------------------------------------------------- helpers
+
+static int fail(char *err, int errlen, const char *fmt, ...) {
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, (size_t)errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static char *trim(char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    *e = '\0';
+    return s;
+}
+
+static int is_comment(char ch) { return ch == ';' || ch == '#'; }
+
+static int find_section(const char *name) {
+    for (int i = 0; i < N_SECTIONS; i++)
+        if (!strcmp(SECTIONS[i], name)) return i;
+    return -1;
+}
+
+static int find_key(const char *section, const char *key) {
+    for (int i = 0; i < N_KEYS; i++)
+        if (!strcmp(KEYS[i].section, section) && !strcmp(KEYS[i].key, key)) return i;
+    return -1;
+}
+
+// Edit distance with adjacent transpositions ("d_modle" is one edit from "d_model").
+static int edit_distance(const char *a, const char *b) {
+    int n = (int)strlen(a), m = (int)strlen(b);
+    if (n > 64 || m > 64) return 1000;
+    int d[65][65];
+    for (int i = 0; i <= n; i++) d[i][0] = i;
+    for (int j = 0; j <= m; j++) d[0][j] = j;
+    for (int i = 1; i <= n; i++)
+        for (int j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+static int close_enough(const char *typed, int dist) {
+    int limit = ((int)strlen(typed) + 2) / 3;
+    return dist <= (limit < 1 ? 1 : limit);
+}
+
+// "; did you mean [model]?" or the list of sections.
+static void section_hint(const char *name, char *out, size_t n) {
+    int best = -1, best_d = 1000;
+    for (int i = 0; i < N_SECTIONS; i++) {
+        int d = edit_distance(name, SECTIONS[i]);
+        if (d < best_d) best = i, best_d = d;
+    }
+    if (close_enough(name, best_d)) snprintf(out, n, "; did you mean [%s]?", SECTIONS[best]);
+    else snprintf(out, n, "; valid sections: [run] [task] [model] [train]");
+}
+
+// Hint for an unknown key: the same name in another section, else the closest key (in
+// `section` first, then anywhere). `dotted` names keys as section.key (overrides).
+static void key_hint(const char *section, const char *key, int dotted, char *out, size_t n) {
+    out[0] = '\0';
+    for (int i = 0; i < N_KEYS; i++)
+        if (!strcmp(KEYS[i].key, key)) {
+            if (dotted) snprintf(out, n, "; did you mean '%s.%s'?", KEYS[i].section, key);
+            else snprintf(out, n, "; '%s' is a key of [%s]", key, KEYS[i].section);
+            return;
+        }
+    int best = -1, best_d = 1000;
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int i = 0; i < N_KEYS; i++) {
+            if (pass == 0 && (!section || strcmp(KEYS[i].section, section))) continue;
+            int d = edit_distance(key, KEYS[i].key);
+            int score = 2 * d - (strstr(KEYS[i].key, key) != NULL); // ties: "heads" -> n_heads, not threads
+            if (close_enough(key, d) && score < best_d) best = i, best_d = score;
+        }
+    if (best < 0) return;
+    const Key *k = &KEYS[best];
+    if (dotted) snprintf(out, n, "; did you mean '%s.%s'?", k->section, k->key);
+    else if (section && !strcmp(section, k->section)) snprintf(out, n, "; did you mean '%s'?", k->key);
+    else snprintf(out, n, "; did you mean '%s' in [%s]?", k->key, k->section);
+}
+
+// ---------------------------------------------------------------------------- values
+
+static int in_range(const Key *k, double x) {
+    return ((k->open & LO_OPEN) ? x > k->lo : x >= k->lo) && ((k->open & HI_OPEN) ? x < k->hi : x <= k->hi);
+}
+
+static int range_error(const Key *k, const char *text, char *msg, int n) {
+    char lo = (k->open & LO_OPEN) ? '(' : '[', hi = (k->open & HI_OPEN) ? ')' : ']';
+    if (k->type == T_INT) return fail(msg, n, "%s = %s is out of range %c%.0f, %.0f%c", k->key, text, lo, k->lo, k->hi, hi);
+    return fail(msg, n, "%s = %s is out of range %c%g, %g%c", k->key, text, lo, k->lo, k->hi, hi);
+}
+
+static int word_in(const char *word, const char *words) {
+    size_t len = strlen(word);
+    for (const char *w = words; *w;) {
+        size_t wl = strcspn(w, "|");
+        if (wl == len && !strncmp(w, word, len)) return 1;
+        w += wl + (w[wl] == '|');
+    }
+    return 0;
+}
+
+// Parse `text` as the value of key `k` and store it in c. On error writes a message
+// without location (the caller adds `file:line: ` or `override '...': `).
+static int set_value(Config *c, const Key *k, const char *text, char *msg, int n) {
+    char *field = (char *)c + k->offset;
+    if (!*text && !(k->type == T_STR && k->lo == 0)) return fail(msg, n, "%s: empty value", k->key);
+    switch (k->type) {
+    case T_INT: {
+        char *end;
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (end == text || (*text != '-' && *text != '+' && (*text < '0' || *text > '9')))
+            return fail(msg, n, "%s: '%.80s' is not an integer", k->key, text);
+        if (*end) return fail(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+            return fail(msg, n, "%s: '%.80s' does not fit in an int", k->key, text);
+        if (!in_range(k, (double)v)) return range_error(k, text, msg, n);
+        *(int *)field = (int)v;
+        return 0;
+    }
+    case T_FLOAT: {
+        char *end;
+        double v = strtod(text, &end);
+        if (end == text) return fail(msg, n, "%s: '%.80s' is not a number", k->key, text);
+        if (*end) return fail(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+        if (!isfinite(v)) return fail(msg, n, "%s: '%.80s' is not a finite number", k->key, text);
+        // Check the value as stored too: 0.99999999999 rounds to 1.0f, 1e-50 to 0.
+        if (!in_range(k, v) || !in_range(k, (double)(float)v)) return range_error(k, text, msg, n);
+        *(float *)field = (float)v;
+        return 0;
+    }
+    case T_BOOL: {
+        static const char *yes[] = {"true", "1", "yes", "on"}, *no[] = {"false", "0", "no", "off"};
+        for (int i = 0; i < 4; i++) {
+            if (!strcasecmp(text, yes[i])) { *(int *)field = 1; return 0; }
+            if (!strcasecmp(text, no[i])) { *(int *)field = 0; return 0; }
+        }
+        return fail(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key, text);
+    }
+    case T_ENUM:
+        if (!word_in(text, k->words)) return fail(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, k->words);
+        break;
+    case T_STR:
+        for (const char *p = text; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) return fail(msg, n, "%s: control character in value", k->key);
+        break;
+    }
+    size_t len = strlen(text);
+    if (len >= CFG_STR) return fail(msg, n, "%s: value is %zu characters, longer than %d", k->key, len, CFG_STR - 1);
+    memset(field, 0, CFG_STR); // zero the tail so two equal configs are equal byte for byte
+    memcpy(field, text, len);
+    return 0;
+}
+
+// Extract the value from the text after '=' (modified in place): strip an inline comment
+// (';' or '#' after whitespace) when `comments`, then optional "double quotes". Quotes
+// inside a value are refused, which keeps config_to_ini's quoting trivially reversible.
+static int read_value(char *s, int comments, char **value, char *msg, int n) {
+    s = trim(s);
+    if (*s == '"') {
+        char *close = strchr(s + 1, '"');
+        if (!close) return fail(msg, n, "unterminated quote in value");
+        char *rest = close + 1;
+        while (*rest == ' ' || *rest == '\t') rest++;
+        if (*rest && !(comments && is_comment(*rest)))
+            return fail(msg, n, "unexpected text '%.40s' after the closing quote", rest);
+        *close = '\0';
+        *value = s + 1;
+        return 0;
+    }
+    if (comments)
+        for (char *p = s; *p; p++)
+            if (is_comment(*p) && (p == s || p[-1] == ' ' || p[-1] == '\t')) { *p = '\0'; break; }
+    s = trim(s);
+    if (strchr(s, '"')) return fail(msg, n, "a quote '\"' inside a value is not allowed");
+    *value = s;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------- file
+
+// One line of a file (NUL-terminated, no newline). *section: current section or -1.
+static int parse_line(Config *c, const char *file, int ln, char *line, int *section, int *n_set, char *err, int errlen) {
+    char msg[512], hint[128];
+    char *s = trim(line);
+    if (!*s || is_comment(*s)) return 0;
+    if (*s == '[') {
+        char *close = strchr(s, ']');
+        if (!close) return fail(err, errlen, "%s:%d: missing ']' in section header", file, ln);
+        char *rest = close + 1;
+        while (*rest == ' ' || *rest == '\t') rest++;
+        if (*rest && !is_comment(*rest)) return fail(err, errlen, "%s:%d: unexpected text '%.40s' after section header", file, ln, rest);
+        *close = '\0';
+        char *name = trim(s + 1);
+        if ((*section = find_section(name)) < 0) {
+            section_hint(name, hint, sizeof hint);
+            return fail(err, errlen, "%s:%d: unknown section [%.80s]%s", file, ln, name, hint);
+        }
+        return 0;
+    }
+    char *eq = strchr(s, '=');
+    if (!eq) return fail(err, errlen, "%s:%d: expected 'key = value' or '[section]', got '%.60s'", file, ln, s);
+    *eq = '\0';
+    char *key = trim(s);
+    if (!*key) return fail(err, errlen, "%s:%d: missing key before '='", file, ln);
+    if (*section < 0) {
+        key_hint(NULL, key, 0, hint, sizeof hint);
+        return fail(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln, key, hint);
+    }
+    int k = find_key(SECTIONS[*section], key);
+    if (k < 0) {
+        key_hint(SECTIONS[*section], key, 0, hint, sizeof hint);
+        return fail(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key, SECTIONS[*section], hint);
+    }
+    if (c->key_line[k] > 0)
+        return fail(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file, ln, key, SECTIONS[*section], c->key_line[k]);
+    char *value;
+    if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_value(c, &KEYS[k], value, msg, sizeof msg))
+        return fail(err, errlen, "%s:%d: %s", file, ln, msg);
+    c->key_line[k] = ln;
+    (*n_set)++;
+    return 0;
+}
+
+static int parse_text(Config *c, const char *file, const char *buf, size_t len, char *err, int errlen) {
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        int ln = 1;
+        for (const char *p = buf; p < nul; p++) ln += *p == '\n';
+        return fail(err, errlen, "%s:%d: NUL byte in file", file, ln);
+    }
+    const char *p = buf, *end = buf + len;
+    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) p += 3; // UTF-8 byte order mark
+    char line[MAX_LINE + 1];
+    int ln = 0, section = -1, n_set = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+        ln++;
+        if (n > 0 && p[n - 1] == '\r') n--;
+        if (n > MAX_LINE) return fail(err, errlen, "%s:%d: line is %zu characters, longer than %d", file, ln, n, MAX_LINE);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        if (parse_line(c, file, ln, line, &section, &n_set, err, errlen)) return -1;
+        p = nl ? nl + 1 : end;
+    }
+    if (n_set == 0) return fail(err, errlen, "%s:1: empty config", file);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------- overrides
+
+static int apply_override(Config *c, const char *assignment, char *msg, int n) {
+    char buf[MAX_LINE + 1], hint[128];
+    size_t len = strlen(assignment);
+    if (len > MAX_LINE) return fail(msg, n, "longer than %d characters", MAX_LINE);
+    memcpy(buf, assignment, len + 1);
+    char *eq = strchr(buf, '=');
+    if (!eq) return fail(msg, n, "expected section.key=value or key=value");
+    *eq = '\0';
+    char *lhs = trim(buf), *dot = strchr(lhs, '.');
+    int k = -1;
+    if (dot) {
+        *dot = '\0';
+        const char *section = lhs, *key = dot + 1;
+        if (find_section(section) < 0) {
+            section_hint(section, hint, sizeof hint);
+            return fail(msg, n, "unknown section [%.80s]%s", section, hint);
+        }
+        if ((k = find_key(section, key)) < 0) {
+            key_hint(section, key, 1, hint, sizeof hint);
+            return fail(msg, n, "unknown key '%.80s' in [%s]%s", key, section, hint);
+        }
+    } else {
+        int matches = 0;
+        char where[128] = "";
+        for (int i = 0; i < N_KEYS; i++)
+            if (!strcmp(KEYS[i].key, lhs)) {
+                k = i;
+                size_t w = strlen(where);
+                snprintf(where + w, sizeof where - w, "%s[%s]", matches++ ? " and " : "", KEYS[i].section);
+            }
+        if (matches > 1) return fail(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs, where);
+        if (k < 0) {
+            key_hint(NULL, lhs, 1, hint, sizeof hint);
+            return fail(msg, n, "unknown key '%.80s'%s", lhs, hint);
+        }
+    }
+    char *value;
+    if (read_value(eq + 1, 0, &value, msg, n) || set_value(c, &KEYS[k], value, msg, n)) return -1;
+    c->key_line[k] = -1;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------- validation
+
+// `path:line: message` with the line of key1, or of key2 when key1 kept its default; no
+// line when the deciding key came from an override.
+static int invalid(const Config *c, const char *key1, const char *key2, char *err, int errlen, const char *fmt, ...) {
+    int line = 0;
+    for (int i = 0; i < N_KEYS; i++)
+        if (!strcmp(KEYS[i].key, key1)) line = c->key_line[i];
+    for (int i = 0; i < N_KEYS && !line && key2; i++)
+        if (!strcmp(KEYS[i].key, key2)) line = c->key_line[i];
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *file = c->path[0] ? c->path : "config";
+    if (line > 0) return fail(err, errlen, "%s:%d: %s", file, line, msg);
+    return fail(err, errlen, "%s: %s", file, msg);
+}
+
+int config_validate(const Config *c, char *err, int errlen) {
+    if (strchr(c->name, '/') || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
+        return invalid(c, "name", NULL, err, errlen, "name '%s' must be a plain folder name (no '/')", c->name);
+    if (c->min_clauses > c->max_clauses)
+        return invalid(c, "max_clauses", "min_clauses", err, errlen, "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses, c->min_clauses);
+    static const char *model_for[][2] = {{"order", "classifier"}, {"toy_translate", "translator"}, {"parallel_text", "translator"}, {"lm", "lm"}};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(c->task, model_for[i][0]) && strcmp(c->model, model_for[i][1]))
+            return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", c->task, model_for[i][1], c->model);
+    if (!strcmp(c->task, "parallel_text") && (!c->train_src[0] || !c->train_tgt[0]))
+        return invalid(c, "task", NULL, err, errlen, "task = parallel_text needs train_src and train_tgt");
+    if (!c->val_src[0] != !c->val_tgt[0])
+        return invalid(c, c->val_src[0] ? "val_src" : "val_tgt", NULL, err, errlen, "val_src and val_tgt must be set together");
+    if (!c->test_src[0] != !c->test_tgt[0])
+        return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen, "test_src and test_tgt must be set together");
+    if (c->d_model % c->n_heads)
+        return invalid(c, "n_heads", "d_model", err, errlen, "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
+    if (!strcmp(c->pos, "rope") && (c->d_model / c->n_heads) % 2)
+        return invalid(c, "pos", "d_model", err, errlen, "pos = rope needs an even head size d_model/n_heads, got %d/%d = %d",
+                       c->d_model, c->n_heads, c->d_model / c->n_heads);
+    if (!strcmp(c->pos, "sinusoidal") && c->d_model % 2)
+        return invalid(c, "d_model", "pos", err, errlen, "pos = sinusoidal needs an even d_model, got %d", c->d_model);
+    if (!strcmp(c->schedule, "noam") && c->warmup < 1)
+        return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
+    return 0;
+}
+
+// ---------------------------------------------------------------------------- public API
+
+void config_defaults(Config *c) {
+    memset(c, 0, sizeof *c);
+    char msg[256];
+    for (int i = 0; i < N_KEYS; i++)
+        if (set_value(c, &KEYS[i], KEYS[i].def, msg, sizeof msg)) { // a bug in the table above
+            fprintf(stderr, "config.c: bad default: %s\n", msg);
+            abort();
+        }
+}
+
+// Parse, apply overrides, validate, render c->text. c holds defaults and its path.
+static int load(Config *c, const char *buf, size_t len, int n_over, char **over, char *err, int errlen) {
+    if (parse_text(c, c->path, buf, len, err, errlen)) return -1;
+    for (int i = 0; i < n_over; i++) {
+        char msg[512];
+        if (apply_override(c, over[i], msg, sizeof msg)) return fail(err, errlen, "override '%.200s': %s", over[i], msg);
+    }
+    if (config_validate(c, err, errlen)) return -1;
+    if (!config_to_ini(c)) return fail(err, errlen, "%s: out of memory", c->path);
+    return 0;
+}
+
+static int set_path(Config *c, const char *path, char *err, int errlen) {
+    if (strlen(path) >= CFG_STR) return fail(err, errlen, "%.80s...: path longer than %d characters", path, CFG_STR - 1);
+    strcpy(c->path, path);
+    return 0;
+}
+
+int config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err, int errlen) {
+    config_defaults(c);
+    if (set_path(c, path, err, errlen)) return -1;
+    // Default run name: the file's base name without ".ini".
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".ini")) n -= 4;
+    if (n > 0) {
+        memset(c->name, 0, CFG_STR);
+        memcpy(c->name, base, n);
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    int rc = 0;
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap || cap > MAX_FILE) break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) { free(buf); buf = NULL; break; }
+        buf = bigger, cap *= 2;
+    }
+    if (!buf) rc = fail(err, errlen, "%s: out of memory", path);
+    else if (ferror(f)) rc = fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    else if (len > MAX_FILE) rc = fail(err, errlen, "%s: file larger than %d bytes", path, MAX_FILE);
+    fclose(f);
+    if (rc == 0) rc = load(c, buf, len, n_overrides, overrides, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int config_load_text(Config *c, const char *name, const char *text, char *err, int errlen) {
+    config_defaults(c);
+    if (set_path(c, name, err, errlen)) return -1;
+    return load(c, text, strlen(text), 0, NULL, err, errlen);
+}
+
+int config_set(Config *c, const char *assignment, char *err, int errlen) {
+    char msg[512];
+    if (apply_override(c, assignment, msg, sizeof msg)) return fail(err, errlen, "override '%.200s': %s", assignment, msg);
+    if (c->text && !config_to_ini(c)) return fail(err, errlen, "override '%.200s': out of memory", assignment);
+    return 0;
+}
+
+// Shortest "%.Ng" (N <= 9) that reads back to the same float: exact, and 0.1 stays "0.1".
+static void format_float(char *out, size_t n, float v) {
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(out, n, "%.*g", prec, (double)v);
+        if ((float)strtod(out, NULL) == v) return;
+    }
+}
+
+char *config_to_ini(Config *c) {
+    size_t cap = (size_t)N_KEYS * (CFG_STR + 64) + 256, len = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    for (int s = 0; s < N_SECTIONS; s++) {
+        len += (size_t)snprintf(out + len, cap - len, "%s[%s]\n", s ? "\n" : "", SECTIONS[s]);
+        for (int i = 0; i < N_KEYS; i++) {
+            const Key *k = &KEYS[i];
+            if (strcmp(k->section, SECTIONS[s])) continue;
+            const char *field = (const char *)c + k->offset;
+            char value[CFG_STR + 8];
+            switch (k->type) {
+            case T_INT: snprintf(value, sizeof value, "%d", *(const int *)field); break;
+            case T_FLOAT: format_float(value, sizeof value, *(const float *)field); break;
+            case T_BOOL: snprintf(value, sizeof value, "%s", *(const int *)field ? "true" : "false"); break;
+            case T_ENUM: snprintf(value, sizeof value, "%s", field); break;
+            case T_STR: {
+                size_t n = strlen(field);
+                int quote = n == 0 || field[0] == ' ' || field[0] == '\t' || field[n - 1] == ' ' ||
+                            field[n - 1] == '\t' || strpbrk(field, ";#");
+                snprintf(value, sizeof value, quote ? "\"%s\"" : "%s", field);
+            }
+            }
+            len += (size_t)snprintf(out + len, cap - len, "%s = %s\n", k->key, value);
+        }
+    }
+    free(c->text);
+    c->text = out;
+    return out;
+}
+
+void config_free(Config *c) {
+    free(c->text);
+    c->text = NULL;
+}
