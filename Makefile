@@ -4,7 +4,7 @@ CC      ?= cc
 BUILD   ?= build/opt
 OPT     ?= -O3 -march=native -ffp-contract=fast
 SAN     ?=
-CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -g -fopenmp -Wall -Wextra -Wno-unused-parameter -Isrc
+CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -g -fopenmp -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Isrc
 LDLIBS  = -lm
 
 LIB_SRC  := $(sort $(filter-out src/tools/%,$(wildcard src/*/*.c)))

@@ -1,0 +1,40 @@
+// The three models, sharing embeddings, stacks and an output layer:
+//   classifier: embed -> encoder -> pool (mean over tokens, or the <cls> row) -> head (C)
+//   translator: src_embed -> encoder; tgt_embed -> decoder (causal + cross-attention) -> generator (V)
+//   lm:         embed -> decoder (causal, no cross-attention) -> generator (V)
+// Parameter names follow DESIGN §3 (PyTorch style), so checkpoints load by name.
+#ifndef MODEL_H
+#define MODEL_H
+#include "core/rng.h"
+#include "models/transformer.h"
+
+typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
+
+typedef struct Model {
+    ModelKind kind;
+    Config cfg;                 // a copy (cfg.text not owned)
+    Params ps;
+    Tensor *src_embed, *tgt_embed;   // classifier/lm use src_embed ("embed.weight")
+    Stack encoder, decoder;
+    Linear head;                // "head" (classifier) or "generator"
+    int src_vocab, tgt_vocab, n_classes;
+    Rng dropout_rng;            // one seed per dropout call; saved with the run for resume
+    int training;               // dropout on
+} Model;
+
+// Declare, allocate and initialise (xavier-uniform matrices, zero biases, unit LayerNorm
+// weights; from the RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
+// otherwise (classifier and lm use src_vocab).
+void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
+void model_free(Model *m);
+void model_set_training(Model *m, int on);
+
+// Forward passes. ids are (B,T) row-major, 0 = <pad>.
+Tensor *model_encode(Model *m, const int *src, int B, int T);                       // (B,T,d)
+Tensor *classifier_logits(Model *m, const int *ids, int B, int T);                  // (B,C)
+Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt); // (B*Tt,V)
+Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt);
+Tensor *lm_logits(Model *m, const int *ids, int B, int T);                          // (B*T,V)
+// Can every stack encode sequences this long? (a learned table without wrap cannot)
+int model_check_length(const Model *m, int T, char *err, int errlen);
+#endif

@@ -1,0 +1,41 @@
+// Learned absolute positions: a (max_len, d) table added to the input. Token t uses row
+// t + offset; beyond the table it wraps to (t + offset) % max_len when pos_wrap is on (as the
+// course notebook did) and is an error otherwise.
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/ops.h"
+#include "pos/pos.h"
+
+int learned_row(const Positional *p, int t) {
+    int pos = t + p->offset;
+    return p->wrap ? pos % p->max_len : pos;
+}
+
+static void learned_declare(Positional *p, Params *ps, const char *input_name, const char *stack_name) {
+    char name[128];
+    snprintf(name, sizeof name, "%s.weight", input_name);
+    int shape[2] = {p->max_len, p->d_model};
+    p->table = param_new(ps, name, 2, shape, 0);
+}
+
+static int learned_check_length(const Positional *p, int T, char *err, int errlen) {
+    if (p->wrap || T + p->offset <= p->max_len) return 0;
+    snprintf(err, errlen, "sequence of %d tokens (positions up to %d) is longer than the learned table "
+             "(max_len = %d) and pos_wrap = false", T, T + p->offset - 1, p->max_len);
+    return -1;
+}
+
+static Tensor *learned_add(const Positional *p, Tensor *x) {       // x (B,T,d)
+    int B = x->shape[0], T = x->shape[1];
+    char err[256];
+    if (learned_check_length(p, T, err, sizeof err)) { fprintf(stderr, "%s\n", err); abort(); }
+    int *rows = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T);
+    for (int t = 0; t < T; t++) rows[t] = learned_row(p, t);
+    (void)B;
+    return op_add(x, op_embedding(p->table, rows, T));            // (T,d) broadcast over the batch
+}
+
+const PosScheme pos_learned = {
+    .name = "learned", .declare = learned_declare, .add_to_input = learned_add,
+    .check_length = learned_check_length,
+};

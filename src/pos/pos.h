@@ -1,0 +1,57 @@
+// Positional schemes. Each scheme is one file (none.c, sinusoidal.c, learned.c, alibi.c,
+// rope.c, t5.c) defining a PosScheme: which of the three places it acts on (added to the
+// input embeddings, a bias on the self-attention scores, a rotation of queries and keys).
+// Adding a scheme means one file and one line in registry.c.
+//
+// Position of token t is t + offset (offset = pos_offset, an evaluation probe); RoPE uses
+// (t + offset) / rope_scale.
+#ifndef POS_H
+#define POS_H
+#include "core/params.h"
+#include "io/config.h"
+
+typedef struct PosScheme PosScheme;
+
+typedef struct Positional {
+    const PosScheme *scheme;
+    int d_model, n_heads;
+    int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), shift
+    float rope_base, rope_scale;
+    int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
+    Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
+} Positional;
+
+struct PosScheme {
+    const char *name;
+    // Declare parameters: `input_name` names the input table ("pos", "src_pos", "tgt_pos"),
+    // `stack_name` the stack that owns a shared score table ("encoder", "decoder").
+    void    (*declare)(Positional *p, Params *ps, const char *input_name, const char *stack_name);
+    Tensor *(*add_to_input)(const Positional *p, Tensor *x);   // x (B,T,d) -> (B,T,d)
+    Tensor *(*self_bias)(const Positional *p, int T);          // -> (H,T,T) score bias
+    Tensor *(*rotate)(const Positional *p, Tensor *x);         // q or k (B,T,d) -> rotated
+    int     (*check_length)(const Positional *p, int T, char *err, int errlen);
+};
+
+const PosScheme *pos_scheme_find(const char *name);
+// Set up p for one stack from the config (model.pos, max_len, pos_wrap, rope_base,
+// rope_scale, pos_offset) and declare its parameters.
+void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
+              const char *input_name, const char *stack_name);
+// The three hooks; each is the identity / NULL for schemes that do not use it.
+Tensor *pos_add_to_input(const Positional *p, Tensor *x);
+Tensor *pos_self_bias(const Positional *p, int T);
+Tensor *pos_rotate(const Positional *p, Tensor *x);
+int     pos_uses_rotation(const Positional *p);
+// 0 if sequences of length T can be encoded, else -1 with a message (learned, no wrap).
+int     pos_check_length(const Positional *p, int T, char *err, int errlen);
+
+// The math of each scheme, exposed for tests and plots.
+void  sinusoidal_row(double pos, int d, float *out);               // P[pos, 0..d)
+int   learned_row(const Positional *p, int t);                     // table row of token t
+void  alibi_slopes(int n_heads, float *out);                       // m_1..m_H
+#define T5_BUCKETS 32
+#define T5_MAX_DISTANCE 128
+int   t5_bucket(int rel, int bidirectional);                       // rel = j - i (key - query)
+
+extern const PosScheme pos_none, pos_sinusoidal, pos_learned, pos_alibi, pos_rope, pos_t5;
+#endif

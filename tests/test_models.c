@@ -1,0 +1,168 @@
+// Whole models: permutation equivariance without positions (and its failure under a causal
+// mask), the symmetric ALiBi bias on an exact reversal, and every scheme's full-model
+// gradients against finite differences.
+#include <string.h>
+#include "check.h"
+#include "core/arena.h"
+#include "core/tape.h"
+#include "models/model.h"
+
+static Arena arena;
+
+static void small_config(Config *c, const char *model, const char *pos) {
+    config_defaults(c);
+    snprintf(c->model, sizeof c->model, "%s", model);
+    snprintf(c->pos, sizeof c->pos, "%s", pos);
+    c->d_model = 16; c->n_heads = 4; c->d_ff = 24; c->enc_layers = 2; c->dec_layers = 2;
+    c->dropout = 0;
+}
+
+static double max_abs_diff(const float *a, const float *b, long n) {
+    double w = 0;
+    for (long i = 0; i < n; i++) w = fmax(w, fabs(a[i] - b[i]));
+    return w;
+}
+
+static void test_encoder_permutation_equivariant(void) {
+    // "the dog bites the man" -> a permutation of the same tokens.
+    Config c;
+    small_config(&c, "classifier", "none");
+    Model m;
+    model_build(&m, &c, 20, 0, 5);
+    model_set_training(&m, 0);
+    int T = 5, d = c.d_model, ids[5] = {7, 9, 12, 7, 15}, perm[5] = {3, 0, 4, 2, 1}, pids[5];
+    for (int t = 0; t < T; t++) pids[t] = ids[perm[t]];
+    Tensor *h = model_encode(&m, ids, 1, T), *hp = model_encode(&m, pids, 1, T);
+    double worst = 0;
+    for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(hp->data + t * d, h->data + perm[t] * d, d));
+    CHECK(worst < 1e-5, "out(PX) differs from P out(X) by %g", worst);
+    Tensor *y = classifier_logits(&m, ids, 1, T), *yp = classifier_logits(&m, pids, 1, T);
+    CHECK(memcmp(y->data, yp->data, sizeof(float) * 5) == 0 || max_abs_diff(y->data, yp->data, 5) < 1e-6,
+          "pooled logits differ by %g", max_abs_diff(y->data, yp->data, 5));
+    // With positions the same permutation changes the output.
+    Model ms;
+    snprintf(c.pos, sizeof c.pos, "sinusoidal");
+    model_build(&ms, &c, 20, 0, 5);
+    model_set_training(&ms, 0);
+    Tensor *s = classifier_logits(&ms, ids, 1, T), *sp = classifier_logits(&ms, pids, 1, T);
+    CHECK(max_abs_diff(s->data, sp->data, 5) > 1e-3, "sinusoidal: permuted logits still equal");
+    model_free(&m);
+    model_free(&ms);
+}
+
+static void test_causal_breaks_equivariance(void) {
+    Config c;
+    small_config(&c, "lm", "none");
+    Model m;
+    model_build(&m, &c, 20, 20, 0);
+    model_set_training(&m, 0);
+    int T = 5, V = 20, ids[5] = {7, 9, 12, 8, 15}, perm[5] = {3, 0, 4, 2, 1}, pids[5];
+    for (int t = 0; t < T; t++) pids[t] = ids[perm[t]];
+    Tensor *y = lm_logits(&m, ids, 1, T), *yp = lm_logits(&m, pids, 1, T);
+    double worst = 0;
+    for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(yp->data + t * V, y->data + perm[t] * V, V));
+    CHECK(worst > 1e-3, "a causal stack without positions should not be equivariant (diff %g)", worst);
+    model_free(&m);
+}
+
+static void test_symmetric_bias_blind_to_reversal(void) {
+    // "dog bites man" vs "man bites dog": reversing the order keeps |i - j|, so a symmetric
+    // ALiBi encoder with mean pooling gives identical logits; RoPE does not.
+    int ids[3] = {7, 9, 12}, rev[3] = {12, 9, 7};
+    const char *schemes[2] = {"alibi", "rope"};
+    for (int s = 0; s < 2; s++) {
+        Config c;
+        small_config(&c, "classifier", schemes[s]);
+        Model m;
+        model_build(&m, &c, 20, 0, 5);
+        model_set_training(&m, 0);
+        Tensor *y = classifier_logits(&m, ids, 1, 3), *yr = classifier_logits(&m, rev, 1, 3);
+        double diff = max_abs_diff(y->data, yr->data, 5);
+        if (s == 0) CHECK(diff < 1e-5, "alibi: reversal changed logits by %g", diff);
+        else        CHECK(diff > 1e-4, "rope: reversal left logits unchanged (%g)", diff);
+        model_free(&m);
+    }
+}
+
+// Loss of a translator batch with padding in both source and target.
+static int g_src[2 * 6] = {5, 6, 7, 8, 3, 0, 9, 5, 3, 0, 0, 0};
+static int g_tin[2 * 5] = {2, 10, 11, 12, 0, 2, 13, 14, 0, 0};
+static int g_tout[2 * 5] = {10, 11, 12, 3, 0, 13, 14, 3, 0, 0};
+
+static float model_loss_value(Model *m) {
+    Tensor *logits = translator_logits(m, g_src, 2, 6, g_tin, 5);
+    return op_cross_entropy(logits, g_tout, 0, 0.1f)->data[0];
+}
+
+static void test_full_model_gradients(void) {
+    const char *schemes[6] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
+    for (int s = 0; s < 6; s++)
+        for (int norm_first = 0; norm_first < 2; norm_first++) {
+            Config c;
+            small_config(&c, "translator", schemes[s]);
+            c.d_model = 8; c.n_heads = 2; c.d_ff = 12; c.enc_layers = 1; c.dec_layers = 1;
+            c.norm_first = norm_first;
+            snprintf(c.activation, sizeof c.activation, "gelu");   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
+            c.max_len = 4;   // learned: the 6-token source wraps
+            Model m;
+            model_build(&m, &c, 16, 16, 0);
+            arena_reset(&arena);
+            tape_reset();
+            params_zero_grad(&m.ps);
+            Tensor *loss = op_cross_entropy(translator_logits(&m, g_src, 2, 6, g_tin, 5), g_tout, 0, 0.1f);
+            tape_backward(loss);
+            tape_set_enabled(0);
+            int bad = 0, checked = 0;
+            for (int k = 0; k < m.ps.n; k++) {       // a few elements of every parameter tensor
+                Param *p = m.ps.list[k];
+                for (long j = 0; j < p->t.size; j += 1 + p->t.size / 4) {
+                    float old = p->t.data[j];
+                    p->t.data[j] = old + 1e-2f;
+                    double lp = model_loss_value(&m);
+                    p->t.data[j] = old - 1e-2f;
+                    double lm = model_loss_value(&m);
+                    p->t.data[j] = old;
+                    double num = (lp - lm) / 2e-2, ana = p->t.grad[j];
+                    checked++;
+                    if (fabs(num - ana) > 2e-2 * fmax(fabs(num), fabs(ana)) + 2e-3) {
+                        if (bad++ < 3) CHECK(0, "%s norm_first=%d %s[%ld]: numeric %.5f analytic %.5f",
+                                             schemes[s], norm_first, p->name, j, num, ana);
+                    }
+                }
+                arena_reset(&arena);
+            }
+            CHECK(bad == 0, "%s norm_first=%d: %d of %d gradient elements off", schemes[s], norm_first, bad, checked);
+            tape_set_enabled(1);
+            model_free(&m);
+        }
+}
+
+static void test_parameter_names(void) {
+    Config c;
+    small_config(&c, "translator", "t5");
+    Model m;
+    model_build(&m, &c, 30, 40, 0);
+    const char *want[] = {"src_embed.weight", "tgt_embed.weight", "encoder.layers.0.self_attn.q_proj.weight",
+                          "encoder.layers.1.norm2.bias", "encoder.layers.0.ffn.fc1.weight", "decoder.layers.1.cross_attn.o_proj.bias",
+                          "decoder.layers.0.norm3.weight", "encoder.norm.weight", "decoder.norm.bias",
+                          "encoder.rel_bias.weight", "decoder.rel_bias.weight", "generator.weight"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) CHECK(params_find(&m.ps, want[i]), "missing %s", want[i]);
+    Param *g = params_find(&m.ps, "generator.weight"), *f1 = params_find(&m.ps, "encoder.layers.0.ffn.fc1.weight");
+    Param *rb = params_find(&m.ps, "encoder.rel_bias.weight");
+    CHECK(g && g->t.shape[0] == 40 && g->t.shape[1] == 16, "generator shape");
+    CHECK(f1 && f1->t.shape[0] == 24 && f1->t.shape[1] == 16, "fc1 is [d_ff, d]");
+    CHECK(rb && rb->t.shape[0] == 32 && rb->t.shape[1] == 4, "rel_bias is [32, h]");
+    model_free(&m);
+}
+
+int main(void) {
+    arena_init(&arena, 1 << 20);
+    tensor_set_arena(&arena);
+    RUN(test_encoder_permutation_equivariant);
+    RUN(test_causal_breaks_equivariance);
+    RUN(test_symmetric_bias_blind_to_reversal);
+    RUN(test_full_model_gradients);
+    RUN(test_parameter_names);
+    arena_free(&arena);
+    return check_summary();
+}

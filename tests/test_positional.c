@@ -1,0 +1,194 @@
+// The positional schemes against the math of the course note: the sinusoidal worked example
+// and wavelengths, the shift-as-rotation identity, the wrapped learned table, RoPE's
+// relative-only dot products, ALiBi slopes and T5 buckets.
+#include <string.h>
+#include "check.h"
+#include "core/arena.h"
+#include "core/ops.h"
+#include "pos/pos.h"
+
+static Arena arena;
+
+static void test_sinusoidal_worked_example(void) {
+    // d = 4: w_0 = 1, w_1 = 0.01. Rows 1..3 as printed (3 decimals) in the note.
+    const float want[4][4] = {{0, 1, 0, 1}, {0.841f, 0.540f, 0.010f, 1.000f},
+                              {0.909f, -0.416f, 0.020f, 1.000f}, {0.141f, -0.990f, 0.030f, 1.000f}};
+    for (int pos = 0; pos < 4; pos++) {
+        float row[4];
+        sinusoidal_row(pos, 4, row);
+        for (int c = 0; c < 4; c++) CHECK_NEAR(row[c], want[pos][c], 5e-4);
+    }
+}
+
+// Wavelength of the slowest pair, measured from the table: the angle advanced per position.
+static double last_pair_wavelength(int d) {
+    float row[1024];
+    sinusoidal_row(1, d, row);
+    double w = atan2(row[d - 2], row[d - 1]);
+    return 2 * 3.14159265358979 / w;
+}
+
+static void test_sinusoidal_wavelengths(void) {
+    CHECK_NEAR(last_pair_wavelength(16), 19869, 1.0);
+    CHECK_NEAR(last_pair_wavelength(512), 60611, 2.0);
+    // The fastest pair has wavelength 2 pi.
+    float row[8];
+    sinusoidal_row(1, 8, row);
+    CHECK_NEAR(2 * 3.14159265358979 / atan2(row[0], row[1]), 2 * 3.14159265358979, 1e-5);
+}
+
+static void test_shift_is_rotation(void) {
+    // (sin w(p+k), cos w(p+k)) = [[cos wk, sin wk], [-sin wk, cos wk]] (sin wp, cos wp), any p.
+    int d = 16;
+    float a[16], b[16], rk[16];
+    int ks[4] = {1, 3, 17, 250};
+    for (int kk = 0; kk < 4; kk++) {
+        int k = ks[kk];
+        sinusoidal_row(k, d, rk);                 // sin wk, cos wk per pair
+        double dot0 = -1;
+        for (int p = 0; p < 300; p += 7) {
+            sinusoidal_row(p, d, a);
+            sinusoidal_row(p + k, d, b);
+            double dot = 0;
+            for (int i = 0; i < d / 2; i++) {
+                float s = rk[2 * i], c = rk[2 * i + 1];
+                CHECK_NEAR(b[2 * i], c * a[2 * i] + s * a[2 * i + 1], 1e-5);
+                CHECK_NEAR(b[2 * i + 1], -s * a[2 * i] + c * a[2 * i + 1], 1e-5);
+                dot += a[2 * i] * b[2 * i] + a[2 * i + 1] * b[2 * i + 1];
+            }
+            if (dot0 < 0) dot0 = dot;
+            CHECK_NEAR(dot, dot0, 1e-4);          // P_p . P_p+k depends on k only
+        }
+    }
+}
+
+static void test_learned_wraps(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "learned");
+    Params ps = {0};
+    Positional p;
+    pos_init(&p, &c, 1, &ps, "pos", "encoder");
+    CHECK(ps.n == 1 && ps.total == 32L * c.d_model, "learned table has %ld parameters, expected 32 x %d", ps.total, c.d_model);
+    CHECK(!strcmp(ps.list[0]->name, "pos.weight"), "table name %s", ps.list[0]->name);
+    CHECK(learned_row(&p, 33) == 1, "position 33 uses row %d, expected 1", learned_row(&p, 33));
+    CHECK(learned_row(&p, 31) == 31 && learned_row(&p, 64) == 0, "wrap rows");
+    char err[256] = "";
+    CHECK(pos_check_length(&p, 100, err, sizeof err) == 0, "wrapping accepts any length");
+    p.wrap = 0;
+    CHECK(pos_check_length(&p, 32, err, sizeof err) == 0, "32 tokens fit without wrap");
+    CHECK(pos_check_length(&p, 33, err, sizeof err) == -1 && strstr(err, "max_len = 32"),
+          "33 tokens without wrap must be an error naming max_len, got '%s'", err);
+    // Added to the input: token 33 of a 40-token sequence gets exactly row 1.
+    params_alloc(&ps);
+    for (long i = 0; i < ps.total; i++) ps.data[i] = (float)i;
+    p.wrap = 1;
+    int shape[3] = {1, 40, c.d_model};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    Tensor *y = pos_add_to_input(&p, x);
+    CHECK(memcmp(y->data + 33L * c.d_model, p.table->data + 1L * c.d_model, sizeof(float) * c.d_model) == 0,
+          "token 33 did not receive row 1");
+    params_free(&ps);
+}
+
+static void test_rope_relative(void) {
+    // Rotate the same q and k vectors to every position: q_m . k_n depends on m - n only,
+    // and rotation keeps norms.
+    int T = 40, H = 2, D = 8, d = H * D, shape[3] = {1, T, d};
+    Tensor *q = tensor_new(3, shape, 0), *k = tensor_new(3, shape, 0);
+    Rng r = rng_stream(3, 0);
+    float q0[16], k0[16];
+    for (int c = 0; c < d; c++) { q0[c] = rng_normal(&r); k0[c] = rng_normal(&r); }
+    for (int t = 0; t < T; t++) { memcpy(q->data + t * d, q0, sizeof q0); memcpy(k->data + t * d, k0, sizeof k0); }
+    float pos[40];
+    for (int t = 0; t < T; t++) pos[t] = (float)t;
+    Tensor *qr = op_rope(q, H, pos, 10000), *kr = op_rope(k, H, pos, 10000);
+    for (int delta = -5; delta <= 5; delta++) {
+        double ref[2] = {0, 0};
+        for (int m = 10; m < 30; m++) {
+            int n = m - delta;
+            for (int h = 0; h < H; h++) {
+                double dot = 0;
+                for (int e = 0; e < D; e++) dot += qr->data[m * d + h * D + e] * kr->data[n * d + h * D + e];
+                if (m == 10) ref[h] = dot;
+                CHECK_NEAR(dot, ref[h], 2e-5);
+            }
+        }
+    }
+    for (int t = 0; t < T; t++) {
+        double n0 = 0, n1 = 0;
+        for (int c = 0; c < d; c++) { n0 += q0[c] * q0[c]; n1 += qr->data[t * d + c] * qr->data[t * d + c]; }
+        CHECK_NEAR(n1, n0, 1e-4);
+    }
+    // Position 0 is the identity; position interpolation: position p with scale s = p/s.
+    CHECK(memcmp(qr->data, q0, sizeof q0) == 0, "rotation at position 0 changed the vector");
+}
+
+static void test_alibi_slopes(void) {
+    float m[8];
+    alibi_slopes(8, m);
+    for (int k = 0; k < 8; k++) CHECK_NEAR(m[k], 1.0 / (2 << k), 0);   // 1/2 ... 1/256
+    // 6 heads: the 4-head slopes 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3 from the 8-head list.
+    float want6[6] = {0.25f, 0.0625f, 0.015625f, 0.00390625f, 0.5f, 0.125f};
+    alibi_slopes(6, m);
+    for (int k = 0; k < 6; k++) CHECK_NEAR(m[k], want6[k], 0);
+    alibi_slopes(1, m);
+    CHECK_NEAR(m[0], 1.0 / 256, 0);
+}
+
+static void test_alibi_bias_shape(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "alibi");
+    c.n_heads = 4;
+    Params ps = {0};
+    Positional enc, dec;
+    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
+    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    CHECK(ps.n == 0, "ALiBi has no parameters");
+    int T = 6;
+    Tensor *be = pos_self_bias(&enc, T), *bd = pos_self_bias(&dec, T);
+    float slopes[4];
+    alibi_slopes(4, slopes);
+    for (int h = 0; h < 4; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                float e = be->data[(h * T + i) * T + j];
+                CHECK(e == be->data[(h * T + j) * T + i], "encoder bias not symmetric");
+                CHECK_NEAR(e, -slopes[h] * abs(i - j), 0);
+                if (j <= i) CHECK_NEAR(bd->data[(h * T + i) * T + j], -slopes[h] * (i - j), 0);
+            }
+}
+
+static void test_t5_buckets(void) {
+    // Encoder (bidirectional): 16 buckets a side; distances 0-7 exact.
+    for (int n = 0; n < 8; n++) {
+        CHECK(t5_bucket(-n, 1) == n, "key %d before: bucket %d", n, t5_bucket(-n, 1));
+        if (n) CHECK(t5_bucket(n, 1) == 16 + n, "key %d after: bucket %d", n, t5_bucket(n, 1));
+    }
+    // Log-spaced beyond: 8 + floor(ln(n/8) / ln(16) * 8), capped at 15.
+    int ns[6] = {8, 10, 16, 64, 127, 500}, want[6] = {8, 8, 10, 14, 15, 15};
+    for (int i = 0; i < 6; i++) {
+        CHECK(t5_bucket(-ns[i], 1) == want[i], "distance %d: bucket %d, expected %d", ns[i], t5_bucket(-ns[i], 1), want[i]);
+        CHECK(t5_bucket(ns[i], 1) == 16 + want[i], "distance +%d: bucket %d", ns[i], t5_bucket(ns[i], 1));
+    }
+    // Monotone in distance; decoder (unidirectional): 0-15 exact, future keys share bucket 0.
+    for (int n = 1; n < 300; n++) CHECK(t5_bucket(-n, 1) >= t5_bucket(-(n - 1), 1), "not monotone at %d", n);
+    for (int n = 0; n < 16; n++) CHECK(t5_bucket(-n, 0) == n, "decoder distance %d", n);
+    CHECK(t5_bucket(5, 0) == 0 && t5_bucket(-1000, 0) == 31, "decoder edges");
+}
+
+int main(void) {
+    arena_init(&arena, 1 << 20);
+    tensor_set_arena(&arena);
+    RUN(test_sinusoidal_worked_example);
+    RUN(test_sinusoidal_wavelengths);
+    RUN(test_shift_is_rotation);
+    RUN(test_learned_wraps);
+    RUN(test_rope_relative);
+    RUN(test_alibi_slopes);
+    RUN(test_alibi_bias_shape);
+    RUN(test_t5_buckets);
+    arena_free(&arena);
+    return check_summary();
+}
