@@ -35,7 +35,7 @@ typedef struct {
 #define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
 #define ENUM(s, k, d, words)        {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, words}
 
-static const char *SECTIONS[] = {"run", "task", "model", "train"};
+static const char *SECTIONS[] = {"run", "task", "model", "train", "eval"};
 #define N_SECTIONS (int)(sizeof SECTIONS / sizeof SECTIONS[0])
 
 static const Key KEYS[] = {
@@ -96,6 +96,10 @@ static const Key KEYS[] = {
     INT("train", eval_every, "500", 1, 1e9),
     INT("train", ckpt_every, "500", 1, 1e9),
     STR("train", resume, "", 0),
+    STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation, e.g. "3,12"; "" = the val split
+
+    STR("eval", splits, "val,test", 1),  // ./eval: which splits to report
+    STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");

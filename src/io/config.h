@@ -58,6 +58,11 @@ typedef struct Config {
     float label_smoothing;
     int   log_every, eval_every, ckpt_every;
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
+    char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
+
+    // [eval] (used by ./eval; stored with the run so a checkpoint knows its defaults)
+    char  splits[CFG_STR];     // "val,test"
+    char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];
