@@ -1,0 +1,74 @@
+# ./plot: CSV columns to an SVG line plot; grouping, averaging over seeds, filters, errors.
+. tests/lib.sh
+PLOT=$BIN_DIR/plot
+
+cat >"$TMP/results.csv" <<'CSV'
+scheme,seed,length,loss,token_acc,exact_match
+rope,0,16,0.10,0.90,0.5
+rope,1,16,0.20,0.80,0.4
+rope,0,64,1.00,0.60,0.1
+rope,1,64,2.00,0.40,0.0
+alibi,0,64,0.50,0.70,0.2
+alibi,0,16,0.05,0.95,0.6
+"my <scheme>, v2",0,16,0.3,0.5,0.1
+none,0,16,2.5,,0.0
+CSV
+
+if $PLOT --x length --y token_acc --group scheme --spread --logx --vline 32 \
+        --vline-label "training length" -o "$TMP/acc.svg" "$TMP/results.csv" >"$TMP/out" 2>"$TMP/err"; then
+    ok plot_runs
+else
+    fail plot_runs "exit $?: $(cat "$TMP/err")"
+fi
+
+svg="$TMP/acc.svg"
+missing=""
+for name in rope alibi 'my &lt;scheme&gt;, v2' 'training length' token_acc length; do
+    grep -q ">$name</text>" "$svg" 2>/dev/null || missing="$missing [$name]"
+done
+if [ -s "$svg" ] && [ -z "$missing" ]; then ok plot_has_series_names
+else fail plot_has_series_names "missing:$missing"; fi
+
+# Seeds averaged per (scheme, length): rope at 16 -> 0.85, at 64 -> 0.5; band from the spread.
+if grep -q "rope: x=16 y=0.85<" "$svg" && grep -q "rope: x=64 y=0.5<" "$svg" \
+        && grep -q 'class="band"' "$svg"; then ok plot_averages_seeds
+else fail plot_averages_seeds "$(grep -o 'rope: x=[^<]*' "$svg" | tr '\n' ' ')"; fi
+
+# Points joined in x order whatever the row order: alibi's 16 comes before its 64.
+if grep -o 'alibi: x=[0-9]*' "$svg" | tr '\n' ' ' | grep -q 'x=16 alibi: x=64'; then ok plot_sorts_by_x
+else fail plot_sorts_by_x "$(grep -o 'alibi: x=[0-9]*' "$svg" | tr '\n' ' ')"; fi
+
+# A row with an empty y cell is skipped: 'none' has no token_acc, so no series.
+if ! grep -q 'data-name="none"' "$svg"; then ok plot_skips_empty_cells
+else fail plot_skips_empty_cells "series 'none' drawn from an empty cell"; fi
+
+if command -v xmllint >/dev/null 2>&1; then
+    if xmllint --noout "$svg" 2>"$TMP/xml"; then ok plot_svg_is_xml
+    else fail plot_svg_is_xml "$(head -c 300 "$TMP/xml")"; fi
+fi
+
+# Filters: same column ORs, different columns AND.
+$PLOT --x length --y loss --group scheme --filter scheme=alibi --filter scheme=none \
+    -o "$TMP/f.svg" "$TMP/results.csv" >/dev/null 2>&1
+if grep -q 'data-name="alibi"' "$TMP/f.svg" && grep -q 'data-name="none"' "$TMP/f.svg" \
+        && ! grep -q 'data-name="rope"' "$TMP/f.svg"; then ok plot_filters
+else fail plot_filters "wrong series in $(grep -o 'data-name="[^"]*"' "$TMP/f.svg" | tr '\n' ' ')"; fi
+
+if $PLOT --help | grep -q -- '--group COL'; then ok plot_help; else fail plot_help "no usage text"; fi
+
+expect_error plot_bad_column "unknown y column 'acc' \(columns: scheme, seed, length, loss, token_acc, exact_match\)" \
+    $PLOT --x length --y acc -o "$TMP/x.svg" "$TMP/results.csv"
+expect_error plot_missing_file "nope.csv: cannot open" $PLOT --x a --y b -o "$TMP/x.svg" "$TMP/nope.csv"
+expect_error plot_missing_output "missing -o" $PLOT --x length --y loss "$TMP/results.csv"
+expect_error plot_unknown_option "unknown option '--colour'" \
+    $PLOT --colour red --x length --y loss -o "$TMP/x.svg" "$TMP/results.csv"
+expect_error plot_no_match "no rows match the filters" \
+    $PLOT --x length --y loss --filter scheme=t5 -o "$TMP/x.svg" "$TMP/results.csv"
+
+printf 'a,b\n1,2\n3,x\n' >"$TMP/bad.csv"
+expect_error plot_not_a_number "bad.csv:3: column 'b' holds 'x', not a number" \
+    $PLOT --x a --y b -o "$TMP/x.svg" "$TMP/bad.csv"
+printf 'a,b\n1,2\n3\n' >"$TMP/ragged.csv"
+expect_error plot_ragged_row "ragged.csv:3: row has 1 field but the header has 2" \
+    $PLOT --x a --y b -o "$TMP/x.svg" "$TMP/ragged.csv"
+if [ ! -e "$TMP/x.svg" ]; then ok plot_no_output_on_error; else fail plot_no_output_on_error "x.svg written"; fi
