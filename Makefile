@@ -16,6 +16,7 @@ TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libtf.a
 
 .PHONY: all tools test sanitize bench clean
+.SECONDARY:
 all: $(TOOLS)
 
 # Top-level tools are copies of the optimised build.
