@@ -651,6 +651,17 @@ static void test_batches(void) {
     CHECK(batch_from_split(&s, badidx, 2, BATCH_CLASSIFY, 0, &b) == -1, "index -1 accepted");
     split_free(&s);
 
+    // Empty examples (NULL arrays): rows of <eos> / padding only, T at least 1.
+    Example empty[2] = { { NULL, 0, NULL, 0, 3, -1, 0 }, { NULL, 0, NULL, 0, 4, -1, 0 } };
+    Split es = { empty, 2 };
+    int both[2] = { 0, 1 };
+    CHECK(batch_from_split(&es, both, 2, BATCH_CLASSIFY, 0, &b) == 0 && b.T_src == 1 && b.src[0] == TOK_PAD &&
+          b.labels[1] == 4, "empty classify rows");
+    batch_free(&b);
+    CHECK(batch_from_split(&es, both, 2, BATCH_TRANSLATE, 0, &b) == 0 && b.T_src == 1 && b.src[1] == TOK_EOS &&
+          b.tgt_in[0] == TOK_BOS && b.tgt_out[0] == TOK_EOS && b.n_tgt_tokens == 2, "empty translate rows");
+    batch_free(&b);
+
     int stream[10] = { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 }, starts[2] = { 0, 6 };
     CHECK(batch_lm(stream, 10, starts, 2, 3, &b) == 0, "lm batch");
     int i0[] = { 5, 6, 7 }, o0[] = { 6, 7, 8 }, i1[] = { 11, 12, 13 }, o1[] = { 12, 13, 14 };

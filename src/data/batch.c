@@ -13,14 +13,19 @@ static int *zeros(int B, int T) {      // calloc: every entry starts as <pad> = 
     return calloc((size_t)B * (size_t)(T > 0 ? T : 1), sizeof(int));
 }
 
+// memcpy, but an empty example may have a NULL array (memcpy(NULL) is undefined even for 0).
+static void copy_ids(int *dst, const int *src, int n) {
+    if (n > 0) memcpy(dst, src, sizeof(int) * (size_t)n);
+}
+
 static void fill_translate(Batch *b, const Example *e, int row) {
     int *src = b->src + (size_t)row * b->T_src;
     int *in = b->tgt_in + (size_t)row * b->T_tgt, *out = b->tgt_out + (size_t)row * b->T_tgt;
-    memcpy(src, e->src, sizeof(int) * (size_t)e->n_src);
+    copy_ids(src, e->src, e->n_src);
     src[e->n_src] = TOK_EOS;
     in[0] = TOK_BOS;
-    memcpy(in + 1, e->tgt, sizeof(int) * (size_t)e->n_tgt);
-    memcpy(out, e->tgt, sizeof(int) * (size_t)e->n_tgt);
+    copy_ids(in + 1, e->tgt, e->n_tgt);
+    copy_ids(out, e->tgt, e->n_tgt);
     out[e->n_tgt] = TOK_EOS;
     b->n_tgt_tokens += e->n_tgt + 1;
 }
@@ -28,7 +33,7 @@ static void fill_translate(Batch *b, const Example *e, int row) {
 static void fill_classify(Batch *b, const Example *e, int row, int add_cls) {
     int *src = b->src + (size_t)row * b->T_src;
     if (add_cls) *src++ = TOK_CLS;
-    memcpy(src, e->src, sizeof(int) * (size_t)e->n_src);
+    copy_ids(src, e->src, e->n_src);
     b->labels[row] = e->label;
 }
 
