@@ -60,6 +60,19 @@ void arena_reset(Arena *a) {
     a->used = 0;
 }
 
+ArenaMark arena_mark(const Arena *a) {
+    ArenaMark m = { a->current, a->current ? a->current->top : 0, a->used };
+    return m;
+}
+
+void arena_release(Arena *a, ArenaMark m) {
+    if (!m.block) { arena_reset(a); return; }
+    for (ArenaBlock *b = m.block->next; b; b = b->next) b->top = 0;
+    m.block->top = m.top;
+    a->current = m.block;
+    a->used = m.used;
+}
+
 void arena_free(Arena *a) {
     for (ArenaBlock *b = a->first, *next; b; b = next) {
         next = b->next;

@@ -17,5 +17,10 @@ void  arena_init(Arena *a, size_t block_size);
 void *arena_alloc(Arena *a, size_t bytes);          // 64-byte aligned, uninitialised
 void *arena_calloc(Arena *a, size_t bytes);         // zeroed
 void  arena_reset(Arena *a);                        // keep the blocks, forget their contents
+// Free everything allocated after a mark (e.g. the per-token work of greedy decoding, while
+// the encoder output allocated before the mark stays).
+typedef struct { ArenaBlock *block; size_t top, used; } ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+void  arena_release(Arena *a, ArenaMark m);
 void  arena_free(Arena *a);
 #endif

@@ -2,8 +2,8 @@
 // range); a single parser handles the file, the overrides and even the defaults, so a key
 // is added by adding one table row.
 #include "io/config.h"
-
 #include <errno.h>
+
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -457,6 +457,18 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, "d_model", "pos", err, errlen, "pos = sinusoidal needs an even d_model, got %d", c->d_model);
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
+    return 0;
+}
+
+int config_check_files(const Config *c, char *err, int errlen) {
+    static const char *keys[] = {"lexicon", "train_src", "train_tgt", "val_src", "val_tgt", "test_src", "test_tgt"};
+    const char *paths[] = {c->lexicon, c->train_src, c->train_tgt, c->val_src, c->val_tgt, c->test_src, c->test_tgt};
+    for (int i = 0; i < 7; i++) {
+        if (!paths[i][0]) continue;
+        FILE *f = fopen(paths[i], "rb");
+        if (!f) return invalid(c, keys[i], NULL, err, errlen, "%s '%s': %s", keys[i], paths[i], strerror(errno));
+        fclose(f);
+    }
     return 0;
 }
 

@@ -85,6 +85,9 @@ void config_defaults(Config *c);
 int  config_set(Config *c, const char *assignment, char *err, int errlen);
 // Cross-field checks (d_model % n_heads, rope needs even d_k, ...). 0 or -1 with err.
 int  config_validate(const Config *c, char *err, int errlen);
+// Every file the config names (lexicon, train/val/test files) can be opened; else
+// `file:line: key 'path': reason`.
+int  config_check_files(const Config *c, char *err, int errlen);
 // Render the full resolved config (every key, defaults included) as INI text.
 // Returned string is malloc'ed; also stored in c->text.
 char *config_to_ini(Config *c);

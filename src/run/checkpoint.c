@@ -1,0 +1,148 @@
+#include "run/checkpoint.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/safetensors.h"
+
+static void u64_text(char *buf, size_t n, uint64_t v) { snprintf(buf, n, "%" PRIu64, v); }
+
+int checkpoint_save(const char *path, const Model *m, const char *config_text, const AdamW *opt,
+                    const TrainState *st, char *err, int errlen) {
+    int n = m->ps.n, total = n + (opt ? 2 : 0);
+    StTensorIn *t = calloc((size_t)total, sizeof *t);
+    for (int i = 0; i < n; i++) {
+        const Param *p = m->ps.list[i];
+        t[i].name = p->name;
+        t[i].ndim = p->t.ndim;
+        for (int d = 0; d < p->t.ndim; d++) t[i].shape[d] = p->t.shape[d];
+        t[i].data = p->t.data;
+    }
+    if (opt) {
+        t[n] = (StTensorIn){ .name = "optimizer.exp_avg", .ndim = 1, .shape = {opt->n}, .data = opt->m };
+        t[n + 1] = (StTensorIn){ .name = "optimizer.exp_avg_sq", .ndim = 1, .shape = {opt->n}, .data = opt->v };
+    }
+    char step[32], adam_step[32], rng[32], s_seed[32], s_epoch[32], s_pos[32];
+    u64_text(step, sizeof step, st ? (uint64_t)st->step : 0);
+    u64_text(adam_step, sizeof adam_step, opt ? (uint64_t)opt->step : 0);
+    u64_text(rng, sizeof rng, m->dropout_rng.state);
+    u64_text(s_seed, sizeof s_seed, st ? st->sampler.seed : 0);
+    u64_text(s_epoch, sizeof s_epoch, st ? (uint64_t)st->sampler.epoch : 0);
+    u64_text(s_pos, sizeof s_pos, st ? (uint64_t)st->sampler.pos : 0);
+    const char *keys[] = {"format_version", "config", "step", "adam_step", "dropout_rng",
+                          "sampler_seed", "sampler_epoch", "sampler_pos"};
+    const char *vals[] = {CHECKPOINT_FORMAT, config_text, step, adam_step, rng, s_seed, s_epoch, s_pos};
+    int rc = st_save(path, t, total, keys, vals, 8, err, errlen);
+    free(t);
+    return rc;
+}
+
+static StFile *open_checked(const char *path, char *err, int errlen) {
+    StFile *f = st_load(path, err, errlen);
+    if (!f) return NULL;
+    const char *v = st_meta(f, "format_version");
+    if (!v || strcmp(v, CHECKPOINT_FORMAT)) {
+        snprintf(err, errlen, "%s: %s (expected format_version %s)", path,
+                 v ? "unsupported format_version" : "not a checkpoint of this project: no format_version", CHECKPOINT_FORMAT);
+        st_free(f);
+        return NULL;
+    }
+    if (!st_meta(f, "config")) {
+        snprintf(err, errlen, "%s: metadata has no config", path);
+        st_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+int checkpoint_read_config(const char *path, Config *c, char *err, int errlen) {
+    StFile *f = open_checked(path, err, errlen);
+    if (!f) return -1;
+    char name[600];
+    snprintf(name, sizeof name, "%s (config)", path);
+    int rc = config_load_text(c, name, st_meta(f, "config"), err, errlen);
+    if (!rc) rc = config_validate(c, err, errlen);
+    st_free(f);
+    return rc;
+}
+
+static int meta_u64(const StFile *f, const char *path, const char *key, uint64_t *out, char *err, int errlen) {
+    const char *v = st_meta(f, key);
+    char *end;
+    if (!v || !*v) { snprintf(err, errlen, "%s: metadata has no %s", path, key); return -1; }
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end || v[0] == '-') { snprintf(err, errlen, "%s: metadata %s = '%s' is not a number", path, key, v); return -1; }
+    *out = x;
+    return 0;
+}
+
+static int shape_matches(const StTensor *s, const Tensor *t) {
+    if (s->ndim != t->ndim) return 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (s->shape[d] != t->shape[d]) return 0;
+    return 1;
+}
+
+static void shape_text(char *buf, size_t n, int ndim, const long long *shape) {
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int d = 0; d < ndim && k < n; d++) k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", shape[d]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char *err, int errlen) {
+    StFile *f = open_checked(path, err, errlen);
+    if (!f) return -1;
+    int rc = 0, matched = 0;
+    for (int i = 0; i < m->ps.n && !rc; i++) {
+        Param *p = m->ps.list[i];
+        const StTensor *s = st_find(f, p->name);
+        if (!s) { snprintf(err, errlen, "%s: tensor '%s' is missing (does the checkpoint match the config?)", path, p->name); rc = -1; break; }
+        if (!shape_matches(s, &p->t)) {
+            char have[96], want[96];
+            long long w[4];
+            for (int d = 0; d < p->t.ndim; d++) w[d] = p->t.shape[d];
+            shape_text(have, sizeof have, s->ndim, s->shape);
+            shape_text(want, sizeof want, p->t.ndim, w);
+            snprintf(err, errlen, "%s: tensor '%s' has shape %s, the model needs %s", path, p->name, have, want);
+            rc = -1;
+            break;
+        }
+        memcpy(p->t.data, s->data, sizeof(float) * (size_t)p->t.size);
+        matched++;
+    }
+    for (int i = 0; i < st_count(f) && !rc; i++) {   // nothing unexpected either
+        const char *name = st_get(f, i)->name;
+        if (strncmp(name, "optimizer.", 10) && !params_find(&m->ps, name)) {
+            snprintf(err, errlen, "%s: unexpected tensor '%s' (does the checkpoint match the config?)", path, name);
+            rc = -1;
+        }
+    }
+    uint64_t v;
+    if (!rc && !meta_u64(f, path, "dropout_rng", &v, err, errlen)) m->dropout_rng.state = v;
+    else rc = -1;
+    if (!rc && st) {
+        uint64_t step, seed, epoch, pos;
+        rc = meta_u64(f, path, "step", &step, err, errlen) || meta_u64(f, path, "sampler_seed", &seed, err, errlen) ||
+             meta_u64(f, path, "sampler_epoch", &epoch, err, errlen) || meta_u64(f, path, "sampler_pos", &pos, err, errlen) ? -1 : 0;
+        if (!rc) {
+            st->step = (long)step;
+            st->sampler.seed = seed;
+            st->sampler.epoch = (int64_t)epoch;
+            st->sampler.pos = (int64_t)pos;
+        }
+    }
+    if (!rc && opt) {
+        const StTensor *em = st_find(f, "optimizer.exp_avg"), *ev = st_find(f, "optimizer.exp_avg_sq");
+        uint64_t adam_step;
+        if (!em || !ev || em->numel != opt->n || ev->numel != opt->n) {
+            snprintf(err, errlen, "%s: optimizer state missing or of the wrong size (a weights-only checkpoint cannot be resumed)", path);
+            rc = -1;
+        } else if (!(rc = meta_u64(f, path, "adam_step", &adam_step, err, errlen))) {
+            memcpy(opt->m, em->data, sizeof(float) * (size_t)opt->n);
+            memcpy(opt->v, ev->data, sizeof(float) * (size_t)opt->n);
+            opt->step = (long)adam_step;
+        }
+    }
+    st_free(f);
+    return rc;
+}

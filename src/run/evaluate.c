@@ -1,0 +1,199 @@
+#include "run/evaluate.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/tape.h"
+
+Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out) {
+    Tensor *logits;
+    const int *targets;
+    switch (m->kind) {
+    case MODEL_CLASSIFIER:
+        logits = classifier_logits(m, b->src, b->B, b->T_src);
+        targets = b->labels;
+        break;
+    case MODEL_TRANSLATOR:
+        logits = translator_logits(m, b->src, b->B, b->T_src, b->tgt_in, b->T_tgt);
+        targets = b->tgt_out;
+        break;
+    default:
+        logits = lm_logits(m, b->tgt_in, b->B, b->T_tgt);
+        targets = b->tgt_out;
+        break;
+    }
+    if (logits_out) *logits_out = logits;
+    return op_cross_entropy(logits, targets, m->kind == MODEL_CLASSIFIER ? -1 : TOK_PAD, smoothing);
+}
+
+static int argmax(const float *row, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (row[i] > row[best]) best = i;
+    return best;
+}
+
+long count_correct(const Tensor *logits, const int *targets, int n, int ignore) {
+    int V = tensor_cols(logits);
+    long right = 0;
+    for (int i = 0; i < n; i++)
+        if (targets[i] != ignore && argmax(logits->data + (long)i * V, V) == targets[i]) right++;
+    return right;
+}
+
+void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *out) {
+    Arena *a = tensor_arena();
+    ArenaMark start = arena_mark(a);
+    Tensor *memory = model_encode(m, src, B, Ts);                 // (B,Ts,d), kept for every step
+    int *ys = arena_alloc(a, sizeof(int) * (size_t)B * (max_len + 1));
+    int *done = arena_calloc(a, sizeof(int) * (size_t)B);
+    memset(out, 0, sizeof(int) * (size_t)B * max_len);
+    int V = m->tgt_vocab, remaining = B;
+    for (int t = 0; t < max_len && remaining; t++) {
+        ArenaMark step = arena_mark(a);
+        // Decoder input (B,t+1): <bos> then the tokens chosen so far.
+        for (int b = 0; b < B; b++) {
+            ys[b * (t + 1)] = TOK_BOS;
+            for (int i = 0; i < t; i++) ys[b * (t + 1) + 1 + i] = out[b * max_len + i] ? out[b * max_len + i] : TOK_PAD;
+        }
+        Tensor *logits = decoder_logits(m, memory, src, Ts, ys, B, t + 1);   // (B*(t+1),V)
+        for (int b = 0; b < B; b++) {
+            if (done[b]) continue;
+            int next = argmax(logits->data + ((long)b * (t + 1) + t) * V, V);
+            out[b * max_len + t] = next;
+            if (next == TOK_EOS) { done[b] = 1; remaining--; }
+        }
+        arena_release(a, step);
+    }
+    arena_release(a, start);
+}
+
+// Does the greedy output (up to <eos>) equal the reference target row (tokens + <eos>)?
+static int same_sequence(const int *hyp, int max_len, const int *ref, int T) {
+    for (int i = 0; i < T && i < max_len; i++) {
+        if (hyp[i] != ref[i]) return 0;
+        if (ref[i] == TOK_EOS) return 1;
+    }
+    return 0;
+}
+
+static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
+    int T = b->T_src > b->T_tgt ? b->T_src : b->T_tgt;
+    return model_check_length(m, T, err, errlen);
+}
+
+int evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
+                   char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    r->exact_match = -1;
+    int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        if (length <= 0 || s->ex[i].n_clauses == length) idx[n++] = i;
+    int C = m->n_classes, classifier = m->kind == MODEL_CLASSIFIER;
+    float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
+    int was_training = m->training, was_recording = tape_enabled();
+    model_set_training(m, 0);
+    tape_set_enabled(0);
+    Arena *a = tensor_arena();
+    double loss_sum = 0;
+    long correct = 0, exact = 0;
+    int bs = m->cfg.batch_size, rc = 0;
+    for (int start = 0; start < n && !rc; start += bs) {
+        int nb = n - start < bs ? n - start : bs;
+        Batch b;
+        if (batch_from_split(s, idx + start, nb, t->batch_kind, t->add_cls, &b)) {
+            snprintf(err, errlen, "out of memory making a batch");
+            rc = -1;
+            break;
+        }
+        if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
+        ArenaMark mark = arena_mark(a);
+        Tensor *logits;
+        Tensor *loss = batch_loss(m, &b, 0, &logits);
+        long tokens = classifier ? nb : b.n_tgt_tokens;
+        loss_sum += (double)loss->data[0] * tokens;
+        r->n_tokens += tokens;
+        correct += classifier ? count_correct(logits, b.labels, nb, -1)
+                              : count_correct(logits, b.tgt_out, nb * b.T_tgt, TOK_PAD);
+        if (classifier)
+            for (int i = 0; i < nb; i++) memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C, sizeof(float) * C);
+        if (decode && m->kind == MODEL_TRANSLATOR) {
+            int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
+            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len);
+            greedy_decode(m, b.src, nb, b.T_src, max_len, hyp);
+            for (int i = 0; i < nb; i++) exact += same_sequence(hyp + (long)i * max_len, max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
+            free(hyp);
+        }
+        arena_release(a, mark);
+        batch_free(&b);
+    }
+    if (!rc) {
+        r->n_examples = n;
+        r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
+        r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
+        if (decode && m->kind == MODEL_TRANSLATOR) r->exact_match = n ? (double)exact / n : 0;
+        if (classifier) {   // twins: both right, and how far apart their logits are
+            int pairs = 0, both = 0;
+            for (int k = 0; k < n; k++) {
+                int i = idx[k], j = s->ex[i].twin;
+                if (j <= i) continue;
+                const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
+                pairs++;
+                both += argmax(li, C) == s->ex[i].label && argmax(lj, C) == s->ex[j].label;
+                for (int c = 0; c < C; c++) r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
+            }
+            r->pair_acc = pairs ? (double)both / pairs : 0;
+        }
+    }
+    model_set_training(m, was_training);
+    tape_set_enabled(was_recording);
+    free(idx);
+    free(all_logits);
+    return rc;
+}
+
+int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    r->exact_match = -1;
+    if (model_check_length(m, T, err, errlen)) return -1;
+    int windows = (n - 1) / T < max_windows ? (n - 1) / T : max_windows;
+    if (windows < 1) { snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T); return -1; }
+    int was_training = m->training, was_recording = tape_enabled();
+    model_set_training(m, 0);
+    tape_set_enabled(0);
+    int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;   // about 64k tokens a batch
+    int *starts = malloc(sizeof(int) * (size_t)bs);
+    double loss_sum = 0, last_sum = 0;
+    long correct = 0, last_n = 0;
+    int last = T < 32 ? T : 32, V = m->src_vocab;
+    for (int w0 = 0; w0 < windows; w0 += bs) {
+        int nb = windows - w0 < bs ? windows - w0 : bs;
+        for (int i = 0; i < nb; i++) starts[i] = (w0 + i) * T;
+        Batch b;
+        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); break; }
+        ArenaMark mark = arena_mark(tensor_arena());
+        Tensor *logits = lm_logits(m, b.tgt_in, nb, T);                 // (nb*T,V)
+        for (int i = 0; i < nb * T; i++) {
+            const float *z = logits->data + (long)i * V;
+            float mx = z[argmax(z, V)];
+            double sum = 0;
+            for (int v = 0; v < V; v++) sum += exp(z[v] - mx);
+            double nll = mx + log(sum) - z[b.tgt_out[i]];
+            loss_sum += nll;
+            correct += z[b.tgt_out[i]] == mx;
+            if (i % T >= T - last) { last_sum += nll; last_n++; }
+        }
+        arena_release(tensor_arena(), mark);
+        batch_free(&b);
+    }
+    free(starts);
+    r->n_examples = windows;
+    r->n_tokens = (long)windows * T;
+    r->loss = loss_sum / r->n_tokens;
+    r->token_acc = (double)correct / r->n_tokens;
+    r->loss_last = last_n ? last_sum / last_n : 0;
+    model_set_training(m, was_training);
+    tape_set_enabled(was_recording);
+    return 0;
+}

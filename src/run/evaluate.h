@@ -1,0 +1,34 @@
+// Losses and metrics of a model on batches and whole splits (dropout off, no tape).
+#ifndef EVALUATE_H
+#define EVALUATE_H
+#include "data/batch.h"
+#include "models/model.h"
+#include "run/task.h"
+
+// Logits of a batch (classifier (B,C); translator and lm (B*T,V)) and the mean token
+// cross-entropy over non-pad targets (the classifier's targets are the labels).
+Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits);
+// Number of rows of `logits` whose argmax equals the target (targets == ignore skipped).
+long    count_correct(const Tensor *logits, const int *targets, int n, int ignore);
+
+typedef struct EvalResult {
+    double loss;          // mean over all non-pad target tokens (token-weighted)
+    double token_acc;     // classifier: accuracy over sentences
+    double exact_match;   // translator: greedy output equals the reference (-1 when not computed)
+    double pair_acc;      // classifier: both twins right
+    double max_twin_diff; // classifier: largest |logit difference| between a sentence and its twin
+    double loss_last;     // lm: loss on the last 32 tokens of each window
+    long   n_tokens;
+    int    n_examples;
+} EvalResult;
+
+// Classifier or translator on a split; examples whose n_clauses differ from `length` are
+// skipped unless length <= 0. decode: run greedy decoding for exact_match (translator).
+int  evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
+                    char *err, int errlen);
+// Language model on non-overlapping windows of T tokens from a stream.
+int  evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen);
+// Greedy decoding of B sources (B,Ts): out (B,max_len) receives ids up to and including
+// <eos>, padded with 0.
+void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *out);
+#endif

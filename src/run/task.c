@@ -1,0 +1,195 @@
+#include "run/task.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "data/parallel_text.h"
+
+// Fixed seeds for held-out data: the same sets for every run.
+#define VAL_SEED  0x5eed0001u
+#define TEST_SEED 0x5eed0002u
+#define TEST_LENGTH_SEED(k) (0x5eed1000u + (unsigned)(k))
+#define LM_VAL_TOKENS 200000
+
+static const char *lexicon_path(const Config *c, const char *fallback) {
+    return c->lexicon[0] ? c->lexicon : fallback;
+}
+
+static int load_order(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    if (order_load_lexicon(lexicon_path(c, "data/order_lexicon.txt"), &t->order, err, errlen)) return -1;
+    if (order_build_vocab(&t->order, &t->src_vocab)) { snprintf(err, errlen, "out of memory"); return -1; }
+    t->n_classes = order_n_classes(&t->order);
+    t->batch_kind = BATCH_CLASSIFY;
+    t->add_cls = !strcmp(c->pool, "cls");
+    // The split of sentence groups follows the run seed: each seed sees other held-out pairs.
+    return order_generate(&t->order, &t->src_vocab, (uint64_t)c->seed, c->train_size, c->val_size,
+                          c->test_size, &t->train, &t->val, &t->test, err, errlen);
+}
+
+static int load_toy(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    if (toy_load_lexicon(lexicon_path(c, "data/toy_lexicon.txt"), &t->toy, err, errlen)) return -1;
+    if (toy_build_vocabs(&t->toy, &t->src_vocab, &t->tgt_vocab)) { snprintf(err, errlen, "out of memory"); return -1; }
+    t->has_tgt_vocab = 1;
+    t->batch_kind = BATCH_TRANSLATE;
+    if (toy_generate(&t->toy, (uint64_t)c->seed, c->train_size, c->min_clauses, c->max_clauses,
+                     &t->src_vocab, &t->tgt_vocab, &t->train) ||
+        toy_generate(&t->toy, VAL_SEED, c->val_size, c->min_clauses, c->max_clauses,
+                     &t->src_vocab, &t->tgt_vocab, &t->val) ||
+        toy_generate(&t->toy, TEST_SEED, c->test_size, c->min_clauses, c->max_clauses,
+                     &t->src_vocab, &t->tgt_vocab, &t->test)) {
+        snprintf(err, errlen, "cannot generate toy_translate data (clauses %d..%d)", c->min_clauses, c->max_clauses);
+        return -1;
+    }
+    return 0;
+}
+
+static int load_lm(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    Vocab unused;
+    if (toy_load_lexicon(lexicon_path(c, "data/toy_lexicon.txt"), &t->toy, err, errlen)) return -1;
+    if (toy_build_vocabs(&t->toy, &unused, &t->src_vocab)) { snprintf(err, errlen, "out of memory"); return -1; }
+    vocab_free(&unused);
+    t->batch_kind = BATCH_TRANSLATE;
+    long train_tokens = (long)c->train_size * (c->window + 1);
+    if (train_tokens > (1L << 28)) train_tokens = 1L << 28;
+    if (toy_lm_stream(&t->toy, (uint64_t)c->seed, (int)train_tokens, &t->src_vocab, &t->lm_train, &t->n_lm_train) ||
+        toy_lm_stream(&t->toy, VAL_SEED, LM_VAL_TOKENS, &t->src_vocab, &t->lm_val, &t->n_lm_val)) {
+        snprintf(err, errlen, "cannot generate the language-model text");
+        return -1;
+    }
+    return 0;
+}
+
+static int load_parallel(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    ParallelText pt;
+    int dropped = 0;
+    if (parallel_load(c->train_src, c->train_tgt, c->lowercase, &pt, err, errlen)) return -1;
+    int rc = parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab) ||
+             parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, c->max_tokens, &t->train, &dropped);
+    parallel_free(&pt);
+    if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (dropped) fprintf(stderr, "%s: skipped %d pairs that are empty or longer than max_tokens = %d\n",
+                         c->train_src, dropped, c->max_tokens);
+    if (t->train.n == 0) { snprintf(err, errlen, "%s: no usable sentence pairs", c->train_src); return -1; }
+    t->has_tgt_vocab = 1;
+    t->batch_kind = BATCH_TRANSLATE;
+    const char *pairs[2][2] = {{c->val_src, c->val_tgt}, {c->test_src, c->test_tgt}};
+    Split *splits[2] = {&t->val, &t->test};
+    for (int i = 0; i < 2; i++) {
+        if (!pairs[i][0][0]) continue;
+        if (parallel_load(pairs[i][0], pairs[i][1], c->lowercase, &pt, err, errlen)) return -1;
+        // Held-out pairs are never dropped for length: a long sentence is still a test case.
+        rc = parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, 0, splits[i], &dropped);
+        parallel_free(&pt);
+        if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
+    }
+    return 0;
+}
+
+int task_load(Task *t, const Config *c, char *err, int errlen) {
+    memset(t, 0, sizeof *t);
+    t->cfg = *c;
+    t->cfg.text = NULL;
+    int rc;
+    if (!strcmp(c->task, "order")) rc = load_order(t, err, errlen);
+    else if (!strcmp(c->task, "toy_translate")) rc = load_toy(t, err, errlen);
+    else if (!strcmp(c->task, "lm")) rc = load_lm(t, err, errlen);
+    else rc = load_parallel(t, err, errlen);
+    if (rc) task_free(t);
+    return rc;
+}
+
+void task_free(Task *t) {
+    vocab_free(&t->src_vocab);
+    if (t->has_tgt_vocab) vocab_free(&t->tgt_vocab);
+    split_free(&t->train);
+    split_free(&t->val);
+    split_free(&t->test);
+    free(t->lm_train);
+    free(t->lm_val);
+    toy_lexicon_free(&t->toy);
+    order_lexicon_free(&t->order);
+    memset(t, 0, sizeof *t);
+}
+
+int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) {
+    if (strcmp(t->cfg.task, "toy_translate")) {
+        snprintf(err, errlen, "lengths by clause count exist for toy_translate only");
+        return -1;
+    }
+    if (k < 1 || k > TOY_MAX_CLAUSES) {
+        snprintf(err, errlen, "length %d: toy_translate supports 1..%d clauses", k, TOY_MAX_CLAUSES);
+        return -1;
+    }
+    if (toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)) {
+        snprintf(err, errlen, "cannot generate %d sentences of %d clauses", n, k);
+        return -1;
+    }
+    return 0;
+}
+
+static void vocab_paths(const Task *t, const char *dir, char *a, char *b, size_t n) {
+    snprintf(a, n, "%s/%s", dir, t->has_tgt_vocab ? "src_vocab.txt" : "vocab.txt");
+    snprintf(b, n, "%s/tgt_vocab.txt", dir);
+}
+
+int task_save_vocabs(const Task *t, const char *dir, char *err, int errlen) {
+    char a[600], b[600];
+    vocab_paths(t, dir, a, b, sizeof a);
+    if (vocab_save(&t->src_vocab, a, err, errlen)) return -1;
+    return t->has_tgt_vocab ? vocab_save(&t->tgt_vocab, b, err, errlen) : 0;
+}
+
+static int same_vocab(const Vocab *built, const char *path, char *err, int errlen) {
+    Vocab saved;
+    if (vocab_load(&saved, path, err, errlen)) return -1;
+    int rc = 0;
+    if (saved.n != built->n) {
+        snprintf(err, errlen, "%s: %d tokens, but the task's data gives %d (was the lexicon or data changed?)",
+                 path, saved.n, built->n);
+        rc = -1;
+    }
+    for (int i = 0; !rc && i < saved.n; i++)
+        if (strcmp(saved.tokens[i], built->tokens[i])) {
+            snprintf(err, errlen, "%s:%d: token '%s', but the task's data gives '%s' (was the lexicon or data changed?)",
+                     path, i + 1, saved.tokens[i], built->tokens[i]);
+            rc = -1;
+        }
+    vocab_free(&saved);
+    return rc;
+}
+
+int task_check_vocabs(const Task *t, const char *dir, char *err, int errlen) {
+    char a[600], b[600];
+    vocab_paths(t, dir, a, b, sizeof a);
+    if (same_vocab(&t->src_vocab, a, err, errlen)) return -1;
+    return t->has_tgt_vocab ? same_vocab(&t->tgt_vocab, b, err, errlen) : 0;
+}
+
+int parse_lengths(const char *text, int *out, int cap, char *err, int errlen) {
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 1 || a > (1 << 24)) goto bad;
+        p = end;
+        if (p[0] == '.' && p[1] == '.') {
+            b = strtol(p + 2, &end, 10);
+            if (end == p + 2 || b < a || b > (1 << 24)) goto bad;
+            p = end;
+        }
+        for (long v = a; v <= b; v = (b - a <= 64) ? v + 1 : v * 2) {
+            if (n == cap) { snprintf(err, errlen, "lengths '%s': more than %d values", text, cap); return -1; }
+            out[n++] = (int)v;
+        }
+        if (*p == ',') p++;
+        else if (*p) goto bad;
+    }
+    return n;
+bad:
+    snprintf(err, errlen, "lengths '%s': expected numbers >= 1 like '3,12' or '1..12'", text);
+    return -1;
+}

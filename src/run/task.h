@@ -1,0 +1,44 @@
+// A task: the data a config asks for (vocabularies, splits, language-model streams), built
+// the same way by ./train and ./eval so that a checkpoint's run can be re-created.
+//   order          classifier data: train/val/test of "the N1 V the N2" + twins (test also "N1 V N2")
+//   toy_translate  German -> English pairs, 1..3 clauses; test sets of k clauses on demand
+//   parallel_text  line-aligned files (e.g. Multi30k)
+//   lm             English text from the toy generator, cut into windows
+// Seeds: training data follows run.seed; validation and test data use fixed seeds of their
+// own, disjoint from training, so every run (any scheme, any seed) is scored on the same sets.
+#ifndef TASK_H
+#define TASK_H
+#include "data/batch.h"
+#include "data/order.h"
+#include "data/toy_translate.h"
+#include "data/vocab.h"
+#include "io/config.h"
+
+typedef struct Task {
+    Config cfg;                  // copy (text not owned)
+    Vocab src_vocab, tgt_vocab;  // classifier and lm use src_vocab only
+    int has_tgt_vocab;
+    Split train, val, test;      // lm: empty (it uses the streams)
+    int *lm_train, n_lm_train;   // lm token streams
+    int *lm_val, n_lm_val;
+    int n_classes;
+    BatchKind batch_kind;
+    int add_cls;                 // classifier with pool = cls
+    ToyLexicon toy;              // kept to generate test sets of other lengths
+    OrderLexicon order;
+} Task;
+
+int  task_load(Task *t, const Config *c, char *err, int errlen);
+void task_free(Task *t);
+// toy_translate: a held-out test set of n sentences with exactly k clauses.
+int  task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen);
+// Vocabulary files beside a checkpoint: "vocab.txt" (classifier, lm) or
+// "src_vocab.txt" + "tgt_vocab.txt" (translator).
+int  task_save_vocabs(const Task *t, const char *dir, char *err, int errlen);
+// The saved vocabularies must equal the ones this task built (same data, same lexicon).
+int  task_check_vocabs(const Task *t, const char *dir, char *err, int errlen);
+
+// Parse "3,12" or "1..12" or "32,64..256" (a..b steps by 1 for b - a <= 64, else doubles).
+// Returns the count (<= cap) or -1 with a message.
+int  parse_lengths(const char *text, int *out, int cap, char *err, int errlen);
+#endif

@@ -1,0 +1,257 @@
+#include "run/trainer.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/optim.h"
+#include "core/runtime.h"
+#include "core/tape.h"
+#include "io/fileio.h"
+#include "run/checkpoint.h"
+#include "run/evaluate.h"
+#include "run/task.h"
+
+#define LOG_HEADER "step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm\n"
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int file_exists(const char *path) {
+    struct stat s;
+    return stat(path, &s) == 0;
+}
+
+// The checkpoint a resume value names: a checkpoint file, or a run folder holding one.
+static void resume_path(const char *value, char *out, size_t n) {
+    struct stat s;
+    if (stat(value, &s) == 0 && S_ISDIR(s.st_mode)) snprintf(out, n, "%s/model.safetensors", value);
+    else snprintf(out, n, "%s", value);
+}
+
+// Keep the header and the rows up to `step` (a resumed run rewrites what came after).
+static int truncate_log(const char *path, long step, char *err, int errlen) {
+    size_t n;
+    char *text = file_exists(path) ? read_file(path, &n, (size_t)1 << 30, err, errlen) : NULL;
+    FILE *f = fopen(path, "w");
+    if (!f) { free(text); snprintf(err, errlen, "%s: cannot write", path); return -1; }
+    fputs(LOG_HEADER, f);
+    if (text) {
+        char *line = strchr(text, '\n');
+        while (line && line[1]) {
+            char *next = strchr(line + 1, '\n');
+            if (strtol(line + 1, NULL, 10) <= step) fwrite(line + 1, 1, next ? (size_t)(next - line) : strlen(line + 1), f);
+            line = next;
+        }
+    }
+    free(text);
+    return fclose(f) ? -1 : 0;
+}
+
+static void log_value(FILE *f, double v, int last) {
+    if (isnan(v) || v < -0.5) fprintf(f, "%s", last ? "\n" : ",");
+    else fprintf(f, last ? "%.6g\n" : "%.6g,", v);
+}
+
+static void log_row(FILE *f, long step, const char *split, int length, double loss, double acc, double exact,
+                    double loss_last, double lr, double gnorm) {
+    fprintf(f, "%ld,%s,%d,", step, split, length);
+    log_value(f, loss, 0);
+    log_value(f, acc, 0);
+    log_value(f, exact, 0);
+    log_value(f, loss_last, 0);
+    log_value(f, lr, 0);
+    log_value(f, gnorm, 1);
+    fflush(f);
+}
+
+typedef struct Run {
+    Config *c;
+    Task task;
+    Model model;
+    AdamW opt;
+    Sampler sampler;
+    char dir[512], ckpt[600], log_path[600];
+    FILE *log;
+    int lengths[64], n_lengths;
+    long last_ckpt_step;
+} Run;
+
+// Evaluate the validation split (and the extra lengths) and log one row each.
+static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen) {
+    Model *m = &r->model;
+    EvalResult res;
+    if (m->kind == MODEL_LM) {
+        int T = r->c->window;
+        if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, T, 256, &res, err, errlen)) return -1;
+        log_row(r->log, step, "val", T, res.loss, res.token_acc, -1, res.loss_last, -1, -1);
+        printf("step %ld: val loss %.4f (last 32: %.4f) acc %.2f%%\n", step, res.loss, res.loss_last, 100 * res.token_acc);
+        for (int i = 0; i < r->n_lengths; i++) {
+            if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, r->lengths[i], 256, &res, err, errlen)) return -1;
+            log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, -1, res.loss_last, -1, -1);
+        }
+        return 0;
+    }
+    int classifier = m->kind == MODEL_CLASSIFIER;
+    if (evaluate_split(m, &r->task, &r->task.val, 0, 1, &res, err, errlen)) return -1;
+    double seq = classifier ? res.pair_acc : res.exact_match;
+    log_row(r->log, step, "val", 0, res.loss, res.token_acc, seq, -1, -1, -1);
+    printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss, 100 * res.token_acc,
+           classifier ? "pair" : "exact", 100 * seq);
+    for (int i = 0; i < r->n_lengths; i++) {
+        Split s = {0};
+        if (task_length_split(&r->task, r->lengths[i], r->c->val_size, &s, err, errlen)) return -1;
+        int rc = evaluate_split(m, &r->task, &s, 0, final, &res, err, errlen);
+        split_free(&s);
+        if (rc) return -1;
+        log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, res.exact_match, -1, -1, -1);
+    }
+    return 0;
+}
+
+static int save_checkpoint(Run *r, long step, char *err, int errlen) {
+    TrainState st = { step, sampler_state(&r->sampler) };
+    if (checkpoint_save(r->ckpt, &r->model, r->c->text, &r->opt, &st, err, errlen)) return -1;
+    r->last_ckpt_step = step;
+    return 0;
+}
+
+static void progress(long step, long steps, double loss, double tokens_per_s, double eta) {
+    if (!isatty(STDERR_FILENO)) return;
+    fprintf(stderr, "\rstep %ld/%ld | loss %.4f | %.1fk tok/s | ETA %dm%02ds   ", step, steps, loss,
+            tokens_per_s / 1000, (int)(eta / 60), (int)fmod(eta, 60));
+    if (step == steps) fputc('\n', stderr);
+}
+
+static int setup(Run *r, char *err, int errlen) {
+    Config *c = r->c;
+    if (c->eval_lengths[0] && (r->n_lengths = parse_lengths(c->eval_lengths, r->lengths, 64, err, errlen)) < 0) return -1;
+    snprintf(r->dir, sizeof r->dir, "%s/%s", c->out_dir, c->name);
+    snprintf(r->ckpt, sizeof r->ckpt, "%s/model.safetensors", r->dir);
+    snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
+    if (!c->resume[0] && file_exists(r->ckpt)) {
+        snprintf(err, errlen, "%s already holds a run; continue it with train.resume=%s, or remove the folder, or pick another run.name",
+                 r->dir, r->dir);
+        return -1;
+    }
+    if (task_load(&r->task, c, err, errlen)) return -1;
+    Task *t = &r->task;
+    model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
+    // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
+    int max_src = 0, max_tgt = 0;
+    split_max_lengths(&t->train, &max_src, &max_tgt);
+    int T = c->task[0] == 'l' ? c->window : (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
+    if (model_check_length(&r->model, T, err, errlen)) return -1;
+    adamw_init(&r->opt, &r->model.ps, c->beta1, c->beta2, c->eps, c->weight_decay);
+    long train_n = c->task[0] == 'l' ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
+    if (train_n < 1) { snprintf(err, errlen, "no training examples"); return -1; }
+    if (sampler_init(&r->sampler, (int)train_n, rng_stream((uint64_t)c->seed, RNG_DATA).state)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return make_dirs(r->dir, err, errlen);
+}
+
+static int resume(Run *r, long *start, char *err, int errlen) {
+    char path[600];
+    resume_path(r->c->resume, path, sizeof path);
+    TrainState st;
+    if (checkpoint_load(path, &r->model, &r->opt, &st, err, errlen)) return -1;
+    sampler_free(&r->sampler);
+    if (sampler_restore(&r->sampler, r->sampler.n ? r->sampler.n : 1, st.sampler)) {
+        snprintf(err, errlen, "%s: sampler state does not fit this data", path);
+        return -1;
+    }
+    *start = st.step;
+    printf("resumed from %s at step %ld\n", path, st.step);
+    return 0;
+}
+
+static void make_batch(Run *r, Batch *b) {
+    int B = r->c->batch_size, *idx = malloc(sizeof(int) * (size_t)B);
+    sampler_next(&r->sampler, idx, B);
+    if (r->model.kind == MODEL_LM) {
+        for (int i = 0; i < B; i++) idx[i] *= r->c->window + 1;   // window i starts here
+        batch_lm(r->task.lm_train, r->task.n_lm_train, idx, B, r->c->window, b);
+    } else {
+        batch_from_split(&r->task.train, idx, B, r->task.batch_kind, r->task.add_cls, b);
+    }
+    free(idx);
+}
+
+int train_run(Config *c, char *err, int errlen) {
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    runtime_set_threads(c->threads);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    long start = 0;
+    int rc = setup(&r, err, errlen);
+    if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
+    if (!rc) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/config.ini", r.dir);
+        rc = write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
+             task_save_vocabs(&r.task, r.dir, err, errlen) || truncate_log(r.log_path, start, err, errlen) ? -1 : 0;
+    }
+    if (!rc && !(r.log = fopen(r.log_path, "a"))) { snprintf(err, errlen, "%s: cannot append", r.log_path); rc = -1; }
+    if (!rc) {
+        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir, c->model,
+               c->task, c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
+        fflush(stdout);
+    }
+    Schedule sched = schedule_parse(c->schedule);
+    double t0 = now_seconds(), tokens = 0;
+    for (long step = start + 1; !rc && step <= c->steps; step++) {
+        Batch b;
+        make_batch(&r, &b);
+        arena_reset(&arena);
+        tape_reset();
+        params_zero_grad(&r.model.ps);
+        Tensor *logits;
+        Tensor *loss = batch_loss(&r.model, &b, c->label_smoothing, &logits);
+        float lr = lr_at(sched, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);
+        tape_backward(loss);
+        float gnorm = clip_grad_norm(&r.model.ps, c->clip);
+        if (!isfinite(loss->data[0]) || !isfinite(gnorm)) {
+            snprintf(err, errlen, "step %ld: the loss is %g (gradient norm %g); stopped. The last good checkpoint is %s (step %ld)",
+                     step, loss->data[0], gnorm, r.last_ckpt_step || start ? r.ckpt : "(none yet)",
+                     r.last_ckpt_step ? r.last_ckpt_step : start);
+            batch_free(&b);
+            rc = -1;
+            break;
+        }
+        adamw_step(&r.opt, &r.model.ps, lr);
+        long n_tok = b.n_tgt_tokens;
+        for (long i = 0; b.src && i < (long)b.B * b.T_src; i++) n_tok += b.src[i] != TOK_PAD;
+        tokens += n_tok;
+        if (step % c->log_every == 0 || step == start + 1 || step == c->steps) {
+            int classifier = r.model.kind == MODEL_CLASSIFIER;
+            long right = classifier ? count_correct(logits, b.labels, b.B, -1)
+                                    : count_correct(logits, b.tgt_out, b.B * b.T_tgt, TOK_PAD);
+            log_row(r.log, step, "train", 0, loss->data[0], (double)right / b.n_tgt_tokens, -1, -1, lr, gnorm);
+        }
+        double elapsed = now_seconds() - t0;
+        progress(step, c->steps, loss->data[0], tokens / elapsed, elapsed / (step - start) * (c->steps - step));
+        batch_free(&b);
+        int last = step == c->steps;
+        if (step % c->eval_every == 0 || last) rc = evaluate_and_log(&r, step, last, err, errlen);
+        if (!rc && (step % c->ckpt_every == 0 || last)) rc = save_checkpoint(&r, step, err, errlen);
+        fflush(stdout);
+    }
+    if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, now_seconds() - t0, tokens / (now_seconds() - t0));
+    if (r.log) fclose(r.log);
+    sampler_free(&r.sampler);
+    adamw_free(&r.opt);
+    model_free(&r.model);
+    task_free(&r.task);
+    arena_free(&arena);
+    return rc;
+}
