@@ -15,7 +15,7 @@ TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libtf.a
 
-.PHONY: all tools test sanitize bench clean
+.PHONY: all tools test sanitize bench fuzz clean
 .SECONDARY:
 all: $(TOOLS)
 
@@ -50,6 +50,30 @@ sanitize:
 
 bench: $(BUILD)/bin/bench
 	OMP_WAIT_POLICY=passive $(BUILD)/bin/bench
+
+# libFuzzer targets (clang): the safetensors reader and the INI parser, each run for
+# FUZZ_SECONDS with a scratch corpus in FUZZ_DIR (new inputs stay out of the repo's seeds).
+FUZZ_SECONDS ?= 600
+FUZZ_DIR     ?= /tmp/tf-fuzz
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all -Isrc
+FUZZ_SRC_safetensors = src/io/safetensors.c src/io/json.c src/io/fileio.c
+FUZZ_SRC_config      = src/io/config.c
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/io/*.c src/io/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_SRC_$*) -o $@ -lm
+
+fuzz: build/fuzz/fuzz_safetensors build/fuzz/fuzz_config
+	@for t in safetensors config; do \
+	    mkdir -p $(FUZZ_DIR)/$$t && echo "# fuzz_$$t for $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/$$t.log)" && \
+	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	    if build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict \
+	        -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_DIR)/$$t tests/fuzz/corpus_$$t >$(FUZZ_DIR)/$$t.log 2>&1; \
+	    then grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss)' $(FUZZ_DIR)/$$t.log; \
+	    else tail -n 40 $(FUZZ_DIR)/$$t.log; exit 1; fi; \
+	done
 
 clean:
 	rm -rf build $(TOOLS)
