@@ -1,0 +1,163 @@
+// Checkpoints: save, load into a fresh model, identical logits; the header is valid JSON
+// with the DESIGN §3 names and shapes; the stored config round-trips; a mismatched model
+// is refused with a message naming the tensor; resume state comes back exactly.
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "core/arena.h"
+#include "core/tape.h"
+#include "io/fileio.h"
+#include "io/json.h"
+#include "run/checkpoint.h"
+
+static Arena arena;
+static char path[256];
+
+static void config_for(Config *c, const char *pos) {
+    config_defaults(c);
+    snprintf(c->pos, sizeof c->pos, "%s", pos);
+    c->d_model = 16; c->n_heads = 2; c->d_ff = 20; c->enc_layers = 1; c->dec_layers = 2;
+    c->seed = 7;
+    config_to_ini(c);
+}
+
+static const int src[2 * 4] = {5, 6, 7, 3, 8, 3, 0, 0}, tin[2 * 3] = {2, 9, 10, 2, 11, 0};
+
+static void test_round_trip_logits(void) {
+    const char *schemes[3] = {"learned", "t5", "rope"};
+    for (int s = 0; s < 3; s++) {
+        Config c;
+        config_for(&c, schemes[s]);
+        Model a, b;
+        model_build(&a, &c, 20, 24, 0);
+        c.seed = 8;                                   // b starts from other weights
+        model_build(&b, &c, 20, 24, 0);
+        model_set_training(&a, 0);
+        model_set_training(&b, 0);
+        tape_set_enabled(0);
+        char err[512] = "";
+        CHECK(checkpoint_save(path, &a, c.text, NULL, NULL, err, sizeof err) == 0, "save: %s", err);
+        CHECK(checkpoint_load(path, &b, NULL, NULL, err, sizeof err) == 0, "load: %s", err);
+        Tensor *la = translator_logits(&a, src, 2, 4, tin, 3), *lb = translator_logits(&b, src, 2, 4, tin, 3);
+        CHECK(memcmp(la->data, lb->data, sizeof(float) * la->size) == 0, "%s: logits differ after a round trip", schemes[s]);
+        Config back;
+        CHECK(checkpoint_read_config(path, &back, err, sizeof err) == 0, "config: %s", err);
+        CHECK(back.text && !strcmp(back.text, c.text), "stored config text differs");
+        tape_set_enabled(1);
+        config_free(&back);
+        config_free(&c);
+        model_free(&a);
+        model_free(&b);
+        arena_reset(&arena);
+    }
+}
+
+static void test_header_names_and_shapes(void) {
+    Config c;
+    config_for(&c, "learned");
+    Model m;
+    model_build(&m, &c, 20, 24, 0);
+    char err[512];
+    CHECK(checkpoint_save(path, &m, c.text, NULL, NULL, err, sizeof err) == 0, "save: %s", err);
+    size_t n;
+    char *bytes = read_file(path, &n, 1 << 24, err, sizeof err);
+    CHECK(bytes && n > 8, "read: %s", err);
+    if (!bytes) return;
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--) hlen = hlen << 8 | (unsigned char)bytes[i];
+    CHECK(hlen % 8 == 0 && 8 + hlen <= n, "header length %llu", (unsigned long long)hlen);
+    JsonDoc *doc = json_parse(bytes + 8, hlen, NULL, err, sizeof err);
+    CHECK(doc != NULL, "header is not JSON: %s", err);
+    if (!doc) { free(bytes); return; }
+    const JsonValue *root = json_root(doc);
+    struct { const char *name; int64_t d0, d1; } want[] = {
+        {"src_embed.weight", 20, 16}, {"tgt_embed.weight", 24, 16}, {"src_pos.weight", 32, 16}, {"tgt_pos.weight", 32, 16},
+        {"encoder.layers.0.self_attn.q_proj.weight", 16, 16}, {"encoder.layers.0.self_attn.o_proj.bias", 16, -1},
+        {"encoder.layers.0.norm1.weight", 16, -1}, {"encoder.layers.0.norm2.bias", 16, -1},
+        {"encoder.layers.0.ffn.fc1.weight", 20, 16}, {"encoder.layers.0.ffn.fc2.weight", 16, 20},
+        {"decoder.layers.1.cross_attn.k_proj.weight", 16, 16}, {"decoder.layers.1.norm3.weight", 16, -1},
+        {"encoder.norm.weight", 16, -1}, {"decoder.norm.bias", 16, -1}, {"generator.weight", 24, 16}, {"generator.bias", 24, -1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const JsonValue *t = json_get(root, want[i].name);
+        CHECK(t != NULL, "tensor %s missing from the header", want[i].name);
+        if (!t) continue;
+        CHECK(!strcmp(json_str(json_get(t, "dtype")), "F32"), "%s dtype", want[i].name);
+        const JsonValue *shape = json_get(t, "shape");
+        int64_t d0 = -1, d1 = -1;
+        json_int64(json_at(shape, 0), &d0);
+        if (json_len(shape) > 1) json_int64(json_at(shape, 1), &d1);
+        CHECK(d0 == want[i].d0 && d1 == want[i].d1, "%s shape [%lld, %lld]", want[i].name, (long long)d0, (long long)d1);
+    }
+    const JsonValue *meta = json_get(root, "__metadata__");
+    CHECK(meta && json_str(json_get(meta, "format_version")) && json_str(json_get(meta, "config")), "metadata");
+    CHECK(json_len(root) == (size_t)m.ps.n + 1, "header has %zu entries, model %d tensors + metadata", json_len(root), m.ps.n);
+    json_free(doc);
+    free(bytes);
+    model_free(&m);
+    config_free(&c);
+}
+
+static void test_mismatch_refused(void) {
+    Config c;
+    config_for(&c, "learned");
+    Model m, other;
+    model_build(&m, &c, 20, 24, 0);
+    char err[512] = "";
+    checkpoint_save(path, &m, c.text, NULL, NULL, err, sizeof err);
+    c.d_ff = 21;                                   // a model of another shape
+    model_build(&other, &c, 20, 24, 0);
+    CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "ffn.fc1.weight") && strstr(err, "[20, 16]"),
+          "shape mismatch message: '%s'", err);
+    model_free(&other);
+    snprintf(c.pos, sizeof c.pos, "t5");           // a model with a tensor the file lacks
+    c.d_ff = 20;
+    model_build(&other, &c, 20, 24, 0);
+    CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "rel_bias"),
+          "missing-tensor message: '%s'", err);
+    model_free(&other);
+    model_free(&m);
+    config_free(&c);
+}
+
+static void test_resume_state(void) {
+    Config c;
+    config_for(&c, "rope");
+    Model m, back;
+    model_build(&m, &c, 20, 24, 0);
+    model_build(&back, &c, 20, 24, 0);
+    AdamW opt, opt2;
+    adamw_init(&opt, &m.ps, 0.9f, 0.98f, 1e-9f, 0.01f);
+    adamw_init(&opt2, &back.ps, 0.9f, 0.98f, 1e-9f, 0.01f);
+    for (long i = 0; i < opt.n; i++) { opt.m[i] = (float)i * 0.5f; opt.v[i] = (float)i; }
+    opt.step = 123;
+    rng_next(&m.dropout_rng);
+    TrainState st = { 456, { 99, 3, 17 } }, got;
+    char err[512] = "";
+    CHECK(checkpoint_save(path, &m, c.text, &opt, &st, err, sizeof err) == 0, "save: %s", err);
+    CHECK(checkpoint_load(path, &back, &opt2, &got, err, sizeof err) == 0, "load: %s", err);
+    CHECK(got.step == 456 && got.sampler.seed == 99 && got.sampler.epoch == 3 && got.sampler.pos == 17, "train state");
+    CHECK(opt2.step == 123 && memcmp(opt.m, opt2.m, sizeof(float) * opt.n) == 0 && memcmp(opt.v, opt2.v, sizeof(float) * opt.n) == 0,
+          "optimizer state");
+    CHECK(back.dropout_rng.state == m.dropout_rng.state, "dropout RNG state");
+    // A weights-only checkpoint cannot be resumed.
+    checkpoint_save(path, &m, c.text, NULL, &st, err, sizeof err);
+    CHECK(checkpoint_load(path, &back, &opt2, &got, err, sizeof err) == -1 && strstr(err, "optimizer"), "weights-only resume: '%s'", err);
+    adamw_free(&opt); adamw_free(&opt2);
+    model_free(&m); model_free(&back);
+    config_free(&c);
+}
+
+int main(void) {
+    arena_init(&arena, 1 << 20);
+    tensor_set_arena(&arena);
+    snprintf(path, sizeof path, "/tmp/test_checkpoint_%d.safetensors", (int)getpid());
+    RUN(test_round_trip_logits);
+    RUN(test_header_names_and_shapes);
+    RUN(test_mismatch_refused);
+    RUN(test_resume_state);
+    remove(path);
+    arena_free(&arena);
+    return check_summary();
+}
