@@ -48,6 +48,11 @@ test: tools $(TESTS)
 sanitize:
 	$(MAKE) BUILD=build/san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
+# valgrind cannot decode AVX-512, so it gets a build for AVX2 machines.
+valgrind:
+	$(MAKE) BUILD=build/vg OPT="-O2 -march=x86-64-v3" build/vg/tests/test_train_core
+	OMP_WAIT_POLICY=passive valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect build/vg/tests/test_train_core
+
 bench: $(BUILD)/bin/bench
 	OMP_WAIT_POLICY=passive $(BUILD)/bin/bench
 
