@@ -1,4 +1,5 @@
 #include "run/trainer.h"
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,23 +35,50 @@ static void resume_path(const char *value, char *out, size_t n) {
     else snprintf(out, n, "%s", value);
 }
 
-// Keep the header and the rows up to `step` (a resumed run rewrites what came after).
+// Keep the header and the rows up to `step` (a resumed run rewrites what came after). A last
+// line without '\n' was torn by a crash and is dropped. Written atomically: a kill here
+// leaves the old log whole.
 static int truncate_log(const char *path, long step, char *err, int errlen) {
-    size_t n;
-    char *text = file_exists(path) ? read_file(path, &n, (size_t)1 << 30, err, errlen) : NULL;
-    FILE *f = fopen(path, "w");
-    if (!f) { free(text); snprintf(err, errlen, "%s: cannot write", path); return -1; }
-    fputs(LOG_HEADER, f);
-    if (text) {
-        char *line = strchr(text, '\n');
-        while (line && line[1]) {
-            char *next = strchr(line + 1, '\n');
-            if (strtol(line + 1, NULL, 10) <= step) fwrite(line + 1, 1, next ? (size_t)(next - line) : strlen(line + 1), f);
-            line = next;
+    size_t n = 0;
+    char *text = NULL;
+    if (file_exists(path) && !(text = read_file(path, &n, (size_t)1 << 30, err, errlen))) return -1;
+    char *out = malloc(strlen(LOG_HEADER) + n + 1);
+    if (!out) { free(text); snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    size_t len = strlen(LOG_HEADER);
+    memcpy(out, LOG_HEADER, len);
+    char *line = text ? strchr(text, '\n') : NULL;   // skip the old header
+    while (line && line[1]) {
+        char *next = strchr(line + 1, '\n');
+        if (!next) break;                             // torn last row
+        if (strtol(line + 1, NULL, 10) <= step) {
+            memcpy(out + len, line + 1, (size_t)(next - line));
+            len += (size_t)(next - line);
         }
+        line = next;
     }
+    int rc = write_file_atomic(path, out, len, err, errlen);
+    free(out);
     free(text);
-    return fclose(f) ? -1 : 0;
+    return rc;
+}
+
+// A run killed while writing a file leaves its temporary (NAME.tmp.PID, see write_file_atomic);
+// the real file beside it is intact. Remove those leftovers so they do not pile up.
+static void remove_stale_temps(const char *dir) {
+    static const char *prefixes[] = {"model.safetensors.tmp.", "log.csv.tmp.", "config.ini.tmp.",
+                                     "vocab.txt.tmp.", "src_vocab.txt.tmp.", "tgt_vocab.txt.tmp."};
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+            if (!strncmp(e->d_name, prefixes[i], strlen(prefixes[i]))) {
+                char path[1024];
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                if (!unlink(path)) printf("removed %s, left by an interrupted run\n", path);
+                break;
+            }
+    closedir(d);
 }
 
 static void log_value(FILE *f, double v, int last) {
@@ -79,7 +107,8 @@ typedef struct Run {
     char dir[512], ckpt[600], log_path[600];
     FILE *log;
     int lengths[64], n_lengths;
-    long last_ckpt_step;
+    char last_good[600];         // the newest checkpoint known good ("" = none yet)
+    long last_good_step;
 } Run;
 
 // Evaluate the validation split (and the extra lengths) and log one row each.
@@ -98,11 +127,13 @@ static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen)
         return 0;
     }
     int classifier = m->kind == MODEL_CLASSIFIER;
-    if (evaluate_split(m, &r->task, &r->task.val, 0, 1, &res, err, errlen)) return -1;
-    double seq = classifier ? res.pair_acc : res.exact_match;
-    log_row(r->log, step, "val", 0, res.loss, res.token_acc, seq, -1, -1, -1);
-    printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss, 100 * res.token_acc,
-           classifier ? "pair" : "exact", 100 * seq);
+    if (r->task.val.n > 0) {   // parallel_text without val files has no validation split
+        if (evaluate_split(m, &r->task, &r->task.val, 0, 1, &res, err, errlen)) return -1;
+        double seq = classifier ? res.pair_acc : res.exact_match;
+        log_row(r->log, step, "val", 0, res.loss, res.token_acc, seq, -1, -1, -1);
+        printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss, 100 * res.token_acc,
+               classifier ? "pair" : "exact", 100 * seq);
+    }
     for (int i = 0; i < r->n_lengths; i++) {
         Split s = {0};
         if (task_length_split(&r->task, r->lengths[i], r->c->val_size, &s, err, errlen)) return -1;
@@ -114,10 +145,42 @@ static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen)
     return 0;
 }
 
+// "the last good checkpoint is X (step N)" or "there is no checkpoint yet".
+static void last_good_text(const Run *r, char *out, size_t n) {
+    if (r->last_good[0]) snprintf(out, n, "the last good checkpoint is %s (step %ld)", r->last_good, r->last_good_step);
+    else snprintf(out, n, "there is no checkpoint yet");
+}
+
+// Never save weights that are no longer finite: the update itself can overflow even when the
+// loss and gradient norm it came from were finite.
+static int check_finite_params(const Run *r, long step, char *err, int errlen) {
+    const Params *ps = &r->model.ps;
+    for (int i = 0; i < ps->n; i++) {
+        const Param *p = ps->list[i];
+        for (long j = 0; j < p->t.size; j++)
+            if (!isfinite(p->t.data[j])) {
+                char good[700];
+                last_good_text(r, good, sizeof good);
+                snprintf(err, errlen, "step %ld: parameter '%s' holds %g after the update; stopped without saving, %s",
+                         step, p->name, p->t.data[j], good);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int save_checkpoint(Run *r, long step, char *err, int errlen) {
+    if (check_finite_params(r, step, err, errlen)) return -1;
     TrainState st = { step, sampler_state(&r->sampler) };
-    if (checkpoint_save(r->ckpt, &r->model, r->c->text, &r->opt, &st, err, errlen)) return -1;
-    r->last_ckpt_step = step;
+    if (checkpoint_save(r->ckpt, &r->model, r->c->text, &r->opt, &st, err, errlen)) {
+        char good[700];
+        last_good_text(r, good, sizeof good);
+        size_t k = strlen(err);
+        snprintf(err + k, errlen - k, "; the checkpoint of step %ld was not written, %s", step, good);
+        return -1;
+    }
+    snprintf(r->last_good, sizeof r->last_good, "%s", r->ckpt);
+    r->last_good_step = step;
     return 0;
 }
 
@@ -154,7 +217,7 @@ static int setup(Run *r, char *err, int errlen) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    return make_dirs(r->dir, err, errlen);
+    return 0;
 }
 
 static int resume(Run *r, long *start, char *err, int errlen) {
@@ -162,11 +225,20 @@ static int resume(Run *r, long *start, char *err, int errlen) {
     resume_path(r->c->resume, path, sizeof path);
     TrainState st;
     if (checkpoint_load(path, &r->model, &r->opt, &st, err, errlen)) return -1;
+    int n = r->sampler.n;
     sampler_free(&r->sampler);
-    if (sampler_restore(&r->sampler, r->sampler.n ? r->sampler.n : 1, st.sampler)) {
-        snprintf(err, errlen, "%s: sampler state does not fit this data", path);
+    if (sampler_restore(&r->sampler, n, st.sampler)) {
+        snprintf(err, errlen, "%s: sampler state (epoch %lld, position %lld) does not fit this data (%d training examples)",
+                 path, (long long)st.sampler.epoch, (long long)st.sampler.pos, n);
         return -1;
     }
+    if (st.step > r->c->steps) {
+        snprintf(err, errlen, "%s is at step %ld, past steps = %d (raise train.steps to continue it)",
+                 path, st.step, r->c->steps);
+        return -1;
+    }
+    snprintf(r->last_good, sizeof r->last_good, "%s", path);
+    r->last_good_step = st.step;
     *start = st.step;
     printf("resumed from %s at step %ld\n", path, st.step);
     return 0;
@@ -195,6 +267,8 @@ int train_run(Config *c, char *err, int errlen) {
     long start = 0;
     int rc = setup(&r, err, errlen);
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
+    if (!rc) rc = make_dirs(r.dir, err, errlen);   // only once everything loaded: no empty folders
+    if (!rc) remove_stale_temps(r.dir);
     if (!rc) {
         char path[600];
         snprintf(path, sizeof path, "%s/config.ini", r.dir);
@@ -205,6 +279,8 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc) {
         printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir, c->model,
                c->task, c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
+        if (r.model.kind != MODEL_LM && r.task.val.n == 0)
+            printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
         fflush(stdout);
     }
     Schedule sched = schedule_parse(c->schedule);
@@ -221,9 +297,10 @@ int train_run(Config *c, char *err, int errlen) {
         tape_backward(loss);
         float gnorm = clip_grad_norm(&r.model.ps, c->clip);
         if (!isfinite(loss->data[0]) || !isfinite(gnorm)) {
-            snprintf(err, errlen, "step %ld: the loss is %g (gradient norm %g); stopped. The last good checkpoint is %s (step %ld)",
-                     step, loss->data[0], gnorm, r.last_ckpt_step || start ? r.ckpt : "(none yet)",
-                     r.last_ckpt_step ? r.last_ckpt_step : start);
+            char good[700];
+            last_good_text(&r, good, sizeof good);
+            snprintf(err, errlen, "step %ld: the loss is %g (gradient norm %g); stopped, %s",
+                     step, loss->data[0], gnorm, good);
             batch_free(&b);
             rc = -1;
             break;
@@ -232,7 +309,8 @@ int train_run(Config *c, char *err, int errlen) {
         long n_tok = b.n_tgt_tokens;
         for (long i = 0; b.src && i < (long)b.B * b.T_src; i++) n_tok += b.src[i] != TOK_PAD;
         tokens += n_tok;
-        if (step % c->log_every == 0 || step == start + 1 || step == c->steps) {
+        // Rows depend on the step alone, so a resumed run writes the same rows as an unbroken one.
+        if (step % c->log_every == 0 || step == 1 || step == c->steps) {
             int classifier = r.model.kind == MODEL_CLASSIFIER;
             long right = classifier ? count_correct(logits, b.labels, b.B, -1)
                                     : count_correct(logits, b.tgt_out, b.B * b.T_tgt, TOK_PAD);
@@ -244,6 +322,12 @@ int train_run(Config *c, char *err, int errlen) {
         int last = step == c->steps;
         if (step % c->eval_every == 0 || last) rc = evaluate_and_log(&r, step, last, err, errlen);
         if (!rc && (step % c->ckpt_every == 0 || last)) rc = save_checkpoint(&r, step, err, errlen);
+        if (!rc && ferror(r.log)) {
+            char good[700];
+            last_good_text(&r, good, sizeof good);
+            snprintf(err, errlen, "%s: write failed (disk full?); stopped at step %ld, %s", r.log_path, step, good);
+            rc = -1;
+        }
         fflush(stdout);
     }
     if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, now_seconds() - t0, tokens / (now_seconds() - t0));
