@@ -10,7 +10,7 @@ LDLIBS  = -lm
 LIB_SRC  := $(sort $(filter-out src/tools/%,$(wildcard src/*/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_SRC := $(sort $(wildcard src/tools/*.c))
-TOOLS    := $(TOOL_SRC:src/tools/%.c=%)
+TOOLS    := $(filter-out bench,$(TOOL_SRC:src/tools/%.c=%))   # bench runs via `make bench`
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libtf.a
@@ -21,7 +21,7 @@ all: $(TOOLS)
 
 # Top-level tools are copies of the optimised build.
 $(TOOLS): %: $(BUILD)/bin/%
-	cp $< $@
+	cp $< $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
