@@ -1,5 +1,6 @@
 #include "run/checkpoint.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,8 @@ static StFile *open_checked(const char *path, char *err, int errlen) {
     if (!f) return NULL;
     const char *v = st_meta(f, "format_version");
     if (!v || strcmp(v, CHECKPOINT_FORMAT)) {
-        snprintf(err, errlen, "%s: %s (expected format_version %s)", path,
-                 v ? "unsupported format_version" : "not a checkpoint of this project: no format_version", CHECKPOINT_FORMAT);
+        if (v) snprintf(err, errlen, "%s: unsupported format_version '%.40s' (expected %s)", path, v, CHECKPOINT_FORMAT);
+        else snprintf(err, errlen, "%s: not a checkpoint of this project: no format_version in the metadata", path);
         st_free(f);
         return NULL;
     }
@@ -83,6 +84,21 @@ static int shape_matches(const StTensor *s, const Tensor *t) {
     return 1;
 }
 
+// A NaN or Inf in a checkpoint is damage (a good run never saves one): refuse it by name.
+static int check_finite(const char *path, const char *name, const float *x, long long n, char *err, int errlen) {
+    for (long long i = 0; i < n; i++)
+        if (!isfinite(x[i])) {
+            snprintf(err, errlen, "%s: tensor '%s' holds %g at element %lld; the checkpoint is damaged", path, name,
+                     (double)x[i], i);
+            return -1;
+        }
+    return 0;
+}
+
+static int is_optimizer_tensor(const char *name) {
+    return !strcmp(name, "optimizer.exp_avg") || !strcmp(name, "optimizer.exp_avg_sq");
+}
+
 static void shape_text(char *buf, size_t n, int ndim, const long long *shape) {
     size_t k = (size_t)snprintf(buf, n, "[");
     for (int d = 0; d < ndim && k < n; d++) k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", shape[d]);
@@ -107,12 +123,13 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
             rc = -1;
             break;
         }
+        if (check_finite(path, p->name, s->data, s->numel, err, errlen)) { rc = -1; break; }
         memcpy(p->t.data, s->data, sizeof(float) * (size_t)p->t.size);
         matched++;
     }
     for (int i = 0; i < st_count(f) && !rc; i++) {   // nothing unexpected either
         const char *name = st_get(f, i)->name;
-        if (strncmp(name, "optimizer.", 10) && !params_find(&m->ps, name)) {
+        if (!is_optimizer_tensor(name) && !params_find(&m->ps, name)) {
             snprintf(err, errlen, "%s: unexpected tensor '%s' (does the checkpoint match the config?)", path, name);
             rc = -1;
         }
@@ -136,6 +153,9 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
         uint64_t adam_step;
         if (!em || !ev || em->numel != opt->n || ev->numel != opt->n) {
             snprintf(err, errlen, "%s: optimizer state missing or of the wrong size (a weights-only checkpoint cannot be resumed)", path);
+            rc = -1;
+        } else if (check_finite(path, em->name, em->data, em->numel, err, errlen) ||
+                   check_finite(path, ev->name, ev->data, ev->numel, err, errlen)) {
             rc = -1;
         } else if (!(rc = meta_u64(f, path, "adam_step", &adam_step, err, errlen))) {
             memcpy(opt->m, em->data, sizeof(float) * (size_t)opt->n);
