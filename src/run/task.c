@@ -61,15 +61,47 @@ static int load_lm(Task *t, char *err, int errlen) {
     return 0;
 }
 
+// Invalid UTF-8 is repaired (U+FFFD), not refused: say how much, so a wrong encoding shows.
+static void warn_replaced(const ParallelText *pt, const char *src, const char *tgt) {
+    if (pt->n_replaced)
+        fprintf(stderr, "%s, %s: %ld invalid UTF-8 bytes replaced by U+FFFD (is the file UTF-8?)\n", src, tgt,
+                pt->n_replaced);
+}
+
+// Held-out words missing from the training vocabulary become <unk>; say how many, since a
+// file of nothing but <unk> (wrong language, wrong file) still "evaluates".
+static void report_unknown(const Split *s, const char *src, const char *tgt) {
+    long unk[2] = {0, 0}, total[2] = {0, 0};
+    for (int i = 0; i < s->n; i++) {
+        const Example *e = &s->ex[i];
+        for (int j = 0; j < e->n_src; j++) unk[0] += e->src[j] == TOK_UNK;
+        for (int j = 0; j < e->n_tgt; j++) unk[1] += e->tgt[j] == TOK_UNK;
+        total[0] += e->n_src;
+        total[1] += e->n_tgt;
+    }
+    const char *names[2] = {src, tgt};
+    for (int k = 0; k < 2; k++)
+        if (unk[k])
+            fprintf(stderr, "%s: %ld of %ld tokens (%.1f%%) are not in the training vocabulary (read as <unk>)%s\n",
+                    names[k], unk[k], total[k], 100.0 * unk[k] / total[k], unk[k] == total[k] ? ": ALL of them" : "");
+}
+
 static int load_parallel(Task *t, char *err, int errlen) {
     const Config *c = &t->cfg;
     ParallelText pt;
     int dropped = 0;
     if (parallel_load(c->train_src, c->train_tgt, c->lowercase, &pt, err, errlen)) return -1;
+    warn_replaced(&pt, c->train_src, c->train_tgt);
     int rc = parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab) ||
              parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, c->max_tokens, &t->train, &dropped);
     parallel_free(&pt);
     if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
+    // Every token below min_freq: the model would see nothing but <unk>.
+    if (t->src_vocab.n <= TOK_EOS + 1 || t->tgt_vocab.n <= TOK_EOS + 1) {
+        snprintf(err, errlen, "%s: no token occurs min_freq = %d times: the vocabulary would hold only <unk>",
+                 t->src_vocab.n <= TOK_EOS + 1 ? c->train_src : c->train_tgt, c->min_freq);
+        return -1;
+    }
     if (dropped) fprintf(stderr, "%s: skipped %d pairs that are empty or longer than max_tokens = %d\n",
                          c->train_src, dropped, c->max_tokens);
     if (t->train.n == 0) { snprintf(err, errlen, "%s: no usable sentence pairs", c->train_src); return -1; }
@@ -80,10 +112,12 @@ static int load_parallel(Task *t, char *err, int errlen) {
     for (int i = 0; i < 2; i++) {
         if (!pairs[i][0][0]) continue;
         if (parallel_load(pairs[i][0], pairs[i][1], c->lowercase, &pt, err, errlen)) return -1;
+        warn_replaced(&pt, pairs[i][0], pairs[i][1]);
         // Held-out pairs are never dropped for length: a long sentence is still a test case.
         rc = parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, 0, splits[i], &dropped);
         parallel_free(&pt);
         if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
+        report_unknown(splits[i], pairs[i][0], pairs[i][1]);
     }
     return 0;
 }

@@ -62,11 +62,12 @@ static int truncate_log(const char *path, long step, char *err, int errlen) {
     return rc;
 }
 
-// A run killed while writing a file leaves its temporary (NAME.tmp.PID, see write_file_atomic);
+// A run killed while writing a file leaves its temporary (NAME.tmp.PID, see write_file_atomic;
+// NAME.tmp for vocab_save);
 // the real file beside it is intact. Remove those leftovers so they do not pile up.
 static void remove_stale_temps(const char *dir) {
     static const char *prefixes[] = {"model.safetensors.tmp.", "log.csv.tmp.", "config.ini.tmp.",
-                                     "vocab.txt.tmp.", "src_vocab.txt.tmp.", "tgt_vocab.txt.tmp."};
+                                     "vocab.txt.tmp", "src_vocab.txt.tmp", "tgt_vocab.txt.tmp"};
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
