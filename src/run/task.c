@@ -95,17 +95,17 @@ static int load_parallel(Task *t, char *err, int errlen) {
     int rc = parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab) ||
              parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, c->max_tokens, &t->train, &dropped);
     parallel_free(&pt);
+    t->has_tgt_vocab = 1;   // before any error return: task_free frees tgt_vocab only then
     if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (dropped) fprintf(stderr, "%s: skipped %d pairs that are empty or longer than max_tokens = %d\n",
+                         c->train_src, dropped, c->max_tokens);
+    if (t->train.n == 0) { snprintf(err, errlen, "%s: no usable sentence pairs", c->train_src); return -1; }
     // Every token below min_freq: the model would see nothing but <unk>.
     if (t->src_vocab.n <= TOK_EOS + 1 || t->tgt_vocab.n <= TOK_EOS + 1) {
         snprintf(err, errlen, "%s: no token occurs min_freq = %d times: the vocabulary would hold only <unk>",
                  t->src_vocab.n <= TOK_EOS + 1 ? c->train_src : c->train_tgt, c->min_freq);
         return -1;
     }
-    if (dropped) fprintf(stderr, "%s: skipped %d pairs that are empty or longer than max_tokens = %d\n",
-                         c->train_src, dropped, c->max_tokens);
-    if (t->train.n == 0) { snprintf(err, errlen, "%s: no usable sentence pairs", c->train_src); return -1; }
-    t->has_tgt_vocab = 1;
     t->batch_kind = BATCH_TRANSLATE;
     const char *pairs[2][2] = {{c->val_src, c->val_tgt}, {c->test_src, c->test_tgt}};
     Split *splits[2] = {&t->val, &t->test};

@@ -1,0 +1,298 @@
+# ./train and ./eval on hostile input: configs, data files and checkpoints. Each must give one
+# clear message and a non-zero exit, before any training and without creating a run folder;
+# or, for data the docs say is repaired or skipped, the documented note and a normal run.
+. tests/lib.sh
+TRAIN=$BIN_DIR/train
+EVAL=$BIN_DIR/eval
+EDIT="python3 tests/ckpt_edit.py"
+RUNS=$TMP/runs
+
+# The base config: line numbers matter below (d_model is line 11, steps line 18).
+cat >"$TMP/tiny.ini" <<EOF
+[run]
+out_dir = $RUNS
+seed = 3
+threads = 1
+[task]
+task = toy_translate
+train_size = 200
+val_size = 20
+test_size = 20
+[model]
+d_model = 16
+n_heads = 2
+d_ff = 32
+enc_layers = 1
+dec_layers = 1
+pos = rope
+[train]
+steps = 20
+batch_size = 8
+log_every = 2
+eval_every = 10
+ckpt_every = 5
+EOF
+
+# variant NAME SED-SCRIPT: $TMP/NAME.ini is the base config edited by sed.
+variant() { sed "$2" "$TMP/tiny.ini" >"$TMP/$1.ini"; }
+
+# config_error NAME PATTERN CONFIG [OVERRIDES...]: ./train must exit non-zero with exactly one
+# line on stderr matching PATTERN, write nothing to stdout, and create no run folder.
+config_error() {
+    name=$1; pat=$2; shift 2
+    rm -rf "$RUNS"
+    "$TRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    lines=$(wc -l <"$TMP/err")
+    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr: $(head -c 300 "$TMP/err")"
+    elif ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"
+    elif [ -s "$TMP/out" ]; then fail "$name" "printed to stdout: $(head -c 200 "$TMP/out")"
+    elif [ -e "$RUNS" ]; then fail "$name" "created $RUNS"
+    else ok "$name"; fi
+}
+
+# ------------------------------------------------------------------------------ configs
+T=$TMP
+variant bad_section '$a [modle]\nx = 1'
+config_error cfg_unknown_section "^$T/bad_section.ini:23: unknown section \[modle\]; did you mean \[model\]\?$" "$T/bad_section.ini"
+variant bad_key 's/^d_model = 16/d_modle = 16/'
+config_error cfg_unknown_key "^$T/bad_key.ini:11: unknown key 'd_modle' in \[model\]; did you mean 'd_model'\?$" "$T/bad_key.ini"
+variant key_in_wrong_section 's/^seed = 3/steps = 3/'
+config_error cfg_key_in_wrong_section "^$T/key_in_wrong_section.ini:3: unknown key 'steps' in \[run\]; 'steps' is a key of \[train\]$" "$T/key_in_wrong_section.ini"
+variant dup '$a [model]\nd_model = 32'
+config_error cfg_duplicate_key "^$T/dup.ini:24: duplicate key 'd_model' in \[model\] \(first set on line 11\)$" "$T/dup.ini"
+variant wrong_type 's/^steps = 20/steps = many/'
+config_error cfg_wrong_type "^$T/wrong_type.ini:18: steps: 'many' is not an integer$" "$T/wrong_type.ini"
+variant float_for_int 's/^steps = 20/steps = 2.5/'
+config_error cfg_float_for_int "^$T/float_for_int.ini:18: steps: trailing garbage" "$T/float_for_int.ini"
+variant too_big 's/^steps = 20/steps = 99999999999/'
+config_error cfg_int_overflow "^$T/too_big.ini:18: steps: '99999999999' does not fit in an int$" "$T/too_big.ini"
+variant negative 's/^batch_size = 8/batch_size = -8/'
+config_error cfg_negative_size "^$T/negative.ini:19: batch_size = -8 is out of range \[1, " "$T/negative.ini"
+variant neg_dim 's/^d_model = 16/d_model = -16/'
+config_error cfg_negative_d_model "^$T/neg_dim.ini:11: d_model = -16 is out of range" "$T/neg_dim.ini"
+variant heads 's/^n_heads = 2/n_heads = 3/'
+config_error cfg_heads_divide "^$T/heads.ini:12: d_model \(16\) must be divisible by n_heads \(3\)$" "$T/heads.ini"
+variant dropout1 's/^pos = rope/pos = rope\ndropout = 1/'
+config_error cfg_dropout_1 "^$T/dropout1.ini:17: dropout = 1 is out of range \[0, 1\)$" "$T/dropout1.ini"
+variant dropout2 's/^pos = rope/pos = rope\ndropout = 1.5/'
+config_error cfg_dropout_1_5 "^$T/dropout2.ini:17: dropout = 1.5 is out of range" "$T/dropout2.ini"
+variant steps0 's/^steps = 20/steps = 0/'
+config_error cfg_steps_0 "^$T/steps0.ini:18: steps = 0 is out of range \[1, " "$T/steps0.ini"
+variant nan 's/^steps = 20/steps = 20\nlr = nan/'
+config_error cfg_lr_nan "^$T/nan.ini:19: lr: 'nan' is not a finite number$" "$T/nan.ini"
+variant no_eq 's/^steps = 20/steps 20/'
+config_error cfg_no_equals "^$T/no_eq.ini:18: expected 'key = value' or '\[section\]', got 'steps 20'$" "$T/no_eq.ini"
+variant quote 's/^seed = 3/name = "open/'
+config_error cfg_unterminated_quote "^$T/quote.ini:3: unterminated quote in value$" "$T/quote.ini"
+variant include '1a include = other.ini'
+config_error cfg_include_is_unknown "^$T/include.ini:2: unknown key 'include' in \[run\]" "$T/include.ini"
+variant no_data 's/^task = toy_translate/task = parallel_text\ntrain_src = nope.de\ntrain_tgt = nope.en/'
+config_error cfg_missing_data_file "^$T/no_data.ini:7: train_src 'nope.de': No such file or directory$" "$T/no_data.ini"
+variant no_lexicon 's/^task = toy_translate/task = toy_translate\nlexicon = nope.txt/'
+config_error cfg_missing_lexicon "^$T/no_lexicon.ini:7: lexicon 'nope.txt': No such file or directory$" "$T/no_lexicon.ini"
+variant pt_no_tgt 's/^task = toy_translate/task = parallel_text\ntrain_src = tests\/test_cli_errors.sh/'
+config_error cfg_parallel_without_tgt "^$T/pt_no_tgt.ini:6: task = parallel_text needs train_src and train_tgt$" "$T/pt_no_tgt.ini"
+python3 -c "import sys; open(sys.argv[1], 'w').write('[run]\nname = ' + 'a' * (1 << 20) + '\n')" "$T/long.ini"
+config_error cfg_1mb_line "^$T/long.ini:2: line is 1048583 characters, longer than 4096$" "$T/long.ini"
+printf '[run]\nseed = 1\n\000\n' >"$T/nul.ini"
+config_error cfg_nul_byte "^$T/nul.ini:3: NUL byte in file$" "$T/nul.ini"
+: >"$T/empty.ini"
+config_error cfg_empty_file "^$T/empty.ini:1: empty config$" "$T/empty.ini"
+printf '; only a comment\n\n' >"$T/comments.ini"
+config_error cfg_comments_only "^$T/comments.ini:1: empty config$" "$T/comments.ini"
+config_error cfg_missing_file "^$T/nope.ini: cannot open: No such file or directory$" "$T/nope.ini"
+config_error cfg_directory "^$T: cannot read: Is a directory$" "$T"
+config_error cfg_bad_override "^override 'train.stpes=5': unknown key 'stpes' in \[train\]; did you mean 'train.steps'\?$" \
+    "$T/tiny.ini" train.stpes=5
+config_error cfg_override_out_of_range "^override 'steps=0': steps = 0 is out of range" "$T/tiny.ini" steps=0
+
+# Positive control: the base config (with a BOM and CRLF line ends) trains.
+printf '\357\273\277' >"$T/crlf.ini"
+sed 's/$/\r/' "$T/tiny.ini" >>"$T/crlf.ini"
+rm -rf "$RUNS"
+if "$TRAIN" "$T/crlf.ini" run.name=tiny >"$TMP/out" 2>"$TMP/err" && [ -s "$RUNS/tiny/model.safetensors" ]; then
+    ok cfg_bom_crlf_trains
+else fail cfg_bom_crlf_trains "$(head -c 300 "$TMP/err")"; fi
+
+# ------------------------------------------------------------------------------ checkpoints
+RUN=$RUNS/tiny
+CKPT=$RUN/model.safetensors
+H=$TMP/hostile
+mkdir -p "$H"
+cp "$RUN"/*.txt "$H/"
+
+# ckpt_error NAME PATTERN FILE: ./eval on a run folder holding FILE as its checkpoint must
+# exit non-zero with one line on stderr matching PATTERN and print no results.
+ckpt_error() {
+    name=$1; pat=$2
+    cp "$3" "$H/model.safetensors"
+    "$EVAL" "$H" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    lines=$(wc -l <"$TMP/err")
+    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr: $(head -c 300 "$TMP/err")"
+    elif ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"
+    elif [ -s "$TMP/out" ]; then fail "$name" "printed results: $(head -c 200 "$TMP/out")"
+    else ok "$name"; fi
+}
+
+if "$EVAL" "$RUN" >"$TMP/out" 2>"$TMP/err" && grep -q '^test,0,20,' "$TMP/out"; then ok eval_good_checkpoint
+else fail eval_good_checkpoint "$(head -c 300 "$TMP/err")"; fi
+
+set -- $($EDIT "$CKPT" - info)   # header length, data offset, file size
+HLEN=$1; DATA=$2; SIZE=$3
+P="^error: $H/model.safetensors: "
+for cut in 0 5; do
+    $EDIT "$CKPT" "$H/t" truncate $cut
+    ckpt_error "ckpt_truncated_in_length_$cut" "${P}file is $cut bytes, too short for the 8-byte header length$" "$H/t"
+done
+for cut in 8 $((8 + HLEN / 2)) $((DATA - 1)); do
+    $EDIT "$CKPT" "$H/t" truncate $cut
+    ckpt_error "ckpt_truncated_in_header_$cut" "${P}header length $HLEN is larger than the rest of the file \($((cut - 8)) bytes\)$" "$H/t"
+done
+for cut in $DATA $((DATA + 1000)) $((SIZE - 1)); do
+    $EDIT "$CKPT" "$H/t" truncate $cut
+    ckpt_error "ckpt_truncated_in_data_$cut" "${P}tensor '[^']*': data_offsets end [0-9]+ is beyond the data region \($((cut - DATA)) bytes\)$" "$H/t"
+done
+$EDIT "$CKPT" "$H/t" header 'not json at all'
+ckpt_error ckpt_header_not_json "${P}header is not valid JSON: byte 8: " "$H/t"
+$EDIT "$CKPT" "$H/t" header '[1, 2, 3]'
+ckpt_error ckpt_header_not_object "${P}header must be a JSON object, found array$" "$H/t"
+$EDIT "$CKPT" "$H/t" dtype tgt_embed.weight F16
+ckpt_error ckpt_wrong_dtype "${P}tensor 'tgt_embed.weight' has dtype F16; only F32 is supported$" "$H/t"
+$EDIT "$CKPT" "$H/t" overlap tgt_embed.weight
+ckpt_error ckpt_overlapping_offsets "${P}tensors '[a-z_.]+' and '[a-z_.]+' overlap in the data region" "$H/t"
+$EDIT "$CKPT" "$H/t" beyond generator.bias
+ckpt_error ckpt_offsets_out_of_range "${P}tensor 'generator.bias': data_offsets end [0-9]+ is beyond the data region" "$H/t"
+$EDIT "$CKPT" "$H/t" rename generator.bias generator.b
+ckpt_error ckpt_tensor_renamed "${P}tensor 'generator.bias' is missing \(does the checkpoint match the config\?\)$" "$H/t"
+$EDIT "$CKPT" "$H/t" rename optimizer.exp_avg optimizer.other
+ckpt_error ckpt_extra_tensor "${P}unexpected tensor 'optimizer.other'" "$H/t"
+$EDIT "$CKPT" "$H/t" reshape generator.weight
+ckpt_error ckpt_tensor_reshaped "${P}tensor 'generator.weight' has shape \[16, [0-9]+\], the model needs \[[0-9]+, 16\]$" "$H/t"
+$EDIT "$CKPT" "$H/t" fill decoder.norm.weight nan
+ckpt_error ckpt_nan_weights "${P}tensor 'decoder.norm.weight' holds nan at element 0; the checkpoint is damaged$" "$H/t"
+$EDIT "$CKPT" "$H/t" meta format_version 7
+ckpt_error ckpt_format_version "${P}unsupported format_version '7' \(expected 1\)$" "$H/t"
+$EDIT "$CKPT" "$H/t" meta config "$(sed 's/^d_model = 16/d_model = 32/' "$T/tiny.ini")"
+ckpt_error ckpt_other_config "${P}tensor 'src_embed.weight' has shape \[[0-9]+, 16\], the model needs \[[0-9]+, 32\]$" "$H/t"
+$EDIT "$CKPT" "$H/t" meta config "[model]
+d_modle = 16"
+ckpt_error ckpt_config_unreadable "^error: $H/model.safetensors \(config\):2: unknown key 'd_modle'" "$H/t"
+$EDIT "$CKPT" "$H/t" meta dropout_rng minus-one
+ckpt_error ckpt_bad_metadata "${P}metadata dropout_rng = 'minus-one' is not a number$" "$H/t"
+ckpt_error ckpt_not_a_checkpoint "${P}header length [0-9]+ (exceeds the limit|is larger than the rest)" "$RUN/config.ini"
+
+# Vocabulary files beside the checkpoint must be the ones the data gives.
+cp "$CKPT" "$H/t"
+sed '6s/.*/zzz/' "$RUN/src_vocab.txt" >"$H/src_vocab.txt"
+ckpt_error vocab_token_changed "^error: $H/src_vocab.txt:6: token 'zzz', but the task's data gives '[^']+' \(was the lexicon or data changed\?\)$" "$H/t"
+head -n 3 "$RUN/src_vocab.txt" >"$H/src_vocab.txt"
+ckpt_error vocab_truncated "^error: $H/src_vocab.txt:4: missing special token <eos>" "$H/t"
+cp "$RUN/src_vocab.txt" "$H/"
+sed '$d' "$RUN/tgt_vocab.txt" >"$H/tgt_vocab.txt"
+ckpt_error vocab_token_missing "^error: $H/tgt_vocab.txt: [0-9]+ tokens, but the task's data gives [0-9]+" "$H/t"
+rm "$H/tgt_vocab.txt"
+ckpt_error vocab_file_missing "^error: $H/tgt_vocab.txt: cannot open: No such file or directory$" "$H/t"
+
+# Resuming a run from a checkpoint of another config names the tensor that differs, and
+# creates no folder for the new run.
+config_error_keep() {   # like config_error, without wiping $RUNS first
+    name=$1; pat=$2; shift 2
+    "$TRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
+    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr: $(head -c 300 "$TMP/err")"
+    elif [ -e "$RUNS/other" ]; then fail "$name" "created $RUNS/other"
+    else ok "$name"; fi
+}
+config_error_keep resume_other_config "^error: $CKPT: tensor 'src_embed.weight' has shape \[[0-9]+, 16\], the model needs \[[0-9]+, 32\]$" \
+    "$T/tiny.ini" run.name=other model.d_model=32 train.resume="$RUN"
+config_error_keep resume_past_steps "^error: $CKPT is at step 20, past steps = 10" "$T/tiny.ini" run.name=other train.steps=10 train.resume="$RUN"
+config_error_keep resume_missing "^error: $RUNS/nope: cannot open: No such file or directory$" \
+    "$T/tiny.ini" run.name=other train.resume="$RUNS/nope"
+config_error_keep run_exists "^error: $RUN already holds a run; continue it with train.resume=" "$T/tiny.ini" run.name=tiny
+
+# ------------------------------------------------------------------------------ parallel_text data
+D=$TMP/data
+mkdir -p "$D"
+# pt NAME SRC-TEXT TGT-TEXT [OVERRIDES...]: writes D/NAME.de/.en and a config using them.
+pt() {
+    n=$1; printf "$2" >"$D/$n.de"; printf "$3" >"$D/$n.en"; shift 3
+    cat >"$D/$n.ini" <<EOF
+[run]
+out_dir = $RUNS
+threads = 1
+[task]
+task = parallel_text
+train_src = $D/$n.de
+train_tgt = $D/$n.en
+max_tokens = 20
+[model]
+model = translator
+d_model = 16
+n_heads = 2
+d_ff = 32
+enc_layers = 1
+dec_layers = 1
+[train]
+steps = 2
+batch_size = 2
+eval_every = 2
+ckpt_every = 2
+EOF
+    rm -rf "$RUNS"
+    "$TRAIN" "$D/$n.ini" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+# pt_error NAME PATTERN: the last pt run failed with one line matching PATTERN, no run folder.
+pt_error() {
+    rc=$?
+    if [ "$rc" -eq 0 ]; then fail "$1" "exited 0"
+    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$2" "$TMP/err"; then fail "$1" "stderr: $(head -c 300 "$TMP/err")"
+    elif [ -e "$RUNS" ]; then fail "$1" "created $RUNS"
+    else ok "$1"; fi
+}
+# pt_ok NAME PATTERN: the last pt run trained, and stderr matches PATTERN ('' = stderr empty).
+pt_ok() {
+    rc=$?
+    if [ "$rc" -ne 0 ]; then fail "$1" "exit $rc: $(head -c 300 "$TMP/err")"
+    elif [ -z "$2" ] && [ -s "$TMP/err" ]; then fail "$1" "unexpected stderr: $(head -c 300 "$TMP/err")"
+    elif [ -n "$2" ] && ! grep -Eq -- "$2" "$TMP/err"; then fail "$1" "stderr did not match '$2': $(head -c 300 "$TMP/err")"
+    else ok "$1"; fi
+}
+
+pt empty_src "" "a house\n"
+pt_error data_empty_source "^error: $D/empty_src.de: empty file$"
+pt empty_tgt "ein haus\n" ""
+pt_error data_empty_target "^error: $D/empty_tgt.en: empty file$"
+pt mismatch "ein haus\nzwei hunde\n" "a house\n"
+pt_error data_line_counts_differ "^error: $D/mismatch.de has 2 lines but $D/mismatch.en has 1$"
+pt blank "\n  \n" "\n\n"
+if [ $? -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 2 ] && grep -q "^$D/blank.de: skipped 2 pairs that are empty" "$TMP/err" &&
+        grep -q "^error: $D/blank.de: no usable sentence pairs$" "$TMP/err" && [ ! -e "$RUNS" ]; then ok data_only_blank_lines
+else fail data_only_blank_lines "stderr: $(head -c 300 "$TMP/err")"; fi
+pt unknown_only "ein haus\nzwei hunde\n" "a house\ntwo dogs\n" task.min_freq=5
+pt_error data_min_freq_leaves_only_unk "^error: $D/unknown_only.de: no token occurs min_freq = 5 times: the vocabulary would hold only <unk>$"
+
+pt lf "ein haus\nzwei hunde\n" "a house\ntwo dogs\n"
+pt_ok data_lf ""
+cp "$RUNS/lf/src_vocab.txt" "$D/lf_src_vocab.txt"
+pt crlf "ein haus\r\nzwei hunde\r\n" "a house\r\ntwo dogs\r\n"
+pt_ok data_crlf ""
+if cmp -s "$RUNS/crlf/src_vocab.txt" "$D/lf_src_vocab.txt"; then ok data_crlf_same_vocab_as_lf
+else fail data_crlf_same_vocab_as_lf "$(od -c "$RUNS/crlf/src_vocab.txt" | head -5)"; fi
+pt utf8 "ein \377\376 haus\nzwei\n" "a house\ntwo\n"
+pt_ok data_invalid_utf8_repaired "^$D/utf8.de, $D/utf8.en: 2 invalid UTF-8 bytes replaced by U\+FFFD"
+pt nul "ein \000 haus\nzwei\n" "a house\ntwo\n"
+pt_ok data_nul_byte_is_space ""
+python3 -c "
+import sys
+open(sys.argv[1] + '.de', 'w').write('wort ' * 200000 + '\nkurz\n')
+open(sys.argv[1] + '.en', 'w').write('word ' * 200000 + '\nshort\n')" "$D/huge_src"
+pt huge "$(cat "$D/huge_src.de")" "$(cat "$D/huge_src.en")"
+pt_ok data_1mb_line_skipped "^$D/huge.de: skipped 1 pairs that are empty or longer than max_tokens = 20$"
+printf 'qqq rrr\nsss\n' >"$D/unk.de"; printf 'zzz\nyyy www\n' >"$D/unk.en"
+pt unknown_val "ein haus\nzwei\n" "a house\ntwo\n" task.val_src="$D/unk.de" task.val_tgt="$D/unk.en"
+pt_ok data_val_all_unknown "^$D/unk.de: 3 of 3 tokens \(100.0%\) are not in the training vocabulary \(read as <unk>\): ALL of them$"
