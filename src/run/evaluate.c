@@ -41,7 +41,10 @@ long count_correct(const Tensor *logits, const int *targets, int n, int ignore) 
     return right;
 }
 
-void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *out) {
+// Greedy decoding; with a reference (ref (B,ref_T), tokens + <eos>) a row stops as soon as it
+// leaves the reference, since it can no longer be an exact match: scoring long sentences that
+// a model gets wrong then costs a few steps instead of max_len.
+static void decode_rows(Model *m, const int *src, int B, int Ts, int max_len, int *out, const int *ref, int ref_T) {
     Arena *a = tensor_arena();
     ArenaMark start = arena_mark(a);
     Tensor *memory = model_encode(m, src, B, Ts);                 // (B,Ts,d), kept for every step
@@ -61,11 +64,15 @@ void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *ou
             if (done[b]) continue;
             int next = argmax(logits->data + ((long)b * (t + 1) + t) * V, V);
             out[b * max_len + t] = next;
-            if (next == TOK_EOS) { done[b] = 1; remaining--; }
+            if (next == TOK_EOS || (ref && (t >= ref_T || next != ref[b * ref_T + t]))) { done[b] = 1; remaining--; }
         }
         arena_release(a, step);
     }
     arena_release(a, start);
+}
+
+void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *out) {
+    decode_rows(m, src, B, Ts, max_len, out, NULL, 0);
 }
 
 // Does the greedy output (up to <eos>) equal the reference target row (tokens + <eos>)?
@@ -121,7 +128,7 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
         if (decode && m->kind == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len);
-            greedy_decode(m, b.src, nb, b.T_src, max_len, hyp);
+            decode_rows(m, b.src, nb, b.T_src, max_len, hyp, b.tgt_out, b.T_tgt);
             for (int i = 0; i < nb; i++) exact += same_sequence(hyp + (long)i * max_len, max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
             free(hyp);
         }
