@@ -1,0 +1,239 @@
+// ./permute MODEL [options] [key=value ...] — order blindness, measured (DESIGN §1, lesson 1).
+//
+// Runs a model's encoder on a sentence X and on a permutation ΠX of it and prints, as CSV, the
+// largest difference between out(ΠX) and Π out(X): zero (up to float rounding) when the
+// encoder is permutation-equivariant. Each row is computed twice with the same weights: once
+// as trained (bidirectional) and once with a causal mask switched on, which ties attention to
+// positions and breaks the symmetry even without any positional scheme.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "core/runtime.h"
+#include "core/tape.h"
+#include "io/config.h"
+#include "run/checkpoint.h"
+#include "run/task.h"
+
+static const char *USAGE =
+    "usage: ./permute MODEL [--sentence TEXT] [--perm I,J,...] [key=value ...]\n"
+    "\n"
+    "MODEL is a checkpoint (model.safetensors or its run folder) or a config file (.ini), from\n"
+    "which a fresh model is built with the config's seed. Classifier or translator (its encoder).\n"
+    "Runs the encoder on the sentence X and on a permutation PX and prints CSV:\n"
+    "  pos,mask,permutation,sentence,permuted,max_diff,logit_diff\n"
+    "max_diff = max |out(PX) - P out(X)| over the encoder outputs; logit_diff = the largest\n"
+    "difference between the classifier's logits for X and PX (empty for a translator).\n"
+    "Every permutation is measured with the encoder as built (mask = bidirectional) and with\n"
+    "a causal mask switched on (mask = causal), same weights.\n"
+    "\n"
+    "  --sentence TEXT   words of the model's vocabulary (default: the dog bites the man)\n"
+    "  --perm I,J,...    output position t holds input word perm[t] (default: two rows, the\n"
+    "                    reversal and a fixed shuffle that is not a reversal)\n"
+    "  key=value         config overrides, e.g. seed=3 or pos=rope (for a config file)\n";
+
+typedef struct {
+    const char *name;
+    int p[64];
+} Perm;
+
+static int parse_perm(const char *text, int T, Perm *out, char *err, int errlen) {
+    int seen[64] = {0}, n = 0;
+    for (const char *s = text; *s;) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v >= T || seen[v] || n == T) {
+            snprintf(err, errlen, "--perm '%s': expected a permutation of 0..%d", text, T - 1);
+            return -1;
+        }
+        seen[v] = 1;
+        out->p[n++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') { snprintf(err, errlen, "--perm '%s': expected numbers separated by commas", text); return -1; }
+    }
+    if (n != T) { snprintf(err, errlen, "--perm '%s': %d positions for a %d-word sentence", text, n, T); return -1; }
+    out->name = "given";
+    return 0;
+}
+
+// The reversal, and a shuffle that is neither the identity nor the reversal (when T >= 3).
+static int default_perms(int T, Perm *out) {
+    out[0].name = "reverse";
+    for (int t = 0; t < T; t++) out[0].p[t] = T - 1 - t;
+    if (T < 3) return 1;
+    out[1].name = "shuffle";
+    Rng r = rng_stream(7, RNG_DATA);
+    for (;;) {
+        for (int t = 0; t < T; t++) out[1].p[t] = t;
+        for (int t = T - 1; t > 0; t--) {
+            int j = (int)(rng_next(&r) % (uint64_t)(t + 1)), tmp = out[1].p[t];
+            out[1].p[t] = out[1].p[j];
+            out[1].p[j] = tmp;
+        }
+        int ident = 1, rev = 1;
+        for (int t = 0; t < T; t++) {
+            ident &= out[1].p[t] == t;
+            rev &= out[1].p[t] == T - 1 - t;
+        }
+        if (!ident && !rev) return 2;
+    }
+}
+
+static int tokenize(const Vocab *v, const char *text, int *ids, char words[][64], int cap, char *err, int errlen) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", text);
+    int n = 0;
+    for (char *w = strtok(buf, " \t"); w; w = strtok(NULL, " \t")) {
+        if (n == cap) { snprintf(err, errlen, "the sentence has more than %d words", cap); return -1; }
+        int id = vocab_find(v, w);
+        if (id < 0 || vocab_is_special(v, id)) { snprintf(err, errlen, "'%s' is not in the model's vocabulary", w); return -1; }
+        snprintf(words[n], 64, "%s", w);
+        ids[n++] = id;
+    }
+    if (n == 0) { snprintf(err, errlen, "empty sentence"); return -1; }
+    return n;
+}
+
+static double max_abs_diff(const float *a, const float *b, long n) {
+    double w = 0;
+    for (long i = 0; i < n; i++) w = fmax(w, fabs((double)a[i] - b[i]));
+    return w;
+}
+
+static void print_words(char words[][64], const int *order, int T) {
+    for (int t = 0; t < T; t++) printf("%s%s", t ? " " : "", words[order ? order[t] : t]);
+}
+
+// One CSV row: encoder equivariance and (classifier) pooled logits, for one mask.
+static void measure(Model *m, const int *ids, char words[][64], int T, const Perm *pm, int causal) {
+    int pids[64], d = m->cfg.d_model;
+    for (int t = 0; t < T; t++) pids[t] = ids[pm->p[t]];
+    ArenaMark mark = arena_mark(tensor_arena());
+    m->encoder.causal = causal;
+    Tensor *h = model_encode(m, ids, 1, T), *hp = model_encode(m, pids, 1, T);
+    double worst = 0;
+    for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(hp->data + (long)t * d, h->data + (long)pm->p[t] * d, d));
+    printf("%s,%s,%s,", m->cfg.pos, causal ? "causal" : "bidirectional", pm->name);
+    print_words(words, NULL, T);
+    printf(",");
+    print_words(words, pm->p, T);
+    printf(",%.3g,", worst);
+    if (m->kind == MODEL_CLASSIFIER) {
+        Tensor *y = classifier_logits(m, ids, 1, T), *yp = classifier_logits(m, pids, 1, T);
+        printf("%.3g", max_abs_diff(y->data, yp->data, m->n_classes));
+    }
+    printf("\n");
+    m->encoder.causal = 0;
+    arena_release(tensor_arena(), mark);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+// Config (and checkpoint path, "" for a fresh model) from the MODEL argument and overrides.
+static int load_config(const char *arg, int n_over, char **over, Config *c, char *ckpt, char *dir, size_t n,
+                       char *err, int errlen) {
+    struct stat s;
+    ckpt[0] = dir[0] = 0;
+    if (ends_with(arg, ".ini")) {
+        if (config_load(c, arg, n_over, over, err, errlen)) return -1;
+    } else {
+        if (stat(arg, &s) == 0 && S_ISDIR(s.st_mode)) {
+            snprintf(dir, n, "%s", arg);
+            snprintf(ckpt, n, "%s/model.safetensors", arg);
+        } else {
+            snprintf(ckpt, n, "%s", arg);
+            snprintf(dir, n, "%s", arg);
+            char *slash = strrchr(dir, '/');
+            if (slash) *slash = 0; else snprintf(dir, n, ".");
+        }
+        if (checkpoint_read_config(ckpt, c, err, errlen)) return -1;
+        for (int i = 0; i < n_over; i++) {
+            char msg[512];
+            if (config_set(c, over[i], msg, sizeof msg)) {
+                snprintf(err, errlen, "override '%s': %s", over[i], msg);
+                config_free(c);
+                return -1;
+            }
+        }
+    }
+    if (config_validate(c, err, errlen) || config_check_files(c, err, errlen)) { config_free(c); return -1; }
+    if (!strcmp(c->model, "lm")) {
+        snprintf(err, errlen, "a language model has no encoder: use a classifier or translator");
+        config_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+static int run(const char *model_arg, const char *sentence, const char *perm_text, int n_over, char **over,
+               char *err, int errlen) {
+    Config c;
+    char ckpt[600], dir[600];
+    if (load_config(model_arg, n_over, over, &c, ckpt, dir, sizeof ckpt, err, errlen)) return -1;
+    runtime_set_threads(c.threads);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    tape_set_enabled(0);
+    Task t;
+    Model m = {0};
+    int rc = task_load(&t, &c, err, errlen);
+    if (!rc && ckpt[0] && (rc = task_check_vocabs(&t, dir, err, errlen))) task_free(&t);
+    if (!rc) {
+        model_build(&m, &c, t.src_vocab.n, t.has_tgt_vocab ? t.tgt_vocab.n : t.src_vocab.n, t.n_classes);
+        model_set_training(&m, 0);
+        if (ckpt[0]) rc = checkpoint_load(ckpt, &m, NULL, NULL, err, errlen);
+    }
+    int ids[64], T = 0, n_perms = 0;
+    char words[64][64];
+    Perm perms[2];
+    if (!rc && (T = tokenize(&t.src_vocab, sentence, ids, words, 64, err, errlen)) < 0) rc = -1;
+    if (!rc && (rc = model_check_length(&m, T, err, errlen)) == 0) {
+        if (!perm_text) n_perms = default_perms(T, perms);
+        else if ((rc = parse_perm(perm_text, T, &perms[0], err, errlen)) == 0) n_perms = 1;
+    }
+    if (!rc) {
+        printf("pos,mask,permutation,sentence,permuted,max_diff,logit_diff\n");
+        for (int k = 0; k < n_perms; k++)
+            for (int causal = 0; causal < 2; causal++) measure(&m, ids, words, T, &perms[k], causal);
+    }
+    if (m.ps.data) model_free(&m);
+    if (t.src_vocab.n) task_free(&t);
+    arena_free(&arena);
+    config_free(&c);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    runtime_init(argc, argv);
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sentence = "the dog bites the man", *perm = NULL;
+    char *over[64];
+    int n_over = 0;
+    char err[1024];
+    for (int i = 2; i < argc; i++) {
+        if ((!strcmp(argv[i], "--sentence") || !strcmp(argv[i], "--perm")) && i + 1 < argc) {
+            if (argv[i][2] == 's') sentence = argv[++i]; else perm = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            fprintf(stderr, "error: unknown option '%s' (see ./permute --help)\n", argv[i]);
+            return 2;
+        } else if (n_over == 64) {
+            fprintf(stderr, "error: more than 64 overrides\n");
+            return 2;
+        } else {
+            over[n_over++] = argv[i];
+        }
+    }
+    if (run(argv[1], sentence, perm, n_over, over, err, sizeof err)) {
+        fprintf(stderr, "error: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
