@@ -1,0 +1,154 @@
+# Crash safety of ./train: SIGKILL at random moments (and while a checkpoint is being written)
+# leaves the last checkpoint loadable, and resuming gives the log.csv and the weights of an
+# unbroken run; a write error (file-size limit, full tmpfs) is reported and keeps the old
+# checkpoint; a loss or weights that stop being finite stop the run naming the step and the
+# last good checkpoint.
+. tests/lib.sh
+TRAIN=$BIN_DIR/train
+EVAL=$BIN_DIR/eval
+RUNS=$TMP/runs
+
+cat >"$TMP/crash.ini" <<EOF
+[run]
+out_dir = $RUNS
+seed = 5
+threads = 1
+[task]
+task = toy_translate
+train_size = 300
+val_size = 20
+test_size = 20
+[model]
+model = translator
+d_model = 32
+n_heads = 2
+d_ff = 64
+enc_layers = 1
+dec_layers = 1
+pos = rope
+[train]
+steps = 100
+batch_size = 16
+log_every = 5
+eval_every = 25
+ckpt_every = 5
+EOF
+
+# A pseudo-random delay in [0.05, 0.6) s, different on every call.
+n_delay=0
+delay() {
+    n_delay=$((n_delay + 1))
+    awk -v s="$$$n_delay" 'BEGIN { srand(s); printf "%.2f", 0.05 + rand() * 0.55 }'
+}
+
+# ------------------------------------------------------------------------------ kill and resume
+"$TRAIN" "$TMP/crash.ini" run.name=ref >"$TMP/ref.out" 2>&1 || fail crash_reference "$(tail -c 300 "$TMP/ref.out")"
+"$EVAL" "$RUNS/ref" >"$TMP/ref.eval" 2>&1 || fail crash_reference_eval "$(tail -c 300 "$TMP/ref.eval")"
+
+DIR=$RUNS/crash
+# tmp_appears / tmp_gone: busy-wait (no sleep: a checkpoint write takes milliseconds) until the
+# running trainer's temporary checkpoint file exists / no longer exists; 1 if it exited first.
+tmp_appears() { while kill -0 $pid 2>/dev/null; do [ -e "$DIR/model.safetensors.tmp.$pid" ] && return 0; done; return 1; }
+tmp_gone()    { while kill -0 $pid 2>/dev/null; do [ -e "$DIR/model.safetensors.tmp.$pid" ] || return 0; done; return 1; }
+kills=0; in_write=0; loads=0; load_failures=""; finished=0
+for round in 1 2 3 4 5 6; do
+    resume=""
+    [ -e "$DIR/model.safetensors" ] && resume="train.resume=$DIR"
+    "$TRAIN" "$TMP/crash.ini" run.name=crash $resume >>"$TMP/crash.out" 2>&1 &
+    pid=$!
+    # Let one checkpoint complete, so that every round makes progress.
+    tmp_appears && tmp_gone
+    if [ $((round % 2)) -eq 1 ]; then
+        # Odd rounds: kill while the next checkpoint is being written.
+        tmp_appears && kill -9 $pid 2>/dev/null && in_write=$((in_write + 1))
+    else
+        sleep "$(delay)"   # even rounds: at a random moment
+    fi
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    rc=$?
+    if [ $rc -eq 0 ]; then finished=1; break; fi
+    kills=$((kills + 1))
+    if [ -e "$DIR/model.safetensors" ]; then
+        if "$EVAL" "$DIR" >"$TMP/eval.out" 2>&1; then loads=$((loads + 1))
+        else load_failures="$load_failures [round $round: $(head -c 200 "$TMP/eval.out")]"; fi
+    fi
+done
+# Finish the run (the last kill may have come before the first checkpoint).
+if [ $finished -eq 0 ]; then
+    resume=""
+    [ -e "$DIR/model.safetensors" ] && resume="train.resume=$DIR"
+    "$TRAIN" "$TMP/crash.ini" run.name=crash $resume >>"$TMP/crash.out" 2>&1 || fail crash_resume_finishes "$(tail -c 300 "$TMP/crash.out")"
+fi
+echo "# resumed at steps: $(grep -o "at step [0-9]*" "$TMP/crash.out" | cut -d" " -f3 | tr "\n" " ")"
+echo "# $kills kills ($in_write while a checkpoint was being written), checkpoint loaded after $loads of them"
+if [ -z "$load_failures" ] && [ $loads -gt 0 ]; then ok crash_checkpoint_loads_after_kill
+else fail crash_checkpoint_loads_after_kill "loaded $loads times;$load_failures"; fi
+if cmp -s "$RUNS/ref/log.csv" "$DIR/log.csv"; then ok crash_resumed_log_identical
+else fail crash_resumed_log_identical "$(diff "$RUNS/ref/log.csv" "$DIR/log.csv" | head -5 | tr '\n' ' ')"; fi
+"$EVAL" "$DIR" >"$TMP/crash.eval" 2>&1
+if cmp -s "$TMP/ref.eval" "$TMP/crash.eval"; then ok crash_resumed_weights_identical
+else fail crash_resumed_weights_identical "$(diff "$TMP/ref.eval" "$TMP/crash.eval" | head -4 | tr '\n' ' ')"; fi
+if ls "$DIR" | grep -q '\.tmp'; then fail crash_no_temporaries_left "$(ls "$DIR" | tr '\n' ' ')"
+else ok crash_no_temporaries_left; fi
+
+# ------------------------------------------------------------------------------ write errors
+# check_write_error NAME DIR STEP PATTERN: the last run failed with PATTERN on stderr, naming the
+# checkpoint of STEP as the last good one, which is byte-identical to $TMP/good and loads.
+check_write_error() {
+    name=$1; dir=$2; step=$3; pat=$4
+    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
+    elif ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr did not match '$pat': $(head -c 400 "$TMP/err")"
+    elif ! grep -q "the last good checkpoint is $dir/model.safetensors (step $step)" "$TMP/err"; then
+        fail "$name" "last good checkpoint not named: $(head -c 400 "$TMP/err")"
+    elif ! cmp -s "$TMP/good" "$dir/model.safetensors"; then fail "$name" "the old checkpoint changed"
+    elif ! "$EVAL" "$dir" >/dev/null 2>"$TMP/eval.err"; then fail "$name" "old checkpoint does not load: $(cat "$TMP/eval.err")"
+    elif ls "$dir" | grep -q '\.tmp'; then fail "$name" "temporary left: $(ls "$dir" | tr '\n' ' ')"
+    else ok "$name"; fi
+}
+
+# A file-size limit (SIGXFSZ ignored, so write() fails with EFBIG) below the checkpoint's size.
+"$TRAIN" "$TMP/crash.ini" run.name=fsize train.steps=20 >/dev/null 2>&1
+cp "$RUNS/fsize/model.safetensors" "$TMP/good"
+blocks=$(( $(wc -c <"$TMP/good") / 1024 ))   # ulimit -f counts 512-byte blocks: half the size
+(ulimit -f $blocks && trap '' XFSZ && exec "$TRAIN" "$TMP/crash.ini" run.name=fsize train.steps=40 \
+    train.resume="$RUNS/fsize") >/dev/null 2>"$TMP/err"
+rc=$?
+check_write_error write_error_file_size_limit "$RUNS/fsize" 20 \
+    "^error: $RUNS/fsize/model.safetensors: write failed: File too large; the checkpoint of step 25 was not written"
+
+# A full disk: a tmpfs with room for one checkpoint and not for two (needs root; else skipped).
+FULL=$TMP/full
+mkdir -p "$FULL"
+size_k=$(( $(wc -c <"$TMP/good") * 3 / 2048 + 64 ))
+if mount -t tmpfs -o size=${size_k}k tmpfs "$FULL" 2>/dev/null; then
+    "$TRAIN" "$TMP/crash.ini" run.out_dir="$FULL" run.name=disk >/dev/null 2>"$TMP/err"
+    rc=$?
+    cp "$FULL/disk/model.safetensors" "$TMP/good" 2>/dev/null
+    check_write_error write_error_disk_full "$FULL/disk" 5 "No space left on device"
+    umount "$FULL"
+else
+    echo "# write_error_disk_full skipped: cannot mount a tmpfs here"
+fi
+
+# ------------------------------------------------------------------------------ NaN and Inf
+# Optimizer moments of 3e38 are finite (the checkpoint loads) but make the next update overflow:
+# the weights become Inf after step 21, and the loss is NaN at step 22.
+mkdir -p "$TMP/bad"
+python3 tests/ckpt_edit.py "$RUNS/ref/model.safetensors" "$TMP/bad/model.safetensors" fill optimizer.exp_avg 3e38 2>&1
+ref_ckpt=$TMP/bad/model.safetensors
+"$TRAIN" "$TMP/crash.ini" run.name=nan1 train.steps=200 train.resume="$TMP/bad" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -Eq "^error: step 102: the loss is -?nan \(gradient norm -?nan\); stopped, the last good checkpoint is $ref_ckpt \(step 100\)$" "$TMP/err"
+then ok nan_loss_stops_run
+else fail nan_loss_stops_run "exit $rc: $(head -c 300 "$TMP/err")"; fi
+"$TRAIN" "$TMP/crash.ini" run.name=nan2 train.steps=200 train.ckpt_every=1 train.resume="$TMP/bad" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -Eq "^error: step 101: parameter '[a-z_.0-9]+' holds -?inf after the update; stopped without saving, the last good checkpoint is $ref_ckpt \(step 100\)$" "$TMP/err" &&
+        [ ! -e "$RUNS/nan2/model.safetensors" ]
+then ok inf_weights_never_saved
+else fail inf_weights_never_saved "exit $rc: $(head -c 300 "$TMP/err")"; fi
+# A checkpoint that holds NaN is refused by name before any training.
+python3 tests/ckpt_edit.py "$RUNS/ref/model.safetensors" "$TMP/bad/model.safetensors" fill encoder.norm.bias nan
+expect_error nan_checkpoint_refused "^error: $TMP/bad/model.safetensors: tensor 'encoder.norm.bias' holds nan at element 0; the checkpoint is damaged$" \
+    "$TRAIN" "$TMP/crash.ini" run.name=nan3 train.steps=200 train.resume="$TMP/bad"
