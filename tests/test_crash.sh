@@ -122,6 +122,7 @@ FULL=$TMP/full
 mkdir -p "$FULL"
 size_k=$(( $(wc -c <"$TMP/good") * 3 / 2048 + 64 ))
 if mount -t tmpfs -o size=${size_k}k tmpfs "$FULL" 2>/dev/null; then
+    trap 'umount "$FULL" 2>/dev/null; rm -rf "$TMP"' EXIT   # never leave the mount behind
     "$TRAIN" "$TMP/crash.ini" run.out_dir="$FULL" run.name=disk >/dev/null 2>"$TMP/err"
     rc=$?
     cp "$FULL/disk/model.safetensors" "$TMP/good" 2>/dev/null
