@@ -1,0 +1,125 @@
+#!/bin/sh
+# Lesson 1, order blindness, end to end: train the "dog bites man" classifier with every
+# positional scheme and several seeds, score each on its held-out test set (the five-word form
+# and the literal three-word reversal), and measure permutation equivariance of the encoder.
+# Writes CSV, Markdown and SVG into the output folder. Run from the top level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/dog_bites_man.sh [--quick] [--seeds N] [--out DIR]
+
+Trains configs/order/<scheme>.ini for every scheme (none sinusoidal learned alibi rope t5) and
+seeds 1..N, evaluates each run's test split with ./eval, runs ./permute on each scheme's seed-1
+model, and writes into DIR:
+  runs.csv       scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff (test split;
+                 form 5 = "the dog bites the man", 3 = "dog bites man")
+  permute.csv    ./permute rows: max |out(PX) - P out(X)|, bidirectional and causal
+  curves.csv     every run's log.csv, with scheme and seed columns in front
+  results.md     the tables (mean ± sample sd over seeds), the command and the wall time
+  pair_acc.svg, train_loss.svg   validation pair accuracy and training loss against step
+Finished runs (DIR/runs/<scheme>-s<seed>) are reused, so an interrupted run can be restarted.
+
+  --quick     a smoke test: 150 training steps, 1 seed (unless --seeds), DIR defaults to
+              results/quick/dog_bites_man
+  --seeds N   seeds 1..N (default 3)
+  --out DIR   output folder (default results/dog_bites_man)
+Tools are taken from BIN_DIR (default: the top level).
+EOF
+}
+
+quick=0; seeds=""; out=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=1 ;;
+        --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; shift ;;
+        --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+    shift
+done
+if [ $quick = 1 ]; then seeds=${seeds:-1}; out=${out:-results/quick/dog_bites_man}
+else seeds=${seeds:-3}; out=${out:-results/dog_bites_man}; fi
+case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
+need_tools train eval permute plot
+mkdir -p "$out/runs"
+start=$(now)
+command="scripts/dog_bites_man.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+
+# ---- train and evaluate every scheme and seed
+echo "scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff" >"$out/runs.csv.tmp"
+: >"$out/curves.body"
+for scheme in $SCHEMES; do
+    cfg=configs/order/$scheme.ini
+    steps=$(awk -F= '$1 ~ /^steps *$/ { gsub(/ /, "", $2); print $2 }' "$cfg")
+    [ $quick = 1 ] && steps=150
+    for seed in $(seq_list "$seeds"); do
+        run=$out/runs/$scheme-s$seed
+        train_run "$run" "$steps" "$cfg" run.seed="$seed"
+        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=test
+        # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
+        awk -F, -v p="$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $7 "," $8 }' \
+            "$run/eval.csv" >>"$out/runs.csv.tmp"
+        prefix_csv "$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+    done
+done
+mv "$out/runs.csv.tmp" "$out/runs.csv"
+{ echo "scheme,seed,$(head -1 "$out/runs/none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+
+# ---- permutation equivariance of each scheme's seed-1 encoder, bidirectional and causal
+say "permute: out(PX) against P out(X)"
+{
+    for scheme in $SCHEMES; do
+        "$BIN_DIR/permute" "$out/runs/$scheme-s1" || die "./permute failed on $scheme"
+    done
+} | awk 'NR == 1 || !/^pos,/' >"$out/permute.csv.tmp"
+mv "$out/permute.csv.tmp" "$out/permute.csv"
+
+# ---- plots
+plot --x step --y exact_match --group scheme --spread --filter split=val --filter length=0 \
+    --title "Order task: validation pair accuracy (both twins right)" --ylabel "pair accuracy" \
+    -o "$out/pair_acc.svg" "$out/curves.csv"
+plot --x step --y loss --group scheme --spread --filter split=train --logy \
+    --title "Order task: training loss" --ylabel "training loss (batch)" -o "$out/train_loss.svg" "$out/curves.csv"
+
+# ---- tables: one derived column per (metric, form), so one table holds them all
+awk -F, 'NR > 1 {
+    w = $3 == 5 ? "the dog bites the man" : "dog bites man"
+    print $1 "," $2 ",accuracy % (" w ")," $6 * 100
+    print $1 "," $2 ",pair accuracy % (" w ")," $7 * 100
+}' "$out/runs.csv" >"$out/acc.body"
+awk -F, 'NR > 1 { print $1 "," $2 "," ($3 == 5 ? "the dog bites the man" : "dog bites man") "," $8 }' "$out/runs.csv" >"$out/diff.body"
+{ echo "scheme,seed,measure,value"; cat "$out/acc.body"; } >"$out/acc.csv"
+{ echo "scheme,seed,form,max_twin_diff"; cat "$out/diff.body"; } >"$out/diff.csv"
+rm -f "$out/acc.body" "$out/diff.body"
+wall=$(( $(now) - start ))
+{
+    echo "## Dog bites man: order blindness"
+    echo
+    echo "Command: \`$command\` (seeds 1..$seeds; configs/order/<scheme>.ini$([ $quick = 1 ] && echo ', 150 steps'));"
+    echo "wall time ${wall} s on this machine (finished runs are reused, so a rerun is faster)."
+    echo "Held-out test split: \`the dog bites the man\` stands for the five-word sentences and their twins"
+    echo "(\`the man bites the dog\`), \`dog bites man\` for the literal three-word reversals (a form never seen in training)."
+    echo "Cells: mean ± sample standard deviation over seeds."
+    echo
+    md_pivot "$out/acc.csv" scheme measure value 1 %.1f
+    echo
+    echo "Largest logit difference between a sentence and its swapped twin (max over the test pairs):"
+    echo
+    md_pivot "$out/diff.csv" scheme form max_twin_diff 1 %.3g
+    echo
+    echo "Permutation equivariance (seed 1, \`./permute\`): max |out(ΠX) − Π out(X)| over the encoder"
+    echo "outputs, and the largest change of the pooled logits; the same weights with a causal mask switched on."
+    echo
+    echo "| pos | mask | permutation | X | ΠX | max diff | logit diff |"
+    echo "| --- | --- | --- | --- | --- | ---: | ---: |"
+    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }' "$out/permute.csv"
+    echo
+    echo "![pair accuracy](pair_acc.svg) ![training loss](train_loss.svg)"
+} >"$out/results.md"
+cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"

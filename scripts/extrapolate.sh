@@ -1,0 +1,271 @@
+#!/bin/sh
+# Lesson 2, length generalisation, end to end: train (or reuse) one model per positional scheme
+# and seed, evaluate each beyond its training length with ./eval, and write results.csv,
+# results.md and SVG plots. Three views:
+#   1. longer sentences: the translator, trained on 1-3 clauses, on test sets of 1..12 clauses
+#   2. shifted positions: the held-out 1-3-clause sentences with every position index + k
+#   3. longer windows: a decoder-only LM trained on 32-token windows, on windows up to 1024
+# plus the RoPE stretches (position interpolation, a larger base) in views 1 and 3.
+# Run from the top level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR]
+
+Trains configs/<scheme>.ini (translator, toy_translate, 1-3 clauses) and configs/lm/<scheme>.ini
+(language model, 32-token windows) for every scheme (none sinusoidal learned alibi rope t5) and
+seeds 1..N, evaluates them with ./eval and writes into DIR:
+  results.csv   view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last
+                view length: x = clauses (test sets of x clauses)
+                view offset: x = k, every position index shifted by k (validation split)
+                view window: x = tokens per evaluation window (language model)
+                schemes rope_pi4 / rope_base40k: the rope models evaluated with
+                rope_scale=4 (position interpolation) / rope_base=40000
+  curves.csv    every run's log.csv with model, scheme and seed columns in front
+  results.md    tables (mean ± sample sd over seeds), the command, the seeds, the wall time
+  *.svg         training and validation loss against step, loss / accuracy against length
+Finished runs (DIR/runs/...) and evaluations (DIR/runs/*/eval_*.csv) are reused, so an
+interrupted run can simply be restarted.
+
+  --quick       a smoke test with tiny models and step counts (1 seed unless --seeds);
+                DIR defaults to results/quick/extrapolate
+  --seeds N     seeds 1..N (default 3)
+  --views LIST  which views to run, e.g. 1,2 (default 1,2,3)
+  --out DIR     output folder (default results/extrapolate)
+Tools are taken from BIN_DIR (default: the top level).
+EOF
+}
+
+quick=0; seeds=""; out=""; views=1,2,3
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=1 ;;
+        --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; shift ;;
+        --views) [ $# -ge 2 ] || die "--views needs a list like 1,2,3"; views=$2; shift ;;
+        --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+    shift
+done
+case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
+case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac
+want_view() { case ",$views," in *,$1,*) return 0 ;; esac; return 1; }
+need_tools train eval plot
+
+# Settings per mode. The full mode trains with the configs as they are (their steps);
+# quick mode shrinks the models and data so that the whole script takes seconds.
+if [ $quick = 1 ]; then
+    seeds=${seeds:-1}; out=${out:-results/quick/extrapolate}
+    tr_steps=20; lm_steps=20
+    tr_over="model.d_model=32 model.d_ff=64 train.batch_size=16 task.train_size=400 task.val_size=40 task.test_size=40 train.eval_every=10 train.warmup=5 train.log_every=5"
+    lm_over="model.d_model=32 model.d_ff=64 train.batch_size=8 task.train_size=400 train.eval_every=10 train.warmup=5 train.log_every=5 train.eval_lengths=64"
+    lengths=1..4; offsets="0 8 32"; windows=32,64,128
+else
+    seeds=${seeds:-3}; out=${out:-results/extrapolate}
+    cfg_steps() { awk -F= '$1 ~ /^steps *$/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+    tr_steps=$(cfg_steps configs/rope.ini); lm_steps=$(cfg_steps configs/lm/rope.ini)
+    tr_over=""; lm_over=""
+    lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
+fi
+mkdir -p "$out/runs"
+start=$(now)
+command="scripts/extrapolate.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --views $views"
+seed_list=$(seq_list "$seeds")
+
+# rope stretches at evaluation time: name and ./eval overrides
+stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
+
+: >"$out/results.body"
+: >"$out/curves.body"
+# add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
+# eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
+add_rows() {
+    awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" 'NR > 1 && (split_ == "" || $1 == split_) {
+        print p "," (x == "" ? $2 : x) "," $3 "," $4 "," $5 "," $6 "," $9 }' "$4" >>"$out/results.body"
+}
+
+# ---- views 1 and 2: the translator
+if want_view 1 || want_view 2; then
+    t_view=$(now)
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            run=$out/runs/tr-$scheme-s$seed
+            # shellcheck disable=SC2086
+            train_run "$run" "$tr_steps" "configs/$scheme.ini" run.seed="$seed" $tr_over
+            prefix_csv "translator,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+        done
+    done
+    say "translator training: $(( $(now) - t_view )) s"
+    t_view=$(now)
+    if want_view 1; then
+        for scheme in $SCHEMES; do
+            for seed in $seed_list; do
+                run=$out/runs/tr-$scheme-s$seed
+                cached_eval "$run/eval_lengths.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths"
+                add_rows length "$scheme" "$seed" "$run/eval_lengths.csv"
+            done
+        done
+        for stretch in $stretches; do
+            for seed in $seed_list; do
+                run=$out/runs/tr-rope-s$seed
+                cached_eval "$run/eval_lengths_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" "${stretch#*:}"
+                add_rows length "${stretch%%:*}" "$seed" "$run/eval_lengths_${stretch%%:*}.csv"
+            done
+        done
+        say "view 1 (longer sentences) evaluated: $(( $(now) - t_view )) s"
+    fi
+    t_view=$(now)
+    if want_view 2; then
+        for scheme in $SCHEMES; do
+            for seed in $seed_list; do
+                run=$out/runs/tr-$scheme-s$seed
+                for k in $offsets; do
+                    cached_eval "$run/eval_offset_$k.csv" "$BIN_DIR/eval" "$run" splits=val pos_offset="$k"
+                    add_rows offset "$scheme" "$seed" "$run/eval_offset_$k.csv" val "$k"
+                done
+            done
+        done
+        say "view 2 (shifted positions) evaluated: $(( $(now) - t_view )) s"
+    fi
+fi
+
+# ---- view 3: the language model on longer windows
+if want_view 3; then
+    t_view=$(now)
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            run=$out/runs/lm-$scheme-s$seed
+            # shellcheck disable=SC2086
+            train_run "$run" "$lm_steps" "configs/lm/$scheme.ini" run.seed="$seed" $lm_over
+            prefix_csv "lm,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+        done
+    done
+    say "language-model training: $(( $(now) - t_view )) s"
+    t_view=$(now)
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            run=$out/runs/lm-$scheme-s$seed
+            cached_eval "$run/eval_windows.csv" "$BIN_DIR/eval" "$run" lengths="$windows"
+            add_rows window "$scheme" "$seed" "$run/eval_windows.csv"
+        done
+    done
+    for stretch in $stretches; do
+        for seed in $seed_list; do
+            run=$out/runs/lm-rope-s$seed
+            cached_eval "$run/eval_windows_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" lengths="$windows" "${stretch#*:}"
+            add_rows window "${stretch%%:*}" "$seed" "$run/eval_windows_${stretch%%:*}.csv"
+        done
+    done
+    say "view 3 (longer windows) evaluated: $(( $(now) - t_view )) s"
+fi
+
+{ echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
+{ echo "model,scheme,seed,step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/results.body" "$out/curves.body"
+# Offsets on a log axis: k + 1, so that k = 0 (the unshifted baseline) has a place.
+awk -F, 'NR == 1 { print $0 ",offset_plus_1"; next } $1 == "offset" { print $0 "," $4 + 1 }' \
+    "$out/results.csv" >"$out/offsets.csv"
+
+# ---- plots
+rm -f "$out"/*.svg
+p_curve() {   # NAME MODEL SPLIT LENGTH TITLE YLABEL
+    plot --x step --y loss --group scheme --spread --logy --filter model="$2" --filter split="$3" \
+        --filter length="$4" --title "$5" --ylabel "$6" -o "$out/$1.svg" "$out/curves.csv"
+}
+if want_view 1 || want_view 2; then
+    p_curve tr_train_loss translator train 0 "Translator: training loss" "training loss (batch, label smoothing 0.1)"
+    p_curve tr_val_loss_1x translator val 3 "Translator: validation loss on 3-clause sentences (1x)" "validation loss"
+    p_curve tr_val_loss_4x translator val 12 "Translator: validation loss on 12-clause sentences (4x)" "validation loss"
+fi
+if want_view 1; then
+    for m in loss:"loss":--logy token_acc:"token accuracy": exact_match:"exact match (greedy)":; do
+        col=${m%%:*}; rest=${m#*:}; label=${rest%%:*}; logy=${rest#*:}
+        # shellcheck disable=SC2086
+        plot --x x --y "$col" --group scheme --spread $logy --filter view=length --vline 3 \
+            --vline-label "longest training sentences" --title "Translator: $label against sentence length" \
+            --xlabel "clauses per sentence (trained on 1-3)" --ylabel "$label" \
+            -o "$out/tr_length_$col.svg" "$out/results.csv"
+    done
+fi
+if want_view 2; then
+    plot --x offset_plus_1 --y loss --group scheme --spread --logx --logy \
+        --title "Translator: loss with every position shifted by k" --xlabel "k + 1 (position offset k, log scale)" \
+        --ylabel "validation loss" -o "$out/tr_offset_loss.svg" "$out/offsets.csv"
+    plot --x offset_plus_1 --y token_acc --group scheme --spread --logx \
+        --title "Translator: token accuracy with every position shifted by k" \
+        --xlabel "k + 1 (position offset k, log scale)" --ylabel "token accuracy" \
+        -o "$out/tr_offset_token_acc.svg" "$out/offsets.csv"
+fi
+if want_view 3; then
+    p_curve lm_train_loss lm train 0 "Language model: training loss (32-token windows)" "training loss (batch)"
+    p_curve lm_val_loss_1x lm val 32 "Language model: validation loss, 32-token windows (1x)" "validation loss"
+    if [ $quick = 1 ]; then four=64; else four=128; fi
+    p_curve lm_val_loss_4x lm val $four "Language model: validation loss, $four-token windows" "validation loss"
+    for col in loss loss_last; do
+        label="loss over the whole window"; [ $col = loss_last ] && label="loss on the last 32 tokens"
+        plot --x x --y $col --group scheme --spread --logx --filter view=window --vline 32 \
+            --vline-label "training window" --title "Language model: $label" \
+            --xlabel "evaluation window (tokens, log scale)" --ylabel "$label" \
+            -o "$out/lm_window_$col.svg" "$out/results.csv"
+    done
+fi
+
+# ---- tables
+wall=$(( $(now) - start ))
+R=$out/results.csv
+{
+    echo "## Extrapolation: length generalisation"
+    echo
+    echo "Command: \`$command\` (seeds $(echo $seed_list | tr ' ' ','); translator configs/<scheme>.ini, $tr_steps steps;"
+    echo "language model configs/lm/<scheme>.ini, $lm_steps steps$([ $quick = 1 ] && echo '; quick mode: tiny models, not meaningful'));"
+    echo "wall time ${wall} s on this machine (finished runs and evaluations are reused, so a rerun is faster)."
+    echo "Cells: mean ± sample standard deviation over the seeds. rope_pi4 = the rope models evaluated with"
+    echo "\`rope_scale=4\` (position interpolation), rope_base40k = with \`rope_base=40000\`; no retraining."
+    if want_view 1; then
+        echo
+        echo "### 1. Longer sentences (translator trained on 1-3 clauses; test sets of k clauses)"
+        echo
+        echo "Token accuracy (%):"; echo
+        md_pivot "$R" scheme x token_acc 100 %.1f view=length
+        echo; echo "Exact match (%, greedy decoding):"; echo
+        md_pivot "$R" scheme x exact_match 100 %.1f view=length
+        echo; echo "Loss (token cross-entropy):"; echo
+        md_pivot "$R" scheme x loss 1 %.3f view=length
+        echo
+        echo "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
+    fi
+    if want_view 2; then
+        echo
+        echo "### 2. Shifted positions (validation sentences, 1-3 clauses, every position index + k)"
+        echo
+        echo "Loss:"; echo
+        md_pivot "$R" scheme x loss 1 %.4f view=offset
+        echo; echo "Token accuracy (%):"; echo
+        md_pivot "$R" scheme x token_acc 100 %.2f view=offset
+        echo
+        echo "![loss](tr_offset_loss.svg) ![token accuracy](tr_offset_token_acc.svg)"
+    fi
+    if want_view 1 || want_view 2; then
+        echo
+        echo "Training curves: ![training loss](tr_train_loss.svg) ![validation loss 1x](tr_val_loss_1x.svg) ![validation loss 4x](tr_val_loss_4x.svg)"
+    fi
+    if want_view 3; then
+        echo
+        echo "### 3. Longer windows (language model trained on 32-token windows)"
+        echo
+        echo "Loss over the whole window:"; echo
+        md_pivot "$R" scheme x loss 1 %.3f view=window
+        echo; echo "Loss on the last 32 tokens of each window (loss_last):"; echo
+        md_pivot "$R" scheme x loss_last 1 %.3f view=window
+        echo
+        echo "![loss](lm_window_loss.svg) ![loss on the last 32 tokens](lm_window_loss_last.svg)"
+        echo
+        echo "Training curves: ![training loss](lm_train_loss.svg) ![validation loss 1x](lm_val_loss_1x.svg) ![validation loss 4x](lm_val_loss_4x.svg)"
+    fi
+} >"$out/results.md"
+cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"

@@ -1,0 +1,103 @@
+# scripts/dog_bites_man.sh and scripts/extrapolate.sh in --quick mode: they finish, and what
+# they write is well-formed (CSV: the header's column count on every row, numbers where numbers
+# belong; SVG: parses as XML; Markdown tables: every row as wide as its header) and says what
+# the lessons say where even a tiny run must show it.
+. tests/lib.sh
+export BIN_DIR
+
+# csv_check FILE NCOLS NUMERIC OPTIONAL: every row has NCOLS fields; the columns listed in
+# NUMERIC (1-based, space-separated) hold numbers, those in OPTIONAL numbers or nothing.
+# Prints the first problem, nothing if the file is fine.
+csv_check() {
+    awk -F, -v ncols="$2" -v numeric="$3" -v optional="$4" '
+    BEGIN { nn = split(numeric, num, " "); no = split(optional, opt, " ") }
+    function isnum(s) { return s ~ /^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    NF != ncols { printf "%s:%d: %d fields, want %d\n", FILENAME, NR, NF, ncols; bad = 1; exit }
+    NR == 1 { next }
+    {
+        for (i = 1; i <= nn; i++) if (!isnum($num[i])) { printf "%s:%d: column %d is \"%s\", not a number\n", FILENAME, NR, num[i], $num[i]; bad = 1; exit }
+        for (i = 1; i <= no; i++) if ($opt[i] != "" && !isnum($opt[i])) { printf "%s:%d: column %d is \"%s\", not a number\n", FILENAME, NR, opt[i], $opt[i]; bad = 1; exit }
+    }
+    END { if (!bad && NR < 2) printf "%s: no data rows\n", FILENAME }' "$1"
+}
+
+# md_check FILE: every Markdown table row has as many cells as its header row.
+md_check() {
+    awk '/^\|/ { n = gsub(/\|/, "|"); if (!inside) { want = n; inside = 1 } else if (n != want) { printf "%s:%d: %d bars, header has %d\n", FILENAME, NR, n, want; exit } next }
+         { inside = 0 }' "$1"
+}
+
+# svg_check FILE...: each parses as XML with an <svg> root holding a plotted line.
+svg_check() {
+    if ! command -v python3 >/dev/null 2>&1; then echo "python3 not found"; return; fi
+    python3 - "$@" <<'PY'
+import sys, xml.dom.minidom
+for path in sys.argv[1:]:
+    try:
+        doc = xml.dom.minidom.parse(path)
+    except Exception as e:
+        print("%s: %s" % (path, e)); break
+    root = doc.documentElement
+    if root.tagName != "svg" or not root.getAttribute("viewBox"):
+        print("%s: root is <%s>, want <svg viewBox=...>" % (path, root.tagName)); break
+    if not (doc.getElementsByTagName("path") or doc.getElementsByTagName("polyline")):
+        print("%s: no plotted line" % path); break
+PY
+}
+
+report() {   # NAME PROBLEM
+    if [ -z "$2" ]; then ok "$1"; else fail "$1" "$2"; fi
+}
+
+# ---- dog_bites_man.sh
+D=$TMP/dbm
+if sh scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
+else fail dbm_quick_runs "exit status $?: $(tail -5 "$TMP/dbm.out")"; fi
+missing=""
+for f in runs.csv permute.csv curves.csv results.md pair_acc.svg train_loss.svg; do [ -s "$D/$f" ] || missing="$missing $f"; done
+report dbm_outputs "${missing:+missing:$missing}"
+report dbm_runs_csv "$(csv_check "$D/runs.csv" 8 "2 3 4 5 6 7 8" "")"
+rows=$(awk 'END { print NR - 1 }' "$D/runs.csv")
+report dbm_runs_csv_rows "$([ "$rows" = 12 ] || echo "$rows rows, want 6 schemes x 2 forms = 12")"
+report dbm_permute_csv "$(csv_check "$D/permute.csv" 7 "6 7" "")"
+report dbm_curves_csv "$(csv_check "$D/curves.csv" 11 "2 3 5 6" "7 8 9 10 11")"
+report dbm_markdown "$(md_check "$D/results.md")"
+report dbm_svg "$(svg_check "$D"/*.svg)"
+# Without positions a sentence and its twin get the same logits, however short the training.
+report dbm_none_blind "$(awk -F, '$1 == "none" && ($7 != 0 || $8 > 1e-4) { print "none, form " $3 ": pair_acc " $7 ", twin diff " $8; exit }' "$D/runs.csv")"
+report dbm_permute_none "$(awk -F, '$1 == "none" && (($2 == "bidirectional" && $6 > 1e-4) || ($2 == "causal" && $6 < 1e-2)) { print $2 " " $3 ": max diff " $6; exit }' "$D/permute.csv")"
+
+# ---- extrapolate.sh
+E=$TMP/ex
+if sh scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
+else fail ex_quick_runs "exit status $?: $(tail -5 "$TMP/ex.out")"; fi
+missing=""
+for f in results.csv results.md curves.csv tr_train_loss.svg tr_val_loss_1x.svg tr_val_loss_4x.svg tr_length_loss.svg \
+        tr_length_token_acc.svg tr_length_exact_match.svg tr_offset_loss.svg tr_offset_token_acc.svg lm_train_loss.svg \
+        lm_val_loss_1x.svg lm_val_loss_4x.svg lm_window_loss.svg lm_window_loss_last.svg; do
+    [ -s "$E/$f" ] || missing="$missing $f"
+done
+report ex_outputs "${missing:+missing:$missing}"
+report ex_results_csv "$(csv_check "$E/results.csv" 9 "3 4 5 6 7" "8 9")"
+report ex_results_views "$(awk -F, 'NR > 1 { n[$1]++ } NR > 1 && $1 !~ /^(length|offset|window)$/ { print "unknown view " $1; exit }
+    END { if (n["length"] != 32 || n["offset"] != 18 || n["window"] != 24)
+          printf "rows: %d length (want 8 x 4), %d offset (6 x 3), %d window (8 x 3)\n", n["length"], n["offset"], n["window"] }' "$E/results.csv")"
+report ex_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
+report ex_markdown "$(md_check "$E/results.md")"
+report ex_svg "$(svg_check "$E"/*.svg)"
+# Through ./eval: ALiBi and T5 print the same loss at every offset, the wrapped learned table
+# the same at 0 and 32, sinusoidal something else at 8.
+report ex_offset_invariance "$(awk -F, '$1 == "offset" { v[$2, $4] = $6 } END {
+    for (k = 0; k <= 32; k += (k ? 24 : 8)) {
+        if (v["alibi", k] != v["alibi", 0]) { print "alibi loss at offset " k ": " v["alibi", k] " vs " v["alibi", 0]; exit }
+        if (v["t5", k] != v["t5", 0]) { print "t5 loss at offset " k ": " v["t5", k] " vs " v["t5", 0]; exit }
+    }
+    if (v["learned", 32] != v["learned", 0]) print "learned loss at offset 32: " v["learned", 32] " vs " v["learned", 0]
+    else if (v["sinusoidal", 8] == v["sinusoidal", 0]) print "sinusoidal loss unchanged at offset 8"
+}' "$E/results.csv")"
+# A second run reuses every checkpoint and evaluation.
+if sh scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && ! grep -q "train  " "$TMP/ex2.out" \
+        && grep -q "reuse" "$TMP/ex2.out"; then ok ex_reuses_runs
+else fail ex_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ex2.out")"; fi
+expect_error ex_bad_option "unknown argument '--fast'" sh scripts/extrapolate.sh --fast
+expect_error ex_bad_views "--views wants a list of 1, 2, 3" sh scripts/extrapolate.sh --views 4
