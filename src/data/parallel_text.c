@@ -2,6 +2,7 @@
 #include "data/parallel_text.h"
 #include "data/lines.h"
 #include "data/text.h"
+#include "data/tokenize.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +47,6 @@ static int push_line_start(PtSide *s) {
     return 0;
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-static int is_punct(char c) { return c && strchr(",.!?;:\"'()", c) != NULL; }
 
 int pt_add_line(PtSide *s, const char *line, size_t len, int lowercase, long *n_replaced) {
     if (s->n_lines == 0 && push_line_start(s)) return -1;
@@ -65,10 +64,11 @@ int pt_add_line(PtSide *s, const char *line, size_t len, int lowercase, long *n_
     if (lowercase) text_lower(clean);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0;) {
-        if (is_space(clean[i])) { i++; continue; }
-        size_t j = i + 1;
-        if (!is_punct(clean[i]))
-            while (j < n && !is_space(clean[j]) && !is_punct(clean[j])) j++;
+        int space = tok_space_len(clean + i, n - i), punct = tok_punct_len(clean + i, n - i);
+        if (space) { i += (size_t)space; continue; }
+        size_t j = i + (punct ? (size_t)punct : 1);
+        if (!punct)
+            while (j < n && !tok_space_len(clean + j, n - j) && !tok_punct_len(clean + j, n - j)) j++;
         rc = push_token(s, clean + i, j - i);
         i = j;
     }
@@ -76,6 +76,16 @@ int pt_add_line(PtSide *s, const char *line, size_t len, int lowercase, long *n_
     if (rc == 0) rc = push_line_start(s);
     if (rc == 0) s->n_lines++;
     return rc;
+}
+
+int pt_add_tokens(PtSide *s, const char *const *tokens, int n) {
+    if (s->n_lines == 0 && push_line_start(s)) return -1;
+    if (s->n_lines == 0) s->line_start[0] = 0;
+    for (int i = 0; i < n; i++)
+        if (push_token(s, tokens[i], strlen(tokens[i]))) return -1;
+    if (push_line_start(s)) return -1;
+    s->n_lines++;
+    return 0;
 }
 
 int pt_line_len(const PtSide *s, int line) {

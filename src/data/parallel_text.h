@@ -10,8 +10,9 @@
 // max_tokens).
 //
 // Tokenising a line: optional lower-casing (ASCII and Latin-1 letters, see text_lower), split
-// on ASCII whitespace, and each of  , . ! ? ; : " ' ( )  is a token of its own
-// ("Hello, world!" -> hello , world !; "don't" -> don ' t).
+// on whitespace, and each punctuation character is a token of its own: , . ! ? ; : " ' ( )
+// and the Unicode ones listed in tokenize.h (“ „ – …)
+// ("Hello, world!" -> hello , world !; "don't" -> don ' t; "„Ja“" -> „ ja “).
 //
 // Vocabularies come from the training split only: tokens seen >= min_freq times, most
 // frequent first (ties in byte order), after the specials (no <cls>). Tokens longer than
@@ -44,6 +45,8 @@ void parallel_free(ParallelText *pt);
 // Appends one tokenised line to a side (used by parallel_load; also for tokenising user input).
 // Adds the number of bytes replaced as invalid UTF-8 to *n_replaced. -1 if out of memory.
 int  pt_add_line(PtSide *side, const char *line, size_t len, int lowercase, long *n_replaced);
+// Appends one line made of the given tokens as they are (used for BPE-segmented text).
+int  pt_add_tokens(PtSide *side, const char *const *tokens, int n);
 void pt_side_free(PtSide *side);
 int  pt_line_len(const PtSide *side, int line);                 // tokens in a line
 const char *pt_token(const PtSide *side, int line, int i);      // i-th token of a line
