@@ -1,5 +1,6 @@
 // Epoch sampler, see sampler.h.
 #include "data/sampler.h"
+#include "data/bucket.h"
 #include "data/data_rng.h"
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,16 @@ static void make_perm(Sampler *s) {
     for (int i = 0; i < s->n; i++) s->perm[i] = i;
     DRng r = drng_seed(s->st.seed, 0xE90C0000ull + (uint64_t)s->st.epoch);
     drng_shuffle(&r, s->perm, s->n);
+    if (s->lengths) {   // batch boundaries: every B indices counted from the very first epoch
+        int first = (int)((s->batch - (s->st.epoch * (int64_t)s->n) % s->batch) % s->batch);
+        bucket_order(s->perm, s->n, s->lengths, s->batch, first, s->st.seed ^ (uint64_t)s->st.epoch);
+    }
+}
+
+void sampler_set_buckets(Sampler *s, const int *lengths, int batch) {
+    s->lengths = lengths;
+    s->batch = batch > 0 ? batch : 1;
+    make_perm(s);
 }
 
 int sampler_restore(Sampler *s, int n, SamplerState st) {

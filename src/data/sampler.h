@@ -19,6 +19,8 @@ typedef struct {
     int n;              // dataset size
     SamplerState st;
     int *perm;          // permutation of epoch st.epoch
+    const int *lengths; // when set: length-bucketed batches of `batch` (see bucket.h); not owned
+    int batch;
 } Sampler;
 
 // Sampler over indices 0..n-1 (n >= 1). -1 on bad n or out of memory.
@@ -26,6 +28,10 @@ int  sampler_init(Sampler *s, int n, uint64_t seed);
 // Fills out[0..B-1] with the next B indices (B >= 1; B > n repeats indices across epochs).
 void sampler_next(Sampler *s, int *out, int B);
 SamplerState sampler_state(const Sampler *s);
+// From now on, order each epoch so that batches of `batch` indices hold similar lengths
+// (lengths[i] of example i, kept by the caller). Call after sampler_init / sampler_restore;
+// the order stays a pure function of (seed, epoch), so resuming is exact.
+void sampler_set_buckets(Sampler *s, const int *lengths, int batch);
 // Sampler over n indices continuing from a saved state. -1 on bad n/state or out of memory.
 int  sampler_restore(Sampler *s, int n, SamplerState st);
 void sampler_free(Sampler *s);
