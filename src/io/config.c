@@ -61,6 +61,7 @@ static const Key KEYS[] = {
     STR("task", test_tgt, "", 0),
     BOOL("task", lowercase, "true"),
     INT("task", min_freq, "1", 1, INT_MAX),
+    INT("task", bpe_merges, "0", 0, 1 << 20),   // parallel_text: BPE merges per language (0 = words)
 
     ENUM("model", model, "translator", "classifier|translator|lm"),
     INT("model", d_model, "64", 1, 8192),
@@ -97,9 +98,12 @@ static const Key KEYS[] = {
     INT("train", ckpt_every, "500", 1, 1e9),
     STR("train", resume, "", 0),
     STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation, e.g. "3,12"; "" = the val split
+    BOOL("train", bucket, "false"),     // batches of similar lengths (less padding)
 
     STR("eval", splits, "val,test", 1),  // ./eval: which splits to report
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
+    INT("eval", beam, "1", 1, 256),      // ./translate: beam size (1 = greedy)
+    FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");

@@ -28,6 +28,7 @@ typedef struct Config {
     char  test_src[CFG_STR], test_tgt[CFG_STR];
     int   lowercase;           // parallel_text: lower-case before tokenising
     int   min_freq;            // parallel_text: vocabulary cut-off
+    int   bpe_merges;          // parallel_text: BPE merges learned per language (0 = whole words)
 
     // [model]
     char  model[CFG_STR];      // classifier | translator | lm
@@ -59,10 +60,13 @@ typedef struct Config {
     int   log_every, eval_every, ckpt_every;
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
     char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
+    int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
 
     // [eval] (used by ./eval; stored with the run so a checkpoint knows its defaults)
     char  splits[CFG_STR];     // "val,test"
     char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
+    int   beam;                // ./translate: beam size (1 = greedy)
+    float length_penalty;      // ./translate: GNMT length penalty alpha
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];

@@ -86,12 +86,33 @@ static void report_unknown(const Split *s, const char *src, const char *tgt) {
                     names[k], unk[k], total[k], 100.0 * unk[k] / total[k], unk[k] == total[k] ? ": ALL of them" : "");
 }
 
+// BPE: replace both sides of pt by their subword segmentation.
+static int segment_pair(const Task *t, ParallelText *pt) {
+    PtSide src, tgt;
+    if (bpe_segment_side(&t->src_bpe, &pt->src, &src)) return -1;
+    if (bpe_segment_side(&t->tgt_bpe, &pt->tgt, &tgt)) { pt_side_free(&src); return -1; }
+    pt_side_free(&pt->src);
+    pt_side_free(&pt->tgt);
+    pt->src = src;
+    pt->tgt = tgt;
+    return 0;
+}
+
 static int load_parallel(Task *t, char *err, int errlen) {
     const Config *c = &t->cfg;
     ParallelText pt;
     int dropped = 0;
     if (parallel_load(c->train_src, c->train_tgt, c->lowercase, &pt, err, errlen)) return -1;
     warn_replaced(&pt, c->train_src, c->train_tgt);
+    if (c->bpe_merges > 0) {   // merges from the training split only, one set per language
+        t->has_bpe = 1;
+        if (bpe_learn(&pt.src, c->bpe_merges, &t->src_bpe) || bpe_learn(&pt.tgt, c->bpe_merges, &t->tgt_bpe) ||
+            segment_pair(t, &pt)) {
+            parallel_free(&pt);
+            snprintf(err, errlen, "out of memory learning BPE merges");
+            return -1;
+        }
+    }
     int rc = parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab) ||
              parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, c->max_tokens, &t->train, &dropped);
     parallel_free(&pt);
@@ -112,6 +133,7 @@ static int load_parallel(Task *t, char *err, int errlen) {
     for (int i = 0; i < 2; i++) {
         if (!pairs[i][0][0]) continue;
         if (parallel_load(pairs[i][0], pairs[i][1], c->lowercase, &pt, err, errlen)) return -1;
+        if (t->has_bpe && segment_pair(t, &pt)) { parallel_free(&pt); snprintf(err, errlen, "out of memory"); return -1; }
         warn_replaced(&pt, pairs[i][0], pairs[i][1]);
         // Held-out pairs are never dropped for length: a long sentence is still a test case.
         rc = parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, 0, splits[i], &dropped);
@@ -145,6 +167,7 @@ void task_free(Task *t) {
     free(t->lm_val);
     toy_lexicon_free(&t->toy);
     order_lexicon_free(&t->order);
+    if (t->has_bpe) { bpe_free(&t->src_bpe); bpe_free(&t->tgt_bpe); }
     memset(t, 0, sizeof *t);
 }
 
@@ -173,6 +196,12 @@ int task_save_vocabs(const Task *t, const char *dir, char *err, int errlen) {
     char a[600], b[600];
     vocab_paths(t, dir, a, b, sizeof a);
     if (vocab_save(&t->src_vocab, a, err, errlen)) return -1;
+    if (t->has_bpe) {
+        snprintf(a, sizeof a, "%s/src_bpe.txt", dir);
+        snprintf(b, sizeof b, "%s/tgt_bpe.txt", dir);
+        if (bpe_save(&t->src_bpe, a, err, errlen) || bpe_save(&t->tgt_bpe, b, err, errlen)) return -1;
+        vocab_paths(t, dir, a, b, sizeof a);
+    }
     return t->has_tgt_vocab ? vocab_save(&t->tgt_vocab, b, err, errlen) : 0;
 }
 

@@ -9,6 +9,7 @@
 #ifndef TASK_H
 #define TASK_H
 #include "data/batch.h"
+#include "data/bpe.h"
 #include "data/order.h"
 #include "data/toy_translate.h"
 #include "data/vocab.h"
@@ -26,6 +27,8 @@ typedef struct Task {
     int add_cls;                 // classifier with pool = cls
     ToyLexicon toy;              // kept to generate test sets of other lengths
     OrderLexicon order;
+    Bpe src_bpe, tgt_bpe;        // parallel_text with bpe_merges > 0: merges learned on train
+    int has_bpe;
 } Task;
 
 int  task_load(Task *t, const Config *c, char *err, int errlen);
@@ -33,7 +36,8 @@ void task_free(Task *t);
 // toy_translate: a held-out test set of n sentences with exactly k clauses.
 int  task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen);
 // Vocabulary files beside a checkpoint: "vocab.txt" (classifier, lm) or
-// "src_vocab.txt" + "tgt_vocab.txt" (translator).
+// "src_vocab.txt" + "tgt_vocab.txt" (translator), and with BPE the merges "src_bpe.txt" +
+// "tgt_bpe.txt" (see data/bpe.h).
 int  task_save_vocabs(const Task *t, const char *dir, char *err, int errlen);
 // The saved vocabularies must equal the ones this task built (same data, same lexicon).
 int  task_check_vocabs(const Task *t, const char *dir, char *err, int errlen);

@@ -245,6 +245,13 @@ static int resume(Run *r, long *start, char *err, int errlen) {
     return 0;
 }
 
+// train.bucket: the length of each training pair, for batches of similar lengths.
+static int *bucket_lengths(const Split *s) {
+    int *len = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
+    for (int i = 0; len && i < s->n; i++) len[i] = s->ex[i].n_src > s->ex[i].n_tgt ? s->ex[i].n_src : s->ex[i].n_tgt;
+    return len;
+}
+
 static void make_batch(Run *r, Batch *b) {
     int B = r->c->batch_size, *idx = malloc(sizeof(int) * (size_t)B);
     sampler_next(&r->sampler, idx, B);
@@ -268,6 +275,11 @@ int train_run(Config *c, char *err, int errlen) {
     long start = 0;
     int rc = setup(&r, err, errlen);
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
+    int *lengths = NULL;
+    if (!rc && c->bucket && r.model.kind != MODEL_LM) {
+        if (!(lengths = bucket_lengths(&r.task.train))) { snprintf(err, errlen, "out of memory"); rc = -1; }
+        else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
+    }
     if (!rc) rc = make_dirs(r.dir, err, errlen);   // only once everything loaded: no empty folders
     if (!rc) remove_stale_temps(r.dir);
     if (!rc) {
@@ -334,6 +346,7 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, now_seconds() - t0, tokens / (now_seconds() - t0));
     if (r.log) fclose(r.log);
     sampler_free(&r.sampler);
+    free(lengths);
     adamw_free(&r.opt);
     model_free(&r.model);
     task_free(&r.task);
