@@ -185,6 +185,24 @@ $EDIT "$CKPT" "$H/t" meta dropout_rng minus-one
 ckpt_error ckpt_bad_metadata "${P}metadata dropout_rng = 'minus-one' is not a number$" "$H/t"
 ckpt_error ckpt_not_a_checkpoint "${P}header length [0-9]+ (exceeds the limit|is larger than the rest)" "$RUN/config.ini"
 
+# Overrides of ./eval are checked before any row is printed.
+eval_error() {
+    name=$1; pat=$2; shift 2
+    "$EVAL" "$RUN" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
+    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr: $(head -c 300 "$TMP/err")"
+    elif [ -s "$TMP/out" ]; then fail "$name" "printed results: $(head -c 200 "$TMP/out")"
+    else ok "$name"; fi
+}
+eval_error eval_unknown_split "^error: splits: unknown split 'tset' \(expected val, test or val,test\)$" splits=val,tset
+eval_error eval_length_too_long "^error: lengths: 128 clauses asked for; toy_translate supports 1..64$" lengths=1..1000
+eval_error eval_length_zero "^error: lengths '0': expected numbers >= 1" lengths=0
+eval_error eval_bad_override "^error: override 'pos_ofset=3': unknown key 'pos_ofset'; did you mean 'model.pos_offset'\?$" pos_ofset=3
+"$EVAL" "$TMP/nope" >"$TMP/out" 2>"$TMP/err"
+if [ $? -ne 0 ] && grep -q "^error: $TMP/nope: cannot open" "$TMP/err"; then ok eval_missing_path
+else fail eval_missing_path "$(head -c 300 "$TMP/err")"; fi
+
 # Vocabulary files beside the checkpoint must be the ones the data gives.
 cp "$CKPT" "$H/t"
 sed '6s/.*/zzz/' "$RUN/src_vocab.txt" >"$H/src_vocab.txt"

@@ -46,6 +46,33 @@ static int has_word(const char *list, const char *word) {
     return 0;
 }
 
+// Every word of splits= must be a split ./eval reports: a typo would silently print nothing.
+static int check_splits(const char *list, char *err, int errlen) {
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *save, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        if (strcmp(w, "val") && strcmp(w, "test")) {
+            snprintf(err, errlen, "splits: unknown split '%s' (expected val, test or val,test)", w);
+            return -1;
+        }
+    return 0;
+}
+
+// Refuse lengths the task cannot generate before printing any row, not halfway through.
+static int check_lengths(const Config *c, const int *lengths, int n, char *err, int errlen) {
+    if (!n || !strcmp(c->task, "lm")) return 0;
+    if (strcmp(c->task, "toy_translate")) {
+        snprintf(err, errlen, "lengths: task = %s has no lengths to choose (toy_translate: clauses; lm: window sizes)", c->task);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (lengths[i] > TOY_MAX_CLAUSES) {
+            snprintf(err, errlen, "lengths: %d clauses asked for; toy_translate supports 1..%d", lengths[i], TOY_MAX_CLAUSES);
+            return -1;
+        }
+    return 0;
+}
+
 static int run(const char *ckpt_arg, int n_over, char **over, char *err, int errlen) {
     char path[600], dir[600];
     struct stat s;
@@ -61,16 +88,15 @@ static int run(const char *ckpt_arg, int n_over, char **over, char *err, int err
     Config c;
     if (checkpoint_read_config(path, &c, err, errlen)) return -1;
     for (int i = 0; i < n_over; i++) {
-        char msg[512];
-        if (config_set(&c, over[i], msg, sizeof msg)) {
-            snprintf(err, errlen, "override '%s': %s", over[i], msg);
+        if (config_set(&c, over[i], err, errlen)) {   // the message names the override
             config_free(&c);
             return -1;
         }
     }
     int lengths[256], n_lengths = 0;
-    if (config_validate(&c, err, errlen) || config_check_files(&c, err, errlen) ||
-        (c.lengths[0] && (n_lengths = parse_lengths(c.lengths, lengths, 256, err, errlen)) < 0)) {
+    if (config_validate(&c, err, errlen) || config_check_files(&c, err, errlen) || check_splits(c.splits, err, errlen) ||
+        (c.lengths[0] && (n_lengths = parse_lengths(c.lengths, lengths, 256, err, errlen)) < 0) ||
+        check_lengths(&c, lengths, n_lengths, err, errlen)) {
         config_free(&c);
         return -1;
     }
