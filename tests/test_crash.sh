@@ -92,6 +92,13 @@ else fail crash_resumed_weights_identical "$(diff "$TMP/ref.eval" "$TMP/crash.ev
 if ls "$DIR" | grep -q '\.tmp'; then fail crash_no_temporaries_left "$(ls "$DIR" | tr '\n' ' ')"
 else ok crash_no_temporaries_left; fi
 
+# A row torn by a crash (no final newline) is dropped when the run resumes.
+cp -r "$RUNS/ref" "$RUNS/torn"
+printf '100,val,3,4.1' >>"$RUNS/torn/log.csv"
+"$TRAIN" "$TMP/crash.ini" run.name=torn train.resume="$RUNS/torn" >/dev/null 2>"$TMP/err"
+if cmp -s "$RUNS/ref/log.csv" "$RUNS/torn/log.csv"; then ok crash_torn_log_row_dropped
+else fail crash_torn_log_row_dropped "$(tail -c 200 "$RUNS/torn/log.csv") $(head -c 200 "$TMP/err")"; fi
+
 # ------------------------------------------------------------------------------ write errors
 # check_write_error NAME DIR STEP PATTERN: the last run failed with PATTERN on stderr, naming the
 # checkpoint of STEP as the last good one, which is byte-identical to $TMP/good and loads.
