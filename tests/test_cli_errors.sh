@@ -195,7 +195,10 @@ eval_error() {
     elif [ -s "$TMP/out" ]; then fail "$name" "printed results: $(head -c 200 "$TMP/out")"
     else ok "$name"; fi
 }
-eval_error eval_unknown_split "^error: splits: unknown split 'tset' \(expected val, test or val,test\)$" splits=val,tset
+eval_error eval_unknown_split "^error: splits: unknown split 'tset' \(expected val, test, val,test or none\)$" splits=val,tset
+if "$EVAL" "$RUN" splits=none lengths=2 >"$TMP/out" 2>"$TMP/err" && [ "$(wc -l <"$TMP/out")" -eq 2 ] &&
+        grep -q '^test,2,20,' "$TMP/out"; then ok eval_splits_none
+else fail eval_splits_none "$(head -c 300 "$TMP/out") $(head -c 300 "$TMP/err")"; fi
 eval_error eval_length_too_long "^error: lengths: 128 clauses asked for; toy_translate supports 1..64$" lengths=1..1000
 eval_error eval_length_zero "^error: lengths '0': expected numbers >= 1" lengths=0
 eval_error eval_bad_override "^error: override 'pos_ofset=3': unknown key 'pos_ofset'; did you mean 'model.pos_offset'\?$" pos_ofset=3

@@ -21,7 +21,7 @@ static const char *USAGE =
     "model's loss on the last 32 tokens of each window.\n"
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
-    "  splits=val,test       which splits to report\n"
+    "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
     "  lengths=1..12         toy_translate: test sets of 1..12 clauses; lm: window sizes\n"
     "  pos_offset=16         shift every position index by 16\n"
     "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
@@ -46,13 +46,14 @@ static int has_word(const char *list, const char *word) {
     return 0;
 }
 
-// Every word of splits= must be a split ./eval reports: a typo would silently print nothing.
+// Every word of splits= must be a split ./eval reports ("none": only the lengths= sets): a
+// typo would silently print nothing.
 static int check_splits(const char *list, char *err, int errlen) {
     char copy[256];
     snprintf(copy, sizeof copy, "%s", list);
     for (char *save, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
-        if (strcmp(w, "val") && strcmp(w, "test")) {
-            snprintf(err, errlen, "splits: unknown split '%s' (expected val, test or val,test)", w);
+        if (strcmp(w, "val") && strcmp(w, "test") && strcmp(w, "none")) {
+            snprintf(err, errlen, "splits: unknown split '%s' (expected val, test, val,test or none)", w);
             return -1;
         }
     return 0;
