@@ -1,0 +1,31 @@
+// Attention maps of a translator: the softmax probabilities of every attention layer and
+// head for one sentence pair, and SVG heat maps of them (./translate --attention).
+//
+// The probabilities come from a traced forward pass that repeats the model's forward (same
+// ops and parameters as stack_forward in models/transformer.c) and computes each layer's
+// probabilities from its queries and keys as op_attention does (scores / sqrt(d_k) + bias,
+// masks, softmax). Its logits equal translator_logits (tests check it), so the maps are
+// those of the model that translated. Dropout is off.
+#ifndef RUN_ATTENTION_H
+#define RUN_ATTENTION_H
+#include "models/model.h"
+#include "run/translate.h"
+
+typedef struct AttnMaps {
+    int n_enc, n_dec, H, Ts, Tt;
+    float *enc_self;    // [n_enc][H][Ts][Ts]
+    float *dec_self;    // [n_dec][H][Tt][Tt] (zero above the diagonal: causal)
+    float *dec_cross;   // [n_dec][H][Tt][Ts]
+    float *logits;      // [Tt][V], the traced forward's output
+} AttnMaps;
+
+// One source (Ts ids, <eos> included) and decoder input (Tt ids, <bos> first). 0, or -1 if
+// out of memory.
+int  attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt, AttnMaps *out);
+void attention_maps_free(AttnMaps *a);
+
+// Translates `line` (beam search), traces it and writes
+// dir/line<index>_{encoder_self,decoder_self,decoder_cross}_layer<l>.svg, one panel per head.
+int  attention_svgs(Translator *t, const char *line, int beam, float alpha, const char *dir, int index,
+                    char *err, int errlen);
+#endif
