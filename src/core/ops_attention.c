@@ -9,76 +9,126 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kernels.h"
 #include "core/ops.h"
-#include "core/rng.h"
 #include "core/tape.h"
 
-#define PARALLEL_FLOPS (1L << 18)
+// i[0] H; saved = P (B,H,Tq,Tk), the softmax probabilities before dropout, with the sign bit
+// set where dropout removed the entry (P >= 0, so the mask costs no memory); aux = AttnArgs.
+//
+// Per (batch, head) the keys (and in backward the values) are first copied transposed,
+// (D, Tk), so that a row of scores is D vector multiply-adds over contiguous keys: score
+// j sums over e in ascending order whatever the vector width. Each (batch, head) belongs
+// to one thread, so every gradient sum has a fixed order and no two threads write the
+// same element; the threads take (batch, head) pairs dynamically.
 
-// i[0] H; f[0] dropout; seed; saved = P (B,H,Tq,Tk) before dropout; aux = AttnArgs copy.
-
-static int is_masked(const AttnArgs *a, int b, int i, int j, int Tq, int Tk) {
-    if (a->causal && j > i + (Tk - Tq)) return 1;
-    return a->key_pad && a->key_pad[(long)b * Tk + j];
+static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {   // keys j < end are not causally masked
+    if (!a->causal) return Tk;
+    int end = i + (Tk - Tq) + 1;
+    return end < 0 ? 0 : end > Tk ? Tk : end;
 }
 
-static float drop_scale(const AttnArgs *a, long index) {
-    if (a->dropout <= 0) return 1.0f;
-    return hash_uniform(a->seed, (uint64_t)index) >= a->dropout ? 1.0f / (1.0f - a->dropout) : 0.0f;
+// Rows of scores are computed 16 keys at a time (whole vectors, no scalar tail): the
+// transposed keys and values are zero-padded to a multiple of 16 columns.
+static int round16(int n) { return (n + 15) / 16 * 16; }
+
+static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {   // -> (D,ld)
+    for (int e = 0; e < D; e++)
+        for (int j = T; j < ld; j++) xt[(long)e * ld + j] = 0;
+    for (int j = 0; j < T; j++) {
+        const float *row = x + ((long)b * T + j) * C + h * D;
+        for (int e = 0; e < D; e++) xt[(long)e * ld + j] = row[e];
+    }
+}
+
+// out[j] = sum_e x[e] * mt[e, j] for j < n (a multiple of 16), e ascending; mt (D, ld).
+static void row_times(const float *x, const float *mt, int D, long ld, int n, float *restrict out) {
+    for (int j = 0; j < n; j++) out[j] = 0;
+    for (int e = 0; e < D; e++) {
+        float xe = x[e];
+        const float *m = mt + e * ld;
+        for (int j = 0; j < n; j++) out[j] += xe * m[j];
+    }
+}
+
+// Scale of entry j of row (bh, i) after dropout: 0 or 1/(1-p).
+static void drop_scales(const AttnArgs *a, long row_index, int n, float *restrict ds) {
+    float p = a->dropout, keep = 1.0f / (1.0f - p);
+    uint64_t seed = a->seed;
+    for (int j = 0; j < n; j++) ds[j] = kernel_hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
+}
+
+// rows[j*D + 0..D) += g[j] * x[0..D) for j < n.
+static void add_outer(float *restrict rows, const float *g, const float *x, int n, int D) {
+    for (int j = 0; j < n; j++) {
+        float gj = g[j];
+        float *r = rows + (long)j * D;
+        for (int e = 0; e < D; e++) r[e] += gj * x[e];
+    }
 }
 
 static void attention_backward(const Node *n) {
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
     const AttnArgs *a = n->aux;
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
-    int H = a->n_heads, D = C / H;
+    int H = a->n_heads, D = C / H, Tp = round16(Tk);
     float scale = 1.0f / sqrtf((float)D);
     float *P = n->saved;
     const float *dY = n->out->grad;
     int bias_grad = a->bias && a->bias->grad;
+    float keep = a->dropout > 0 ? 1.0f / (1.0f - a->dropout) : 1.0f;
     int threads = omp_get_max_threads();
-    float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * Tk);
-    #pragma omp parallel for schedule(static) if ((long)B * H * Tq * Tk * D > PARALLEL_FLOPS)
+    // Per thread: values transposed (D,Tp); dK and dV of the head (Tk,D); rows of
+    // probabilities, dP and weights (Tp); dq (D).
+    long per_thread = (long)D * Tp + 2L * D * Tk + 3L * Tp + D;
+    float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
+    #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
-        float *dp = scratch + (long)omp_get_thread_num() * Tk;
+        float *vt = scratch + (long)omp_get_thread_num() * per_thread;
+        float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *pa = dv + (long)D * Tk;
+        float *dp = pa + Tp, *w = dp + Tp, *dq = w + Tp;
+        transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+        memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
         for (int i = 0; i < Tq; i++) {
             float *p = P + ((long)bh * Tq + i) * Tk;
             const float *dy = dY + ((long)b * Tq + i) * C + h * D;
             const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
-            // y = sum_j drop(p_j) v_j  =>  d drop(p_j) = dy . v_j, dv_j += drop(p_j) dy
-            float dot = 0;
-            for (int j = 0; j < Tk; j++) {
-                if (p[j] == 0) { dp[j] = 0; continue; }
-                float ds = drop_scale(a, ((long)bh * Tq + i) * Tk + j);
-                const float *vj = v->data + ((long)b * Tk + j) * C + h * D;
-                float g = 0;
-                for (int e = 0; e < D; e++) g += dy[e] * vj[e];
-                dp[j] = g * ds;
-                dot += p[j] * dp[j];
-                if (v->grad) {
-                    float *dv = v->grad + ((long)b * Tk + j) * C + h * D;
-                    for (int e = 0; e < D; e++) dv[e] += p[j] * ds * dy[e];
-                }
+            int end = causal_end(a, i, Tq, Tk), end16 = round16(end);
+            if (end == 0) continue;
+            // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
+            // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
+            row_times(dy, vt, D, Tp, end16, dp);
+            for (int j = 0; j < end; j++) {
+                float pj = p[j], ds = signbit(pj) ? 0.0f : keep;
+                pa[j] = fabsf(pj);
+                w[j] = pa[j] * ds;
+                dp[j] *= ds;
             }
+            if (v->grad) add_outer(dv, w, dy, end, D);
             // softmax: dscore_j = p_j (dp_j - sum p dp); scores = q.k * scale + bias
-            float *dq = q->grad ? q->grad + ((long)b * Tq + i) * C + h * D : NULL;
-            for (int j = 0; j < Tk; j++) {
-                float dscore = p[j] * (dp[j] - dot);
-                if (bias_grad) p[j] = dscore;   // P is not needed again: reuse it for the bias reduction
-                if (dscore == 0) continue;
-                const float *kj = k->data + ((long)b * Tk + j) * C + h * D;
-                if (dq) for (int e = 0; e < D; e++) dq[e] += scale * dscore * kj[e];
-                if (k->grad) {
-                    float *dk = k->grad + ((long)b * Tk + j) * C + h * D;
-                    for (int e = 0; e < D; e++) dk[e] += scale * dscore * qi[e];
-                }
+            float dot = kernel_dot(pa, dp, end);
+            for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
+            if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
+                memcpy(p, dp, sizeof(float) * (size_t)end);
+                for (int j = end; j < Tk; j++) p[j] = 0;
             }
+            if (q->grad) {
+                kernel_weighted_rows(dp, k->data + (long)b * Tk * C + h * D, C, end, D, dq);
+                float *dqi = q->grad + ((long)b * Tq + i) * C + h * D;
+                for (int e = 0; e < D; e++) dqi[e] += scale * dq[e];
+            }
+            if (k->grad) add_outer(dk, dp, qi, end, D);
+        }
+        for (int j = 0; j < Tk; j++) {
+            long at = ((long)b * Tk + j) * C + h * D;
+            if (k->grad) for (int e = 0; e < D; e++) k->grad[at + e] += scale * dk[(long)j * D + e];
+            if (v->grad) for (int e = 0; e < D; e++) v->grad[at + e] += dv[(long)j * D + e];
         }
     }
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
         long per_b = (long)H * Tq * Tk;
-        #pragma omp parallel for schedule(static) if (per_b * B > PARALLEL_FLOPS)
+        #pragma omp parallel for schedule(static) if (per_b * B > KERNEL_PARALLEL_WORK)
         for (long e = 0; e < per_b; e++) {
             float s = 0;
             for (int b = 0; b < B; b++) s += P[(long)b * per_b + e];
@@ -89,7 +139,7 @@ static void attention_backward(const Node *n) {
 
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
-    int H = args->n_heads, D = C / H;
+    int H = args->n_heads, D = C / H, Tp = round16(Tk);
     if (q->ndim != 3 || k->ndim != 3 || v->ndim != 3 || C % H || k->shape[2] != C || v->shape[2] != C ||
         k->shape[0] != B || v->shape[0] != B || v->shape[1] != Tk ||
         (args->bias && (args->bias->size != (long)H * Tq * Tk))) {
@@ -98,32 +148,42 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     }
     float scale = 1.0f / sqrtf((float)D);
     int grad = tape_needs_grad(q, k, v) || (tape_enabled() && args->bias && args->bias->grad);
-    Tensor *out = tensor_zeros(3, q->shape, grad);
+    Tensor *out = tensor_new(3, q->shape, grad);
     float *P = grad ? arena_alloc(tensor_arena(), sizeof(float) * (size_t)B * H * Tq * Tk) : NULL;
     int threads = omp_get_max_threads();
-    float *scratch = P ? NULL : arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * Tk);
+    // Per thread: keys transposed (D,Tp), a row of scores and one of weights (Tp).
+    long per_thread = (long)D * Tp + 2L * Tp;
+    float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     const float *bias = args->bias ? args->bias->data : NULL;
-    #pragma omp parallel for schedule(static) if ((long)B * H * Tq * Tk * D > PARALLEL_FLOPS)
+    #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
+        float *kt = scratch + (long)omp_get_thread_num() * per_thread, *s = kt + (long)D * Tp, *ds = s + Tp;
+        const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
+        transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
         for (int i = 0; i < Tq; i++) {
-            float *p = P ? P + ((long)bh * Tq + i) * Tk : scratch + (long)omp_get_thread_num() * Tk;
             const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
-            for (int j = 0; j < Tk; j++) {
-                if (is_masked(args, b, i, j, Tq, Tk)) { p[j] = -INFINITY; continue; }
-                const float *kj = k->data + ((long)b * Tk + j) * C + h * D;
-                float s = 0;
-                for (int e = 0; e < D; e++) s += qi[e] * kj[e];
-                p[j] = s * scale + (bias ? bias[((long)h * Tq + i) * Tk + j] : 0.0f);
-            }
-            softmax_row(p, p, Tk);
+            const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
             float *y = out->data + ((long)b * Tq + i) * C + h * D;
-            for (int j = 0; j < Tk; j++) {
-                if (p[j] == 0) continue;
-                float w = p[j] * drop_scale(args, ((long)bh * Tq + i) * Tk + j);
-                const float *vj = v->data + ((long)b * Tk + j) * C + h * D;
-                for (int e = 0; e < D; e++) y[e] += w * vj[e];
+            int end = causal_end(args, i, Tq, Tk), end16 = round16(end);
+            row_times(qi, kt, D, Tp, end16, s);
+            if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
+            else    for (int j = 0; j < end; j++) s[j] *= scale;
+            if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
+            for (int j = end; j < end16; j++) s[j] = -INFINITY;
+            kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
+            const float *w = s;
+            if (args->dropout > 0) {
+                drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
+                for (int j = 0; j < end; j++) ds[j] *= s[j];
+                w = ds;
             }
+            if (P) {   // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+                float *p = P + ((long)bh * Tq + i) * Tk;
+                for (int j = 0; j < end; j++) p[j] = w[j] == 0 ? -s[j] : s[j];
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
+            kernel_weighted_rows(w, v->data + (long)b * Tk * C + h * D, C, end, D, y);
         }
     }
     if (grad) {

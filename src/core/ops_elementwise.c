@@ -3,11 +3,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "core/kernels.h"
 #include "core/ops.h"
-#include "core/rng.h"
 #include "core/tape.h"
 
-#define PARALLEL_ELEMS (1L << 16)
+// Elementwise loops are memory-bound: only split them across threads when large.
+#define PARALLEL_ELEMS (1L << 17)
 
 static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, grad); }
 
@@ -16,15 +17,27 @@ static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, 
 static void add_backward(const Node *n) {
     Tensor *a = n->in[0], *b = n->in[1];
     const float *g = n->out->grad;
-    if (a->grad) for (long i = 0; i < a->size; i++) a->grad[i] += g[i];
-    if (b->grad) for (long i = 0; i < a->size; i++) b->grad[i % b->size] += g[i];
+    long nb = b->size, rows = a->size / nb;
+    if (a->grad) {
+        float *da = a->grad;
+        #pragma omp parallel for schedule(static) if (a->size > PARALLEL_ELEMS)
+        for (long i = 0; i < a->size; i++) da[i] += g[i];
+    }
+    if (b->grad)   // broadcast rows summed in order
+        for (long r = 0; r < rows; r++)
+            for (long i = 0; i < nb; i++) b->grad[i] += g[r * nb + i];
 }
 
 Tensor *op_add(Tensor *a, Tensor *b) {
     if (b->size == 0 || a->size % b->size != 0) { fprintf(stderr, "op_add: shapes do not broadcast\n"); abort(); }
     int grad = tape_needs_grad(a, b, NULL);
     Tensor *out = like(a, grad);
-    for (long i = 0; i < a->size; i++) out->data[i] = a->data[i] + b->data[i % b->size];
+    long nb = b->size, rows = a->size / nb;
+    const float *x = a->data, *y = b->data;
+    float *z = out->data;
+    #pragma omp parallel for schedule(static) if (a->size > PARALLEL_ELEMS)
+    for (long r = 0; r < rows; r++)
+        for (long i = 0; i < nb; i++) z[r * nb + i] = x[r * nb + i] + y[i];
     if (grad) tape_record("add", add_backward, out, a, b, NULL);
     return out;
 }
@@ -66,14 +79,19 @@ Tensor *op_scale(Tensor *a, float s) {
 
 static void relu_backward(const Node *n) {
     Tensor *x = n->in[0];
-    for (long i = 0; i < x->size; i++)
-        if (x->data[i] > 0) x->grad[i] += n->out->grad[i];
+    const float *xs = x->data, *g = n->out->grad;
+    float *dx = x->grad;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) dx[i] += xs[i] > 0 ? g[i] : 0.0f;
 }
 
 Tensor *op_relu(Tensor *x) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
-    for (long i = 0; i < x->size; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0;
+    const float *xs = x->data;
+    float *y = out->data;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) y[i] = xs[i] > 0 ? xs[i] : 0.0f;
     if (grad) tape_record("relu", relu_backward, out, x, NULL, NULL);
     return out;
 }
@@ -101,12 +119,16 @@ Tensor *op_gelu(Tensor *x) {
 }
 
 // --- dropout: out = x * keep / (1-p), keep = [hash(seed, i) >= p] ----------------------
+// The forward pass keeps the mask (one byte per element, as PyTorch does) so the backward
+// pass does not hash again. aux = mask.
 
 static void dropout_backward(const Node *n) {
     Tensor *x = n->in[0];
-    float p = n->f[0], s = 1.0f / (1.0f - p);
-    for (long i = 0; i < x->size; i++)
-        if (hash_uniform(n->seed, (uint64_t)i) >= p) x->grad[i] += n->out->grad[i] * s;
+    const unsigned char *keep = n->aux;
+    const float *g = n->out->grad;
+    float *dx = x->grad, s = 1.0f / (1.0f - n->f[0]);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < x->size; i++) dx[i] += keep[i] ? g[i] * s : 0.0f;
 }
 
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
@@ -114,12 +136,20 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
     float s = 1.0f / (1.0f - p);
-    for (long i = 0; i < x->size; i++)
-        out->data[i] = hash_uniform(seed, (uint64_t)i) >= p ? x->data[i] * s : 0.0f;
+    unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)x->size) : NULL;
+    const float *xs = x->data;
+    float *y = out->data;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < x->size; i++) {
+        int k = kernel_hash_uniform(seed, (uint64_t)i) >= p;
+        y[i] = k ? xs[i] * s : 0.0f;
+        if (keep) keep[i] = (unsigned char)k;
+    }
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;
         n->seed = seed;
+        n->aux = keep;
     }
     return out;
 }

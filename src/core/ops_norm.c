@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kernels.h"
 #include "core/ops.h"
 #include "core/tape.h"
 
@@ -11,6 +12,26 @@
 
 // --- layernorm: y = (x - mean) * rstd * w + b, rstd = 1/sqrt(var + eps) ---------------
 // saved: mean and rstd per row (R,2).
+
+// Row sums of a*b and of a*b*c in 16 lanes (kernel_sum's order).
+static void two_sums(const float *g, const float *w, const float *xr, float mean, float rstd, int C,
+                     float *sum_dn, float *sum_dn_xhat) {
+    float s1[KERNEL_LANES] = {0}, s2[KERNEL_LANES] = {0};
+    int c = 0;
+    for (; c + KERNEL_LANES <= C; c += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) {
+            float dn = g[c + l] * w[c + l];
+            s1[l] += dn;
+            s2[l] += dn * ((xr[c + l] - mean) * rstd);
+        }
+    for (int l = 0; c + l < C; l++) {
+        float dn = g[c + l] * w[c + l];
+        s1[l] += dn;
+        s2[l] += dn * ((xr[c + l] - mean) * rstd);
+    }
+    *sum_dn = kernel_sum(s1, KERNEL_LANES);
+    *sum_dn_xhat = kernel_sum(s2, KERNEL_LANES);
+}
 
 static void layernorm_backward(const Node *n) {
     Tensor *x = n->in[0], *w = n->in[1], *b = n->in[2];
@@ -22,26 +43,33 @@ static void layernorm_backward(const Node *n) {
             const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
             float mean = stats[2 * r], rstd = stats[2 * r + 1];
             // dx = rstd * (dn - mean(dn) - xhat * mean(dn * xhat)), dn = dy * w
-            float sum_dn = 0, sum_dn_xhat = 0;
-            for (int c = 0; c < C; c++) {
-                float dn = g[c] * w->data[c], xhat = (xr[c] - mean) * rstd;
-                sum_dn += dn;
-                sum_dn_xhat += dn * xhat;
-            }
-            float *dx = x->grad + (long)r * C;
+            float sum_dn, sum_dn_xhat;
+            two_sums(g, w->data, xr, mean, rstd, C, &sum_dn, &sum_dn_xhat);
+            float *dx = x->grad + (long)r * C, m1 = sum_dn / C, m2 = sum_dn_xhat / C;
             for (int c = 0; c < C; c++) {
                 float xhat = (xr[c] - mean) * rstd;
-                dx[c] += rstd * (g[c] * w->data[c] - sum_dn / C - xhat * sum_dn_xhat / C);
+                dx[c] += rstd * (g[c] * w->data[c] - m1 - xhat * m2);
             }
         }
     }
-    // Parameter gradients sum over rows: one sequential pass keeps the order fixed.
-    for (int r = 0; r < R; r++) {
-        const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
-        float mean = stats[2 * r], rstd = stats[2 * r + 1];
-        for (int c = 0; c < C; c++) {
-            if (w->grad) w->grad[c] += g[c] * (xr[c] - mean) * rstd;
-            if (b->grad) b->grad[c] += g[c];
+    // Parameter gradients sum over rows: each column in row order, columns split among threads.
+    enum { BLOCK = 64 };
+    int blocks = (C + BLOCK - 1) / BLOCK;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS && blocks > 1)
+    for (int cb = 0; cb < blocks; cb++) {
+        int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
+        float dw[BLOCK] = {0}, db[BLOCK] = {0};
+        for (int r = 0; r < R; r++) {
+            const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
+            float mean = stats[2 * r], rstd = stats[2 * r + 1];
+            for (int c = 0; c < nc; c++) {
+                dw[c] += g[c] * ((xr[c] - mean) * rstd);
+                db[c] += g[c];
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            if (w->grad) w->grad[c0 + c] += dw[c];
+            if (b->grad) b->grad[c0 + c] += db[c];
         }
     }
 }
@@ -55,11 +83,7 @@ Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
     for (int r = 0; r < R; r++) {
         const float *xr = x->data + (long)r * C;
-        float mean = 0, var = 0;
-        for (int c = 0; c < C; c++) mean += xr[c];
-        mean /= C;
-        for (int c = 0; c < C; c++) var += (xr[c] - mean) * (xr[c] - mean);
-        var /= C;
+        float mean = kernel_sum(xr, C) / C, var = kernel_sum_sq(xr, C, mean) / C;
         float rstd = 1.0f / sqrtf(var + eps);
         float *yr = y->data + (long)r * C;
         for (int c = 0; c < C; c++) yr[c] = (xr[c] - mean) * rstd * w->data[c] + b->data[c];
@@ -92,14 +116,7 @@ static void softmax_backward(const Node *n) {
 }
 
 // One row: out = softmax(z); a row whose entries are all -inf gives zeros.
-void softmax_row(const float *z, float *out, int C) {
-    float mx = -INFINITY;
-    for (int c = 0; c < C; c++) mx = z[c] > mx ? z[c] : mx;
-    if (mx == -INFINITY) { memset(out, 0, sizeof(float) * C); return; }
-    float sum = 0;
-    for (int c = 0; c < C; c++) { out[c] = expf(z[c] - mx); sum += out[c]; }
-    for (int c = 0; c < C; c++) out[c] /= sum;
-}
+void softmax_row(const float *z, float *out, int C) { kernel_softmax_row(z, out, C); }
 
 Tensor *op_softmax(Tensor *x, Tensor *bias) {
     if (bias && bias->size != x->size) { fprintf(stderr, "op_softmax: bias shape differs\n"); abort(); }
@@ -134,8 +151,8 @@ static void cross_entropy_backward(const Node *n) {
     for (int r = 0; r < N; r++) {
         if (targets[r] == ignore) continue;
         const float *zr = z->data + (long)r * V;
-        float *dz = z->grad + (long)r * V, lse = n->saved[r];
-        for (int v = 0; v < V; v++) dz[v] += scale * (expf(zr[v] - lse) - eps / V);
+        float *dz = z->grad + (long)r * V, lse = n->saved[r], off = eps / V;
+        for (int v = 0; v < V; v++) dz[v] += scale * (kernel_expf(zr[v] - lse) - off);
         dz[targets[r]] -= scale * (1.0f - eps);
     }
 }
@@ -153,11 +170,9 @@ Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, f
         if (targets[r] == ignore_index) continue;
         if (targets[r] < 0 || targets[r] >= V) { fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V); abort(); }
         const float *zr = logits->data + (long)r * V;
-        float mx = -INFINITY, sum = 0, mean_z = 0;
-        for (int v = 0; v < V; v++) mx = zr[v] > mx ? zr[v] : mx;
-        for (int v = 0; v < V; v++) { sum += expf(zr[v] - mx); mean_z += zr[v]; }
-        lse[r] = mx + logf(sum);
-        mean_z /= V;
+        float mx = kernel_max(zr, V);
+        lse[r] = mx + logf(kernel_sum_exp(zr, V, mx));
+        float mean_z = kernel_sum(zr, V) / V;
         row_loss[r] = (1.0f - eps) * (lse[r] - zr[targets[r]]) + eps * (lse[r] - mean_z);
     }
     double total = 0;   // rows summed in order: the loss does not depend on the thread count

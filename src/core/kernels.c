@@ -1,0 +1,227 @@
+// Packed, register-tiled matrix product (the GotoBLAS/BLIS scheme, one level of it):
+//   1. pack A into row panels of MR rows, each (K, MR) contiguous, and B into column
+//      panels of NR columns, each (K, NR) contiguous (zero-padded at the edges), in parallel;
+//   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
+//      thread slowed by another process takes fewer tiles); in a tile, for each block of
+//      KC values of k, each B panel stays in L1 while the A panels stream from L2;
+//   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
+//      fused multiply-adds per k.
+// Any transpose is just a stride, handled while packing, so no op transposes a matrix.
+#include "core/kernels.h"
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include "core/tensor.h"
+
+// Vector width and register tile: 12 x 32 uses 24 of the 32 AVX-512 registers for C;
+// 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape, still correct.
+#if defined(__AVX512F__)
+#define VL 16
+#define MR 12
+#else
+#define VL 8
+#define MR 6
+#endif
+#define NR (2 * VL)
+#define KC 384
+#define MC_PANELS 8     // rows per tile = 8 * MR
+#define NC_PANELS 16    // columns per tile = 16 * NR
+
+typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
+
+// Unaligned vector load and store (macros: a function returning a vector would change the
+// ABI on targets without the vector width).
+#define VLOAD(v, p) memcpy(&(v), (p), sizeof(vfloat))
+#define VSTORE(p, v) memcpy((p), &(v), sizeof(vfloat))
+
+enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k block)
+
+// c (MR,NR) with leading dimension ldc from kc steps of a (kc,MR) and b (kc,NR) panels.
+static void micro_kernel(int kc, const float *restrict a, const float *restrict b, float *restrict c, long ldc,
+                         int mode, const float *bias) {
+    vfloat acc[MR][2];
+    for (int r = 0; r < MR; r++) {
+        if (mode == CONTINUE) {
+            VLOAD(acc[r][0], c + r * ldc);
+            VLOAD(acc[r][1], c + r * ldc + VL);
+        } else {
+            acc[r][0] = acc[r][1] = (vfloat){0};
+        }
+    }
+    for (int k = 0; k < kc; k++) {
+        vfloat b0, b1;
+        VLOAD(b0, b + (long)k * NR);
+        VLOAD(b1, b + (long)k * NR + VL);
+        const float *ak = a + (long)k * MR;
+        for (int r = 0; r < MR; r++) {
+            acc[r][0] += ak[r] * b0;
+            acc[r][1] += ak[r] * b1;
+        }
+    }
+    vfloat c0, c1, bias0 = {0}, bias1 = {0};
+    if (bias) {
+        VLOAD(bias0, bias);
+        VLOAD(bias1, bias + VL);
+    }
+    for (int r = 0; r < MR; r++) {
+        if (mode == ADD) {
+            VLOAD(c0, c + r * ldc);
+            VLOAD(c1, c + r * ldc + VL);
+            acc[r][0] = c0 + acc[r][0];
+            acc[r][1] = c1 + acc[r][1];
+        }
+        if (bias) {
+            acc[r][0] += bias0;
+            acc[r][1] += bias1;
+        }
+        VSTORE(c + r * ldc, acc[r][0]);
+        VSTORE(c + r * ldc + VL, acc[r][1]);
+    }
+}
+
+// Column panel jp of B: dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
+static void pack_b(MatView B, int N, int K, int jp, float *dst) {
+    int j0 = jp * NR, nc = N - j0 < NR ? N - j0 : NR;
+    if (nc < NR) memset(dst, 0, sizeof(float) * (size_t)K * NR);
+    if (B.cs == 1) {
+        for (int k = 0; k < K; k++) memcpy(dst + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
+    } else {
+        for (int c = 0; c < nc; c++) {
+            const float *src = B.p + (j0 + c) * B.cs;
+            for (int k = 0; k < K; k++) dst[(long)k * NR + c] = src[k * B.rs];
+        }
+    }
+}
+
+typedef struct {
+    int M, N, K, accumulate;
+    MatView A;
+    const float *Bp, *bias;
+    float *C;
+    long ldc;
+} Product;
+
+// Row panel ip of A, k in [k0, k0 + kc): dst[k*MR + r] = A(ip*MR + r, k0 + k), zero past row M.
+static void pack_a(MatView A, int M, int k0, int kc, int ip, float *dst) {
+    int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
+    if (nr < MR) memset(dst, 0, sizeof(float) * (size_t)kc * MR);
+    if (A.cs == 1) {
+        for (int r = 0; r < nr; r++) {
+            const float *src = A.p + (i0 + r) * A.rs + k0;
+            for (int k = 0; k < kc; k++) dst[(long)k * MR + r] = src[k];
+        }
+    } else {
+        for (int k = 0; k < kc; k++)
+            for (int r = 0; r < nr; r++) dst[(long)k * MR + r] = A.p[(i0 + r) * A.rs + (k0 + k) * A.cs];
+    }
+}
+
+// One MC x NC tile of C. For each k block the tile's A rows are packed into this thread's
+// buffer ap (it stays in L2 while every B panel of the tile passes over it).
+static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1, float *ap) {
+    for (int k0 = 0; k0 < g->K; k0 += KC) {
+        int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
+        int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
+        for (int ip = ip0; ip < ip1; ip++) pack_a(g->A, g->M, k0, kc, ip, ap + (long)(ip - ip0) * MR * kc);
+        for (int jp = jp0; jp < jp1; jp++) {
+            int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
+            const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
+            const float *bias = last && g->bias ? g->bias + j0 : NULL;
+            float bias_pad[NR];
+            if (bias && nc < NR) {
+                memset(bias_pad, 0, sizeof bias_pad);
+                memcpy(bias_pad, bias, sizeof(float) * nc);
+                bias = bias_pad;
+            }
+            for (int ip = ip0; ip < ip1; ip++) {
+                int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
+                const float *a = ap + (long)(ip - ip0) * MR * kc;
+                float *c = g->C + i0 * g->ldc + j0;
+                if (nr == MR && nc == NR) {
+                    micro_kernel(kc, a, b, c, g->ldc, mode, bias);
+                } else {   // edge: work on a full tile copy, write back the valid part
+                    float tile[MR * NR];
+                    memset(tile, 0, sizeof tile);
+                    if (mode != SET)
+                        for (int r = 0; r < nr; r++) memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
+                    micro_kernel(kc, a, b, tile, NR, mode, bias);
+                    for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
+                }
+            }
+        }
+    }
+}
+
+void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {   // empty sum
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float s = accumulate ? C[i * ldc + j] : 0.0f;
+                C[i * ldc + j] = bias ? s + bias[j] : s;
+            }
+        return;
+    }
+    int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
+    int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
+    int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mt * nt > 1;
+    int threads = parallel ? omp_get_max_threads() : 1;
+    long a_block = (long)MC_PANELS * MR * (K < KC ? K : KC);
+    Arena *arena = tensor_arena();
+    ArenaMark mark = arena_mark(arena);
+    float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * K);
+    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)threads * a_block);
+    Product g = {M, N, K, accumulate, A, Bp, bias, C, ldc};
+    #pragma omp parallel num_threads(threads) if (parallel)
+    {
+        #pragma omp for schedule(dynamic)
+        for (int jp = 0; jp < np; jp++) pack_b(B, N, K, jp, Bp + (long)jp * NR * K);
+        float *ap = Ap + (long)omp_get_thread_num() * a_block;
+        #pragma omp for schedule(dynamic)
+        for (int t = 0; t < mt * nt; t++) {
+            int it = t / nt, jt = t % nt;
+            int ip1 = (it + 1) * MC_PANELS, jp1 = (jt + 1) * NC_PANELS;
+            gemm_tile(&g, it * MC_PANELS, ip1 < mp ? ip1 : mp, jt * NC_PANELS, jp1 < np ? jp1 : np, ap);
+        }
+    }
+    arena_release(arena, mark);
+}
+
+void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) s += A.p[i * A.rs + k * A.cs] * B.p[k * B.rs + j * B.cs];
+            if (accumulate) s = C[i * ldc + j] + s;
+            if (bias) s += bias[j];
+            C[i * ldc + j] = s;
+        }
+}
+
+void kernel_softmax_row(const float *z, float *out, int n) {
+    float mx = kernel_max(z, n);
+    if (mx == -INFINITY) { memset(out, 0, sizeof(float) * (size_t)n); return; }
+    for (int i = 0; i < n; i++) out[i] = kernel_expf(z[i] - mx);
+    float inv = 1.0f / kernel_sum(out, n);
+    for (int i = 0; i < n; i++) out[i] *= inv;
+}
+
+typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
+
+void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y) {
+    int e0 = 0;
+    for (; e0 + 16 <= D; e0 += 16) {
+        vec16 acc = {0};
+        for (int j = 0; j < n; j++) {
+            vec16 r;
+            memcpy(&r, x + j * ld + e0, sizeof r);
+            acc += w[j] * r;
+        }
+        memcpy(y + e0, &acc, sizeof acc);
+    }
+    for (; e0 < D; e0++) {
+        float s = 0;
+        for (int j = 0; j < n; j++) s += w[j] * x[j * ld + e0];
+        y[e0] = s;
+    }
+}

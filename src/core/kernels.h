@@ -1,0 +1,131 @@
+// Compute kernels shared by the ops: a packed, register-tiled matrix product and the small
+// helpers the fused ops use. No tape, no tensors: plain arrays with strides.
+//
+// Determinism: every output element of gemm is one fixed sequence of fused multiply-adds
+// over k = 0..K-1 in ascending order, computed by exactly one thread, so the result is the
+// same bit for bit whatever the thread count or the scheduling.
+#ifndef KERNELS_H
+#define KERNELS_H
+#include <stdint.h>
+
+// Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
+typedef struct { const float *p; long rs, cs; } MatView;
+static inline MatView mat_rows(const float *p, long ld) { MatView v = {p, ld, 1}; return v; }   // row-major
+static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}; return v; }   // transposed
+
+// C (M,N) row-major with leading dimension ldc:
+//   accumulate = 0:  C  = A B (+ bias)       accumulate = 1:  C += A B (+ bias)
+// with A (M,K), B (K,N) any strided views and bias (N) added to every row, or NULL.
+// Per element: s = 0; s += A[i,k] B[k,j] for k ascending; then C = s or C = C + s; then + bias.
+// Packs A and B into panels in the tensor arena (released before returning), so it must be
+// called where ops may allocate. Runs on OpenMP threads when the product is large enough.
+void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
+
+// Reference version of the same contract (three loops), for tests and for tiny products.
+void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
+
+// The same hash as rng.c's hash_uniform, inline so that dropout loops vectorise.
+static inline uint64_t kernel_mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static inline float kernel_hash_uniform(uint64_t seed, uint64_t index) {
+    // The top 24 bits fit an int32 exactly; converting from int32 (not uint64) vectorises.
+    return (float)(int32_t)(kernel_mix64(seed ^ kernel_mix64(index + 0x632be59bd9b4e019ULL)) >> 40) * (1.0f / 16777216.0f);
+}
+
+// exp(x) in float, within 2 ulp of expf, as a loop body the compiler can vectorise (libm's
+// expf is a call per element). exp(-inf) and anything below -87.3 give exactly 0; NaN stays NaN.
+// x = n ln2 + r with |r| <= ln2/2; exp(r) by the Cephes polynomial; 2^n from the exponent bits.
+static inline float kernel_expf(float x) {
+    float xc = x > 88.0f ? 88.0f : x < -88.0f ? -88.0f : x;           // NaN passes through
+    float t = xc * 1.44269504088896341f + 12582912.0f;                 // 1.5 * 2^23 + n: rounds
+    float n = t - 12582912.0f;
+    float r = xc - n * 0.693145751953125f - n * 1.428606765330187e-06f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    uint32_t tb, bits;   // n sits in the low mantissa bits of t; 2^n = (n + 127) << 23
+    __builtin_memcpy(&tb, &t, sizeof tb);
+    bits = (tb - 0x4B400000u + 127u) << 23;
+    float scale;
+    __builtin_memcpy(&scale, &bits, sizeof scale);
+    return x < -87.3f ? 0.0f : p * scale;
+}
+
+// Sums in a fixed order that vectorises: 16 interleaved partial sums (element i goes to
+// lane i % 16), then the lanes added in order. The result depends only on the data, not on
+// the vector width or the thread that computes it.
+#define KERNEL_LANES 16
+static inline float kernel_sum(const float *a, int n) {
+    float lane[KERNEL_LANES] = {0};
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) lane[l] += a[i + l];
+    for (int l = 0; i + l < n; l++) lane[l] += a[i + l];
+    float s = 0;
+    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
+    return s;
+}
+static inline float kernel_dot(const float *a, const float *b, int n) {
+    float lane[KERNEL_LANES] = {0};
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) lane[l] += a[i + l] * b[i + l];
+    for (int l = 0; i + l < n; l++) lane[l] += a[i + l] * b[i + l];
+    float s = 0;
+    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
+    return s;
+}
+
+// The largest element (-inf for n = 0), in lanes so that it vectorises.
+static inline float kernel_max(const float *a, int n) {
+    float lane[KERNEL_LANES];
+    for (int l = 0; l < KERNEL_LANES; l++) lane[l] = -__builtin_inff();
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
+    for (int l = 0; i + l < n; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
+    float m = lane[0];
+    for (int l = 1; l < KERNEL_LANES; l++) m = lane[l] > m ? lane[l] : m;
+    return m;
+}
+// sum of exp(a[i] - shift) and sum of (a[i] - shift)^2, in kernel_sum's order.
+static inline float kernel_sum_exp(const float *a, int n, float shift) {
+    float lane[KERNEL_LANES] = {0};
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) lane[l] += kernel_expf(a[i + l] - shift);
+    for (int l = 0; i + l < n; l++) lane[l] += kernel_expf(a[i + l] - shift);
+    float s = 0;
+    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
+    return s;
+}
+static inline float kernel_sum_sq(const float *a, int n, float shift) {
+    float lane[KERNEL_LANES] = {0};
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
+        for (int l = 0; l < KERNEL_LANES; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
+    for (int l = 0; i + l < n; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
+    float s = 0;
+    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
+    return s;
+}
+
+// y[0..D) = sum over j < n of w[j] * x[j*ld + 0..D), j ascending for every element; the
+// accumulators stay in registers (16 columns at a time).
+void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y);
+
+// One softmax row, out = softmax(z) (out may alias z): max, exp(z - max), divide by the sum
+// (kernel_sum). A row that is all -inf gives zeros.
+void kernel_softmax_row(const float *z, float *out, int n);
+
+// Work below this many multiply-adds stays on one thread: waking sleeping threads
+// (OMP_WAIT_POLICY=passive) costs more than it saves.
+#define KERNEL_PARALLEL_WORK (1L << 17)
+#endif

@@ -1,0 +1,163 @@
+// Kernels against naive references: the packed gemm on odd shapes with every transpose,
+// accumulate and bias; its results identical for 1 and 2 threads; the inline dropout hash
+// equal to rng.c's; and the fused ops' thread-count independence.
+#include <omp.h>
+#include <string.h>
+#include "check.h"
+#include "core/kernels.h"
+#include "core/ops.h"
+#include "core/rng.h"
+#include "core/tape.h"
+
+static Arena arena;
+
+static float *random_floats(long n, uint64_t seed) {
+    float *p = arena_alloc(&arena, sizeof(float) * (size_t)n);
+    Rng r = rng_stream(seed, 7);
+    for (long i = 0; i < n; i++) p[i] = 2 * rng_uniform(&r) - 1;
+    return p;
+}
+
+// A (M,K) stored as is or transposed: the view of the same numbers.
+static MatView stored(const float *p, int rows, int cols, int transposed) {
+    return transposed ? mat_cols(p, rows) : mat_rows(p, cols);
+}
+
+static double max_rel_diff(const float *a, const float *b, long n) {
+    double worst = 0;
+    for (long i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]) / (1.0 + fabs((double)b[i]));
+        if (!(d <= worst)) worst = d;   // NaN propagates
+    }
+    return worst;
+}
+
+static void test_gemm_matches_naive(void) {
+    // Shapes around the register tile (12 x 32 with AVX-512, 6 x 16 otherwise), the k block
+    // and the tile sizes, plus degenerate ones.
+    static const int shapes[][3] = {
+        {1, 1, 1}, {1, 7, 3}, {5, 1, 9}, {3, 5, 7}, {12, 32, 16}, {13, 33, 17}, {11, 31, 1},
+        {25, 70, 300}, {97, 65, 385}, {200, 513, 40}, {64, 64, 64}, {7, 200, 800}, {130, 9, 1000},
+    };
+    int worst_case = -1;
+    double worst = 0;
+    for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        for (int variant = 0; variant < 16; variant++) {
+            int ta = variant & 1, tb = variant >> 1 & 1, acc = variant >> 2 & 1, with_bias = variant >> 3 & 1;
+            ArenaMark mark = arena_mark(&arena);
+            float *a = random_floats((long)M * K, 1 + s), *b = random_floats((long)K * N, 100 + s);
+            float *bias = with_bias ? random_floats(N, 200 + s) : NULL;
+            long ldc = N + 3;   // a leading dimension wider than the matrix
+            float *c = random_floats((long)M * ldc, 300 + s), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * ldc);
+            memcpy(ref, c, sizeof(float) * (size_t)M * ldc);
+            MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
+            gemm(M, N, K, A, B, c, ldc, acc, bias);
+            gemm_naive(M, N, K, A, B, ref, ldc, acc, bias);
+            double d = max_rel_diff(c, ref, (long)M * ldc);
+            if (!(d <= worst)) { worst = d; worst_case = s * 16 + variant; }
+            arena_release(&arena, mark);
+        }
+    }
+    // Only the k blocks of a long accumulating sum are rounded differently from the naive loop.
+    CHECK(worst <= 1e-5, "gemm vs naive: relative difference %g (shape %d, variant %d)", worst,
+          worst_case / 16, worst_case % 16);
+}
+
+static void test_gemm_same_for_any_thread_count(void) {
+    int M = 301, N = 517, K = 900;
+    float *a = random_floats((long)M * K, 4), *b = random_floats((long)K * N, 5);
+    float *c1 = random_floats((long)M * N, 6), *c2 = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+    memcpy(c2, c1, sizeof(float) * (size_t)M * N);
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c1, N, 1, NULL);
+    omp_set_num_threads(3);
+    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c2, N, 1, NULL);
+    omp_set_num_threads(threads);
+    CHECK(memcmp(c1, c2, sizeof(float) * (size_t)M * N) == 0, "1 and 3 threads differ");
+}
+
+static void test_expf_accuracy(void) {
+    double worst = 0;
+    float at = 0;
+    for (float x = -87.0f; x <= 88.0f; x += 0.00731f) {
+        double ref = exp((double)x), got = kernel_expf(x), rel = fabs(got - ref) / ref;
+        if (rel > worst) { worst = rel; at = x; }
+    }
+    CHECK(worst < 3e-7, "kernel_expf: relative error %g at x = %g", worst, at);
+    CHECK(kernel_expf(-INFINITY) == 0 && kernel_expf(-100) == 0, "exp of very negative numbers must be 0");
+    CHECK(kernel_expf(0) == 1, "exp(0) = %.9g", kernel_expf(0));
+    CHECK(isnan(kernel_expf(NAN)), "exp(NaN) must be NaN");
+    float row[5] = {1, -INFINITY, 3, 0.5f, -INFINITY}, out[5];
+    kernel_softmax_row(row, out, 5);
+    double sum = 0;
+    for (int i = 0; i < 5; i++) sum += out[i];
+    CHECK_NEAR(sum, 1.0, 1e-6);
+    CHECK(out[1] == 0 && out[4] == 0, "masked entries %g %g", out[1], out[4]);
+    CHECK_NEAR(out[2] / out[0], exp(2.0), 1e-5);
+}
+
+static void test_hash_matches_rng(void) {
+    int mismatches = 0;
+    for (uint64_t i = 0; i < 100000; i += 7) {
+        uint64_t seed = i * 0x9e3779b97f4a7c15ULL;
+        mismatches += kernel_hash_uniform(seed, i) != hash_uniform(seed, i);
+    }
+    CHECK(mismatches == 0, "%d hashes differ from rng.c's", mismatches);
+}
+
+// A transformer-ish chain of fused ops, its loss and input gradient for a thread count.
+static void fused_chain(int threads, float *loss, float *grad, long n) {
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    ArenaMark mark = arena_mark(&arena);
+    tape_reset();
+    int B = 3, T = 37, C = 64, H = 4, V = 50;
+    Tensor *x = tensor_new3(B, T, C, 1);
+    memcpy(x->data, random_floats(x->size, 11), sizeof(float) * x->size);
+    Tensor *w = tensor_new(1, &C, 1), *bb = tensor_new(1, &C, 1);
+    for (int i = 0; i < C; i++) { w->data[i] = 1 + 0.01f * i; bb->data[i] = 0.02f * i; }
+    Tensor *h = op_layernorm(x, w, bb, 1e-5f);
+    int key_pad[3 * 37] = {0};
+    for (int t = 30; t < T; t++) key_pad[2 * T + t] = 1;
+    AttnArgs args = {.n_heads = H, .key_pad = key_pad, .causal = 1, .dropout = 0.1f, .seed = 42};
+    Tensor *y = op_add(x, op_dropout(op_attention(h, h, h, &args), 0.1f, 43));
+    int ws[2] = {V, C};
+    Tensor *proj = tensor_new(2, ws, 1);
+    memcpy(proj->data, random_floats(proj->size, 12), sizeof(float) * proj->size);
+    int shape[2] = {B * T, C};
+    Tensor *logits = op_linear(tensor_view(op_relu(y), 2, shape), proj, NULL);
+    int targets[3 * 37];
+    for (int i = 0; i < B * T; i++) targets[i] = i % 9 == 0 ? 0 : i % V;
+    Tensor *l = op_cross_entropy(logits, targets, 0, 0.1f);
+    tape_backward(l);
+    *loss = l->data[0];
+    memcpy(grad, x->grad, sizeof(float) * (size_t)n);
+    tape_reset();
+    arena_release(&arena, mark);
+    omp_set_num_threads(saved);
+}
+
+static void test_fused_ops_same_for_any_thread_count(void) {
+    enum { N = 3 * 37 * 64 };
+    static float g1[N], g2[N];
+    float l1, l2;
+    fused_chain(1, &l1, g1, N);
+    fused_chain(2, &l2, g2, N);
+    CHECK(l1 == l2, "loss %.9g (1 thread) vs %.9g (2 threads)", l1, l2);
+    CHECK(memcmp(g1, g2, sizeof g1) == 0, "input gradients differ between 1 and 2 threads");
+    CHECK(isfinite(l1) && l1 > 0, "loss %g", l1);
+}
+
+int main(void) {
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    RUN(test_gemm_matches_naive);
+    RUN(test_gemm_same_for_any_thread_count);
+    RUN(test_expf_accuracy);
+    RUN(test_hash_matches_rng);
+    RUN(test_fused_ops_same_for_any_thread_count);
+    arena_free(&arena);
+    return check_summary();
+}
