@@ -26,6 +26,7 @@
 #define KC 384
 #define MC_PANELS 8     // rows per tile = 8 * MR
 #define NC_PANELS 16    // columns per tile = 16 * NR
+#define DIRECT_A_PANELS 4   // tiles this narrow read row-major A in place
 
 typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
 
@@ -36,9 +37,12 @@ typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
 
 enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k block)
 
-// c (MR,NR) with leading dimension ldc from kc steps of a (kc,MR) and b (kc,NR) panels.
-static void micro_kernel(int kc, const float *restrict a, const float *restrict b, float *restrict c, long ldc,
-                         int mode, const float *bias) {
+// c (MR,NR) with leading dimension ldc from kc steps of A, element (r, k) at a[r*ars + k*acs]
+// (a packed panel: ars = 1, acs = MR; rows of a row-major matrix: ars = lda, acs = 1), and
+// a packed (kc,NR) panel of B.
+static inline __attribute__((always_inline)) void
+micro_body(int kc, const float *restrict a, long ars, long acs, const float *restrict b, float *restrict c,
+           long ldc, int mode, const float *bias) {
     vfloat acc[MR][2];
     for (int r = 0; r < MR; r++) {
         if (mode == CONTINUE) {
@@ -52,10 +56,11 @@ static void micro_kernel(int kc, const float *restrict a, const float *restrict 
         vfloat b0, b1;
         VLOAD(b0, b + (long)k * NR);
         VLOAD(b1, b + (long)k * NR + VL);
-        const float *ak = a + (long)k * MR;
+        const float *ak = a + k * acs;
         for (int r = 0; r < MR; r++) {
-            acc[r][0] += ak[r] * b0;
-            acc[r][1] += ak[r] * b1;
+            float ar = ak[r * ars];
+            acc[r][0] += ar * b0;
+            acc[r][1] += ar * b1;
         }
     }
     vfloat c0, c1, bias0 = {0}, bias1 = {0};
@@ -77,6 +82,13 @@ static void micro_kernel(int kc, const float *restrict a, const float *restrict 
         VSTORE(c + r * ldc, acc[r][0]);
         VSTORE(c + r * ldc + VL, acc[r][1]);
     }
+}
+
+static void micro_packed(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(kc, a, 1, MR, b, c, ldc, mode, bias);
+}
+static void micro_rows(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
 // Column panel jp of B: dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
@@ -117,12 +129,16 @@ static void pack_a(MatView A, int M, int k0, int kc, int ip, float *dst) {
 }
 
 // One MC x NC tile of C. For each k block the tile's A rows are packed into this thread's
-// buffer ap (it stays in L2 while every B panel of the tile passes over it).
+// buffer ap (it stays in L2 while every B panel of the tile passes over it) -- unless the
+// tile has few B panels and A is row-major: then packing would cost more than it saves, and
+// the micro-kernel reads the rows of A in place (edge rows are still packed, zero-padded).
 static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1, float *ap) {
+    int direct = g->A.cs == 1 && jp1 - jp0 <= DIRECT_A_PANELS;
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
         int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
-        for (int ip = ip0; ip < ip1; ip++) pack_a(g->A, g->M, k0, kc, ip, ap + (long)(ip - ip0) * MR * kc);
+        for (int ip = ip0; ip < ip1; ip++)
+            if (!direct || g->M - ip * MR < MR) pack_a(g->A, g->M, k0, kc, ip, ap + (long)(ip - ip0) * MR * kc);
         for (int jp = jp0; jp < jp1; jp++) {
             int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
             const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
@@ -138,13 +154,15 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1, floa
                 const float *a = ap + (long)(ip - ip0) * MR * kc;
                 float *c = g->C + i0 * g->ldc + j0;
                 if (nr == MR && nc == NR) {
-                    micro_kernel(kc, a, b, c, g->ldc, mode, bias);
+                    if (direct) micro_rows(kc, g->A.p + i0 * g->A.rs + k0, g->A.rs, b, c, g->ldc, mode, bias);
+                    else        micro_packed(kc, a, b, c, g->ldc, mode, bias);
                 } else {   // edge: work on a full tile copy, write back the valid part
                     float tile[MR * NR];
                     memset(tile, 0, sizeof tile);
                     if (mode != SET)
                         for (int r = 0; r < nr; r++) memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
-                    micro_kernel(kc, a, b, tile, NR, mode, bias);
+                    if (direct && nr == MR) micro_rows(kc, g->A.p + i0 * g->A.rs + k0, g->A.rs, b, tile, NR, mode, bias);
+                    else                    micro_packed(kc, a, b, tile, NR, mode, bias);
                     for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
                 }
             }
