@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""The shapes of ./bench in PyTorch, printed as the same table; --compare runs both side by side.
+
+    /usr/bin/python3 scripts/bench_torch.py [--threads 1,2] [--runs 5] [--only toy,...]
+    /usr/bin/python3 scripts/bench_torch.py --compare [--bench build/opt/bin/bench] ...
+
+Needs the Debian packages python3-torch and libopenblas0-openmp; never part of `make test`.
+The models mirror src/models (pre-LN encoder/decoder, RoPE on self-attention, dropout 0.1,
+label smoothing 0.1, AdamW, global-norm clipping) and the batches are the same as bench.c's.
+Every measurement runs in a child process of its own (its peak RSS is its own). --compare
+alternates one C run and one PyTorch run per repetition, so both see the same machine load,
+and prints the medians and their ratio (C / PyTorch; higher is better for C).
+
+PyTorch children run with OMP_WAIT_POLICY=passive like the C side (--torch-wait-policy): with
+libgomp's default spinning, two PyTorch threads on a machine whose cores other processes also
+use run many times slower (spinning threads hold the cores the working ones need).
+
+OpenBLAS 0.3.21 does not know recent Xeons and falls back to its slow generic (Prescott)
+kernels, so unless --blas-core detect is given the PyTorch children run with
+OPENBLAS_CORETYPE=SkylakeX on AVX-512 machines (Haswell on AVX2 ones); the core actually
+used is printed.
+"""
+import argparse
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
+    "toy": dict(label="toy translator d64 h4 2+2 ff256 B64", model="translator", d=64, heads=4, enc=2, dec=2,
+                ff=256, B=64, V_src=95, V_tgt=76, src=(6, 24), tgt=(6, 22), T=0, steps=10),
+    "multi30k": dict(label="multi30k-sized d256 h8 3+3 ff1024 B64 V8k", model="translator", d=256, heads=8, enc=3,
+                     dec=3, ff=1024, B=64, V_src=8000, V_tgt=8000, src=(8, 18), tgt=(8, 18), T=0, steps=3),
+    "lm": dict(label="lm d128 h4 2L ff512 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=512, B=8,
+               V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3),
+}
+ATT = dict(B=8, H=8, T=256, D=32)
+PAD, BOS, EOS = 0, 2, 3
+
+
+def blas_env(choice, wait_policy):
+    env = dict(os.environ)
+    env.pop("OMP_WAIT_POLICY", None)
+    if wait_policy != "default":
+        env["OMP_WAIT_POLICY"] = wait_policy
+    if choice == "detect":
+        return env
+    if choice == "auto":
+        flags = open("/proc/cpuinfo").read()
+        choice = "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else None
+    if choice:
+        env["OPENBLAS_CORETYPE"] = choice
+        env.pop("OPENBLAS_L2_SIZE", None)
+    return env
+
+
+# --- the child: one measurement in PyTorch ------------------------------------------------
+
+def child(kind, name, threads, runs):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    torch.set_num_threads(threads)
+    torch.manual_seed(1)
+
+    def token(b, t, step, V):
+        return EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - EOS - 1)
+
+    def make_batch(s, step):
+        B = s["B"]
+        if s["model"] == "lm":
+            T = s["T"]
+            ids = torch.tensor([[token(b, t, step, s["V_src"]) for t in range(T + 1)] for b in range(B)])
+            return None, ids[:, :T].contiguous(), ids[:, 1:].contiguous(), B * T
+        (s0, s1), (t0, t1) = s["src"], s["tgt"]
+        Ts, Tt = s1 + 1, t1 + 1
+        src = torch.zeros(B, Ts, dtype=torch.long)
+        tin = torch.zeros(B, Tt, dtype=torch.long)
+        tout = torch.zeros(B, Tt, dtype=torch.long)
+        tokens = 0
+        for b in range(B):
+            ns = s0 + (7 * b) % (s1 - s0 + 1)
+            nt = t0 + (5 * b + 3) % (t1 - t0 + 1)
+            src[b, :ns] = torch.tensor([token(b, t, step, s["V_src"]) for t in range(ns)])
+            src[b, ns] = EOS
+            ids = torch.tensor([token(b, t + 100, step, s["V_tgt"]) for t in range(nt)])
+            tin[b, 0] = BOS
+            tin[b, 1:nt + 1] = ids
+            tout[b, :nt] = ids
+            tout[b, nt] = EOS
+            tokens += ns + 1 + nt + 1
+        return src, tin, tout, tokens
+
+    def rope_tables(T, D, base=10000.0):
+        inv = base ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
+        ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
+        return torch.cos(ang).float(), torch.sin(ang).float()
+
+    def rope(x, cs, sn):  # x (B,H,T,D): rotate pairs (2i, 2i+1)
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return torch.stack((x1 * cs - x2 * sn, x1 * sn + x2 * cs), dim=-1).flatten(-2)
+
+    class MHA(nn.Module):
+        def __init__(self, d, h):
+            super().__init__()
+            self.h = h
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+
+        def forward(self, xq, xkv, mask, rot, p):
+            B, Tq, d = xq.shape
+            Tk, h = xkv.shape[1], self.h
+            q = self.q(xq).view(B, Tq, h, -1).transpose(1, 2)
+            k = self.k(xkv).view(B, Tk, h, -1).transpose(1, 2)
+            v = self.v(xkv).view(B, Tk, h, -1).transpose(1, 2)
+            if rot is not None:
+                q, k = rope(q, *rot[0]), rope(k, *rot[1])
+            s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+            if mask is not None:
+                s = s + mask
+            a = F.dropout(torch.softmax(s, dim=-1), p, self.training)
+            return self.o(torch.matmul(a, v).transpose(1, 2).reshape(B, Tq, d))
+
+    class Layer(nn.Module):
+        def __init__(self, d, h, ff, cross):
+            super().__init__()
+            self.self_attn = MHA(d, h)
+            self.cross_attn = MHA(d, h) if cross else None
+            self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(3 if cross else 2))
+            self.ffn = nn.Sequential(nn.Linear(d, ff), nn.ReLU(), nn.Linear(ff, d))
+
+        def forward(self, x, mask, rot, memory, memory_mask, p):
+            h = self.norms[0](x)
+            x = x + F.dropout(self.self_attn(h, h, mask, rot, p), p, self.training)
+            if self.cross_attn is not None:
+                h = self.norms[1](x)
+                x = x + F.dropout(self.cross_attn(h, memory, memory_mask, None, p), p, self.training)
+            return x + F.dropout(self.ffn(self.norms[-1](x)), p, self.training)
+
+    class Model(nn.Module):
+        def __init__(self, s):
+            super().__init__()
+            d, h = s["d"], s["heads"]
+            self.s, self.p = s, 0.1
+            self.src_embed = nn.Embedding(s["V_src"], d)
+            self.tgt_embed = nn.Embedding(s["V_tgt"], d) if s["model"] == "translator" else None
+            self.enc = nn.ModuleList(Layer(d, h, s["ff"], False) for _ in range(s["enc"]))
+            self.dec = nn.ModuleList(Layer(d, h, s["ff"], s["model"] == "translator") for _ in range(s["dec"]))
+            self.enc_norm, self.dec_norm = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.generator = nn.Linear(d, s["V_tgt"])
+
+        def stack(self, layers, norm, x, mask, rot, memory=None, memory_mask=None):
+            x = F.dropout(x, self.p, self.training)
+            for layer in layers:
+                x = layer(x, mask, rot, memory, memory_mask, self.p)
+            return norm(x)
+
+        def forward(self, src, tin):
+            d, H = self.s["d"], self.s["heads"]
+            scale = math.sqrt(d)
+            Tt = tin.shape[1]
+            causal = torch.full((Tt, Tt), float("-inf")).triu(1)
+            cs, sn = rope_tables(max(Tt, src.shape[1] if src is not None else 0), d // H)
+            rot_t = ((cs[:Tt], sn[:Tt]),) * 2
+            if src is None:  # lm
+                y = self.stack(self.dec, self.dec_norm, self.src_embed(tin) * scale, causal, rot_t)
+            else:
+                Ts = src.shape[1]
+                src_mask = torch.zeros(src.shape).masked_fill(src == PAD, float("-inf"))[:, None, None, :]
+                tgt_mask = causal + torch.zeros(tin.shape).masked_fill(tin == PAD, float("-inf"))[:, None, None, :]
+                rot_s = ((cs[:Ts], sn[:Ts]),) * 2
+                memory = self.stack(self.enc, self.enc_norm, self.src_embed(src) * scale, src_mask, rot_s)
+                y = self.stack(self.dec, self.dec_norm, self.tgt_embed(tin) * scale, tgt_mask, rot_t, memory, src_mask)
+            return self.generator(y)
+
+    result = {}
+    if kind == "train":
+        s = SHAPES[name]
+        model = Model(s)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.01)
+        batches = [make_batch(s, i) for i in range(4)]
+
+        def step(batch):
+            src, tin, tout, _ = batch
+            opt.zero_grad(set_to_none=True)
+            logits = model(src, tin)
+            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tout.view(-1), ignore_index=PAD,
+                                   label_smoothing=0.1)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        for i in range(2):
+            step(batches[i])
+        ms, tps, cpu = [], [], []
+        for _ in range(runs):
+            n, t0, c0 = 0, time.perf_counter(), time.process_time()
+            for i in range(s["steps"]):
+                step(batches[i % 4])
+                n += batches[i % 4][3]
+            dt = time.perf_counter() - t0
+            ms.append(dt * 1000 / s["steps"])
+            cpu.append((time.process_time() - c0) * 1000 / s["steps"])
+            tps.append(n / dt)
+        result = dict(value=statistics.median(tps), aux=statistics.median(ms), cpu=statistics.median(cpu), base=base)
+    elif kind == "matmul":
+        n = int(name)
+        a, b = torch.rand(n, n) - 0.5, torch.rand(n, n) - 0.5
+        reps = int(4e8 / (2.0 * n ** 3)) + 1
+        torch.mm(a, b)
+        g = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                torch.mm(a, b)
+            g.append(2.0 * n ** 3 * reps / (time.perf_counter() - t0) / 1e9)
+        result = dict(value=statistics.median(g), aux=0)
+    elif kind == "attention":
+        B, H, T, D = ATT["B"], ATT["H"], ATT["T"], ATT["D"]
+        flops = 12.0 * B * H * T * T * D
+        reps = int(4e8 / flops) + 1
+        causal = torch.full((T, T), float("-inf")).triu(1)
+        ms = []
+        for r in range(runs + 1):
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                q, k, v = (torch.rand(B, H, T, D, requires_grad=True) for _ in range(3))
+                s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(D) + causal
+                y = torch.matmul(torch.softmax(s, dim=-1), v)
+                y.backward(torch.ones_like(y))
+            if r:
+                ms.append((time.perf_counter() - t0) * 1000 / reps)
+        m = statistics.median(ms)
+        result = dict(value=flops / (m / 1000) / 1e9, aux=m)
+    result["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        import ctypes
+        lib = [l.split()[-1] for l in open("/proc/self/maps") if "libopenblas" in l][0]
+        f = ctypes.CDLL(lib).openblas_get_corename
+        f.restype = ctypes.c_char_p
+        result["blas"] = f().decode()
+    except Exception:
+        result["blas"] = "?"
+    print(json.dumps(result))
+
+
+# --- the parent: children, tables, comparison -------------------------------------------
+
+def run_torch(args, kind, name, threads, runs):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, name, str(threads), str(runs)],
+                         env=blas_env(args.blas_core, args.torch_wait_policy), capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("bench_torch: child failed: " + out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_c(args, only, threads):
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    out = subprocess.run([args.bench, "--only", only, "--threads", str(threads), "--runs", "1", "--tsv"], env=env,
+                         capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("bench_torch: %s failed: %s" % (args.bench, out.stderr[-2000:]))
+    rows = {}
+    for line in out.stdout.splitlines():
+        f = line.split("\t")
+        rows[(f[0], f[1])] = dict(value=float(f[3]), aux=float(f[5]), peak=float(f[7]),
+                                  cpu=float(f[8]) if len(f) > 8 else 0)
+    return rows
+
+
+def wanted(args, name):
+    return not args.only or name in args.only.split(",")
+
+
+def table(args):
+    print("bench_torch: PyTorch, median of %d runs" % args.runs)
+    blas = None
+    if any(wanted(args, n) for n in SHAPES):
+        print("\n%-44s %7s %10s %9s %9s %9s" % ("training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB"))
+    for name, s in SHAPES.items():
+        if not wanted(args, name):
+            continue
+        for t in args.threads:
+            r = run_torch(args, "train", name, t, args.runs)
+            blas = r["blas"]
+            print("%-44s %7d %10.0f %9.2f %9.2f %9.0f" % (s["label"], t, r["value"], r["aux"], r["cpu"], r["peak"]), flush=True)
+    if wanted(args, "matmul"):
+        print("\n%-44s %7s %12s" % ("matmul C = A B (n x n)", "threads", "GFLOP/s"))
+        for n in (64, 128, 256, 512, 1024):
+            for t in args.threads:
+                r = run_torch(args, "matmul", str(n), t, args.runs)
+                blas = r["blas"]
+                print("%-44d %7d %12.1f" % (n, t, r["value"]), flush=True)
+    if wanted(args, "attention"):
+        print("\n%-44s %7s %12s %10s" % ("attention", "threads", "GFLOP/s", "ms"))
+        for t in args.threads:
+            r = run_torch(args, "attention", "causal", t, args.runs)
+            label = "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT
+            print("%-44s %7d %12.1f %10.2f" % (label, t, r["value"], r["aux"]), flush=True)
+    print("\nOpenBLAS core: %s; OMP_WAIT_POLICY=%s" % (blas, args.torch_wait_policy))
+
+
+def compare(args):
+    print("bench_torch --compare: C (%s) and PyTorch alternating, %d runs each, medians; ratio = C / PyTorch"
+          % (args.bench, args.runs))
+    rows, blas = [], None
+
+    def both(c_only, c_key, kind, name, t, label, unit):
+        nonlocal blas
+        c, p = [], []
+        for _ in range(args.runs):
+            c.append(run_c(args, c_only, t)[c_key])
+            p.append(run_torch(args, kind, name, t, 1))
+        blas = p[-1]["blas"]
+        cv, pv = statistics.median(x["value"] for x in c), statistics.median(x["value"] for x in p)
+        cpk, ppk = max(x["peak"] for x in c), max(x["peak"] for x in p)
+        print("%-44s %7d %12.1f %12.1f %8.2fx %9.0f %9.0f   %s" % (label, t, cv, pv, cv / pv, cpk, ppk, unit), flush=True)
+        rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=cv / pv, c_peak=cpk, torch_peak=ppk, unit=unit))
+
+    print("\n%-44s %7s %12s %12s %9s %9s %9s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB", "torch MiB"))
+    for name, s in SHAPES.items():
+        if wanted(args, name):
+            for t in args.threads:
+                both(name, ("train", name), "train", name, t, s["label"], "tokens/s")
+    if wanted(args, "matmul"):
+        for n in args.sizes:
+            for t in args.threads:
+                both("matmul", ("matmul", str(n)), "matmul", str(n), t, "matmul %d^3" % n, "GFLOP/s")
+    if wanted(args, "attention"):
+        for t in args.threads:
+            both("attention", ("attention", "causal"), "attention", "causal", t,
+                 "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT, "GFLOP/s")
+    print("\nOpenBLAS core: %s; OMP_WAIT_POLICY: C passive, PyTorch %s" % (blas, args.torch_wait_policy))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="", help="toy,multi30k,lm,matmul,attention")
+    ap.add_argument("--compare", action="store_true", help="alternate with the C bench, print ratios")
+    ap.add_argument("--bench", default="build/opt/bin/bench")
+    ap.add_argument("--sizes", default="64,256,1024", help="matmul sizes for --compare")
+    ap.add_argument("--blas-core", default="auto", help="auto | detect | an OPENBLAS_CORETYPE name")
+    ap.add_argument("--torch-wait-policy", default="passive",
+                    help="OMP_WAIT_POLICY for PyTorch: passive (as the C side) | active | default (unset)")
+    ap.add_argument("--json", default="", help="--compare: also write the rows to this file")
+    args = ap.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.sizes = [int(n) for n in args.sizes.split(",")]
+    compare(args) if args.compare else table(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,390 @@
+// ./bench — training throughput of standard model shapes, matmul GFLOP/s and attention
+// forward+backward throughput, as a table with the thread count. `make bench` runs it.
+//
+// Every measurement runs in a child process of its own (fork before any OpenMP code in the
+// parent), so each reports its own peak resident memory and none inherits another's arena.
+// A measurement is `runs` timed repetitions after a warm-up; the table shows the median.
+// scripts/bench_torch.py runs the same shapes in PyTorch and, with --compare, alternates
+// `./bench --tsv` runs with its own to print ratios measured side by side.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/ops.h"
+#include "core/optim.h"
+#include "core/runtime.h"
+#include "core/tape.h"
+#include "data/vocab.h"
+#include "models/model.h"
+#include "run/evaluate.h"
+
+static const char *USAGE =
+    "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--tsv]\n"
+    "\n"
+    "Training tokens/s and ms/step (median of N runs) for standard shapes, matmul GFLOP/s\n"
+    "and fused attention forward+backward throughput, for each thread count.\n"
+    "\n"
+    "  --threads LIST   thread counts to measure (default 1,2)\n"
+    "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
+    "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval (default all)\n"
+    "  --tsv            machine-readable rows: kind name threads value unit peak_mib\n";
+
+// --- model shapes ---------------------------------------------------------------------
+// Row b of a batch has a source of src_min + (7b mod span) tokens and a target of
+// tgt_min + (5b+3 mod span) tokens, ids spread over the vocabulary; bench_torch.py builds
+// the very same batches.
+typedef struct {
+    const char *name, *label, *model;
+    int d, heads, enc, dec, ff, B, V_src, V_tgt;
+    int src_min, src_max, tgt_min, tgt_max;    // translator lengths (without specials)
+    int T;                                     // lm window
+    int steps;                                 // steps per timed run
+} Shape;
+
+static const Shape SHAPES[] = {
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3},
+};
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double cpu_seconds(void) {   // user + system time of every thread of this process
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double peak_mib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int token(int b, int t, int step, int V) { return TOK_EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - TOK_EOS - 1); }
+
+// The batch of one step; tokens counted as the trainer counts them (non-pad source + target).
+static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
+    memset(bt, 0, sizeof *bt);
+    bt->B = s->B;
+    *tokens = 0;
+    if (!strcmp(s->model, "lm")) {
+        bt->T_tgt = s->T;
+        bt->tgt_in = malloc(sizeof(int) * (size_t)s->B * s->T);
+        bt->tgt_out = malloc(sizeof(int) * (size_t)s->B * s->T);
+        for (int b = 0; b < s->B; b++)
+            for (int t = 0; t < s->T; t++) {
+                bt->tgt_in[b * s->T + t] = token(b, t, step, s->V_src);
+                bt->tgt_out[b * s->T + t] = token(b, t + 1, step, s->V_src);
+            }
+        bt->n_tgt_tokens = s->B * s->T;
+        *tokens = bt->n_tgt_tokens;
+        return;
+    }
+    int Ts = s->src_max + 1, Tt = s->tgt_max + 1;
+    bt->T_src = Ts;
+    bt->T_tgt = Tt;
+    bt->src = calloc((size_t)s->B * Ts, sizeof(int));
+    bt->tgt_in = calloc((size_t)s->B * Tt, sizeof(int));
+    bt->tgt_out = calloc((size_t)s->B * Tt, sizeof(int));
+    for (int b = 0; b < s->B; b++) {
+        int ns = s->src_min + (7 * b) % (s->src_max - s->src_min + 1);
+        int nt = s->tgt_min + (5 * b + 3) % (s->tgt_max - s->tgt_min + 1);
+        for (int t = 0; t < ns; t++) bt->src[b * Ts + t] = token(b, t, step, s->V_src);
+        bt->src[b * Ts + ns] = TOK_EOS;
+        bt->tgt_in[b * Tt] = TOK_BOS;
+        for (int t = 0; t < nt; t++) {
+            int id = token(b, t + 100, step, s->V_tgt);
+            bt->tgt_out[b * Tt + t] = id;
+            bt->tgt_in[b * Tt + t + 1] = id;
+        }
+        bt->tgt_out[b * Tt + nt] = TOK_EOS;
+        bt->n_tgt_tokens += nt + 1;
+        *tokens += ns + 1 + nt + 1;
+    }
+}
+
+static void shape_config(const Shape *s, Config *c) {
+    config_defaults(c);
+    snprintf(c->model, sizeof c->model, "%s", s->model);
+    snprintf(c->task, sizeof c->task, "%s", strcmp(s->model, "lm") ? "toy_translate" : "lm");
+    snprintf(c->pos, sizeof c->pos, "rope");
+    c->d_model = s->d; c->n_heads = s->heads; c->d_ff = s->ff;
+    c->enc_layers = s->enc; c->dec_layers = s->dec;
+    c->dropout = 0.1f; c->label_smoothing = 0.1f; c->batch_size = s->B; c->seed = 1;
+}
+
+// One training step as the trainer does it: forward, backward, clip, AdamW.
+static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float clip) {
+    arena_reset(arena);
+    tape_reset();
+    params_zero_grad(&m->ps);
+    Tensor *loss = batch_loss(m, b, m->cfg.label_smoothing, NULL);
+    tape_backward(loss);
+    clip_grad_norm(&m->ps, clip);
+    adamw_step(opt, &m->ps, 1e-3f);
+}
+
+typedef struct { double value, aux, peak, cpu; } Result;   // cpu: CPU ms per step (or per run)
+
+static Result bench_model(const Shape *s, int runs) {
+    Config c;
+    shape_config(s, &c);
+    Model m;
+    model_build(&m, &c, s->V_src, s->V_tgt, 0);
+    AdamW opt;
+    adamw_init(&opt, &m.ps, c.beta1, c.beta2, c.eps, c.weight_decay);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    enum { NB = 4 };   // a few different batches, as a real run sees
+    Batch batches[NB];
+    long tokens[NB], step_tokens = 0;
+    for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
+    for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);   // warm-up: size the arena
+    double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) {
+        long n = 0;
+        double t0 = now(), c0 = cpu_seconds();
+        for (int i = 0; i < s->steps; i++) {
+            train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
+            n += tokens[i % NB];
+        }
+        double dt = now() - t0;
+        cpu[r] = (cpu_seconds() - c0) * 1000 / s->steps;
+        ms[r] = dt * 1000 / s->steps;
+        tps[r] = n / dt;
+        step_tokens = n / s->steps;
+    }
+    (void)step_tokens;
+    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs)};
+    free(ms); free(tps); free(cpu);
+    for (int i = 0; i < NB; i++) batch_free(&batches[i]);
+    adamw_free(&opt);
+    model_free(&m);
+    arena_free(&arena);
+    return res;
+}
+
+// Evaluation of one long lm window without gradients: memory must stay linear in T.
+static Result bench_eval(int T, int runs) {
+    Shape s = SHAPES[2];
+    s.T = T; s.B = 1;
+    Config c;
+    shape_config(&s, &c);
+    Model m;
+    model_build(&m, &c, s.V_src, s.V_tgt, 0);
+    model_set_training(&m, 0);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    Batch b;
+    long tokens;
+    make_batch(&s, 0, &b, &tokens);
+    tape_set_enabled(0);
+    double *ms = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) {
+        arena_reset(&arena);
+        double t0 = now();
+        batch_loss(&m, &b, 0, NULL);
+        ms[r] = (now() - t0) * 1000;
+    }
+    tape_set_enabled(1);
+    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0};
+    free(ms);
+    batch_free(&b);
+    model_free(&m);
+    arena_free(&arena);
+    return res;
+}
+
+static void fill(Tensor *t, unsigned seed) {
+    for (long i = 0; i < t->size; i++) t->data[i] = (float)((i * 2654435761u + seed) % 1000) / 1000.0f - 0.5f;
+}
+
+// Square C = A B through op_matmul (no gradient), repeated to fill about 0.2 s a run.
+static Result bench_matmul(int n, int runs) {
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    tape_set_enabled(0);
+    Tensor *a = tensor_new2(n, n, 0), *b = tensor_new2(n, n, 0);
+    fill(a, 1); fill(b, 2);
+    ArenaMark mark = arena_mark(&arena);
+    double flops = 2.0 * n * n * n;
+    int reps = (int)(4e8 / flops) + 1;
+    op_matmul(a, b, 0, 0);
+    double *g = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        for (int i = 0; i < reps; i++) {
+            arena_release(&arena, mark);
+            op_matmul(a, b, 0, 0);
+        }
+        g[r] = flops * reps / (now() - t0) / 1e9;
+    }
+    tape_set_enabled(1);
+    Result res = {median(g, runs), 0, peak_mib(), 0};
+    free(g);
+    arena_free(&arena);
+    return res;
+}
+
+// Fused attention forward + backward, causal, no dropout. GFLOP/s counts the nominal
+// 12 B H T^2 D (forward 4, backward 8) as if nothing were masked.
+enum { ATT_B = 8, ATT_H = 8, ATT_T = 256, ATT_D = 32 };
+static Result bench_attention(int runs) {
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    int C = ATT_H * ATT_D;
+    double flops = 12.0 * ATT_B * ATT_H * ATT_T * (double)ATT_T * ATT_D;
+    int reps = (int)(4e8 / flops) + 1;
+    double *ms = malloc(sizeof(double) * runs);
+    for (int r = -1; r < runs; r++) {   // r = -1 warms up
+        double t0 = now();
+        for (int i = 0; i < reps; i++) {
+            arena_reset(&arena);
+            tape_reset();
+            Tensor *q = tensor_new3(ATT_B, ATT_T, C, 1), *k = tensor_new3(ATT_B, ATT_T, C, 1), *v = tensor_new3(ATT_B, ATT_T, C, 1);
+            fill(q, 1); fill(k, 2); fill(v, 3);
+            AttnArgs args = {.n_heads = ATT_H, .causal = 1};
+            Tensor *y = op_attention(q, k, v, &args);
+            for (long e = 0; e < y->size; e++) y->grad[e] = (float)(e % 7) * 0.1f - 0.3f;
+            tape_replay();
+        }
+        if (r >= 0) ms[r] = (now() - t0) * 1000 / reps;
+    }
+    double m = median(ms, runs);
+    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0};
+    free(ms);
+    arena_free(&arena);
+    return res;
+}
+
+// --- child processes and the table ------------------------------------------------------
+
+typedef enum { K_MODEL, K_MATMUL, K_ATTENTION, K_EVAL } Kind;
+
+// Run f in a child with `threads` OpenMP threads; the result comes back through a pipe.
+static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
+    int fd[2];
+    if (pipe(fd)) return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        close(fd[0]);
+        omp_set_num_threads(threads);
+        Result r = kind == K_MODEL ? bench_model(&SHAPES[arg], runs)
+                 : kind == K_MATMUL ? bench_matmul(arg, runs)
+                 : kind == K_EVAL ? bench_eval(arg, runs) : bench_attention(runs);
+        ssize_t w = write(fd[1], &r, sizeof r);
+        _exit(w == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t got = read(fd[0], out, sizeof *out);
+    close(fd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int wanted(const char *only, const char *name) {
+    if (!only) return 1;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)); p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    runtime_init(argc, argv);
+    int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            n_threads = 0;
+            for (char *p = argv[++i]; *p && n_threads < 8; p += *p == ',') threads[n_threads++] = (int)strtol(p, &p, 10);
+        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+            runs = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!strcmp(argv[i], "--tsv")) {
+            tsv = 1;
+        } else {
+            fputs(USAGE, strcmp(argv[i], "--help") ? stderr : stdout);
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
+    if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    if (!tsv) {
+        printf("bench: median of %d runs; OMP_WAIT_POLICY=%s\n\n", runs, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
+        printf("%-44s %7s %10s %9s %9s %9s\n", "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB");
+    }
+    int failed = 0;
+    for (int s = 0; s < (int)(sizeof SHAPES / sizeof SHAPES[0]); s++) {
+        if (!wanted(only, SHAPES[s].name)) continue;
+        for (int t = 0; t < n_threads; t++) {
+            Result r;
+            if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
+            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\n", SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu);
+            else printf("%-44s %7d %10.0f %9.2f %9.2f %9.0f\n", SHAPES[s].label, threads[t], r.value, r.aux, r.cpu, r.peak);
+            fflush(stdout);
+        }
+    }
+    if (wanted(only, "matmul")) {
+        if (!tsv) printf("\n%-44s %7s %12s\n", "matmul C = A B (n x n)", "threads", "GFLOP/s");
+        for (int n = 64; n <= 1024; n *= 2)
+            for (int t = 0; t < n_threads; t++) {
+                Result r;
+                if (measure(K_MATMUL, n, threads[t], runs, &r)) { failed = 1; continue; }
+                if (tsv) printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, threads[t], r.value, r.peak);
+                else printf("%-44d %7d %12.1f\n", n, threads[t], r.value);
+                fflush(stdout);
+            }
+    }
+    if (wanted(only, "attention")) {
+        char label[96];
+        snprintf(label, sizeof label, "attention fwd+bwd B%d H%d T%d D%d causal", ATT_B, ATT_H, ATT_T, ATT_D);
+        if (!tsv) printf("\n%-44s %7s %12s %10s %9s\n", "attention", "threads", "GFLOP/s", "ms", "peak MiB");
+        for (int t = 0; t < n_threads; t++) {
+            Result r;
+            if (measure(K_ATTENTION, 0, threads[t], runs, &r)) { failed = 1; continue; }
+            if (tsv) printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", threads[t], r.value, r.aux, r.peak);
+            else printf("%-44s %7d %12.1f %10.2f %9.0f\n", label, threads[t], r.value, r.aux, r.peak);
+            fflush(stdout);
+        }
+    }
+    if (wanted(only, "eval")) {
+        if (!tsv) printf("\n%-44s %7s %12s %10s %9s\n", "lm evaluation, no grad, B1", "threads", "ms", "arena MiB", "peak MiB");
+        for (int t = 0; t < n_threads; t++) {
+            Result r;
+            if (measure(K_EVAL, 4096, threads[t], runs, &r)) { failed = 1; continue; }
+            if (tsv) printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value, r.aux, r.peak);
+            else printf("%-44s %7d %12.1f %10.1f %9.0f\n", "lm d128 T4096 window", threads[t], r.value, r.aux, r.peak);
+            fflush(stdout);
+        }
+    }
+    if (failed) fprintf(stderr, "bench: a measurement failed\n");
+    return failed;
+}
