@@ -59,18 +59,21 @@ static inline float kernel_expf(float x) {
 }
 
 // Sums in a fixed order that vectorises: 16 interleaved partial sums (element i goes to
-// lane i % 16), then the lanes added in order. The result depends only on the data, not on
-// the vector width or the thread that computes it.
+// lane i % 16), then the lanes added pairwise as a fixed tree (8 + 8, 4 + 4, ...). The
+// result depends only on the data, not on the vector width or the thread that computes it.
 #define KERNEL_LANES 16
+static inline float kernel_lanes_total(float *lane) {
+    for (int w = KERNEL_LANES / 2; w; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+    return lane[0];
+}
 static inline float kernel_sum(const float *a, int n) {
     float lane[KERNEL_LANES] = {0};
     int i = 0;
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
         for (int l = 0; l < KERNEL_LANES; l++) lane[l] += a[i + l];
     for (int l = 0; i + l < n; l++) lane[l] += a[i + l];
-    float s = 0;
-    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
-    return s;
+    return kernel_lanes_total(lane);
 }
 static inline float kernel_dot(const float *a, const float *b, int n) {
     float lane[KERNEL_LANES] = {0};
@@ -78,9 +81,7 @@ static inline float kernel_dot(const float *a, const float *b, int n) {
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
         for (int l = 0; l < KERNEL_LANES; l++) lane[l] += a[i + l] * b[i + l];
     for (int l = 0; i + l < n; l++) lane[l] += a[i + l] * b[i + l];
-    float s = 0;
-    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
-    return s;
+    return kernel_lanes_total(lane);
 }
 
 // The largest element (-inf for n = 0), in lanes so that it vectorises.
@@ -91,9 +92,9 @@ static inline float kernel_max(const float *a, int n) {
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
         for (int l = 0; l < KERNEL_LANES; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
     for (int l = 0; i + l < n; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
-    float m = lane[0];
-    for (int l = 1; l < KERNEL_LANES; l++) m = lane[l] > m ? lane[l] : m;
-    return m;
+    for (int w = KERNEL_LANES / 2; w; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] = lane[l + w] > lane[l] ? lane[l + w] : lane[l];
+    return lane[0];
 }
 // sum of exp(a[i] - shift) and sum of (a[i] - shift)^2, in kernel_sum's order.
 static inline float kernel_sum_exp(const float *a, int n, float shift) {
@@ -102,9 +103,7 @@ static inline float kernel_sum_exp(const float *a, int n, float shift) {
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
         for (int l = 0; l < KERNEL_LANES; l++) lane[l] += kernel_expf(a[i + l] - shift);
     for (int l = 0; i + l < n; l++) lane[l] += kernel_expf(a[i + l] - shift);
-    float s = 0;
-    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
-    return s;
+    return kernel_lanes_total(lane);
 }
 static inline float kernel_sum_sq(const float *a, int n, float shift) {
     float lane[KERNEL_LANES] = {0};
@@ -112,9 +111,7 @@ static inline float kernel_sum_sq(const float *a, int n, float shift) {
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
         for (int l = 0; l < KERNEL_LANES; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
     for (int l = 0; i + l < n; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
-    float s = 0;
-    for (int l = 0; l < KERNEL_LANES; l++) s += lane[l];
-    return s;
+    return kernel_lanes_total(lane);
 }
 
 // y[0..D) = sum over j < n of w[j] * x[j*ld + 0..D), j ascending for every element; the

@@ -29,8 +29,8 @@ static void two_sums(const float *g, const float *w, const float *xr, float mean
         s1[l] += dn;
         s2[l] += dn * ((xr[c + l] - mean) * rstd);
     }
-    *sum_dn = kernel_sum(s1, KERNEL_LANES);
-    *sum_dn_xhat = kernel_sum(s2, KERNEL_LANES);
+    *sum_dn = kernel_lanes_total(s1);
+    *sum_dn_xhat = kernel_lanes_total(s2);
 }
 
 static void layernorm_backward(const Node *n) {
