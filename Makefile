@@ -50,8 +50,9 @@ sanitize:
 
 # valgrind cannot decode AVX-512, so it gets a build for AVX2 machines.
 valgrind:
-	$(MAKE) BUILD=build/vg OPT="-O2 -march=x86-64-v3" build/vg/tests/test_train_core
+	$(MAKE) BUILD=build/vg OPT="-O2 -march=x86-64-v3" build/vg/tests/test_train_core build/vg/bin/train build/vg/bin/eval
 	OMP_WAIT_POLICY=passive valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect build/vg/tests/test_train_core
+	BIN_DIR=build/vg/bin sh tests/valgrind_train.sh
 
 bench: $(BUILD)/bin/bench
 	OMP_WAIT_POLICY=passive $(BUILD)/bin/bench
