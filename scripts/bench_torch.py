@@ -268,7 +268,7 @@ def run_c(args, only, threads):
     for line in out.stdout.splitlines():
         f = line.split("\t")
         rows[(f[0], f[1])] = dict(value=float(f[3]), aux=float(f[5]), peak=float(f[7]),
-                                  cpu=float(f[8]) if len(f) > 8 else 0)
+                                  cpu=float(f[8]) if len(f) > 8 else 0, base=float(f[9]) if len(f) > 9 else 0)
     return rows
 
 
@@ -280,14 +280,16 @@ def table(args):
     print("bench_torch: PyTorch, median of %d runs" % args.runs)
     blas = None
     if any(wanted(args, n) for n in SHAPES):
-        print("\n%-44s %7s %10s %9s %9s %9s" % ("training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB"))
+        print("\n%-44s %7s %10s %9s %9s %9s %9s" % ("training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB",
+                                                 "base MiB"))
     for name, s in SHAPES.items():
         if not wanted(args, name):
             continue
         for t in args.threads:
             r = run_torch(args, "train", name, t, args.runs)
             blas = r["blas"]
-            print("%-44s %7d %10.0f %9.2f %9.2f %9.0f" % (s["label"], t, r["value"], r["aux"], r["cpu"], r["peak"]), flush=True)
+            print("%-44s %7d %10.0f %9.2f %9.2f %9.0f %9.0f" % (s["label"], t, r["value"], r["aux"], r["cpu"], r["peak"],
+                                                              r["base"]), flush=True)
     if wanted(args, "matmul"):
         print("\n%-44s %7s %12s" % ("matmul C = A B (n x n)", "threads", "GFLOP/s"))
         for n in (64, 128, 256, 512, 1024):

@@ -32,7 +32,10 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
     "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval (default all)\n"
-    "  --tsv            machine-readable rows: kind name threads value unit peak_mib\n";
+    "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib [cpu_ms base_mib]\n"
+    "\n"
+    "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
+    "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n";
 
 // --- model shapes ---------------------------------------------------------------------
 // Row b of a batch has a source of src_min + (7b mod span) tokens and a target of
@@ -144,7 +147,9 @@ static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float
     adamw_step(opt, &m->ps, 1e-3f);
 }
 
-typedef struct { double value, aux, peak, cpu; } Result;   // cpu: CPU ms per step (or per run)
+// value and aux: the measured numbers; peak: peak RSS (MiB); cpu: CPU ms per training step;
+// base: RSS (MiB) before the first training step (model, optimizer state, batches).
+typedef struct { double value, aux, peak, cpu, base; } Result;
 
 static Result bench_model(const Shape *s, int runs) {
     Config c;
@@ -160,6 +165,7 @@ static Result bench_model(const Shape *s, int runs) {
     Batch batches[NB];
     long tokens[NB], step_tokens = 0;
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
+    double base = peak_mib();
     for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);   // warm-up: size the arena
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
@@ -176,7 +182,7 @@ static Result bench_model(const Shape *s, int runs) {
         step_tokens = n / s->steps;
     }
     (void)step_tokens;
-    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs)};
+    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base};
     free(ms); free(tps); free(cpu);
     for (int i = 0; i < NB; i++) batch_free(&batches[i]);
     adamw_free(&opt);
@@ -209,7 +215,7 @@ static Result bench_eval(int T, int runs) {
         ms[r] = (now() - t0) * 1000;
     }
     tape_set_enabled(1);
-    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0};
+    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0};
     free(ms);
     batch_free(&b);
     model_free(&m);
@@ -243,7 +249,7 @@ static Result bench_matmul(int n, int runs) {
         g[r] = flops * reps / (now() - t0) / 1e9;
     }
     tape_set_enabled(1);
-    Result res = {median(g, runs), 0, peak_mib(), 0};
+    Result res = {median(g, runs), 0, peak_mib(), 0, 0};
     free(g);
     arena_free(&arena);
     return res;
@@ -275,7 +281,7 @@ static Result bench_attention(int runs) {
         if (r >= 0) ms[r] = (now() - t0) * 1000 / reps;
     }
     double m = median(ms, runs);
-    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0};
+    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0};
     free(ms);
     arena_free(&arena);
     return res;
@@ -339,7 +345,7 @@ int main(int argc, char **argv) {
     if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
     if (!tsv) {
         printf("bench: median of %d runs; OMP_WAIT_POLICY=%s\n\n", runs, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
-        printf("%-44s %7s %10s %9s %9s %9s\n", "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB");
+        printf("%-44s %7s %10s %9s %9s %9s %9s\n", "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB", "base MiB");
     }
     int failed = 0;
     for (int s = 0; s < (int)(sizeof SHAPES / sizeof SHAPES[0]); s++) {
@@ -347,8 +353,8 @@ int main(int argc, char **argv) {
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\n", SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu);
-            else printf("%-44s %7d %10.0f %9.2f %9.2f %9.0f\n", SHAPES[s].label, threads[t], r.value, r.aux, r.cpu, r.peak);
+            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\n", SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu, r.base);
+            else printf("%-44s %7d %10.0f %9.2f %9.2f %9.0f %9.0f\n", SHAPES[s].label, threads[t], r.value, r.aux, r.cpu, r.peak, r.base);
             fflush(stdout);
         }
     }
