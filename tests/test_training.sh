@@ -59,10 +59,12 @@ else fail log_bit_identical "two runs with the same seed wrote different log.csv
 if cmp -s "$TMP/runs/det_a/log.csv" "$TMP/runs/det_1t/log.csv"; then ok log_same_for_1_and_2_threads
 else fail log_same_for_1_and_2_threads "$(diff "$TMP/runs/det_a/log.csv" "$TMP/runs/det_1t/log.csv" | head -4)"; fi
 
-# A translator learns the toy task: after 150 steps the held-out loss is far below chance.
-if "$BIN_DIR/train" configs/rope.ini run.out_dir="$TMP/runs" run.name=toy train.steps=150 train.eval_every=150 \
-        task.train_size=3000 task.val_size=100 >"$TMP/toy.out" 2>&1; then
-    loss=$(grep '^150,val,0,' "$TMP/runs/toy/log.csv" | cut -d, -f4)
-    if awk "BEGIN{exit !($loss < 1.5)}"; then ok toy_translate_learns
-    else fail toy_translate_learns "val loss after 150 steps is $loss (want < 1.5; chance is about 4.5)"; fi
+# A translator learns the toy task: a one-layer model after 200 steps of 32 sentences is far
+# below chance on held-out sentences (measured 1.39; a uniform guess over the 76 English tokens scores ln 76 = 4.3). Kept small
+# so that the sanitizer build runs it in reasonable time.
+if "$BIN_DIR/train" configs/rope.ini run.out_dir="$TMP/runs" run.name=toy train.steps=200 train.eval_every=200 \
+        train.batch_size=32 model.enc_layers=1 model.dec_layers=1 task.train_size=3000 task.val_size=100 >"$TMP/toy.out" 2>&1; then
+    loss=$(grep '^200,val,0,' "$TMP/runs/toy/log.csv" | cut -d, -f4)
+    if awk "BEGIN{exit !($loss < 1.7)}"; then ok toy_translate_learns
+    else fail toy_translate_learns "val loss after 200 steps is $loss (want < 1.7)"; fi
 else fail toy_translate_learns "$(tail -3 "$TMP/toy.out")"; fi
