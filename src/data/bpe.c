@@ -541,7 +541,7 @@ int bpe_save(const Bpe *b, const char *path, char *err, int errlen) {
     for (int r = 0; r < b->n_merges; r++)
         cap += strlen(b->sym.str[b->left[r]]) + strlen(b->sym.str[b->right[r]]) + 2;
     char *text = malloc(cap), *o = text;
-    if (!text) return data_err(err, errlen, "%s: out of memory", path);
+    if (!text) return errorf(err, errlen, "%s: out of memory", path);
     o += sprintf(o, "#version: 0.2\n");
     for (int r = 0; r < b->n_merges; r++)
         o += sprintf(o, "%s %s\n", b->sym.str[b->left[r]], b->sym.str[b->right[r]]);
@@ -606,9 +606,9 @@ int bpe_load(Bpe *b, const char *path, char *err, int errlen) {
                 }
             }
         }
-        if (problem) rc = data_err(err, errlen, "%s:%ld: %s", path, r.line_no, problem);
+        if (problem) rc = errorf(err, errlen, "%s:%ld: %s", path, r.line_no, problem);
     }
-    if (rc == 0 && r.line_no == 0) rc = data_err(err, errlen, "%s:1: empty file (expected '#version: 0.2')", path);
+    if (rc == 0 && r.line_no == 0) rc = errorf(err, errlen, "%s:1: empty file (expected '#version: 0.2')", path);
     line_close(&r);
     if (rc) bpe_free(b);
     return rc;

@@ -6,21 +6,11 @@
 #include <string.h>
 #include <sys/types.h>
 
-int data_err(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 int line_open(LineReader *r, const char *path, char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->path = path;
     r->f = fopen(path, "rb");
-    if (!r->f) return data_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (!r->f) return errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return 0;
 }
 

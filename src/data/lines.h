@@ -3,6 +3,7 @@
 // (CRLF files) are stripped. A final line without '\n' is still a line.
 #ifndef DATA_LINES_H
 #define DATA_LINES_H
+#include "core/errors.h"
 #include <stdio.h>
 
 typedef struct {
@@ -23,9 +24,4 @@ void line_close(LineReader *r);
 // Splits a line in place into whitespace-separated fields, ignoring everything from '#' on
 // (comments). Returns the number of fields found (may exceed max; only max are stored).
 int  line_fields(char *line, char **fields, int max);
-
-// snprintf into err (when err != NULL and errlen > 0); always returns -1 so callers can
-// `return data_err(err, errlen, "%s:%ld: bad thing", path, line);`
-int  data_err(char *err, int errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 #endif

@@ -38,47 +38,47 @@ int order_load_lexicon(const char *path, OrderLexicon *lex, char *err, int errle
     if (line_open(&r, path, err, errlen) != 0) return -1;
     Vocab seen;                       // every word so far, to catch duplicates
     int *seen_line = NULL, rc = 0;
-    if (vocab_init(&seen, 0) != 0) { line_close(&r); return data_err(err, errlen, "out of memory"); }
+    if (vocab_init(&seen, 0) != 0) { line_close(&r); return errorf(err, errlen, "out of memory"); }
     char *line, *f[3];
     long len;
     while (rc == 0 && (len = line_next(&r, &line)) >= 0) {
         long ln = r.line_no;
-        if ((long)strlen(line) != len) { rc = data_err(err, errlen, "%s:%ld: line contains a NUL byte", path, ln); break; }
+        if ((long)strlen(line) != len) { rc = errorf(err, errlen, "%s:%ld: line contains a NUL byte", path, ln); break; }
         int nf = line_fields(line, f, 3);
         if (nf == 0) continue;
         int is_noun = strcmp(f[0], "noun") == 0, is_verb = strcmp(f[0], "verb") == 0;
         if (!is_noun && !is_verb) {
-            rc = data_err(err, errlen, "%s:%ld: unknown entry '%.40s' (expected `noun WORD` or `verb WORD`)", path, ln, f[0]);
+            rc = errorf(err, errlen, "%s:%ld: unknown entry '%.40s' (expected `noun WORD` or `verb WORD`)", path, ln, f[0]);
             break;
         }
         if (nf != 2) {
-            rc = data_err(err, errlen, "%s:%ld: expected `%s WORD`, found %d fields", path, ln, f[0], nf);
+            rc = errorf(err, errlen, "%s:%ld: expected `%s WORD`, found %d fields", path, ln, f[0], nf);
             break;
         }
         text_lower(f[1]);
         if (strlen(f[1]) > ORDER_MAX_WORD || !text_is_word(f[1])) {
-            rc = data_err(err, errlen, "%s:%ld: '%.40s' is not a word (letters only, at most %d bytes)", path, ln, f[1], ORDER_MAX_WORD);
+            rc = errorf(err, errlen, "%s:%ld: '%.40s' is not a word (letters only, at most %d bytes)", path, ln, f[1], ORDER_MAX_WORD);
             break;
         }
         if (strcmp(f[1], "the") == 0) {
-            rc = data_err(err, errlen, "%s:%ld: 'the' is reserved for the article", path, ln);
+            rc = errorf(err, errlen, "%s:%ld: 'the' is reserved for the article", path, ln);
             break;
         }
         int prev = seen_before(&seen, seen_line, f[1]);
-        if (prev) { rc = data_err(err, errlen, "%s:%ld: duplicate word '%s' (first on line %d)", path, ln, f[1], prev); break; }
+        if (prev) { rc = errorf(err, errlen, "%s:%ld: duplicate word '%s' (first on line %d)", path, ln, f[1], prev); break; }
         int id = vocab_add(&seen, f[1]);
         int *sl = id >= 0 ? realloc(seen_line, sizeof(int) * (size_t)(id + 1)) : NULL;
-        if (!sl) { rc = data_err(err, errlen, "out of memory"); break; }
+        if (!sl) { rc = errorf(err, errlen, "out of memory"); break; }
         seen_line = sl;
         seen_line[id] = (int)ln;
         if (is_noun ? push_word(&lex->nouns, &lex->n_nouns, f[1]) : push_word(&lex->verbs, &lex->n_verbs, f[1]))
-            rc = data_err(err, errlen, "out of memory");
+            rc = errorf(err, errlen, "out of memory");
     }
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
-        rc = data_err(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
+        rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
                       path, lex->n_nouns, lex->n_verbs);
     if (rc == 0 && (long long)lex->n_nouns * (lex->n_nouns - 1) / 2 * lex->n_verbs > ORDER_MAX_GROUPS)
-        rc = data_err(err, errlen, "%s: lexicon too large: %d nouns and %d verbs give more than %d sentence pairs",
+        rc = errorf(err, errlen, "%s: lexicon too large: %d nouns and %d verbs give more than %d sentence pairs",
                       path, lex->n_nouns, lex->n_verbs, ORDER_MAX_GROUPS);
     line_close(&r);
     vocab_free(&seen);
@@ -153,14 +153,14 @@ int order_generate(const OrderLexicon *lex, const Vocab *v, uint64_t seed,
                    Split *train, Split *val, Split *test, char *err, int errlen) {
     memset(train, 0, sizeof *train); memset(val, 0, sizeof *val); memset(test, 0, sizeof *test);
     if (train_size < 0 || val_size < 0 || test_size < 0)
-        return data_err(err, errlen, "order: split sizes must be >= 0 (got %d, %d, %d)", train_size, val_size, test_size);
+        return errorf(err, errlen, "order: split sizes must be >= 0 (got %d, %d, %d)", train_size, val_size, test_size);
     if (vocab_find(v, "the") < 0 || vocab_find(v, lex->nouns[0]) < 0)
-        return data_err(err, errlen, "order: vocabulary was not built from this lexicon");
+        return errorf(err, errlen, "order: vocabulary was not built from this lexicon");
     int n_groups = order_n_groups(lex);
     Group *g = malloc(sizeof(Group) * (size_t)n_groups);
     int *perm = malloc(sizeof(int) * (size_t)n_groups);
     Group *shuffled = malloc(sizeof(Group) * (size_t)n_groups);
-    if (!g || !perm || !shuffled) { free(g); free(perm); free(shuffled); return data_err(err, errlen, "out of memory"); }
+    if (!g || !perm || !shuffled) { free(g); free(perm); free(shuffled); return errorf(err, errlen, "out of memory"); }
     int k = 0;
     for (int a = 0; a < lex->n_nouns; a++)
         for (int b = a + 1; b < lex->n_nouns; b++)
@@ -180,7 +180,7 @@ int order_generate(const OrderLexicon *lex, const Vocab *v, uint64_t seed,
     free(g); free(perm); free(shuffled);
     if (rc != 0) {
         split_free(train); split_free(val); split_free(test);
-        return data_err(err, errlen, "out of memory");
+        return errorf(err, errlen, "out of memory");
     }
     return 0;
 }

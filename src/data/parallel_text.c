@@ -106,9 +106,9 @@ static int read_side(const char *path, int lowercase, PtSide *s, long *n_replace
     int rc = 0;
     while (rc == 0 && (len = line_next(&r, &line)) >= 0)
         if (pt_add_line(s, line, (size_t)len, lowercase, n_replaced) != 0)
-            rc = data_err(err, errlen, "%s:%ld: out of memory", path, r.line_no);
-    if (rc == 0 && ferror(r.f)) rc = data_err(err, errlen, "%s: read error", path);
-    if (rc == 0 && r.line_no == 0) rc = data_err(err, errlen, "%s: empty file", path);
+            rc = errorf(err, errlen, "%s:%ld: out of memory", path, r.line_no);
+    if (rc == 0 && ferror(r.f)) rc = errorf(err, errlen, "%s: read error", path);
+    if (rc == 0 && r.line_no == 0) rc = errorf(err, errlen, "%s: empty file", path);
     line_close(&r);
     return rc;
 }
@@ -125,7 +125,7 @@ int parallel_load(const char *src_path, const char *tgt_path, int lowercase,
     int rc = read_side(src_path, lowercase, &pt->src, &pt->n_replaced, err, errlen);
     if (rc == 0) rc = read_side(tgt_path, lowercase, &pt->tgt, &pt->n_replaced, err, errlen);
     if (rc == 0 && pt->src.n_lines != pt->tgt.n_lines)
-        rc = data_err(err, errlen, "%s has %d lines but %s has %d", src_path, pt->src.n_lines,
+        rc = errorf(err, errlen, "%s has %d lines but %s has %d", src_path, pt->src.n_lines,
                       tgt_path, pt->tgt.n_lines);
     if (rc != 0) { parallel_free(pt); return -1; }
     pt->n_lines = pt->src.n_lines;

@@ -53,7 +53,7 @@ typedef struct {
 } LexReader;
 
 static int bad(LexReader *r, const char *what, const char *word) {
-    return data_err(r->err, r->errlen, "%s:%ld: %s%s%.40s%s", r->path, r->line, what,
+    return errorf(r->err, r->errlen, "%s:%ld: %s%s%.40s%s", r->path, r->line, what,
                     word ? " '" : "", word ? word : "", word ? "'" : "");
 }
 
@@ -71,7 +71,7 @@ static int check_unique(LexReader *r, const char *kind, const char *de) {
     snprintf(key, sizeof key, "%s:%s", kind, de);
     int id = vocab_find(&r->seen, key);
     if (id >= 0)
-        return data_err(r->err, r->errlen, "%s:%ld: duplicate %s '%s' (first on line %d)",
+        return errorf(r->err, r->errlen, "%s:%ld: duplicate %s '%s' (first on line %d)",
                         r->path, r->line, kind, de, r->seen_line[id]);
     id = vocab_add(&r->seen, key);
     int *sl = id >= 0 ? realloc(r->seen_line, sizeof(int) * (size_t)(id + 1)) : NULL;
@@ -154,7 +154,7 @@ int toy_load_lexicon(const char *path, ToyLexicon *lex, char *err, int errlen) {
     LineReader lr;
     if (line_open(&lr, path, err, errlen) != 0) return -1;
     LexReader r = { .path = path, .err = err, .errlen = errlen };
-    int rc = vocab_init(&r.seen, 0) == 0 ? 0 : data_err(err, errlen, "out of memory");
+    int rc = vocab_init(&r.seen, 0) == 0 ? 0 : errorf(err, errlen, "out of memory");
     char *line;
     long len;
     int entries = 0;
@@ -165,7 +165,7 @@ int toy_load_lexicon(const char *path, ToyLexicon *lex, char *err, int errlen) {
         else rc = parse_line(&r, lex, line);
     }
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
-        rc = data_err(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
+        rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
                       path, lex->n_nouns, lex->n_verbs);
     line_close(&lr);
     vocab_free(&r.seen);

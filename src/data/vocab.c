@@ -115,12 +115,12 @@ int vocab_add(Vocab *v, const char *tok) {
 int vocab_save(const Vocab *v, const char *path, char *err, int errlen) {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
-    if (!tmp) return data_err(err, errlen, "%s: out of memory", path);
+    if (!tmp) return errorf(err, errlen, "%s: out of memory", path);
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        data_err(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+        errorf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -129,7 +129,7 @@ int vocab_save(const Vocab *v, const char *path, char *err, int errlen) {
     ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
-        data_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        errorf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         remove(tmp);
         free(tmp);
         return -1;
@@ -162,20 +162,20 @@ int vocab_load(Vocab *v, const char *path, char *err, int errlen) {
     memset(v, 0, sizeof *v);
     LineReader r;
     if (line_open(&r, path, err, errlen) != 0) return -1;
-    if (grow_table(v) != 0) { line_close(&r); return data_err(err, errlen, "%s: out of memory", path); }
+    if (grow_table(v) != 0) { line_close(&r); return errorf(err, errlen, "%s: out of memory", path); }
     char *line, msg[160];
     long len;
     int rc = 0;
     while ((len = line_next(&r, &line)) >= 0) {
         const char *p = line_problem(v, line, len, msg, sizeof msg);
         if (!p && vocab_add(v, line) < 0) p = "out of memory";
-        if (p) { rc = data_err(err, errlen, "%s:%ld: %s", path, r.line_no, p); break; }
+        if (p) { rc = errorf(err, errlen, "%s:%ld: %s", path, r.line_no, p); break; }
     }
     if (rc == 0 && v->n == 0)
-        rc = data_err(err, errlen, "%s: empty vocabulary file (expected <pad> <unk> <bos> <eos> "
+        rc = errorf(err, errlen, "%s: empty vocabulary file (expected <pad> <unk> <bos> <eos> "
                       "on lines 1-4)", path);
     else if (rc == 0 && v->n < 4)
-        rc = data_err(err, errlen, "%s:%d: missing special token %s (file ends after %d lines)",
+        rc = errorf(err, errlen, "%s:%d: missing special token %s (file ends after %d lines)",
                       path, v->n + 1, SPECIALS[v->n], v->n);
     line_close(&r);
     if (rc != 0) vocab_free(v);

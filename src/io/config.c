@@ -2,6 +2,7 @@
 // range); a single parser handles the file, the overrides and even the defaults, so a key
 // is added by adding one table row.
 #include "io/config.h"
+#include "core/errors.h"
 #include <errno.h>
 
 #include <limits.h>
@@ -110,16 +111,6 @@ _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
 
 // ---------------------------------------------------------------------------- helpers
 
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static char *trim(char *s) {
     while (*s == ' ' || *s == '\t') s++;
     char *e = s + strlen(s);
@@ -210,8 +201,8 @@ static int in_range(const Key *k, double x) {
 
 static int range_error(const Key *k, const char *text, char *msg, int n) {
     char lo = (k->open & LO_OPEN) ? '(' : '[', hi = (k->open & HI_OPEN) ? ')' : ']';
-    if (k->type == T_INT) return fail(msg, n, "%s = %s is out of range %c%.0f, %.0f%c", k->key, text, lo, k->lo, k->hi, hi);
-    return fail(msg, n, "%s = %s is out of range %c%g, %g%c", k->key, text, lo, k->lo, k->hi, hi);
+    if (k->type == T_INT) return errorf(msg, n, "%s = %s is out of range %c%.0f, %.0f%c", k->key, text, lo, k->lo, k->hi, hi);
+    return errorf(msg, n, "%s = %s is out of range %c%g, %g%c", k->key, text, lo, k->lo, k->hi, hi);
 }
 
 static int word_in(const char *word, const char *words) {
@@ -228,17 +219,17 @@ static int word_in(const char *word, const char *words) {
 // without location (the caller adds `file:line: ` or `override '...': `).
 static int set_value(Config *c, const Key *k, const char *text, char *msg, int n) {
     char *field = (char *)c + k->offset;
-    if (!*text && !(k->type == T_STR && k->lo == 0)) return fail(msg, n, "%s: empty value", k->key);
+    if (!*text && !(k->type == T_STR && k->lo == 0)) return errorf(msg, n, "%s: empty value", k->key);
     switch (k->type) {
     case T_INT: {
         char *end;
         errno = 0;
         long long v = strtoll(text, &end, 10);
         if (end == text || (*text != '-' && *text != '+' && (*text < '0' || *text > '9')))
-            return fail(msg, n, "%s: '%.80s' is not an integer", k->key, text);
-        if (*end) return fail(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+            return errorf(msg, n, "%s: '%.80s' is not an integer", k->key, text);
+        if (*end) return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
         if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
-            return fail(msg, n, "%s: '%.80s' does not fit in an int", k->key, text);
+            return errorf(msg, n, "%s: '%.80s' does not fit in an int", k->key, text);
         if (!in_range(k, (double)v)) return range_error(k, text, msg, n);
         *(int *)field = (int)v;
         return 0;
@@ -246,9 +237,9 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
     case T_FLOAT: {
         char *end;
         double v = strtod(text, &end);
-        if (end == text) return fail(msg, n, "%s: '%.80s' is not a number", k->key, text);
-        if (*end) return fail(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
-        if (!isfinite(v)) return fail(msg, n, "%s: '%.80s' is not a finite number", k->key, text);
+        if (end == text) return errorf(msg, n, "%s: '%.80s' is not a number", k->key, text);
+        if (*end) return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+        if (!isfinite(v)) return errorf(msg, n, "%s: '%.80s' is not a finite number", k->key, text);
         // Check the value as stored too: 0.99999999999 rounds to 1.0f, 1e-50 to 0.
         if (!in_range(k, v) || !in_range(k, (double)(float)v)) return range_error(k, text, msg, n);
         *(float *)field = (float)v;
@@ -260,18 +251,18 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
             if (!strcasecmp(text, yes[i])) { *(int *)field = 1; return 0; }
             if (!strcasecmp(text, no[i])) { *(int *)field = 0; return 0; }
         }
-        return fail(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key, text);
+        return errorf(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key, text);
     }
     case T_ENUM:
-        if (!word_in(text, k->words)) return fail(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, k->words);
+        if (!word_in(text, k->words)) return errorf(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, k->words);
         break;
     case T_STR:
         for (const char *p = text; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) return fail(msg, n, "%s: control character in value", k->key);
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) return errorf(msg, n, "%s: control character in value", k->key);
         break;
     }
     size_t len = strlen(text);
-    if (len >= CFG_STR) return fail(msg, n, "%s: value is %zu characters, longer than %d", k->key, len, CFG_STR - 1);
+    if (len >= CFG_STR) return errorf(msg, n, "%s: value is %zu characters, longer than %d", k->key, len, CFG_STR - 1);
     memset(field, 0, CFG_STR); // zero the tail so two equal configs are equal byte for byte
     memcpy(field, text, len);
     return 0;
@@ -284,11 +275,11 @@ static int read_value(char *s, int comments, char **value, char *msg, int n) {
     s = trim(s);
     if (*s == '"') {
         char *close = strchr(s + 1, '"');
-        if (!close) return fail(msg, n, "unterminated quote in value");
+        if (!close) return errorf(msg, n, "unterminated quote in value");
         char *rest = close + 1;
         while (*rest == ' ' || *rest == '\t') rest++;
         if (*rest && !(comments && is_comment(*rest)))
-            return fail(msg, n, "unexpected text '%.40s' after the closing quote", rest);
+            return errorf(msg, n, "unexpected text '%.40s' after the closing quote", rest);
         *close = '\0';
         *value = s + 1;
         return 0;
@@ -297,7 +288,7 @@ static int read_value(char *s, int comments, char **value, char *msg, int n) {
         for (char *p = s; *p; p++)
             if (is_comment(*p) && (p == s || p[-1] == ' ' || p[-1] == '\t')) { *p = '\0'; break; }
     s = trim(s);
-    if (strchr(s, '"')) return fail(msg, n, "a quote '\"' inside a value is not allowed");
+    if (strchr(s, '"')) return errorf(msg, n, "a quote '\"' inside a value is not allowed");
     *value = s;
     return 0;
 }
@@ -311,37 +302,37 @@ static int parse_line(Config *c, const char *file, int ln, char *line, int *sect
     if (!*s || is_comment(*s)) return 0;
     if (*s == '[') {
         char *close = strchr(s, ']');
-        if (!close) return fail(err, errlen, "%s:%d: missing ']' in section header", file, ln);
+        if (!close) return errorf(err, errlen, "%s:%d: missing ']' in section header", file, ln);
         char *rest = close + 1;
         while (*rest == ' ' || *rest == '\t') rest++;
-        if (*rest && !is_comment(*rest)) return fail(err, errlen, "%s:%d: unexpected text '%.40s' after section header", file, ln, rest);
+        if (*rest && !is_comment(*rest)) return errorf(err, errlen, "%s:%d: unexpected text '%.40s' after section header", file, ln, rest);
         *close = '\0';
         char *name = trim(s + 1);
         if ((*section = find_section(name)) < 0) {
             section_hint(name, hint, sizeof hint);
-            return fail(err, errlen, "%s:%d: unknown section [%.80s]%s", file, ln, name, hint);
+            return errorf(err, errlen, "%s:%d: unknown section [%.80s]%s", file, ln, name, hint);
         }
         return 0;
     }
     char *eq = strchr(s, '=');
-    if (!eq) return fail(err, errlen, "%s:%d: expected 'key = value' or '[section]', got '%.60s'", file, ln, s);
+    if (!eq) return errorf(err, errlen, "%s:%d: expected 'key = value' or '[section]', got '%.60s'", file, ln, s);
     *eq = '\0';
     char *key = trim(s);
-    if (!*key) return fail(err, errlen, "%s:%d: missing key before '='", file, ln);
+    if (!*key) return errorf(err, errlen, "%s:%d: missing key before '='", file, ln);
     if (*section < 0) {
         key_hint(NULL, key, 0, hint, sizeof hint);
-        return fail(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln, key, hint);
+        return errorf(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln, key, hint);
     }
     int k = find_key(SECTIONS[*section], key);
     if (k < 0) {
         key_hint(SECTIONS[*section], key, 0, hint, sizeof hint);
-        return fail(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key, SECTIONS[*section], hint);
+        return errorf(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key, SECTIONS[*section], hint);
     }
     if (c->key_line[k] > 0)
-        return fail(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file, ln, key, SECTIONS[*section], c->key_line[k]);
+        return errorf(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file, ln, key, SECTIONS[*section], c->key_line[k]);
     char *value;
     if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_value(c, &KEYS[k], value, msg, sizeof msg))
-        return fail(err, errlen, "%s:%d: %s", file, ln, msg);
+        return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
     c->key_line[k] = ln;
     (*n_set)++;
     return 0;
@@ -352,7 +343,7 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
     if (nul) {
         int ln = 1;
         for (const char *p = buf; p < nul; p++) ln += *p == '\n';
-        return fail(err, errlen, "%s:%d: NUL byte in file", file, ln);
+        return errorf(err, errlen, "%s:%d: NUL byte in file", file, ln);
     }
     const char *p = buf, *end = buf + len;
     if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) p += 3; // UTF-8 byte order mark
@@ -363,13 +354,13 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
         size_t n = (size_t)((nl ? nl : end) - p);
         ln++;
         if (n > 0 && p[n - 1] == '\r') n--;
-        if (n > MAX_LINE) return fail(err, errlen, "%s:%d: line is %zu characters, longer than %d", file, ln, n, MAX_LINE);
+        if (n > MAX_LINE) return errorf(err, errlen, "%s:%d: line is %zu characters, longer than %d", file, ln, n, MAX_LINE);
         memcpy(line, p, n);
         line[n] = '\0';
         if (parse_line(c, file, ln, line, &section, &n_set, err, errlen)) return -1;
         p = nl ? nl + 1 : end;
     }
-    if (n_set == 0) return fail(err, errlen, "%s:1: empty config", file);
+    if (n_set == 0) return errorf(err, errlen, "%s:1: empty config", file);
     return 0;
 }
 
@@ -378,10 +369,10 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
 static int apply_override(Config *c, const char *assignment, char *msg, int n) {
     char buf[MAX_LINE + 1], hint[128];
     size_t len = strlen(assignment);
-    if (len > MAX_LINE) return fail(msg, n, "longer than %d characters", MAX_LINE);
+    if (len > MAX_LINE) return errorf(msg, n, "longer than %d characters", MAX_LINE);
     memcpy(buf, assignment, len + 1);
     char *eq = strchr(buf, '=');
-    if (!eq) return fail(msg, n, "expected section.key=value or key=value");
+    if (!eq) return errorf(msg, n, "expected section.key=value or key=value");
     *eq = '\0';
     char *lhs = trim(buf), *dot = strchr(lhs, '.');
     int k = -1;
@@ -390,11 +381,11 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
         const char *section = lhs, *key = dot + 1;
         if (find_section(section) < 0) {
             section_hint(section, hint, sizeof hint);
-            return fail(msg, n, "unknown section [%.80s]%s", section, hint);
+            return errorf(msg, n, "unknown section [%.80s]%s", section, hint);
         }
         if ((k = find_key(section, key)) < 0) {
             key_hint(section, key, 1, hint, sizeof hint);
-            return fail(msg, n, "unknown key '%.80s' in [%s]%s", key, section, hint);
+            return errorf(msg, n, "unknown key '%.80s' in [%s]%s", key, section, hint);
         }
     } else {
         int matches = 0;
@@ -405,10 +396,10 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
                 size_t w = strlen(where);
                 snprintf(where + w, sizeof where - w, "%s[%s]", matches++ ? " and " : "", KEYS[i].section);
             }
-        if (matches > 1) return fail(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs, where);
+        if (matches > 1) return errorf(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs, where);
         if (k < 0) {
             key_hint(NULL, lhs, 1, hint, sizeof hint);
-            return fail(msg, n, "unknown key '%.80s'%s", lhs, hint);
+            return errorf(msg, n, "unknown key '%.80s'%s", lhs, hint);
         }
     }
     char *value;
@@ -433,8 +424,8 @@ static int invalid(const Config *c, const char *key1, const char *key2, char *er
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const char *file = c->path[0] ? c->path : "config";
-    if (line > 0) return fail(err, errlen, "%s:%d: %s", file, line, msg);
-    return fail(err, errlen, "%s: %s", file, msg);
+    if (line > 0) return errorf(err, errlen, "%s:%d: %s", file, line, msg);
+    return errorf(err, errlen, "%s: %s", file, msg);
 }
 
 int config_validate(const Config *c, char *err, int errlen) {
@@ -493,15 +484,15 @@ static int load(Config *c, const char *buf, size_t len, int n_over, char **over,
     if (parse_text(c, c->path, buf, len, err, errlen)) return -1;
     for (int i = 0; i < n_over; i++) {
         char msg[512];
-        if (apply_override(c, over[i], msg, sizeof msg)) return fail(err, errlen, "override '%.200s': %s", over[i], msg);
+        if (apply_override(c, over[i], msg, sizeof msg)) return errorf(err, errlen, "override '%.200s': %s", over[i], msg);
     }
     if (config_validate(c, err, errlen)) return -1;
-    if (!config_to_ini(c)) return fail(err, errlen, "%s: out of memory", c->path);
+    if (!config_to_ini(c)) return errorf(err, errlen, "%s: out of memory", c->path);
     return 0;
 }
 
 static int set_path(Config *c, const char *path, char *err, int errlen) {
-    if (strlen(path) >= CFG_STR) return fail(err, errlen, "%.80s...: path longer than %d characters", path, CFG_STR - 1);
+    if (strlen(path) >= CFG_STR) return errorf(err, errlen, "%.80s...: path longer than %d characters", path, CFG_STR - 1);
     strcpy(c->path, path);
     return 0;
 }
@@ -518,7 +509,7 @@ int config_load(Config *c, const char *path, int n_overrides, char **overrides, 
         memcpy(c->name, base, n);
     }
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     size_t len = 0, cap = 4096;
     char *buf = malloc(cap);
     int rc = 0;
@@ -529,9 +520,9 @@ int config_load(Config *c, const char *path, int n_overrides, char **overrides, 
         if (!bigger) { free(buf); buf = NULL; break; }
         buf = bigger, cap *= 2;
     }
-    if (!buf) rc = fail(err, errlen, "%s: out of memory", path);
-    else if (ferror(f)) rc = fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    else if (len > MAX_FILE) rc = fail(err, errlen, "%s: file larger than %d bytes", path, MAX_FILE);
+    if (!buf) rc = errorf(err, errlen, "%s: out of memory", path);
+    else if (ferror(f)) rc = errorf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    else if (len > MAX_FILE) rc = errorf(err, errlen, "%s: file larger than %d bytes", path, MAX_FILE);
     fclose(f);
     if (rc == 0) rc = load(c, buf, len, n_overrides, overrides, err, errlen);
     free(buf);
@@ -546,8 +537,8 @@ int config_load_text(Config *c, const char *name, const char *text, char *err, i
 
 int config_set(Config *c, const char *assignment, char *err, int errlen) {
     char msg[512];
-    if (apply_override(c, assignment, msg, sizeof msg)) return fail(err, errlen, "override '%.200s': %s", assignment, msg);
-    if (c->text && !config_to_ini(c)) return fail(err, errlen, "override '%.200s': out of memory", assignment);
+    if (apply_override(c, assignment, msg, sizeof msg)) return errorf(err, errlen, "override '%.200s': %s", assignment, msg);
+    if (c->text && !config_to_ini(c)) return errorf(err, errlen, "override '%.200s': out of memory", assignment);
     return 0;
 }
 

@@ -1,18 +1,11 @@
 // CSV reader and writer; see csv.h for the accepted format.
 #include "io/csv.h"
+#include "core/errors.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_err(char *err, int errlen, const char *fmt, ...) {
-    if (!err || errlen <= 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, (size_t)errlen, fmt, ap);
-    va_end(ap);
-}
 
 // Growable byte buffer for the field being read.
 typedef struct { char *s; size_t n, cap; } Buf;
@@ -79,7 +72,7 @@ static int parse_record(const char *text, size_t len, size_t *pos, int *line, in
             p++;
             for (;;) {
                 if (p >= len) {
-                    set_err(err, errlen, "%s:%d: unterminated quoted field", name, row_line);
+                    errorf(err, errlen, "%s:%d: unterminated quoted field", name, row_line);
                     goto fail;
                 }
                 char c = text[p];
@@ -90,7 +83,7 @@ static int parse_record(const char *text, size_t len, size_t *pos, int *line, in
                 p++;
             }
             if (p < len && text[p] != ',' && !at_line_end(text, len, p)) {
-                set_err(err, errlen, "%s:%d: unexpected '%c' after a closing quote "
+                errorf(err, errlen, "%s:%d: unexpected '%c' after a closing quote "
                         "(write \"\" for a quote inside a quoted field)", name, *line, text[p]);
                 goto fail;
             }
@@ -108,7 +101,7 @@ static int parse_record(const char *text, size_t len, size_t *pos, int *line, in
     *pos = p;
     return 0;
 oom:
-    set_err(err, errlen, "%s:%d: out of memory", name, row_line);
+    errorf(err, errlen, "%s:%d: out of memory", name, row_line);
 fail:
     free(b.s);
     return -1;
@@ -135,7 +128,7 @@ static int check_header(const CsvTable *t, char *err, int errlen) {
     for (int i = 0; i < t->n_cols; i++)
         for (int j = 0; j < i; j++)
             if (strcmp(t->header[i], t->header[j]) == 0) {
-                set_err(err, errlen, "%s:1: duplicate column name '%s'", t->name, t->header[i]);
+                errorf(err, errlen, "%s:1: duplicate column name '%s'", t->name, t->header[i]);
                 return -1;
             }
     return 0;
@@ -166,21 +159,21 @@ int csv_parse(const char *text, size_t len, const char *name, CsvTable *t, char 
             continue;
         }
         if (row.n != t->n_cols) {
-            set_err(err, errlen, "%s:%d: row has %d field%s but the header has %d",
+            errorf(err, errlen, "%s:%d: row has %d field%s but the header has %d",
                     t->name, row_line, row.n, row.n == 1 ? "" : "s", t->n_cols);
             free_fields(row.v, row.n);
             csv_free(t);
             return -1;
         }
         if (add_row(t, row.v, row_line, &cap)) {
-            set_err(err, errlen, "%s:%d: out of memory", t->name, row_line);
+            errorf(err, errlen, "%s:%d: out of memory", t->name, row_line);
             free_fields(row.v, row.n);
             csv_free(t);
             return -1;
         }
     }
     if (!t->header) {
-        set_err(err, errlen, "%s: empty file (expected a header row)", t->name);
+        errorf(err, errlen, "%s: empty file (expected a header row)", t->name);
         csv_free(t);
         return -1;
     }
@@ -191,7 +184,7 @@ int csv_read(const char *path, CsvTable *t, char *err, int errlen) {
     memset(t, 0, sizeof *t);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     size_t n = 0, cap = 1 << 16;
@@ -207,7 +200,7 @@ int csv_read(const char *path, CsvTable *t, char *err, int errlen) {
     int read_failed = ferror(f);
     fclose(f);
     if (!text || read_failed) {
-        set_err(err, errlen, "%s: %s", path, text ? "read error" : "out of memory");
+        errorf(err, errlen, "%s: %s", path, text ? "read error" : "out of memory");
         free(text);
         return -1;
     }

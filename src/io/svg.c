@@ -1,5 +1,7 @@
 // SVG line plots; see svg.h. The document is built in memory, then written atomically.
 #include "io/svg.h"
+#include "core/errors.h"
+#include "io/fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -684,39 +686,10 @@ char *plot_svg(const Plot *p) {
 
 // ---------------------------------------------------------------- file output
 
-static void set_err(char *err, int errlen, const char *fmt, ...) {
-    if (!err || errlen <= 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, (size_t)errlen, fmt, ap);
-    va_end(ap);
-}
-
 int plot_write_svg(const Plot *p, const char *path, char *err, int errlen) {
     char *svg = plot_svg(p);
-    if (!svg) { set_err(err, errlen, "%s: out of memory rendering the plot", path); return -1; }
-    size_t tmp_len = strlen(path) + 32;
-    char *tmp = malloc(tmp_len);
-    if (!tmp) { free(svg); set_err(err, errlen, "%s: out of memory", path); return -1; }
-    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
-
-    int rc = -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    } else {
-        size_t len = strlen(svg);
-        int ok = fwrite(svg, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
-        int saved = errno;
-        if (fclose(f) != 0 && ok) ok = 0, saved = errno;
-        if (ok && rename(tmp, path) == 0) rc = 0;
-        else {
-            if (ok) saved = errno;
-            set_err(err, errlen, "%s: cannot write: %s", path, strerror(saved));
-            remove(tmp);
-        }
-    }
-    free(tmp);
+    if (!svg) return errorf(err, errlen, "%s: out of memory rendering the plot", path);
+    int rc = write_file_atomic(path, svg, strlen(svg), err, errlen);
     free(svg);
     return rc;
 }
