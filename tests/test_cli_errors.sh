@@ -74,6 +74,8 @@ variant neg_dim 's/^d_model = 16/d_model = -16/'
 config_error cfg_negative_d_model "^$T/neg_dim.ini:11: d_model = -16 is out of range" "$T/neg_dim.ini"
 variant heads 's/^n_heads = 2/n_heads = 3/'
 config_error cfg_heads_divide "^$T/heads.ini:12: d_model \(16\) must be divisible by n_heads \(3\)$" "$T/heads.ini"
+variant odd_dk 's/^d_model = 16/d_model = 18/'
+config_error cfg_rope_odd_head_size "^$T/odd_dk.ini:16: pos = rope needs an even head size d_model/n_heads, got 18/2 = 9$" "$T/odd_dk.ini"
 variant dropout1 's/^pos = rope/pos = rope\ndropout = 1/'
 config_error cfg_dropout_1 "^$T/dropout1.ini:17: dropout = 1 is out of range \[0, 1\)$" "$T/dropout1.ini"
 variant dropout2 's/^pos = rope/pos = rope\ndropout = 1.5/'
