@@ -2,6 +2,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void runtime_init(int argc, char **argv) {
@@ -14,4 +15,10 @@ void runtime_init(int argc, char **argv) {
 
 void runtime_set_threads(int threads) {
     if (threads > 0) omp_set_num_threads(threads);
+}
+
+int runtime_usage(int argc, char **argv, const char *usage) {
+    if (argc >= 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) return -1;
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
 }

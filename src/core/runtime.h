@@ -7,4 +7,7 @@
 // with it set. Call first thing in main(). threads > 0 sets the OpenMP thread count.
 void runtime_init(int argc, char **argv);
 void runtime_set_threads(int threads);
+// Shared `--help` handling of the tools: with no argument, usage on stderr and 2; with
+// --help or -h, usage on stdout and 0; otherwise -1 (carry on).
+int  runtime_usage(int argc, char **argv, const char *usage);
 #endif

@@ -152,10 +152,8 @@ static int run(const char *ckpt_arg, int n_over, char **over, char *err, int err
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
+    int usage = runtime_usage(argc, argv, USAGE);
+    if (usage >= 0) return usage;
     char err[1024];
     if (run(argv[1], argc - 2, argv + 2, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);

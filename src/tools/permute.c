@@ -210,10 +210,8 @@ static int run(const char *model_arg, const char *sentence, const char *perm_tex
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
+    int usage = runtime_usage(argc, argv, USAGE);
+    if (usage >= 0) return usage;
     const char *sentence = "the dog bites the man", *perm = NULL;
     char *over[64];
     int n_over = 0;

@@ -21,10 +21,8 @@ static const char *USAGE =
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
+    int usage = runtime_usage(argc, argv, USAGE);
+    if (usage >= 0) return usage;
     Config c;
     char err[1024];
     if (config_load(&c, argv[1], argc - 2, argv + 2, err, sizeof err) || config_check_files(&c, err, sizeof err)) {

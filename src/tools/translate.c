@@ -88,10 +88,8 @@ static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float 
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
+    int usage = runtime_usage(argc, argv, USAGE);
+    if (usage >= 0) return usage;
     int beam = -1, batch = 64, threads = -1;
     float alpha = -1;
     const char *ref = NULL, *attn_dir = NULL;
