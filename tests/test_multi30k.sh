@@ -73,3 +73,12 @@ mv "$RUN/src_bpe.moved" "$RUN/src_bpe.txt"
 printf '#version: 0.2\nab c d\n' > "$RUN/tgt_bpe.txt"
 expect_error translate_bad_merges "tgt_bpe.txt:2: expected 'LEFT RIGHT'" "$BIN_DIR/translate" "$RUN"
 expect_error translate_bad_option "unknown option '--bem'" "$BIN_DIR/translate" "$RUN" --bem 3
+
+# scripts/multi30k.sh --quick: trains, translates and scores two schemes; the table is well-formed.
+if sh scripts/multi30k.sh --quick --data "$TMP/m30k" --schemes "none rope" --out "$TMP/table" >"$TMP/table.out" 2>&1; then
+    rows=$(awk -F, 'NR > 1 && NF == 10 && $9 >= 0 && $9 <= 100 && $10 >= 0 && $10 <= 100' "$TMP/table/bleu.csv" | wc -l)
+    if [ "$rows" = 2 ] && [ -s "$TMP/table/train_loss.svg" ] && grep -q "^| rope | 30 |" "$TMP/table/results.md"; then ok multi30k_script_quick
+    else fail multi30k_script_quick "$rows well-formed rows of 2: $(cat "$TMP/table/bleu.csv")"; fi
+else
+    fail multi30k_script_quick "exit status $?: $(tail -3 "$TMP/table.out")"
+fi

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Multi30k De->En with every positional scheme: train configs/multi30k/<scheme>.ini (reusing
+# finished runs), translate test_2016_flickr with beam search, score corpus BLEU against the
+# references, and write the comparison table. Run from the top level after `make` and
+# `scripts/get_data.sh --from ../shared/data/multi30k`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/multi30k.sh [--quick] [--schemes "LIST"] [--data DIR] [--out DIR] [-- KEY=VALUE ...]
+
+For every scheme in LIST (default: none sinusoidal learned alibi rope t5) trains
+configs/multi30k/<scheme>.ini into DIR/runs/<scheme> (a finished run is reused, so an
+interrupted script can be restarted), translates DIR/test_2016_flickr.de with
+./translate (the config's beam and length penalty) and scores it against the .en references.
+Writes into DIR:
+  bleu.csv         scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,
+                   bleu_cased,bleu_lower (test_2016_flickr, sacreBLEU-compatible corpus BLEU)
+  curves.csv       every run's log.csv, with a scheme column in front
+  train_loss.svg   training loss against step, one line per scheme
+  results.md       the table, the command and the wall time
+
+  --quick          a smoke test: a tiny model (d 32, 1+1 layers, 200 BPE merges), 30 steps,
+                   the first 40 test sentences, greedy decoding; DIR defaults to results/quick/multi30k
+  --schemes LIST   the schemes to run, e.g. --schemes "rope alibi"
+  --data DIR       the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
+  --out DIR        output folder (default results/multi30k)
+  -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
+Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes
+with 2 threads on a quiet 2-core machine.
+EOF
+}
+
+quick=0; schemes=$SCHEMES; out=""; data=data/multi30k
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick)   quick=1 ;;
+        --schemes) [ $# -ge 2 ] || die "--schemes needs a list"; schemes=$2; shift ;;
+        --out)     [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
+        --data)    [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift ;;
+        -h|--help) usage; exit 0 ;;
+        --)        shift; break ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+    shift
+done
+overrides="$*"
+for scheme in $schemes; do
+    [ -f "configs/multi30k/$scheme.ini" ] || die "no configs/multi30k/$scheme.ini (schemes: $SCHEMES)"
+done
+for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
+    [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
+done
+need_tools train translate plot
+if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
+    overrides="task.train_src=$data/train.de task.train_tgt=$data/train.en task.val_src=$data/val.de
+               task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en $overrides"
+fi
+test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
+if [ $quick = 1 ]; then
+    out=${out:-results/quick/multi30k}
+    mkdir -p "$out"
+    head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
+    test_src=$out/test.de; test_ref=$out/test.en
+    overrides="model.d_model=32 model.n_heads=2 model.d_ff=64 model.enc_layers=1 model.dec_layers=1
+               task.bpe_merges=200 train.warmup=5 train.ckpt_every=1000 eval.beam=1 $overrides"
+else
+    out=${out:-results/multi30k}
+fi
+mkdir -p "$out/runs"
+start=$(now)
+command="scripts/multi30k.sh"
+[ $quick = 1 ] && command="$command --quick"
+command="$command --schemes \"$schemes\""
+[ -n "$*" ] && command="$command -- $*"
+# config_value SECTION KEY CONFIG: KEY's value as the run used it (the run's saved config.ini)
+config_value() { awk -F= -v s="[$1]" -v k="$2" '/^\[/ { in_s = ($0 == s) } in_s && $1 ~ "^"k" *$" { gsub(/ /, "", $2); print $2 }' "$3"; }
+
+# ---- train, translate and score every scheme
+echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
+: >"$out/curves.body"
+for scheme in $schemes; do
+    cfg=configs/multi30k/$scheme.ini
+    steps=$(config_value train steps "$cfg")
+    [ $quick = 1 ] && steps=30
+    run=$out/runs/$scheme
+    load_start=$(cut -d' ' -f1 /proc/loadavg)
+    # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
+    train_run "$run" "$steps" "$cfg" $overrides
+    [ -f "$run/load" ] || echo "$load_start $(cut -d' ' -f1 /proc/loadavg)" >"$run/load"
+    if [ ! -s "$run/bleu.txt" ]; then
+        say "translate $run"
+        "$BIN_DIR/translate" "$run" --ref "$test_ref" <"$test_src" >"$run/test.hyp" 2>"$run/bleu.tmp" \
+            || { cat "$run/bleu.tmp" >&2; die "./translate failed on $run"; }
+        mv "$run/bleu.tmp" "$run/bleu.txt"
+    fi
+    # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
+    train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
+    tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
+    val_loss=$(awk -F, -v s="$steps" '$1 == s && $2 == "val" { print $4 }' "$run/log.csv" | head -n 1)
+    bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased), \([0-9.]*\) (lower-cased).*/\1,\2/p' "$run/bleu.txt")
+    [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
+    threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
+    echo "$scheme,$steps,$threads,$train_s,$tok_s,$(tr ' ' , <"$run/load"),$val_loss,$bleu" >>"$out/bleu.csv.tmp"
+    prefix_csv "$scheme" "$run/log.csv" >>"$out/curves.body"
+    say "$scheme: BLEU $bleu (cased, lower-cased), trained in $train_s s"
+done
+mv "$out/bleu.csv.tmp" "$out/bleu.csv"
+first=$(echo $schemes | cut -d' ' -f1)
+{ echo "scheme,$(head -n 1 "$out/runs/$first/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+plot --x step --y loss --group scheme --filter split=train --logy \
+    --title "Multi30k De-En: training loss (label-smoothed, per batch)" --ylabel "training loss" \
+    -o "$out/train_loss.svg" "$out/curves.csv"
+
+wall=$(( $(now) - start ))
+{
+    echo "## Multi30k De→En: BLEU on test_2016_flickr per positional scheme"
+    echo
+    echo "Command: \`$command\`; wall time ${wall} s on this machine (finished runs are reused)."
+    echo "Configs: configs/multi30k/<scheme>.ini$([ $quick = 1 ] && echo ' shrunk by --quick')$([ -n "$overrides" ] && echo "; overrides: \`$(echo $overrides)\`")."
+    echo "BLEU: sacreBLEU-compatible corpus BLEU (13a, BLEU-4) of \`./translate --ref\`; training time is"
+    echo "the trainer's own wall time; load is the 1-minute load average when the run started and ended"
+    echo "(2 cores: a load above 2 means the runs shared the machine)."
+    echo
+    echo "| scheme | steps | threads | training time | tokens/s | load start → end | val loss | BLEU lower-cased | BLEU cased |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    awk -F, 'NR > 1 { printf "| %s | %d | %d | %.1f min | %d | %s → %s | %s | **%.2f** | %.2f |\n",
+                      $1, $2, $3, $4 / 60, $5, $6, $7, $8, $10, $9 }' "$out/bleu.csv"
+    echo
+    echo "![training loss](train_loss.svg)"
+} >"$out/results.md"
+cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"
