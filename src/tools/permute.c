@@ -152,9 +152,7 @@ static int load_config(const char *arg, int n_over, char **over, Config *c, char
         }
         if (checkpoint_read_config(ckpt, c, err, errlen)) return -1;
         for (int i = 0; i < n_over; i++) {
-            char msg[512];
-            if (config_set(c, over[i], msg, sizeof msg)) {
-                snprintf(err, errlen, "override '%s': %s", over[i], msg);
+            if (config_set(c, over[i], err, errlen)) {   // the message names the override
                 config_free(c);
                 return -1;
             }
