@@ -2,12 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "core/runtime.h"
-#include "core/tape.h"
 #include "io/config.h"
-#include "run/checkpoint.h"
 #include "run/evaluate.h"
+#include "run/run_dir.h"
 #include "run/task.h"
 
 static const char *USAGE =
@@ -75,78 +73,46 @@ static int check_lengths(const Config *c, const int *lengths, int n, char *err, 
 }
 
 static int run(const char *ckpt_arg, int n_over, char **over, char *err, int errlen) {
-    char path[600], dir[600];
-    struct stat s;
-    if (stat(ckpt_arg, &s) == 0 && S_ISDIR(s.st_mode)) {
-        snprintf(dir, sizeof dir, "%s", ckpt_arg);
-        snprintf(path, sizeof path, "%s/model.safetensors", ckpt_arg);
-    } else {
-        snprintf(path, sizeof path, "%s", ckpt_arg);
-        snprintf(dir, sizeof dir, "%s", ckpt_arg);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0; else snprintf(dir, sizeof dir, ".");
-    }
-    Config c;
-    if (checkpoint_read_config(path, &c, err, errlen)) return -1;
-    for (int i = 0; i < n_over; i++) {
-        if (config_set(&c, over[i], err, errlen)) {   // the message names the override
-            config_free(&c);
-            return -1;
-        }
-    }
-    int lengths[256], n_lengths = 0;
-    if (config_validate(&c, err, errlen) || config_check_files(&c, err, errlen) || check_splits(c.splits, err, errlen) ||
-        (c.lengths[0] && (n_lengths = parse_lengths(c.lengths, lengths, 256, err, errlen)) < 0) ||
-        check_lengths(&c, lengths, n_lengths, err, errlen)) {
-        config_free(&c);
-        return -1;
-    }
-    runtime_set_threads(c.threads);
-    Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(0);
-    Task t;
-    Model m = {0};
-    int rc = task_load(&t, &c, err, errlen);
-    if (!rc && (rc = task_check_vocabs(&t, dir, err, errlen))) task_free(&t);
-    if (!rc) {
-        model_build(&m, &c, t.src_vocab.n, t.has_tgt_vocab ? t.tgt_vocab.n : t.src_vocab.n, t.n_classes);
-        rc = checkpoint_load(path, &m, NULL, NULL, err, errlen);
-    }
+    Run run;
+    if (run_read_config(&run, ckpt_arg, 0, n_over, over, err, errlen)) return -1;
+    const Config *c = &run.cfg;
+    int lengths[256], n_lengths = 0, rc = 0;
+    if (check_splits(c->splits, err, errlen) ||
+        (c->lengths[0] && (n_lengths = parse_lengths(c->lengths, lengths, 256, err, errlen)) < 0) ||
+        check_lengths(c, lengths, n_lengths, err, errlen) || run_open(&run, err, errlen))
+        rc = -1;
+    Model *m = &run.model;
+    Task *t = &run.task;
     if (!rc) {
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
         EvalResult r;
-        if (m.kind == MODEL_LM) {
-            if (!n_lengths) lengths[n_lengths++] = c.window;
+        if (m->kind == MODEL_LM) {
+            if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
-                if (!(rc = evaluate_lm(&m, t.lm_val, t.n_lm_val, lengths[i], 256, &r, err, errlen))) print_row("val", lengths[i], &r);
+                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], 256, &r, err, errlen))) print_row("val", lengths[i], &r);
         } else {
             const char *names[2] = {"val", "test"};
-            const Split *splits[2] = {&t.val, &t.test};
+            const Split *splits[2] = {&t->val, &t->test};
             for (int k = 0; k < 2 && !rc; k++) {
-                if (!has_word(c.splits, names[k]) || splits[k]->n == 0) continue;
-                if (m.kind == MODEL_CLASSIFIER) {   // report the five- and three-word forms apart
+                if (!has_word(c->splits, names[k]) || splits[k]->n == 0) continue;
+                if (m->kind == MODEL_CLASSIFIER) {   // report the five- and three-word forms apart
                     for (int form = 5; form >= 3 && !rc; form -= 2)
-                        if (!(rc = evaluate_split(&m, &t, splits[k], form, 0, &r, err, errlen)) && r.n_examples)
+                        if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) && r.n_examples)
                             print_row(names[k], form, &r);
-                } else if (!(rc = evaluate_split(&m, &t, splits[k], 0, 1, &r, err, errlen))) {
+                } else if (!(rc = evaluate_split(m, t, splits[k], 0, 1, &r, err, errlen))) {
                     print_row(names[k], 0, &r);
                 }
             }
             for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of k clauses
                 Split ls = {0};
-                if (!(rc = task_length_split(&t, lengths[i], c.test_size, &ls, err, errlen)) &&
-                    !(rc = evaluate_split(&m, &t, &ls, 0, 1, &r, err, errlen)))
+                if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
+                    !(rc = evaluate_split(m, t, &ls, 0, 1, &r, err, errlen)))
                     print_row("test", lengths[i], &r);
                 split_free(&ls);
             }
         }
     }
-    if (m.ps.data) model_free(&m);
-    if (!rc || t.src_vocab.n) task_free(&t);
-    arena_free(&arena);
-    config_free(&c);
+    run_close(&run);
     return rc;
 }
 

@@ -9,12 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "core/runtime.h"
-#include "core/tape.h"
 #include "io/config.h"
-#include "run/checkpoint.h"
-#include "run/task.h"
+#include "run/run_dir.h"
 
 static const char *USAGE =
     "usage: ./permute MODEL [--sentence TEXT] [--perm I,J,...] [key=value ...]\n"
@@ -128,81 +125,31 @@ static void measure(Model *m, const int *ids, char words[][64], int T, const Per
     arena_release(tensor_arena(), mark);
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
-// Config (and checkpoint path, "" for a fresh model) from the MODEL argument and overrides.
-static int load_config(const char *arg, int n_over, char **over, Config *c, char *ckpt, char *dir, size_t n,
-                       char *err, int errlen) {
-    struct stat s;
-    ckpt[0] = dir[0] = 0;
-    if (ends_with(arg, ".ini")) {
-        if (config_load(c, arg, n_over, over, err, errlen)) return -1;
-    } else {
-        if (stat(arg, &s) == 0 && S_ISDIR(s.st_mode)) {
-            snprintf(dir, n, "%s", arg);
-            snprintf(ckpt, n, "%s/model.safetensors", arg);
-        } else {
-            snprintf(ckpt, n, "%s", arg);
-            snprintf(dir, n, "%s", arg);
-            char *slash = strrchr(dir, '/');
-            if (slash) *slash = 0; else snprintf(dir, n, ".");
-        }
-        if (checkpoint_read_config(ckpt, c, err, errlen)) return -1;
-        for (int i = 0; i < n_over; i++) {
-            if (config_set(c, over[i], err, errlen)) {   // the message names the override
-                config_free(c);
-                return -1;
-            }
-        }
-    }
-    if (config_validate(c, err, errlen) || config_check_files(c, err, errlen)) { config_free(c); return -1; }
-    if (!strcmp(c->model, "lm")) {
-        snprintf(err, errlen, "a language model has no encoder: use a classifier or translator");
-        config_free(c);
-        return -1;
-    }
-    return 0;
-}
-
 static int run(const char *model_arg, const char *sentence, const char *perm_text, int n_over, char **over,
                char *err, int errlen) {
-    Config c;
-    char ckpt[600], dir[600];
-    if (load_config(model_arg, n_over, over, &c, ckpt, dir, sizeof ckpt, err, errlen)) return -1;
-    runtime_set_threads(c.threads);
-    Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(0);
-    Task t;
-    Model m = {0};
-    int rc = task_load(&t, &c, err, errlen);
-    if (!rc && ckpt[0] && (rc = task_check_vocabs(&t, dir, err, errlen))) task_free(&t);
-    if (!rc) {
-        model_build(&m, &c, t.src_vocab.n, t.has_tgt_vocab ? t.tgt_vocab.n : t.src_vocab.n, t.n_classes);
-        model_set_training(&m, 0);
-        if (ckpt[0]) rc = checkpoint_load(ckpt, &m, NULL, NULL, err, errlen);
+    Run run;
+    if (run_read_config(&run, model_arg, 1, n_over, over, err, errlen)) return -1;
+    int rc = 0;
+    if (!strcmp(run.cfg.model, "lm")) {
+        snprintf(err, errlen, "a language model has no encoder: use a classifier or translator");
+        rc = -1;
     }
+    if (!rc) rc = run_open(&run, err, errlen);
+    Model *m = &run.model;
     int ids[64], T = 0, n_perms = 0;
     char words[64][64];
     Perm perms[2];
-    if (!rc && (T = tokenize(&t.src_vocab, sentence, ids, words, 64, err, errlen)) < 0) rc = -1;
-    if (!rc && (rc = model_check_length(&m, T, err, errlen)) == 0) {
+    if (!rc && (T = tokenize(&run.task.src_vocab, sentence, ids, words, 64, err, errlen)) < 0) rc = -1;
+    if (!rc && (rc = model_check_length(m, T, err, errlen)) == 0) {
         if (!perm_text) n_perms = default_perms(T, perms);
         else if ((rc = parse_perm(perm_text, T, &perms[0], err, errlen)) == 0) n_perms = 1;
     }
     if (!rc) {
         printf("pos,mask,permutation,sentence,permuted,max_diff,logit_diff\n");
         for (int k = 0; k < n_perms; k++)
-            for (int causal = 0; causal < 2; causal++) measure(&m, ids, words, T, &perms[k], causal);
+            for (int causal = 0; causal < 2; causal++) measure(m, ids, words, T, &perms[k], causal);
     }
-    if (m.ps.data) model_free(&m);
-    if (t.src_vocab.n) task_free(&t);
-    arena_free(&arena);
-    config_free(&c);
+    run_close(&run);
     return rc;
 }
 

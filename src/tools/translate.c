@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/runtime.h"
-#include "core/tape.h"
 #include "io/fileio.h"
 #include "run/attention.h"
 #include "run/bleu.h"
+#include "run/run_dir.h"
 #include "run/translate.h"
 
 static const char *USAGE =
@@ -117,11 +117,8 @@ int main(int argc, char **argv) {
     if (translator_open(&t, argv[1], err, sizeof err)) { fprintf(stderr, "error: %s\n", err); return 1; }
     if (beam < 0) beam = t.cfg.beam;
     if (alpha < 0) alpha = t.cfg.length_penalty;
-    runtime_set_threads(threads >= 0 ? threads : t.cfg.threads);
     Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(0);
+    run_inference_begin(&arena, threads >= 0 ? threads : t.cfg.threads);
     char **lines, **out = NULL;
     int n, rc = read_lines(stdin, &lines, &n);
     if (rc) snprintf(err, sizeof err, "cannot read standard input");

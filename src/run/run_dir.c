@@ -1,0 +1,80 @@
+// Opening a saved run for inference, see run_dir.h.
+#include "run/run_dir.h"
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "core/runtime.h"
+#include "core/tape.h"
+#include "core/tensor.h"
+#include "run/checkpoint.h"
+
+enum { OPENED_ARENA = 1, OPENED_TASK = 2, OPENED_MODEL = 4 };
+
+void run_locate(const char *arg, char *ckpt, char *dir, size_t n) {
+    struct stat s;
+    if (stat(arg, &s) == 0 && S_ISDIR(s.st_mode)) {
+        snprintf(dir, n, "%s", arg);
+        snprintf(ckpt, n, "%s/model.safetensors", arg);
+    } else {
+        snprintf(ckpt, n, "%s", arg);
+        snprintf(dir, n, "%s", arg);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0'; else snprintf(dir, n, ".");
+    }
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    Config *c = &r->cfg;
+    if (allow_ini && ends_with(arg, ".ini")) {
+        if (config_load(c, arg, n_over, over, err, errlen)) return -1;
+    } else {
+        run_locate(arg, r->ckpt, r->dir, sizeof r->ckpt);
+        if (checkpoint_read_config(r->ckpt, c, err, errlen)) return -1;
+        for (int i = 0; i < n_over; i++) {
+            if (config_set(c, over[i], err, errlen)) {   // the message names the override
+                config_free(c);
+                return -1;
+            }
+        }
+    }
+    if (config_validate(c, err, errlen) || config_check_files(c, err, errlen)) {
+        config_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void run_inference_begin(Arena *arena, int threads) {
+    runtime_set_threads(threads);
+    arena_init(arena, 0);
+    tensor_set_arena(arena);
+    tape_set_enabled(0);
+}
+
+int run_open(Run *r, char *err, int errlen) {
+    run_inference_begin(&r->arena, r->cfg.threads);
+    r->opened = OPENED_ARENA;
+    if (task_load(&r->task, &r->cfg, err, errlen)) return -1;
+    r->opened |= OPENED_TASK;
+    const Task *t = &r->task;
+    if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
+    model_build(&r->model, &r->cfg, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
+    r->opened |= OPENED_MODEL;
+    model_set_training(&r->model, 0);
+    if (r->ckpt[0] && checkpoint_load(r->ckpt, &r->model, NULL, NULL, err, errlen)) return -1;
+    return 0;
+}
+
+void run_close(Run *r) {
+    if (r->opened & OPENED_MODEL) model_free(&r->model);
+    if (r->opened & OPENED_TASK) task_free(&r->task);
+    if (r->opened & OPENED_ARENA) arena_free(&r->arena);
+    config_free(&r->cfg);
+    memset(r, 0, sizeof *r);
+}
