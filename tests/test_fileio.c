@@ -1,29 +1,15 @@
 // Tests for whole-file I/O (src/io/fileio.c): atomic writes, bounded reads, mkdir -p.
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fs_helpers.h"
 #include "io/fileio.h"
-
-static char tmpdir[64];
-
-static void path_in_tmp(char *out, size_t cap, const char *name) { snprintf(out, cap, "%s/%s", tmpdir, name); }
 
 static int is_dir(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// Number of directory entries whose name contains ".tmp." (leftover temporaries).
-static int count_temporaries(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return n;
 }
 
 static void test_write_then_read(void) {
@@ -120,14 +106,11 @@ static void test_make_dirs(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_fileio.XXXXXX");
-    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    if (tmpdir_create("test_fileio")) return 1;
     RUN(test_write_then_read);
     RUN(test_read_limits_and_errors);
     RUN(test_write_errors_leave_nothing_behind);
     RUN(test_make_dirs);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) printf("warning: could not remove %s\n", tmpdir);
+    tmpdir_remove();
     return check_summary();
 }

@@ -1,5 +1,4 @@
 // Tests for the safetensors writer and validating reader (src/io/safetensors.c).
-#include <dirent.h>
 #include <float.h>
 #include <signal.h>
 #include <stdint.h>
@@ -8,22 +7,10 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "fs_helpers.h"
 #include "io/fileio.h"
 #include "io/json.h"
 #include "io/safetensors.h"
-
-static char tmpdir[64];
-
-static void path_in_tmp(char *out, size_t cap, const char *name) { snprintf(out, cap, "%s/%s", tmpdir, name); }
-
-static int count_temporaries(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));) n += strstr(e->d_name, ".tmp.") != NULL;
-    closedir(d);
-    return n;
-}
 
 static uint64_t read_u64_le(const unsigned char *p) {
     uint64_t v = 0;
@@ -530,8 +517,7 @@ static void test_failed_write_keeps_old_file(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_safetensors.XXXXXX");
-    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    if (tmpdir_create("test_safetensors")) return 1;
     RUN(test_round_trip);
     RUN(test_header_is_valid_json);
     RUN(test_exact_bytes);
@@ -543,8 +529,6 @@ int main(void) {
     RUN(test_save_rejects_bad_input);
     RUN(test_save_into_missing_directory);
     RUN(test_failed_write_keeps_old_file);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) printf("warning: could not remove %s\n", tmpdir);
+    tmpdir_remove();
     return check_summary();
 }
