@@ -97,11 +97,10 @@ static void pack_b(MatView B, int N, int K, int jp, float *dst) {
     if (nc < NR) memset(dst, 0, sizeof(float) * (size_t)K * NR);
     if (B.cs == 1) {
         for (int k = 0; k < K; k++) memcpy(dst + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
-    } else {
-        for (int c = 0; c < nc; c++) {
-            const float *src = B.p + (j0 + c) * B.cs;
-            for (int k = 0; k < K; k++) dst[(long)k * NR + c] = src[k * B.rs];
-        }
+    } else {   // k outer: contiguous writes, and NR read streams that each advance by B.rs
+        const float *src = B.p + j0 * B.cs;
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < nc; c++) dst[(long)k * NR + c] = src[k * B.rs + c * B.cs];
     }
 }
 
@@ -181,10 +180,17 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
         return;
     }
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
-    int mt = (mp + MC_PANELS - 1) / MC_PANELS, nt = (np + NC_PANELS - 1) / NC_PANELS;
-    int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mt * nt > 1;
+    int mc = MC_PANELS, nc = NC_PANELS;
+    int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
-    long a_block = (long)MC_PANELS * MR * (K < KC ? K : KC);
+    // With several threads, smaller tiles until there are at least 4 per thread: three
+    // tiles on two threads would leave one thread idle a third of the time.
+    while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
+        if (mc >= nc && mc > 1) mc /= 2;
+        else nc /= 2;
+    }
+    int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc;
+    long a_block = (long)mc * MR * (K < KC ? K : KC);
     Arena *arena = tensor_arena();
     ArenaMark mark = arena_mark(arena);
     float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * K);
@@ -198,8 +204,8 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t / nt, jt = t % nt;
-            int ip1 = (it + 1) * MC_PANELS, jp1 = (jt + 1) * NC_PANELS;
-            gemm_tile(&g, it * MC_PANELS, ip1 < mp ? ip1 : mp, jt * NC_PANELS, jp1 < np ? jp1 : np, ap);
+            int ip1 = (it + 1) * mc, jp1 = (jt + 1) * nc;
+            gemm_tile(&g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np, ap);
         }
     }
     arena_release(arena, mark);
