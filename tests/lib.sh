@@ -11,3 +11,45 @@ expect_error() {
     if grep -Eq -- "$pat" "$TMP/err"; then ok "$name"
     else fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"; fi
 }
+
+# The tools under test, and the folder the tiny runs go to.
+TRAIN=$BIN_DIR/train
+EVAL=$BIN_DIR/eval
+RUNS=$TMP/runs
+
+# tiny_config FILE [KEY=VALUE ...]: writes FILE, a toy_translate config that trains in about a
+# second (d_model 16, one encoder and one decoder layer, 20 steps, one thread) into $RUNS.
+# Each KEY=VALUE replaces the value of that key's line (a key of the file; lines do not move:
+# d_model is line 11, steps line 18, as tests/test_cli_errors.sh relies on).
+tiny_config() {
+    tc_file=$1; shift
+    cat >"$tc_file" <<EOT
+[run]
+out_dir = $RUNS
+seed = 3
+threads = 1
+[task]
+task = toy_translate
+train_size = 200
+val_size = 20
+test_size = 20
+[model]
+d_model = 16
+n_heads = 2
+d_ff = 32
+enc_layers = 1
+dec_layers = 1
+pos = rope
+[train]
+steps = 20
+batch_size = 8
+log_every = 2
+eval_every = 10
+ckpt_every = 5
+EOT
+    for tc_kv in "$@"; do
+        tc_key=${tc_kv%%=*}
+        if ! grep -q "^$tc_key = " "$tc_file"; then echo "tiny_config: no key '$tc_key' in the tiny config" >&2; return 1; fi
+        sed -i "s|^$tc_key = .*|$tc_key = ${tc_kv#*=}|" "$tc_file"
+    done
+}

@@ -2,54 +2,35 @@
 # clear message and a non-zero exit, before any training and without creating a run folder;
 # or, for data the docs say is repaired or skipped, the documented note and a normal run.
 . tests/lib.sh
-TRAIN=$BIN_DIR/train
-EVAL=$BIN_DIR/eval
 EDIT="python3 tests/ckpt_edit.py"
-RUNS=$TMP/runs
 
 # The base config: line numbers matter below (d_model is line 11, steps line 18).
-cat >"$TMP/tiny.ini" <<EOF
-[run]
-out_dir = $RUNS
-seed = 3
-threads = 1
-[task]
-task = toy_translate
-train_size = 200
-val_size = 20
-test_size = 20
-[model]
-d_model = 16
-n_heads = 2
-d_ff = 32
-enc_layers = 1
-dec_layers = 1
-pos = rope
-[train]
-steps = 20
-batch_size = 8
-log_every = 2
-eval_every = 10
-ckpt_every = 5
-EOF
+tiny_config "$TMP/tiny.ini"
 
 # variant NAME SED-SCRIPT: $TMP/NAME.ini is the base config edited by sed.
 variant() { sed "$2" "$TMP/tiny.ini" >"$TMP/$1.ini"; }
 
-# config_error NAME PATTERN CONFIG [OVERRIDES...]: ./train must exit non-zero with exactly one
-# line on stderr matching PATTERN, write nothing to stdout, and create no run folder.
+# one_error NAME PATTERN [PATH]: the command just run (exit status $rc, output in $TMP/out and
+# $TMP/err) exited non-zero with exactly one line on stderr matching PATTERN and wrote nothing
+# to stdout; and PATH (a run folder), when given, does not exist.
+one_error() {
+    lines=$(wc -l <"$TMP/err")
+    if [ "$rc" -eq 0 ]; then fail "$1" "exited 0"
+    elif [ "$lines" -ne 1 ]; then fail "$1" "$lines lines on stderr: $(head -c 300 "$TMP/err")"
+    elif ! grep -Eq -- "$2" "$TMP/err"; then fail "$1" "stderr did not match '$2': $(head -c 300 "$TMP/err")"
+    elif [ -s "$TMP/out" ]; then fail "$1" "printed to stdout: $(head -c 200 "$TMP/out")"
+    elif [ -n "$3" ] && [ -e "$3" ]; then fail "$1" "created $3"
+    else ok "$1"; fi
+}
+
+# config_error NAME PATTERN CONFIG [OVERRIDES...]: ./train fails as one_error says and creates
+# no run folder.
 config_error() {
     name=$1; pat=$2; shift 2
     rm -rf "$RUNS"
     "$TRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    lines=$(wc -l <"$TMP/err")
-    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
-    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr: $(head -c 300 "$TMP/err")"
-    elif ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"
-    elif [ -s "$TMP/out" ]; then fail "$name" "printed to stdout: $(head -c 200 "$TMP/out")"
-    elif [ -e "$RUNS" ]; then fail "$name" "created $RUNS"
-    else ok "$name"; fi
+    one_error "$name" "$pat" "$RUNS"
 }
 
 # ------------------------------------------------------------------------------ configs
@@ -125,19 +106,13 @@ H=$TMP/hostile
 mkdir -p "$H"
 cp "$RUN"/*.txt "$H/"
 
-# ckpt_error NAME PATTERN FILE: ./eval on a run folder holding FILE as its checkpoint must
-# exit non-zero with one line on stderr matching PATTERN and print no results.
+# ckpt_error NAME PATTERN FILE: ./eval on a run folder holding FILE as its checkpoint fails as
+# one_error says (no results printed).
 ckpt_error() {
-    name=$1; pat=$2
     cp "$3" "$H/model.safetensors"
     "$EVAL" "$H" >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    lines=$(wc -l <"$TMP/err")
-    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
-    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr: $(head -c 300 "$TMP/err")"
-    elif ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"
-    elif [ -s "$TMP/out" ]; then fail "$name" "printed results: $(head -c 200 "$TMP/out")"
-    else ok "$name"; fi
+    one_error "$1" "$2"
 }
 
 if "$EVAL" "$RUN" >"$TMP/out" 2>"$TMP/err" && grep -q '^test,0,20,' "$TMP/out"; then ok eval_good_checkpoint
@@ -192,10 +167,7 @@ eval_error() {
     name=$1; pat=$2; shift 2
     "$EVAL" "$RUN" "$@" >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
-    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr: $(head -c 300 "$TMP/err")"
-    elif [ -s "$TMP/out" ]; then fail "$name" "printed results: $(head -c 200 "$TMP/out")"
-    else ok "$name"; fi
+    one_error "$name" "$pat"
 }
 eval_error eval_unknown_split "^error: splits: unknown split 'tset' \(expected val, test, val,test or none\)$" splits=val,tset
 if "$EVAL" "$RUN" splits=none lengths=2 >"$TMP/out" 2>"$TMP/err" && [ "$(wc -l <"$TMP/out")" -eq 2 ] &&
@@ -226,10 +198,7 @@ config_error_keep() {   # like config_error, without wiping $RUNS first
     name=$1; pat=$2; shift 2
     "$TRAIN" "$@" >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    if [ "$rc" -eq 0 ]; then fail "$name" "exited 0"
-    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$pat" "$TMP/err"; then fail "$name" "stderr: $(head -c 300 "$TMP/err")"
-    elif [ -e "$RUNS/other" ]; then fail "$name" "created $RUNS/other"
-    else ok "$name"; fi
+    one_error "$name" "$pat" "$RUNS/other"
 }
 config_error_keep resume_other_config "^error: $CKPT: tensor 'src_embed.weight' has shape \[[0-9]+, 16\], the model needs \[[0-9]+, 32\]$" \
     "$T/tiny.ini" run.name=other model.d_model=32 train.resume="$RUN"
@@ -272,10 +241,7 @@ EOF
 # pt_error NAME PATTERN: the last pt run failed with one line matching PATTERN, no run folder.
 pt_error() {
     rc=$?
-    if [ "$rc" -eq 0 ]; then fail "$1" "exited 0"
-    elif [ "$(wc -l <"$TMP/err")" -ne 1 ] || ! grep -Eq -- "$2" "$TMP/err"; then fail "$1" "stderr: $(head -c 300 "$TMP/err")"
-    elif [ -e "$RUNS" ]; then fail "$1" "created $RUNS"
-    else ok "$1"; fi
+    one_error "$1" "$2" "$RUNS"
 }
 # pt_ok NAME PATTERN: the last pt run trained, and stderr matches PATTERN ('' = stderr empty).
 pt_ok() {

@@ -4,35 +4,7 @@
 # checkpoint; a loss or weights that stop being finite stop the run naming the step and the
 # last good checkpoint.
 . tests/lib.sh
-TRAIN=$BIN_DIR/train
-EVAL=$BIN_DIR/eval
-RUNS=$TMP/runs
-
-cat >"$TMP/crash.ini" <<EOF
-[run]
-out_dir = $RUNS
-seed = 5
-threads = 1
-[task]
-task = toy_translate
-train_size = 300
-val_size = 20
-test_size = 20
-[model]
-model = translator
-d_model = 32
-n_heads = 2
-d_ff = 64
-enc_layers = 1
-dec_layers = 1
-pos = rope
-[train]
-steps = 100
-batch_size = 16
-log_every = 5
-eval_every = 25
-ckpt_every = 5
-EOF
+tiny_config "$TMP/crash.ini" seed=5 train_size=300 d_model=32 d_ff=64 steps=100 batch_size=16 log_every=5 eval_every=25
 
 # A pseudo-random delay in [0.05, 0.6) s, different on every call.
 n_delay=0

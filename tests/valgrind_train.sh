@@ -8,30 +8,7 @@
 export OMP_WAIT_POLICY=passive
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 
-cat >"$TMP/vg.ini" <<EOF
-[run]
-out_dir = $TMP/runs
-seed = 1
-threads = 1
-[task]
-task = toy_translate
-train_size = 100
-val_size = 10
-test_size = 10
-[model]
-d_model = 16
-n_heads = 2
-d_ff = 32
-enc_layers = 1
-dec_layers = 1
-pos = rope
-[train]
-steps = 10
-batch_size = 8
-log_every = 5
-eval_every = 10
-ckpt_every = 5
-EOF
+tiny_config "$TMP/vg.ini" seed=1 train_size=100 val_size=10 test_size=10 steps=10 log_every=5
 
 # vg NAME EXPECTED-EXIT CMD...: CMD under memcheck exits EXPECTED-EXIT (99 = a memcheck error).
 vg() {
