@@ -88,34 +88,50 @@ add_rows() {
         print p "," (x == "" ? $2 : x) "," $3 "," $4 "," $5 "," $6 "," $9 }' "$4" >>"$out/results.body"
 }
 
+# train_all KIND MODEL CONFIG_DIR STEPS [OVERRIDES...]: trains (or reuses) CONFIG_DIR/<scheme>.ini
+# for every scheme and seed into $out/runs/KIND-<scheme>-s<seed>, and adds each run's log.csv
+# to the curves as model MODEL.
+train_all() {
+    _kind=$1; _model=$2; _cfg_dir=$3; _steps=$4; shift 4
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            run=$out/runs/$_kind-$scheme-s$seed
+            train_run "$run" "$_steps" "$_cfg_dir/$scheme.ini" run.seed="$seed" "$@"
+            prefix_csv "$_model,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+        done
+    done
+}
+
+# eval_all KIND VIEW NAME EVAL-ARGS...: ./eval RUN EVAL-ARGS for every scheme and seed (cached
+# in RUN/eval_NAME.csv), then for the rope runs once per stretch (RUN/eval_NAME_<stretch>.csv,
+# reported as scheme <stretch>), all added to the results as VIEW.
+eval_all() {
+    _kind=$1; _view=$2; _name=$3; shift 3
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            run=$out/runs/$_kind-$scheme-s$seed
+            cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@"
+            add_rows "$_view" "$scheme" "$seed" "$run/eval_$_name.csv"
+        done
+    done
+    for stretch in $stretches; do
+        for seed in $seed_list; do
+            run=$out/runs/$_kind-rope-s$seed
+            cached_eval "$run/eval_${_name}_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" "$@" "${stretch#*:}"
+            add_rows "$_view" "${stretch%%:*}" "$seed" "$run/eval_${_name}_${stretch%%:*}.csv"
+        done
+    done
+}
+
 # ---- views 1 and 2: the translator
 if want_view 1 || want_view 2; then
     t_view=$(now)
-    for scheme in $SCHEMES; do
-        for seed in $seed_list; do
-            run=$out/runs/tr-$scheme-s$seed
-            # shellcheck disable=SC2086
-            train_run "$run" "$tr_steps" "configs/$scheme.ini" run.seed="$seed" $tr_over
-            prefix_csv "translator,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
-        done
-    done
+    # shellcheck disable=SC2086
+    train_all tr translator configs "$tr_steps" $tr_over
     say "translator training: $(( $(now) - t_view )) s"
     t_view=$(now)
     if want_view 1; then
-        for scheme in $SCHEMES; do
-            for seed in $seed_list; do
-                run=$out/runs/tr-$scheme-s$seed
-                cached_eval "$run/eval_lengths.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths"
-                add_rows length "$scheme" "$seed" "$run/eval_lengths.csv"
-            done
-        done
-        for stretch in $stretches; do
-            for seed in $seed_list; do
-                run=$out/runs/tr-rope-s$seed
-                cached_eval "$run/eval_lengths_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" "${stretch#*:}"
-                add_rows length "${stretch%%:*}" "$seed" "$run/eval_lengths_${stretch%%:*}.csv"
-            done
-        done
+        eval_all tr length lengths splits=none lengths="$lengths"
         say "view 1 (longer sentences) evaluated: $(( $(now) - t_view )) s"
     fi
     t_view=$(now)
@@ -136,30 +152,11 @@ fi
 # ---- view 3: the language model on longer windows
 if want_view 3; then
     t_view=$(now)
-    for scheme in $SCHEMES; do
-        for seed in $seed_list; do
-            run=$out/runs/lm-$scheme-s$seed
-            # shellcheck disable=SC2086
-            train_run "$run" "$lm_steps" "configs/lm/$scheme.ini" run.seed="$seed" $lm_over
-            prefix_csv "lm,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
-        done
-    done
+    # shellcheck disable=SC2086
+    train_all lm lm configs/lm "$lm_steps" $lm_over
     say "language-model training: $(( $(now) - t_view )) s"
     t_view=$(now)
-    for scheme in $SCHEMES; do
-        for seed in $seed_list; do
-            run=$out/runs/lm-$scheme-s$seed
-            cached_eval "$run/eval_windows.csv" "$BIN_DIR/eval" "$run" lengths="$windows"
-            add_rows window "$scheme" "$seed" "$run/eval_windows.csv"
-        done
-    done
-    for stretch in $stretches; do
-        for seed in $seed_list; do
-            run=$out/runs/lm-rope-s$seed
-            cached_eval "$run/eval_windows_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" lengths="$windows" "${stretch#*:}"
-            add_rows window "${stretch%%:*}" "$seed" "$run/eval_windows_${stretch%%:*}.csv"
-        done
-    done
+    eval_all lm window windows lengths="$windows"
     say "view 3 (longer windows) evaluated: $(( $(now) - t_view )) s"
 fi
 
