@@ -213,7 +213,9 @@ fi
 
 # ---- tables
 wall=$(( $(now) - start ))
-R=$out/results.csv
+# md_table TITLE METRIC SCALE FORMAT VIEW: a blank line, TITLE, a blank line, and the table of
+# METRIC * SCALE (FORMAT) of VIEW, one row per scheme and one column per x (see md_pivot).
+md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$3" "$4" view="$5"; }
 {
     echo "## Extrapolation: length generalisation"
     echo
@@ -225,24 +227,17 @@ R=$out/results.csv
     if want_view 1; then
         echo
         echo "### 1. Longer sentences (translator trained on 1-3 clauses; test sets of k clauses)"
-        echo
-        echo "Token accuracy (%):"; echo
-        md_pivot "$R" scheme x token_acc 100 %.1f view=length
-        echo; echo "Exact match (%, greedy decoding):"; echo
-        md_pivot "$R" scheme x exact_match 100 %.1f view=length
-        echo; echo "Loss (token cross-entropy):"; echo
-        md_pivot "$R" scheme x loss 1 %.3f view=length
+        md_table "Token accuracy (%):" token_acc 100 %.1f length
+        md_table "Exact match (%, greedy decoding):" exact_match 100 %.1f length
+        md_table "Loss (token cross-entropy):" loss 1 %.3f length
         echo
         echo "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
     fi
     if want_view 2; then
         echo
         echo "### 2. Shifted positions (validation sentences, 1-3 clauses, every position index + k)"
-        echo
-        echo "Loss:"; echo
-        md_pivot "$R" scheme x loss 1 %.4f view=offset
-        echo; echo "Token accuracy (%):"; echo
-        md_pivot "$R" scheme x token_acc 100 %.2f view=offset
+        md_table "Loss:" loss 1 %.4f offset
+        md_table "Token accuracy (%):" token_acc 100 %.2f offset
         echo
         echo "![loss](tr_offset_loss.svg) ![token accuracy](tr_offset_token_acc.svg)"
     fi
@@ -253,11 +248,8 @@ R=$out/results.csv
     if want_view 3; then
         echo
         echo "### 3. Longer windows (language model trained on 32-token windows)"
-        echo
-        echo "Loss over the whole window:"; echo
-        md_pivot "$R" scheme x loss 1 %.3f view=window
-        echo; echo "Loss on the last 32 tokens of each window (loss_last):"; echo
-        md_pivot "$R" scheme x loss_last 1 %.3f view=window
+        md_table "Loss over the whole window:" loss 1 %.3f window
+        md_table "Loss on the last 32 tokens of each window (loss_last):" loss_last 1 %.3f window
         echo
         echo "![loss](lm_window_loss.svg) ![loss on the last 32 tokens](lm_window_loss_last.svg)"
         echo
