@@ -211,6 +211,16 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     arena_release(arena, mark);
 }
 
+void kernel_zero(float *p, long n) {
+    enum { CHUNK = 1 << 16 };
+    long chunks = (n + CHUNK - 1) / CHUNK;
+    #pragma omp parallel for schedule(static) if (chunks >= 8)
+    for (long c = 0; c < chunks; c++) {
+        long start = c * CHUNK, len = n - start < CHUNK ? n - start : CHUNK;
+        memset(p + start, 0, sizeof(float) * (size_t)len);
+    }
+}
+
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {

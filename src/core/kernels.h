@@ -21,6 +21,10 @@ static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}
 // called where ops may allocate. Runs on OpenMP threads when the product is large enough.
 void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
 
+// p[0..n) = 0, on the OpenMP threads when n is large (zeroing gradients is memory-bound
+// work that one thread would do alone while the other waits).
+void kernel_zero(float *p, long n);
+
 // Reference version of the same contract (three loops), for tests and for tiny products.
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
 

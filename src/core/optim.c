@@ -50,6 +50,7 @@ float clip_grad_norm(Params *ps, float max_norm) {
     float norm = (float)sqrt(sum);
     if (max_norm > 0 && norm > max_norm) {
         float s = max_norm / (norm + 1e-6f);
+        #pragma omp parallel for schedule(static) if (ps->total > 4 * CHUNK)
         for (long i = 0; i < ps->total; i++) ps->grad[i] *= s;
     }
     return norm;

@@ -1,4 +1,5 @@
 #include "core/params.h"
+#include "core/kernels.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ void params_alloc(Params *ps) {
     }
 }
 
-void params_zero_grad(Params *ps) { memset(ps->grad, 0, sizeof(float) * (size_t)ps->total); }
+void params_zero_grad(Params *ps) { kernel_zero(ps->grad, ps->total); }
 
 Param *params_find(Params *ps, const char *name) {
     for (int i = 0; i < ps->n; i++)

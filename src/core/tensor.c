@@ -1,4 +1,5 @@
 #include "core/tensor.h"
+#include "core/kernels.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,10 @@ Tensor *tensor_new(int ndim, const int *shape, int with_grad) {
     memcpy(t->shape, shape, sizeof(int) * ndim);
     t->size = shape_size(ndim, shape);
     t->data = arena_alloc(step_arena, sizeof(float) * t->size);
-    if (with_grad) t->grad = arena_calloc(step_arena, sizeof(float) * t->size);
+    if (with_grad) {
+        t->grad = arena_alloc(step_arena, sizeof(float) * t->size);
+        kernel_zero(t->grad, t->size);
+    }
     return t;
 }
 
