@@ -35,7 +35,7 @@ $(BUILD)/bin/%: $(BUILD)/src/tools/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDLIBS)
 

@@ -3,25 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "data/parallel_text.h"
 #include "data/tokenize.h"
 #include "run/checkpoint.h"
 #include "run/decode.h"
+#include "run/run_dir.h"
 
 int translator_open(Translator *t, const char *arg, char *err, int errlen) {
     memset(t, 0, sizeof *t);
-    char path[600], file[700];
-    struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(t->dir, sizeof t->dir, "%s", arg);
-        snprintf(path, sizeof path, "%s/model.safetensors", arg);
-    } else {
-        snprintf(path, sizeof path, "%s", arg);
-        snprintf(t->dir, sizeof t->dir, "%s", arg);
-        char *slash = strrchr(t->dir, '/');
-        if (slash) *slash = '\0'; else snprintf(t->dir, sizeof t->dir, ".");
-    }
+    char path[sizeof t->dir], file[700];
+    run_locate(arg, path, t->dir, sizeof t->dir);
     if (checkpoint_read_config(path, &t->cfg, err, errlen)) return -1;
     int rc = 0;
     if (strcmp(t->cfg.model, "translator")) {
