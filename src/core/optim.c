@@ -14,11 +14,14 @@ void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps,
 void adamw_step(AdamW *o, Params *ps, float lr) {
     o->step++;
     float c1 = 1.0f - powf(o->beta1, (float)o->step), c2 = 1.0f - powf(o->beta2, (float)o->step);
+    // One parallel region for all parameters (waking the threads once, not once per
+    // tensor); every element is updated on its own, so no order matters.
+    #pragma omp parallel if (ps->total > 65536)
     for (int k = 0; k < ps->n; k++) {
         Param *p = ps->list[k];
         float decay = p->decay ? 1.0f - lr * o->weight_decay : 1.0f;
         float *w = p->t.data, *g = p->t.grad, *m = o->m + p->offset, *v = o->v + p->offset;
-        #pragma omp parallel for schedule(static) if (p->t.size > 65536)
+        #pragma omp for schedule(static) nowait
         for (long i = 0; i < p->t.size; i++) {
             m[i] = o->beta1 * m[i] + (1.0f - o->beta1) * g[i];
             v[i] = o->beta2 * v[i] + (1.0f - o->beta2) * g[i] * g[i];
