@@ -77,8 +77,9 @@ expect_error translate_bad_option "unknown option '--bem'" "$BIN_DIR/translate" 
 # scripts/multi30k.sh --quick: trains, translates and scores two schemes; the table is well-formed.
 if sh scripts/multi30k.sh --quick --data "$TMP/m30k" --schemes "none rope" --out "$TMP/table" >"$TMP/table.out" 2>&1; then
     rows=$(awk -F, 'NR > 1 && NF == 10 && $9 >= 0 && $9 <= 100 && $10 >= 0 && $10 <= 100' "$TMP/table/bleu.csv" | wc -l)
-    if [ "$rows" = 2 ] && [ -s "$TMP/table/train_loss.svg" ] && grep -q "^| rope | 30 |" "$TMP/table/results.md"; then ok multi30k_script_quick
-    else fail multi30k_script_quick "$rows well-formed rows of 2: $(cat "$TMP/table/bleu.csv")"; fi
+    probes=$(awk -F'\t' 'NF == 3 && $1 != ""' "$TMP/table/probes.tsv" | wc -l)
+    if [ "$rows" = 2 ] && [ "$probes" = 7 ] && [ -s "$TMP/table/train_loss.svg" ] && grep -q "^| rope | 30 |" "$TMP/table/results.md"; then ok multi30k_script_quick
+    else fail multi30k_script_quick "$rows well-formed rows of 2, $probes probe lines of 7: $(cat "$TMP/table/bleu.csv")"; fi
 else
     fail multi30k_script_quick "exit status $?: $(tail -3 "$TMP/table.out")"
 fi
