@@ -8,7 +8,7 @@
 #include "core/tape.h"
 
 // Elementwise loops are memory-bound: only split them across threads when large.
-#define PARALLEL_ELEMS (1L << 17)
+#define PARALLEL_ELEMS KERNEL_PARALLEL_ELEMS
 
 static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, grad); }
 

@@ -8,7 +8,7 @@
 #include "core/ops.h"
 #include "core/tape.h"
 
-#define PARALLEL_ELEMS (1L << 16)
+#define PARALLEL_ELEMS (KERNEL_PARALLEL_ELEMS / 2)
 
 // --- layernorm: y = (x - mean) * rstd * w + b, rstd = 1/sqrt(var + eps) ---------------
 // saved: mean and rstd per row (R,2).
