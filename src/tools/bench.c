@@ -27,11 +27,12 @@ static const char *USAGE =
     "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--tsv]\n"
     "\n"
     "Training tokens/s and ms/step (median of N runs) for standard shapes, matmul GFLOP/s\n"
-    "and fused attention forward+backward throughput, for each thread count.\n"
+    "and fused attention forward+backward throughput, the cost of an OpenMP fork/join, for\n"
+    "each thread count.\n"
     "\n"
     "  --threads LIST   thread counts to measure (default 1,2)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval, forkjoin (default all)\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib [cpu_ms base_mib]\n"
     "\n"
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
@@ -287,9 +288,29 @@ static Result bench_attention(int runs) {
     return res;
 }
 
+// The cost of one OpenMP fork/join with nothing to do: what every parallel region pays
+// before its work can be shared (with OMP_WAIT_POLICY=passive, mostly waking the sleeping
+// threads). Work smaller than a few of these stays on one thread (kernels.h).
+static Result bench_forkjoin(int runs) {
+    enum { REGIONS = 2000 };
+    double *us = malloc(sizeof(double) * runs);
+    volatile int sink = 0;
+    for (int r = -1; r < runs; r++) {   // r = -1 warms up
+        double t0 = now();
+        for (int i = 0; i < REGIONS; i++) {
+            #pragma omp parallel
+            if (omp_get_thread_num() == 0) sink = sink + 1;
+        }
+        if (r >= 0) us[r] = (now() - t0) * 1e6 / REGIONS;
+    }
+    Result res = {median(us, runs), 0, peak_mib(), 0, 0};
+    free(us);
+    return res;
+}
+
 // --- child processes and the table ------------------------------------------------------
 
-typedef enum { K_MODEL, K_MATMUL, K_ATTENTION, K_EVAL } Kind;
+typedef enum { K_MODEL, K_MATMUL, K_ATTENTION, K_EVAL, K_FORKJOIN } Kind;
 
 // Run f in a child with `threads` OpenMP threads; the result comes back through a pipe.
 static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
@@ -303,7 +324,8 @@ static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
         omp_set_num_threads(threads);
         Result r = kind == K_MODEL ? bench_model(&SHAPES[arg], runs)
                  : kind == K_MATMUL ? bench_matmul(arg, runs)
-                 : kind == K_EVAL ? bench_eval(arg, runs) : bench_attention(runs);
+                 : kind == K_EVAL ? bench_eval(arg, runs)
+                 : kind == K_FORKJOIN ? bench_forkjoin(runs) : bench_attention(runs);
         ssize_t w = write(fd[1], &r, sizeof r);
         _exit(w == (ssize_t)sizeof r ? 0 : 1);
     }
@@ -388,6 +410,16 @@ int main(int argc, char **argv) {
             if (measure(K_EVAL, 4096, threads[t], runs, &r)) { failed = 1; continue; }
             if (tsv) printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value, r.aux, r.peak);
             else printf("%-44s %7d %12.1f %10.1f %9.0f\n", "lm d128 T4096 window", threads[t], r.value, r.aux, r.peak);
+            fflush(stdout);
+        }
+    }
+    if (wanted(only, "forkjoin")) {
+        if (!tsv) printf("\n%-44s %7s %12s\n", "OpenMP fork/join", "threads", "us/region");
+        for (int t = 0; t < n_threads; t++) {
+            Result r;
+            if (measure(K_FORKJOIN, 0, threads[t], runs, &r)) { failed = 1; continue; }
+            if (tsv) printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", threads[t], r.value, r.peak);
+            else printf("%-44s %7d %12.2f\n", "an empty parallel region", threads[t], r.value);
             fflush(stdout);
         }
     }
