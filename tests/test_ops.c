@@ -268,6 +268,44 @@ static void test_attention_matches_composition(void) {
     CHECK(worst < 1e-6, "fused attention differs from the composition by %g", worst);
 }
 
+// Padding queries (query_pad) are skipped: their output rows are 0, every other output row
+// is unchanged, and when nothing flows back from the padding rows (as in the models, where
+// they are masked keys and ignored by the loss) every gradient equals the full op's.
+static void test_attention_query_pad(void) {
+    enum { B = 3, T = 6, H = 2, D = 4, C = H * D };
+    int xs[3] = {B, T, C}, bs[3] = {H, T, T}, pad[B * T];
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) pad[b * T + t] = t >= T - b;   // row b: its last b positions
+    Tensor *in[4] = {gc_input(3, xs, 1), gc_input(3, xs, 1), gc_input(3, xs, 1), gc_input(3, bs, 1)};
+    Tensor *out[2];
+    float *grads[2][4];
+    for (int skip = 0; skip < 2; skip++) {
+        for (int i = 0; i < 4; i++) memset(in[i]->grad, 0, sizeof(float) * (size_t)in[i]->size);
+        tape_reset();
+        AttnArgs a = { .n_heads = H, .bias = in[3], .key_pad = pad, .query_pad = skip ? pad : NULL,
+                       .dropout = 0.2f, .seed = 5 };
+        out[skip] = op_attention(in[0], in[1], in[2], &a);
+        Rng r = rng_stream(7, 1);
+        for (long e = 0; e < out[skip]->size; e++)
+            out[skip]->grad[e] = pad[e / C] ? 0.0f : 2.0f * rng_uniform(&r) - 1.0f;
+        tape_replay();
+        for (int i = 0; i < 4; i++) {
+            grads[skip][i] = arena_alloc(&arena, sizeof(float) * (size_t)in[i]->size);
+            memcpy(grads[skip][i], in[i]->grad, sizeof(float) * (size_t)in[i]->size);
+        }
+    }
+    int zero_rows = 1, same_rows = 1, same_grads = 1;
+    for (long e = 0; e < (long)B * T * C; e++) {
+        if (pad[e / C]) zero_rows &= out[1]->data[e] == 0.0f;
+        else same_rows &= out[1]->data[e] == out[0]->data[e];
+    }
+    for (int i = 0; i < 4; i++)
+        for (long e = 0; e < in[i]->size; e++) same_grads &= grads[1][i][e] == grads[0][i][e];
+    CHECK(zero_rows, "padding query rows are not 0");
+    CHECK(same_rows, "real rows changed when the padding queries were skipped");
+    CHECK(same_grads, "gradients changed when the padding queries were skipped");
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -276,7 +314,7 @@ int main(void) {
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
     T(test_dropout_statistics); T(test_layernorm); T(test_softmax); T(test_cross_entropy);
     T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_rope);
-    T(test_attention); T(test_attention_matches_composition);
+    T(test_attention); T(test_attention_matches_composition); T(test_attention_query_pad);
     arena_free(&arena);
     return check_summary();
 }

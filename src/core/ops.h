@@ -64,6 +64,9 @@ typedef struct AttnArgs {
     int n_heads;
     Tensor *bias;               // (H,Tq,Tk) added to the scaled scores, or NULL; may carry a grad
     const int *key_pad;         // (B,Tk): nonzero marks a padding key (masked), or NULL
+    const int *query_pad;       // (B,Tq): nonzero marks a padding query, or NULL: its output row
+                                // is 0 and is treated as a constant (no gradient flows back from
+                                // it), which is exact when nothing real depends on it
     int causal;                 // mask keys j > i
     float dropout;              // on the attention probabilities
     uint64_t seed;

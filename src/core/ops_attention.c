@@ -22,6 +22,12 @@
 // to one thread, so every gradient sum has a fixed order and no two threads write the
 // same element; the threads take (batch, head) pairs dynamically.
 
+static const int *copy_ints(const int *src, long n) {   // into the arena, for backward
+    int *dst = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
+    memcpy(dst, src, sizeof(int) * (size_t)n);
+    return dst;
+}
+
 static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {   // keys j < end are not causally masked
     if (!a->causal) return Tk;
     int end = i + (Tk - Tq) + 1;
@@ -91,6 +97,7 @@ static void attention_backward(const Node *n) {
         transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
         memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
         for (int i = 0; i < Tq; i++) {
+            if (a->query_pad && a->query_pad[(long)b * Tq + i]) continue;   // a constant row, P row 0
             float *p = P + ((long)bh * Tq + i) * Tk;
             const float *dy = dY + ((long)b * Tq + i) * C + h * D;
             const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
@@ -165,6 +172,11 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
             const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
             const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
             float *y = out->data + ((long)b * Tq + i) * C + h * D;
+            if (args->query_pad && args->query_pad[(long)b * Tq + i]) {   // padding: nothing to attend
+                memset(y, 0, sizeof(float) * (size_t)D);
+                if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                continue;
+            }
             int end = causal_end(args, i, Tq, Tk), end16 = round16(end);
             row_times(qi, kt, D, Tp, end16, s);
             if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
@@ -189,11 +201,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
         *saved = *args;
-        if (args->key_pad) {
-            int *pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)B * Tk);
-            memcpy(pad, args->key_pad, sizeof(int) * (size_t)B * Tk);
-            saved->key_pad = pad;
-        }
+        if (args->key_pad) saved->key_pad = copy_ints(args->key_pad, (long)B * Tk);
+        if (args->query_pad) saved->query_pad = copy_ints(args->query_pad, (long)B * Tq);
         Node *n = tape_record("attention", attention_backward, out, q, k, v);
         n->in[3] = args->bias;
         n->aux = saved;

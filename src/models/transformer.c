@@ -50,8 +50,10 @@ static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, const La
     Tensor *h = s->norm_first ? layernorm_forward(norm, x) : x, *y;
     const Positional *rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL;
     switch (which) {
-    case SUB_SELF:  y = mha_forward(&l->self_attn, h, h, rope, bias, key_pad, s->causal, &s->attn_drop); break;
-    case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, NULL, NULL, memory_pad, 0, &s->attn_drop); break;
+    // A padding position's own attention output is never used by a real position (it is a
+    // masked key to every other row, and the loss ignores it): skip computing it.
+    case SUB_SELF:  y = mha_forward(&l->self_attn, h, h, rope, bias, key_pad, key_pad, s->causal, &s->attn_drop); break;
+    case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, NULL, NULL, memory_pad, key_pad, 0, &s->attn_drop); break;
     default:        y = ffn_forward(&l->ffn, h); break;
     }
     Tensor *sum = op_add(x, dropout_forward(&s->drop, y));
@@ -63,7 +65,7 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     for (int i = 0; i < s->n_layers; i++) {
         const Layer *l = &s->layers[i];
         x = sublayer(s, l, SUB_SELF, &l->norm1, x, bias, key_pad, NULL, NULL);
-        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, &l->norm2, x, NULL, NULL, memory, memory_pad);
+        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, &l->norm2, x, NULL, key_pad, memory, memory_pad);
         x = sublayer(s, l, SUB_FFN, &l->norm3, x, NULL, NULL, NULL, NULL);
     }
     return layernorm_forward(&s->norm, x);

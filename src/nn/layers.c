@@ -59,7 +59,7 @@ void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int
 }
 
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const Positional *rope,
-                    Tensor *bias, const int *key_pad, int causal, const Dropout *attn_drop) {
+                    Tensor *bias, const int *key_pad, const int *query_pad, int causal, const Dropout *attn_drop) {
     Tensor *q = linear_forward(&m->q_proj, x_q);       // (B,Tq,d)
     Tensor *k = linear_forward(&m->k_proj, x_kv);      // (B,Tk,d)
     Tensor *v = linear_forward(&m->v_proj, x_kv);      // (B,Tk,d)
@@ -67,7 +67,7 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
         q = pos_rotate(rope, q);
         k = pos_rotate(rope, k);
     }
-    AttnArgs args = { .n_heads = m->n_heads, .bias = bias, .key_pad = key_pad, .causal = causal,
+    AttnArgs args = { .n_heads = m->n_heads, .bias = bias, .key_pad = key_pad, .query_pad = query_pad, .causal = causal,
                       .dropout = attn_drop->p, .seed = attn_drop->p > 0 ? rng_next(attn_drop->rng) : 0 };
     Tensor *y = op_attention(q, k, v, &args);          // (B,Tq,d)
     return linear_forward(&m->o_proj, y);

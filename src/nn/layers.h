@@ -29,7 +29,8 @@ typedef struct Positional Positional;
 typedef struct MultiHeadAttention { Linear q_proj, k_proj, v_proj, o_proj; int n_heads; } MultiHeadAttention;
 void    mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads);
 // x_q (B,Tq,d) attends to x_kv (B,Tk,d). rope: rotate q and k with it (self-attention), or
-// NULL. bias (H,Tq,Tk) or NULL, key_pad (B,Tk) or NULL. -> (B,Tq,d)
+// NULL. bias (H,Tq,Tk) or NULL, key_pad (B,Tk) or NULL; query_pad (B,Tq) or NULL marks padding
+// queries, whose output rows are 0 and pass no gradient back (see AttnArgs). -> (B,Tq,d)
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const Positional *rope,
-                    Tensor *bias, const int *key_pad, int causal, const Dropout *attn_drop);
+                    Tensor *bias, const int *key_pad, const int *query_pad, int causal, const Dropout *attn_drop);
 #endif
