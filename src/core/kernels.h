@@ -129,10 +129,6 @@ void kernel_softmax_row(const float *z, float *out, int n);
 // Work below this many multiply-adds (gemm, attention) or elements (elementwise ops; ops
 // that do more per element use half) stays on one thread: waking sleeping threads
 // (OMP_WAIT_POLICY=passive) costs more than it saves.
-#ifndef KERNEL_PARALLEL_WORK
 #define KERNEL_PARALLEL_WORK (1L << 17)
-#endif
-#ifndef KERNEL_PARALLEL_ELEMS
 #define KERNEL_PARALLEL_ELEMS (1L << 17)
-#endif
 #endif
