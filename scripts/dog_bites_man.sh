@@ -54,7 +54,7 @@ echo "scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff" >"$out/run
 : >"$out/curves.body"
 for scheme in $SCHEMES; do
     cfg=configs/order/$scheme.ini
-    steps=$(awk -F= '$1 ~ /^steps *$/ { gsub(/ /, "", $2); print $2 }' "$cfg")
+    steps=$(config_value train steps "$cfg")
     [ $quick = 1 ] && steps=150
     for seed in $(seq_list "$seeds"); do
         run=$out/runs/$scheme-s$seed

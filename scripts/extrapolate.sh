@@ -66,8 +66,7 @@ if [ $quick = 1 ]; then
     lengths=1..4; offsets="0 8 32"; windows=32,64,128
 else
     seeds=${seeds:-3}; out=${out:-results/extrapolate}
-    cfg_steps() { awk -F= '$1 ~ /^steps *$/ { gsub(/ /, "", $2); print $2 }' "$1"; }
-    tr_steps=$(cfg_steps configs/rope.ini); lm_steps=$(cfg_steps configs/lm/rope.ini)
+    tr_steps=$(config_value train steps configs/rope.ini); lm_steps=$(config_value train steps configs/lm/rope.ini)
     tr_over=""; lm_over=""
     lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
 fi

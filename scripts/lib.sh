@@ -13,6 +13,11 @@ need_tools() {
     done
 }
 
+# config_value SECTION KEY FILE: KEY's value in [SECTION] of an INI file (spaces removed)
+config_value() {
+    awk -F= -v s="[$1]" -v k="$2" '/^\[/ { in_s = ($0 == s) } in_s && $1 ~ "^"k" *$" { gsub(/ /, "", $2); print $2 }' "$3"
+}
+
 # seq_list N -> "1 2 ... N"
 seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 1)); done; echo $_o; }
 

@@ -77,8 +77,6 @@ command="scripts/multi30k.sh"
 [ $quick = 1 ] && command="$command --quick"
 command="$command --schemes \"$schemes\""
 [ -n "$*" ] && command="$command -- $*"
-# config_value SECTION KEY CONFIG: KEY's value as the run used it (the run's saved config.ini)
-config_value() { awk -F= -v s="[$1]" -v k="$2" '/^\[/ { in_s = ($0 == s) } in_s && $1 ~ "^"k" *$" { gsub(/ /, "", $2); print $2 }' "$3"; }
 
 # ---- train, translate and score every scheme
 echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
