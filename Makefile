@@ -55,7 +55,7 @@ valgrind:
 	BIN_DIR=build/vg/bin sh tests/valgrind_train.sh
 
 bench: $(BUILD)/bin/bench
-	OMP_WAIT_POLICY=passive $(BUILD)/bin/bench
+	$(BUILD)/bin/bench
 
 # libFuzzer targets (clang): the safetensors reader and the INI parser, each run for
 # FUZZ_SECONDS with a scratch corpus in FUZZ_DIR (new inputs stay out of the repo's seeds).

@@ -299,6 +299,7 @@ int train_run(Config *c, char *err, int errlen) {
     Schedule sched = schedule_parse(c->schedule);
     double t0 = now_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
+        runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
         Batch b;
         make_batch(&r, &b);
         arena_reset(&arena);

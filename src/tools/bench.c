@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,15 +25,17 @@
 #include "run/evaluate.h"
 
 static const char *USAGE =
-    "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--tsv]\n"
+    "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--busy] [--tsv]\n"
     "\n"
     "Training tokens/s and ms/step (median of N runs) for standard shapes, matmul GFLOP/s\n"
     "and fused attention forward+backward throughput, the cost of an OpenMP fork/join, for\n"
     "each thread count.\n"
     "\n"
-    "  --threads LIST   thread counts to measure (default 1,2)\n"
+    "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
+    "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
     "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval, forkjoin (default all)\n"
+    "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib [cpu_ms base_mib]\n"
     "\n"
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
@@ -173,6 +176,7 @@ static Result bench_model(const Shape *s, int runs) {
         long n = 0;
         double t0 = now(), c0 = cpu_seconds();
         for (int i = 0; i < s->steps; i++) {
+            runtime_adapt_threads();   // --threads 0
             train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
             n += tokens[i % NB];
         }
@@ -321,7 +325,7 @@ static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
     if (pid < 0) return -1;
     if (pid == 0) {
         close(fd[0]);
-        omp_set_num_threads(threads);
+        runtime_set_threads(threads);
         Result r = kind == K_MODEL ? bench_model(&SHAPES[arg], runs)
                  : kind == K_MATMUL ? bench_matmul(arg, runs)
                  : kind == K_EVAL ? bench_eval(arg, runs)
@@ -337,6 +341,21 @@ static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
     return got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+static const char *threads_label(int threads) {
+    static char buf[16];
+    if (threads <= 0) return "auto";
+    snprintf(buf, sizeof buf, "%d", threads);
+    return buf;
+}
+
+// A competitor for --busy: a child process that spins until it is killed.
+static pid_t start_busy(void) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) for (volatile unsigned long i = 0;; i++) {}
+    return pid;
+}
+
 static int wanted(const char *only, const char *name) {
     if (!only) return 1;
     size_t n = strlen(name);
@@ -347,7 +366,7 @@ static int wanted(const char *only, const char *name) {
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
-    int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0;
+    int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0, busy = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -359,14 +378,20 @@ int main(int argc, char **argv) {
             only = argv[++i];
         } else if (!strcmp(argv[i], "--tsv")) {
             tsv = 1;
+        } else if (!strcmp(argv[i], "--busy")) {
+            busy = 1;
         } else {
             fputs(USAGE, strcmp(argv[i], "--help") ? stderr : stdout);
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
     if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    pid_t competitor = busy ? start_busy() : 0;
+    if (competitor < 0) { perror("bench: fork"); return 1; }
     if (!tsv) {
-        printf("bench: median of %d runs; OMP_WAIT_POLICY=%s\n\n", runs, getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
+        printf("bench: median of %d runs; OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s%s\n\n", runs,
+               getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)",
+               getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)", busy ? "; a competing process spins on one core" : "");
         printf("%-44s %7s %10s %9s %9s %9s %9s\n", "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB", "base MiB");
     }
     int failed = 0;
@@ -376,7 +401,7 @@ int main(int argc, char **argv) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
             if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\n", SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu, r.base);
-            else printf("%-44s %7d %10.0f %9.2f %9.2f %9.0f %9.0f\n", SHAPES[s].label, threads[t], r.value, r.aux, r.cpu, r.peak, r.base);
+            else printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f\n", SHAPES[s].label, threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base);
             fflush(stdout);
         }
     }
@@ -387,7 +412,7 @@ int main(int argc, char **argv) {
                 Result r;
                 if (measure(K_MATMUL, n, threads[t], runs, &r)) { failed = 1; continue; }
                 if (tsv) printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, threads[t], r.value, r.peak);
-                else printf("%-44d %7d %12.1f\n", n, threads[t], r.value);
+                else printf("%-44d %7s %12.1f\n", n, threads_label(threads[t]), r.value);
                 fflush(stdout);
             }
     }
@@ -399,7 +424,7 @@ int main(int argc, char **argv) {
             Result r;
             if (measure(K_ATTENTION, 0, threads[t], runs, &r)) { failed = 1; continue; }
             if (tsv) printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", threads[t], r.value, r.aux, r.peak);
-            else printf("%-44s %7d %12.1f %10.2f %9.0f\n", label, threads[t], r.value, r.aux, r.peak);
+            else printf("%-44s %7s %12.1f %10.2f %9.0f\n", label, threads_label(threads[t]), r.value, r.aux, r.peak);
             fflush(stdout);
         }
     }
@@ -409,7 +434,7 @@ int main(int argc, char **argv) {
             Result r;
             if (measure(K_EVAL, 4096, threads[t], runs, &r)) { failed = 1; continue; }
             if (tsv) printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value, r.aux, r.peak);
-            else printf("%-44s %7d %12.1f %10.1f %9.0f\n", "lm d128 T4096 window", threads[t], r.value, r.aux, r.peak);
+            else printf("%-44s %7s %12.1f %10.1f %9.0f\n", "lm d128 T4096 window", threads_label(threads[t]), r.value, r.aux, r.peak);
             fflush(stdout);
         }
     }
@@ -419,10 +444,11 @@ int main(int argc, char **argv) {
             Result r;
             if (measure(K_FORKJOIN, 0, threads[t], runs, &r)) { failed = 1; continue; }
             if (tsv) printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", threads[t], r.value, r.peak);
-            else printf("%-44s %7d %12.2f\n", "an empty parallel region", threads[t], r.value);
+            else printf("%-44s %7s %12.2f\n", "an empty parallel region", threads_label(threads[t]), r.value);
             fflush(stdout);
         }
     }
+    if (competitor > 0) { kill(competitor, SIGKILL); waitpid(competitor, NULL, 0); }
     if (failed) fprintf(stderr, "bench: a measurement failed\n");
     return failed;
 }
