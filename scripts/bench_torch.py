@@ -11,9 +11,11 @@ Every measurement runs in a child process of its own (its peak RSS is its own). 
 alternates one C run and one PyTorch run per repetition, so both see the same machine load,
 and prints the medians and their ratio (C / PyTorch; higher is better for C).
 
-PyTorch children run with OMP_WAIT_POLICY=passive like the C side (--torch-wait-policy): with
-libgomp's default spinning, two PyTorch threads on a machine whose cores other processes also
-use run many times slower (spinning threads hold the cores the working ones need).
+Both sides get the same OpenMP waiting (--wait; PyTorch's Debian build uses libgomp too):
+by default the C tools' own, a short spin then sleep (OMP_WAIT_POLICY=passive
+GOMP_SPINCOUNT=3000, src/core/runtime.h). `--wait short-spin,libgomp` gives PyTorch
+libgomp's default instead (a 3 ms spin: fastest on an idle machine, many times slower when
+other processes use the cores, as spinning threads hold the cores the working ones need).
 
 OpenBLAS 0.3.21 does not know recent Xeons and falls back to its slow generic (Prescott)
 kernels, so unless --blas-core detect is given the PyTorch children run with
@@ -42,11 +44,22 @@ ATT = dict(B=8, H=8, T=256, D=32)
 PAD, BOS, EOS = 0, 2, 3
 
 
-def blas_env(choice, wait_policy):
+WAITS = {  # --wait: OpenMP waiting as environment variables
+    "short-spin": dict(OMP_WAIT_POLICY="passive", GOMP_SPINCOUNT="3000"),   # the C tools' default
+    "passive": dict(OMP_WAIT_POLICY="passive", GOMP_SPINCOUNT="0"),        # sleep at once
+    "libgomp": dict(GOMP_SPINCOUNT="300000"),                               # libgomp's default, ~3 ms
+}
+
+
+def wait_env(wait):
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)
-    if wait_policy != "default":
-        env["OMP_WAIT_POLICY"] = wait_policy
+    env.update(WAITS[wait])
+    return env
+
+
+def blas_env(choice, wait):
+    env = wait_env(wait)
     if choice == "detect":
         return env
     if choice == "auto":
@@ -252,14 +265,14 @@ def child(kind, name, threads, runs):
 
 def run_torch(args, kind, name, threads, runs):
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, name, str(threads), str(runs)],
-                         env=blas_env(args.blas_core, args.torch_wait_policy), capture_output=True, text=True)
+                         env=blas_env(args.blas_core, args.torch_wait), capture_output=True, text=True)
     if out.returncode:
         sys.exit("bench_torch: child failed: " + out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def run_c(args, only, threads):
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    env = wait_env(args.c_wait)
     out = subprocess.run([args.bench, "--only", only, "--threads", str(threads), "--runs", "1", "--tsv"], env=env,
                          capture_output=True, text=True)
     if out.returncode:
@@ -303,12 +316,12 @@ def table(args):
             r = run_torch(args, "attention", "causal", t, args.runs)
             label = "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT
             print("%-44s %7d %12.1f %10.2f" % (label, t, r["value"], r["aux"]), flush=True)
-    print("\nOpenBLAS core: %s; OMP_WAIT_POLICY=%s" % (blas, args.torch_wait_policy))
+    print("\nOpenBLAS core: %s; OpenMP waiting: %s" % (blas, args.torch_wait))
 
 
 def compare(args):
-    print("bench_torch --compare: C (%s) and PyTorch alternating, %d runs each, medians; ratio = C / PyTorch"
-          % (args.bench, args.runs))
+    print("bench_torch --compare: C (%s) and PyTorch alternating, %d runs each, medians; ratio = C / PyTorch%s"
+          % (args.bench, args.runs, "; a competing process spins on one core" if args.busy else ""))
     rows, blas = [], None
 
     def both(c_only, c_key, kind, name, t, label, unit):
@@ -336,7 +349,7 @@ def compare(args):
         for t in args.threads:
             both("attention", ("attention", "causal"), "attention", "causal", t,
                  "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT, "GFLOP/s")
-    print("\nOpenBLAS core: %s; OMP_WAIT_POLICY: C passive, PyTorch %s" % (blas, args.torch_wait_policy))
+    print("\nOpenBLAS core: %s; OpenMP waiting: C %s, PyTorch %s" % (blas, args.c_wait, args.torch_wait))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -354,13 +367,24 @@ def main():
     ap.add_argument("--bench", default="build/opt/bin/bench")
     ap.add_argument("--sizes", default="64,256,1024", help="matmul sizes for --compare")
     ap.add_argument("--blas-core", default="auto", help="auto | detect | an OPENBLAS_CORETYPE name")
-    ap.add_argument("--torch-wait-policy", default="passive",
-                    help="OMP_WAIT_POLICY for PyTorch: passive (as the C side) | active | default (unset)")
+    ap.add_argument("--wait", default="short-spin",
+                    help="OpenMP waiting of both sides, or C,PyTorch: short-spin (the C default) | passive | libgomp")
+    ap.add_argument("--busy", action="store_true", help="a competing process spins on one core throughout")
     ap.add_argument("--json", default="", help="--compare: also write the rows to this file")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
+    waits = args.wait.split(",")
+    if len(waits) > 2 or any(w not in WAITS for w in waits):
+        ap.error("--wait: one or two of " + ", ".join(WAITS))
+    args.c_wait, args.torch_wait = waits[0], waits[-1]
     args.sizes = [int(n) for n in args.sizes.split(",")]
-    compare(args) if args.compare else table(args)
+    competitor = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        compare(args) if args.compare else table(args)
+    finally:
+        if competitor:
+            competitor.kill()
+            competitor.wait()
 
 
 if __name__ == "__main__":

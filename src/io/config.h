@@ -14,7 +14,7 @@ typedef struct Config {
     char  name[CFG_STR];       // run folder name; default: config file's base name
     char  out_dir[CFG_STR];    // runs are written to out_dir/name (default "runs")
     int   seed;                // one seed; init, data and dropout each get their own stream
-    int   threads;             // OpenMP threads; 0 = all cores
+    int   threads;             // OpenMP threads; 0 = as many as there are free cores, re-checked between steps
 
     // [task]
     char  task[CFG_STR];       // order | toy_translate | parallel_text | lm
