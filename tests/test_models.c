@@ -137,6 +137,56 @@ static void test_full_model_gradients(void) {
         }
 }
 
+// Gradients of activations are not zeroed when allocated: the first backward op to write one
+// assigns (tensor.h). If an op read a gradient nobody had written, the leftovers of an
+// earlier step would leak in. So: fill the arena with NaN, then with zeros, train the same
+// step on each, and demand bit-identical, finite parameter gradients, for every model
+// kind, positional scheme and LayerNorm placement, with dropout on.
+static void step_gradients(Model *m, const char *kind, Rng dropout, float fill, float *out) {
+    m->dropout_rng = dropout;   // the same dropout masks every time
+    arena_reset(&arena);
+    float *stale = arena_alloc(&arena, arena.used_peak);
+    for (size_t i = 0; i < arena.used_peak / sizeof(float); i++) stale[i] = fill;
+    arena_reset(&arena);
+    tape_reset();
+    params_zero_grad(&m->ps);
+    static const int ids[2 * 6] = {4, 5, 6, 7, 8, 9, 9, 8, 7, 1, 0, 0}, labels[2] = {1, 0};
+    Tensor *logits = !strcmp(kind, "translator") ? translator_logits(m, g_src, 2, 6, g_tin, 5)
+                   : !strcmp(kind, "lm") ? lm_logits(m, ids, 2, 6) : classifier_logits(m, ids, 2, 6);
+    const int *targets = !strcmp(kind, "translator") ? g_tout : !strcmp(kind, "lm") ? ids : labels;
+    tape_backward(op_cross_entropy(logits, targets, strcmp(kind, "classifier") ? 0 : -1, 0.1f));
+    memcpy(out, m->ps.grad, sizeof(float) * (size_t)m->ps.total);
+}
+
+static void test_gradients_ignore_stale_memory(void) {
+    const char *kinds[3] = {"translator", "lm", "classifier"};
+    const char *schemes[6] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 6; s++)
+            for (int norm_first = 0; norm_first < 2; norm_first++) {
+                Config c;
+                small_config(&c, kinds[k], schemes[s]);
+                c.norm_first = norm_first;
+                c.dropout = 0.1f;
+                Model m;
+                int classifier = !strcmp(kinds[k], "classifier");
+                model_build(&m, &c, 16, classifier ? 0 : 16, classifier ? 3 : 0);
+                Rng dropout = m.dropout_rng;
+                float *clean = malloc(sizeof(float) * (size_t)m.ps.total), *stale = malloc(sizeof(float) * (size_t)m.ps.total);
+                step_gradients(&m, kinds[k], dropout, 0.0f, clean);   // sizes the arena
+                step_gradients(&m, kinds[k], dropout, 0.0f, clean);
+                step_gradients(&m, kinds[k], dropout, NAN, stale);
+                long finite = 0;
+                for (long i = 0; i < m.ps.total; i++) finite += isfinite(clean[i]);
+                CHECK(finite == m.ps.total && !memcmp(clean, stale, sizeof(float) * (size_t)m.ps.total),
+                      "%s %s norm_first=%d: %ld of %ld gradients finite, stale memory %s", kinds[k], schemes[s],
+                      norm_first, finite, m.ps.total, memcmp(clean, stale, sizeof(float) * (size_t)m.ps.total) ? "changes them" : "changes nothing");
+                free(clean);
+                free(stale);
+                model_free(&m);
+            }
+}
+
 static void test_parameter_names(void) {
     Config c;
     small_config(&c, "translator", "t5");
@@ -162,6 +212,7 @@ int main(void) {
     RUN(test_causal_breaks_equivariance);
     RUN(test_symmetric_bias_blind_to_reversal);
     RUN(test_full_model_gradients);
+    RUN(test_gradients_ignore_stale_memory);
     RUN(test_parameter_names);
     arena_free(&arena);
     return check_summary();

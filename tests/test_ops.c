@@ -286,8 +286,8 @@ static void test_attention_query_pad(void) {
                        .dropout = 0.2f, .seed = 5 };
         out[skip] = op_attention(in[0], in[1], in[2], &a);
         Rng r = rng_stream(7, 1);
-        for (long e = 0; e < out[skip]->size; e++)
-            out[skip]->grad[e] = pad[e / C] ? 0.0f : 2.0f * rng_uniform(&r) - 1.0f;
+        float *seed = grad_zeroed(out[skip]);
+        for (long e = 0; e < out[skip]->size; e++) seed[e] = pad[e / C] ? 0.0f : 2.0f * rng_uniform(&r) - 1.0f;
         tape_replay();
         for (int i = 0; i < 4; i++) {
             grads[skip][i] = arena_alloc(&arena, sizeof(float) * (size_t)in[i]->size);

@@ -88,6 +88,10 @@ static void attention_backward(const Node *n) {
     // probabilities, dP and weights (Tp); dq (D).
     long per_thread = (long)D * Tp + 2L * D * Tk + 3L * Tp + D;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
+    // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
+    // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
+    int acc_q = q->grad && grad_accumulates(q), acc_k = k->grad && grad_accumulates(k);
+    int acc_v = v->grad && grad_accumulates(v);
     #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
@@ -97,12 +101,15 @@ static void attention_backward(const Node *n) {
         transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
         memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
         for (int i = 0; i < Tq; i++) {
-            if (a->query_pad && a->query_pad[(long)b * Tq + i]) continue;   // a constant row, P row 0
+            float *dqi = q->grad ? q->grad + ((long)b * Tq + i) * C + h * D : NULL;
+            int end = causal_end(a, i, Tq, Tk), end16 = round16(end);
+            if ((a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0) {   // a constant row, P row 0
+                if (dqi && !acc_q) memset(dqi, 0, sizeof(float) * (size_t)D);
+                continue;
+            }
             float *p = P + ((long)bh * Tq + i) * Tk;
             const float *dy = dY + ((long)b * Tq + i) * C + h * D;
             const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
-            int end = causal_end(a, i, Tq, Tk), end16 = round16(end);
-            if (end == 0) continue;
             // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
             // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
             row_times(dy, vt, D, Tp, end16, dp);
@@ -120,26 +127,27 @@ static void attention_backward(const Node *n) {
                 memcpy(p, dp, sizeof(float) * (size_t)end);
                 for (int j = end; j < Tk; j++) p[j] = 0;
             }
-            if (q->grad) {
+            if (dqi) {
                 kernel_weighted_rows(dp, k->data + (long)b * Tk * C + h * D, C, end, D, dq);
-                float *dqi = q->grad + ((long)b * Tq + i) * C + h * D;
-                for (int e = 0; e < D; e++) dqi[e] += scale * dq[e];
+                for (int e = 0; e < D; e++) dqi[e] = (acc_q ? dqi[e] : 0.0f) + scale * dq[e];
             }
             if (k->grad) add_outer(dk, dp, qi, end, D);
         }
         for (int j = 0; j < Tk; j++) {
             long at = ((long)b * Tk + j) * C + h * D;
-            if (k->grad) for (int e = 0; e < D; e++) k->grad[at + e] += scale * dk[(long)j * D + e];
-            if (v->grad) for (int e = 0; e < D; e++) v->grad[at + e] += dv[(long)j * D + e];
+            if (k->grad) for (int e = 0; e < D; e++) k->grad[at + e] = (acc_k ? k->grad[at + e] : 0.0f) + scale * dk[(long)j * D + e];
+            if (v->grad) for (int e = 0; e < D; e++) v->grad[at + e] = (acc_v ? v->grad[at + e] : 0.0f) + dv[(long)j * D + e];
         }
     }
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
         long per_b = (long)H * Tq * Tk;
+        int acc = grad_accumulates(a->bias);
+        float *dbias = a->bias->grad;
         #pragma omp parallel for schedule(static) if (per_b * B > KERNEL_PARALLEL_WORK)
         for (long e = 0; e < per_b; e++) {
             float s = 0;
             for (int b = 0; b < B; b++) s += P[(long)b * per_b + e];
-            a->bias->grad[e] += s;
+            dbias[e] = (acc ? dbias[e] : 0.0f) + s;
         }
     }
 }
@@ -236,7 +244,7 @@ static void rope_backward(const Node *n) {
     Tensor *x = n->in[0];
     int B = x->shape[0], T = x->shape[1], H = n->i[0], D = x->shape[2] / H;
     const float *cs = n->saved, *sn = n->saved + (long)T * (D / 2);
-    rope_apply(n->out->grad, x->grad, cs, sn, B, T, H, D, 1, 1);
+    rope_apply(n->out->grad, x->grad, cs, sn, B, T, H, D, 1, grad_accumulates(x));
 }
 
 Tensor *op_rope(Tensor *x, int H, const float *pos, float base) {

@@ -20,12 +20,15 @@ static void add_backward(const Node *n) {
     long nb = b->size, rows = a->size / nb;
     if (a->grad) {
         float *da = a->grad;
+        int acc = grad_accumulates(a);
         #pragma omp parallel for schedule(static) if (a->size > PARALLEL_ELEMS)
-        for (long i = 0; i < a->size; i++) da[i] += g[i];
+        for (long i = 0; i < a->size; i++) da[i] = (acc ? da[i] : 0.0f) + g[i];
     }
-    if (b->grad)   // broadcast rows summed in order
+    if (b->grad) {   // broadcast rows summed in order
+        float *db = grad_zeroed(b);
         for (long r = 0; r < rows; r++)
-            for (long i = 0; i < nb; i++) b->grad[i] += g[r * nb + i];
+            for (long i = 0; i < nb; i++) db[i] += g[r * nb + i];
+    }
 }
 
 Tensor *op_add(Tensor *a, Tensor *b) {
@@ -47,8 +50,14 @@ Tensor *op_add(Tensor *a, Tensor *b) {
 static void mul_backward(const Node *n) {
     Tensor *a = n->in[0], *b = n->in[1];
     const float *g = n->out->grad;
-    if (a->grad) for (long i = 0; i < a->size; i++) a->grad[i] += g[i] * b->data[i];
-    if (b->grad) for (long i = 0; i < a->size; i++) b->grad[i] += g[i] * a->data[i];
+    if (a->grad) {
+        int acc = grad_accumulates(a);
+        for (long i = 0; i < a->size; i++) a->grad[i] = (acc ? a->grad[i] : 0.0f) + g[i] * b->data[i];
+    }
+    if (b->grad) {
+        int acc = grad_accumulates(b);
+        for (long i = 0; i < a->size; i++) b->grad[i] = (acc ? b->grad[i] : 0.0f) + g[i] * a->data[i];
+    }
 }
 
 Tensor *op_mul(Tensor *a, Tensor *b) {
@@ -63,8 +72,9 @@ Tensor *op_mul(Tensor *a, Tensor *b) {
 // --- scale: out = s * a ----------------------------------------------------------------
 
 static void scale_backward(const Node *n) {
-    float s = n->f[0];
-    for (long i = 0; i < n->out->size; i++) n->in[0]->grad[i] += s * n->out->grad[i];
+    float s = n->f[0], *dx = n->in[0]->grad;
+    int acc = grad_accumulates(n->in[0]);
+    for (long i = 0; i < n->out->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + s * n->out->grad[i];
 }
 
 Tensor *op_scale(Tensor *a, float s) {
@@ -81,8 +91,9 @@ static void relu_backward(const Node *n) {
     Tensor *x = n->in[0];
     const float *xs = x->data, *g = n->out->grad;
     float *dx = x->grad;
+    int acc = grad_accumulates(x);
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) dx[i] += xs[i] > 0 ? g[i] : 0.0f;
+    for (long i = 0; i < x->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + (xs[i] > 0 ? g[i] : 0.0f);
 }
 
 Tensor *op_relu(Tensor *x) {
@@ -100,12 +111,13 @@ Tensor *op_relu(Tensor *x) {
 
 static void gelu_backward(const Node *n) {
     Tensor *x = n->in[0];
+    int acc = grad_accumulates(x);
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
     for (long i = 0; i < x->size; i++) {
         float v = x->data[i];
         float cdf = 0.5f * (1.0f + erff(v * 0.70710678f));
         float pdf = 0.39894228f * expf(-0.5f * v * v);
-        x->grad[i] += n->out->grad[i] * (cdf + v * pdf);
+        x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] * (cdf + v * pdf);
     }
 }
 
@@ -127,8 +139,9 @@ static void dropout_backward(const Node *n) {
     const unsigned char *keep = n->aux;
     const float *g = n->out->grad;
     float *dx = x->grad, s = 1.0f / (1.0f - n->f[0]);
+    int acc = grad_accumulates(x);
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < x->size; i++) dx[i] += keep[i] ? g[i] * s : 0.0f;
+    for (long i = 0; i < x->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + (keep[i] ? g[i] * s : 0.0f);
 }
 
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {

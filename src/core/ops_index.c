@@ -18,8 +18,9 @@ static void embedding_backward(const Node *n) {
     Tensor *table = n->in[0];
     int C = table->shape[1], count = n->i[0];
     const int *ids = n->aux;
+    float *dtable = grad_zeroed(table);
     for (int t = 0; t < count; t++) {   // in order: repeated ids add up deterministically
-        float *dst = table->grad + (long)ids[t] * C;
+        float *dst = dtable + (long)ids[t] * C;
         const float *g = n->out->grad + (long)t * C;
         for (int c = 0; c < C; c++) dst[c] += g[c];
     }
@@ -53,11 +54,12 @@ static void mean_pool_backward(const Node *n) {
     Tensor *x = n->in[0];
     int B = x->shape[0], T = x->shape[1], C = x->shape[2];
     const int *keep = n->aux;
+    float *dxs = grad_zeroed(x);   // positions not kept get no gradient
     for (int b = 0; b < B; b++) {
         int k = kept_count(keep, b, T);
         for (int t = 0; t < T; t++) {
             if (!keep[b * T + t]) continue;
-            float *dx = x->grad + ((long)b * T + t) * C;
+            float *dx = dxs + ((long)b * T + t) * C;
             for (int c = 0; c < C; c++) dx[c] += n->out->grad[(long)b * C + c] / k;
         }
     }
@@ -86,8 +88,9 @@ Tensor *op_mean_pool(Tensor *x, const int *keep) {
 static void select_row_backward(const Node *n) {
     Tensor *x = n->in[0];
     int B = x->shape[0], T = x->shape[1], C = x->shape[2], t = n->i[0];
+    float *dx = grad_zeroed(x);   // only row t gets a gradient
     for (int b = 0; b < B; b++)
-        for (int c = 0; c < C; c++) x->grad[((long)b * T + t) * C + c] += n->out->grad[(long)b * C + c];
+        for (int c = 0; c < C; c++) dx[((long)b * T + t) * C + c] += n->out->grad[(long)b * C + c];
 }
 
 Tensor *op_select_row(Tensor *x, int t) {
@@ -115,11 +118,13 @@ static void permute_heads(const float *src, float *dst, int B, int T, int H, int
 }
 
 static void split_heads_backward(const Node *n) {
-    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 0, 1);
+    int acc = grad_accumulates(n->in[0]);
+    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 0, acc);
 }
 
 static void merge_heads_backward(const Node *n) {
-    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 1, 1);
+    int acc = grad_accumulates(n->in[0]);
+    permute_heads(n->out->grad, n->in[0]->grad, n->i[0], n->i[1], n->i[2], n->i[3], 1, acc);
 }
 
 Tensor *op_split_heads(Tensor *x, int H) {
@@ -153,8 +158,9 @@ static void rel_bias_backward(const Node *n) {
     Tensor *table = n->in[0];
     int H = table->shape[1], TT = n->i[0];
     const int *bucket = n->aux;
+    float *dtable = grad_zeroed(table);
     for (int h = 0; h < H; h++)
-        for (int ij = 0; ij < TT; ij++) table->grad[bucket[ij] * H + h] += n->out->grad[(long)h * TT + ij];
+        for (int ij = 0; ij < TT; ij++) dtable[bucket[ij] * H + h] += n->out->grad[(long)h * TT + ij];
 }
 
 Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {

@@ -25,19 +25,21 @@ static void matmul_backward(const Node *n) {
     Tensor *a = n->in[0], *b = n->in[1];
     int ta = n->i[0], tb = n->i[1], batch = n->i[2], M = n->i[3], N = n->i[4], K = n->i[5];
     int shared_b = n->f[0] != 0;
+    int acc_a = a->grad && grad_accumulates(a), acc_b = b->grad && grad_accumulates(b);
     for (int e = 0; e < batch; e++) {
         const float *dC = n->out->grad + (long)e * M * N;               // (M,N)
         MatView A = view_of(a->data + (long)e * M * K, M, K, ta);       // (M,K)
         MatView B = view_of(b->data + (shared_b ? 0 : (long)e * K * N), K, N, tb);   // (K,N)
         if (a->grad) {   // dA (M,K) += dC (M,N) B^T; stored transposed: dA^T (K,M) += B dC^T
             float *dA = a->grad + (long)e * M * K;
-            if (!ta) gemm(M, K, N, mat_rows(dC, N), transpose(B), dA, K, 1, NULL);
-            else     gemm(K, M, N, B, mat_cols(dC, N), dA, M, 1, NULL);
+            if (!ta) gemm(M, K, N, mat_rows(dC, N), transpose(B), dA, K, acc_a, NULL);
+            else     gemm(K, M, N, B, mat_cols(dC, N), dA, M, acc_a, NULL);
         }
         if (b->grad) {   // dB (K,N) += A^T dC; stored transposed: dB^T (N,K) += dC^T A
             float *dB = b->grad + (shared_b ? 0 : (long)e * K * N);
-            if (!tb) gemm(K, N, M, transpose(A), mat_rows(dC, N), dB, N, 1, NULL);
-            else     gemm(N, K, M, mat_cols(dC, N), A, dB, K, 1, NULL);
+            int acc = acc_b || (shared_b && e > 0);   // a shared B sums over the batch
+            if (!tb) gemm(K, N, M, transpose(A), mat_rows(dC, N), dB, N, acc, NULL);
+            else     gemm(N, K, M, mat_cols(dC, N), A, dB, K, acc, NULL);
         }
     }
 }
@@ -92,9 +94,9 @@ static void linear_backward(const Node *n) {
     Tensor *x = n->in[0], *W = n->in[1], *b = n->in[2];
     int R = (int)tensor_rows(x), in = tensor_cols(x), out = W->shape[0];
     const float *dY = n->out->grad;                                     // (R,out)
-    if (x->grad) gemm(R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in, 1, NULL);  // dX += dY W
-    if (W->grad) gemm(out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in, 1, NULL);  // dW += dY^T X
-    if (b && b->grad) column_sums_add(dY, R, out, b->grad);
+    if (x->grad) gemm(R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in, grad_accumulates(x), NULL);  // dX += dY W
+    if (W->grad) gemm(out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in, grad_accumulates(W), NULL);  // dW += dY^T X
+    if (b && b->grad) column_sums_add(dY, R, out, grad_zeroed(b));
 }
 
 Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b) {

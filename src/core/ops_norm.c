@@ -38,6 +38,7 @@ static void layernorm_backward(const Node *n) {
     int R = (int)tensor_rows(x), C = tensor_cols(x);
     const float *dy = n->out->grad, *stats = n->saved;
     if (x->grad) {
+        int acc = grad_accumulates(x);
         #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
         for (int r = 0; r < R; r++) {
             const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
@@ -48,13 +49,14 @@ static void layernorm_backward(const Node *n) {
             float *dx = x->grad + (long)r * C, m1 = sum_dn / C, m2 = sum_dn_xhat / C;
             for (int c = 0; c < C; c++) {
                 float xhat = (xr[c] - mean) * rstd;
-                dx[c] += rstd * (g[c] * w->data[c] - m1 - xhat * m2);
+                dx[c] = (acc ? dx[c] : 0.0f) + rstd * (g[c] * w->data[c] - m1 - xhat * m2);
             }
         }
     }
     // Parameter gradients sum over rows: each column in row order, columns split among threads.
     enum { BLOCK = 64 };
     int blocks = (C + BLOCK - 1) / BLOCK;
+    int acc_w = w->grad && grad_accumulates(w), acc_b = b->grad && grad_accumulates(b);
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS && blocks > 1)
     for (int cb = 0; cb < blocks; cb++) {
         int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
@@ -68,8 +70,8 @@ static void layernorm_backward(const Node *n) {
             }
         }
         for (int c = 0; c < nc; c++) {
-            if (w->grad) w->grad[c0 + c] += dw[c];
-            if (b->grad) b->grad[c0 + c] += db[c];
+            if (w->grad) w->grad[c0 + c] = (acc_w ? w->grad[c0 + c] : 0.0f) + dw[c];
+            if (b->grad) b->grad[c0 + c] = (acc_b ? b->grad[c0 + c] : 0.0f) + db[c];
         }
     }
 }
@@ -103,14 +105,16 @@ static void softmax_backward(const Node *n) {
     Tensor *x = n->in[0], *bias = n->in[1];
     int R = (int)tensor_rows(x), C = tensor_cols(x);
     const float *y = n->out->data, *dy = n->out->grad;
+    int acc_x = x->grad && grad_accumulates(x), acc_bias = bias && bias->grad && grad_accumulates(bias);
     for (int r = 0; r < R; r++) {
         const float *yr = y + (long)r * C, *g = dy + (long)r * C;
         float dot = 0;
         for (int c = 0; c < C; c++) dot += yr[c] * g[c];
         for (int c = 0; c < C; c++) {
             float dz = yr[c] * (g[c] - dot);
-            if (x->grad) x->grad[(long)r * C + c] += dz;
-            if (bias && bias->grad) bias->grad[(long)r * C + c] += dz;
+            long i = (long)r * C + c;
+            if (x->grad) x->grad[i] = (acc_x ? x->grad[i] : 0.0f) + dz;
+            if (bias && bias->grad) bias->grad[i] = (acc_bias ? bias->grad[i] : 0.0f) + dz;
         }
     }
 }
@@ -147,12 +151,17 @@ static void cross_entropy_backward(const Node *n) {
     int N = (int)tensor_rows(z), V = tensor_cols(z), ignore = n->i[0], kept = n->i[1];
     const int *targets = n->aux;
     float eps = n->f[0], scale = n->out->grad[0] / (kept ? kept : 1);
+    int acc = grad_accumulates(z);
     #pragma omp parallel for schedule(static) if (z->size > PARALLEL_ELEMS)
     for (int r = 0; r < N; r++) {
-        if (targets[r] == ignore) continue;
+        float *dz = z->grad + (long)r * V;
+        if (targets[r] == ignore) {   // an ignored row adds nothing
+            if (!acc) memset(dz, 0, sizeof(float) * (size_t)V);
+            continue;
+        }
         const float *zr = z->data + (long)r * V;
-        float *dz = z->grad + (long)r * V, lse = n->saved[r], off = eps / V;
-        for (int v = 0; v < V; v++) dz[v] += scale * (kernel_expf(zr[v] - lse) - off);
+        float lse = n->saved[r], off = eps / V;
+        for (int v = 0; v < V; v++) dz[v] = (acc ? dz[v] : 0.0f) + scale * (kernel_expf(zr[v] - lse) - off);
         dz[targets[r]] -= scale * (1.0f - eps);
     }
 }

@@ -35,13 +35,16 @@ int  tape_length(void) { return n_nodes; }
 
 void tape_backward(Tensor *loss) {
     if (!loss->grad) { fprintf(stderr, "tape_backward: loss has no gradient\n"); abort(); }
-    loss->grad[0] = 1.0f;
+    grad_zeroed(loss)[0] = 1.0f;
     tape_replay();
 }
 
 void tape_replay(void) {
     for (int k = n_nodes - 1; k >= 0; k--)
-        if (nodes[k].out->grad) nodes[k].backward(&nodes[k]);
+        if (nodes[k].out->grad) {
+            grad_zeroed(nodes[k].out);   // no later op used it: its gradient is zero
+            nodes[k].backward(&nodes[k]);
+        }
 }
 
 // Free the node array at exit so leak checkers stay quiet.

@@ -1,6 +1,7 @@
 // The tape: every op run while recording appends a Node (its output, inputs, arguments and
 // a backward function). tape_backward replays the nodes in reverse, each adding its inputs'
-// gradients from its output's gradient, as micrograd does with closures.
+// gradients from its output's gradient, as micrograd does with closures (the first op to
+// write a gradient assigns instead: tensor.h, grad_accumulates).
 #ifndef TAPE_H
 #define TAPE_H
 #include <stdint.h>
@@ -35,6 +36,7 @@ int  tape_length(void);
 // d(loss)/d(loss) = 1, then every node's backward in reverse order. loss has one element.
 void tape_backward(Tensor *loss);
 // Every node's backward in reverse order, for a caller that has seeded the output gradient
-// itself (tests use it to check ops with many outputs against finite differences).
+// itself through grad_zeroed (tests use it to check ops with many outputs against finite
+// differences).
 void tape_replay(void);
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 static Arena *step_arena;
+enum { GRAD_FLAG_BYTES = 64 };
 
 void   tensor_set_arena(Arena *a) { step_arena = a; }
 Arena *tensor_arena(void) { return step_arena; }
@@ -26,11 +27,27 @@ Tensor *tensor_new(int ndim, const int *shape, int with_grad) {
     memcpy(t->shape, shape, sizeof(int) * ndim);
     t->size = shape_size(ndim, shape);
     t->data = arena_alloc(step_arena, sizeof(float) * t->size);
-    if (with_grad) {
-        t->grad = arena_alloc(step_arena, sizeof(float) * t->size);
-        kernel_zero(t->grad, t->size);
+    if (with_grad) {   // the flag, then the gradient; 64 bytes keep the array aligned
+        int *flag = arena_alloc(step_arena, GRAD_FLAG_BYTES + sizeof(float) * t->size);
+        *flag = 0;
+        t->grad = (float *)((char *)flag + GRAD_FLAG_BYTES);
+        t->grad_flagged = 1;
     }
     return t;
+}
+
+static int *written_flag(Tensor *t) { return (int *)((char *)t->grad - GRAD_FLAG_BYTES); }
+
+int grad_accumulates(Tensor *t) {
+    if (!t->grad_flagged) return 1;
+    int written = *written_flag(t);
+    *written_flag(t) = 1;
+    return written;
+}
+
+float *grad_zeroed(Tensor *t) {
+    if (!grad_accumulates(t)) kernel_zero(t->grad, t->size);
+    return t->grad;
 }
 
 Tensor *tensor_zeros(int ndim, const int *shape, int with_grad) {

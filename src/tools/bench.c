@@ -280,7 +280,8 @@ static Result bench_attention(int runs) {
             fill(q, 1); fill(k, 2); fill(v, 3);
             AttnArgs args = {.n_heads = ATT_H, .causal = 1};
             Tensor *y = op_attention(q, k, v, &args);
-            for (long e = 0; e < y->size; e++) y->grad[e] = (float)(e % 7) * 0.1f - 0.3f;
+            float *dy = grad_zeroed(y);
+            for (long e = 0; e < y->size; e++) dy[e] = (float)(e % 7) * 0.1f - 0.3f;
             tape_replay();
         }
         if (r >= 0) ms[r] = (now() - t0) * 1000 / reps;
