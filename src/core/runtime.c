@@ -1,5 +1,6 @@
 #define _GNU_SOURCE   // sched_getaffinity: which cores this process may use
 #include "core/runtime.h"
+#include <ctype.h>
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
@@ -43,8 +44,8 @@ static int idle_seconds(double *idle, int *cores) {
     while (fgets(line, sizeof line, f)) {
         int cpu;
         unsigned long long v[5];   // user nice system idle iowait
-        if (strncmp(line, "cpu", 3) || sscanf(line + 3, "%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
-                                               &v[3], &v[4]) != 6) continue;   // also skips the "cpu " total
+        if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]) ||   // "cpuN", not the "cpu " total
+            sscanf(line + 3, "%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4]) != 6) continue;
         if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mask)) continue;
         total += v[3] + v[4];
         n++;
