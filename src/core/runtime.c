@@ -22,8 +22,9 @@ void runtime_init(int argc, char **argv) {
 static int adapting;   // run.threads = 0
 
 void runtime_set_threads(int threads) {
-    adapting = threads <= 0;
-    omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+    adapting = threads <= 0 && !getenv("OMP_NUM_THREADS");   // the user's count stays
+    if (threads > 0) omp_set_num_threads(threads);
+    else if (adapting) omp_set_num_threads(omp_get_num_procs());
 }
 
 static double seconds(clockid_t clock) {

@@ -11,8 +11,8 @@
 #define RUNTIME_SPINCOUNT "3000"
 void runtime_init(int argc, char **argv);
 
-// threads > 0: exactly that many OpenMP threads. threads = 0: every core, and from then on
-// runtime_adapt_threads follows the load.
+// threads > 0: exactly that many OpenMP threads. threads = 0: OMP_NUM_THREADS if set, else
+// every core, and from then on runtime_adapt_threads follows the load.
 void runtime_set_threads(int threads);
 // With threads = 0, call between steps: at most every half second it sets the thread count
 // to the cores other processes left free since the last look (idle time of the cores this
