@@ -22,12 +22,6 @@
 // to one thread, so every gradient sum has a fixed order and no two threads write the
 // same element; the threads take (batch, head) pairs dynamically.
 
-static const int *copy_ints(const int *src, long n) {   // into the arena, for backward
-    int *dst = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
-    memcpy(dst, src, sizeof(int) * (size_t)n);
-    return dst;
-}
-
 static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {   // keys j < end are not causally masked
     if (!a->causal) return Tk;
     int end = i + (Tk - Tq) + 1;
@@ -209,8 +203,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
         *saved = *args;
-        if (args->key_pad) saved->key_pad = copy_ints(args->key_pad, (long)B * Tk);
-        if (args->query_pad) saved->query_pad = copy_ints(args->query_pad, (long)B * Tq);
+        if (args->key_pad) saved->key_pad = tape_save_ints(args->key_pad, (long)B * Tk);
+        if (args->query_pad) saved->query_pad = tape_save_ints(args->query_pad, (long)B * Tq);
         Node *n = tape_record("attention", attention_backward, out, q, k, v);
         n->in[3] = args->bias;
         n->aux = saved;

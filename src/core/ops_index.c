@@ -6,12 +6,6 @@
 #include "core/ops.h"
 #include "core/tape.h"
 
-static const int *saved_ints(const int *src, long n) {
-    int *dst = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
-    memcpy(dst, src, sizeof(int) * (size_t)n);
-    return dst;
-}
-
 // --- embedding: out[t] = table[ids[t]]; backward scatter-adds rows --------------------
 
 static void embedding_backward(const Node *n) {
@@ -36,7 +30,7 @@ Tensor *op_embedding(Tensor *table, const int *ids, int count) {
     }
     if (grad) {
         Node *n = tape_record("embedding", embedding_backward, out, table, NULL, NULL);
-        n->aux = saved_ints(ids, count);
+        n->aux = tape_save_ints(ids, count);
         n->i[0] = count;
     }
     return out;
@@ -79,7 +73,7 @@ Tensor *op_mean_pool(Tensor *x, const int *keep) {
         }
         for (int c = 0; c < C && k; c++) out->data[(long)b * C + c] /= k;
     }
-    if (grad) tape_record("mean_pool", mean_pool_backward, out, x, NULL, NULL)->aux = saved_ints(keep, (long)B * T);
+    if (grad) tape_record("mean_pool", mean_pool_backward, out, x, NULL, NULL)->aux = tape_save_ints(keep, (long)B * T);
     return out;
 }
 
@@ -173,7 +167,7 @@ Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
     }
     if (grad) {
         Node *n = tape_record("rel_bias", rel_bias_backward, out, table, NULL, NULL);
-        n->aux = saved_ints(bucket, TT);
+        n->aux = tape_save_ints(bucket, TT);
         n->i[0] = TT;
     }
     return out;

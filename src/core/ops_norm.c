@@ -190,10 +190,8 @@ Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, f
         if (targets[r] != ignore_index) { total += row_loss[r]; kept++; }
     loss->data[0] = kept ? (float)(total / kept) : 0.0f;
     if (grad) {
-        int *t = arena_alloc(tensor_arena(), sizeof(int) * (size_t)N);
-        memcpy(t, targets, sizeof(int) * (size_t)N);
         Node *n = tape_record("cross_entropy", cross_entropy_backward, loss, logits, NULL, NULL);
-        n->aux = t;
+        n->aux = tape_save_ints(targets, N);
         n->saved = lse;
         n->i[0] = ignore_index; n->i[1] = kept; n->f[0] = eps;
     }

@@ -30,6 +30,12 @@ Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a,
     return n;
 }
 
+const int *tape_save_ints(const int *src, long n) {
+    int *dst = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
+    memcpy(dst, src, sizeof(int) * (size_t)n);
+    return dst;
+}
+
 void tape_reset(void) { n_nodes = 0; }
 int  tape_length(void) { return n_nodes; }
 
