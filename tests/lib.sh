@@ -1,9 +1,10 @@
-# Helpers for shell tests (tests/test_*.sh): source it, then call ok/fail.
+# Helpers for shell tests (tests/test_*.sh): source it, then call ok/fail/skip.
 # BIN_DIR points at the build's tools (optimised or sanitized); run from the top level.
 BIN_DIR=${BIN_DIR:-build/opt/bin}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 ok()   { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; }
+skip() { echo "skip $1: $2"; }   # the premise is missing: says why, never counts as a pass
 # expect_error NAME PATTERN CMD...: CMD must exit non-zero and print PATTERN (grep -E) on stderr.
 expect_error() {
     name=$1; pat=$2; shift 2
