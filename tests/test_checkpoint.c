@@ -1,5 +1,5 @@
 // Checkpoints: save, load into a fresh model, identical logits; the header is valid JSON
-// with the DESIGN §3 names and shapes; the stored config round-trips; a mismatched model
+// with the docs/design.md §3.2 names and shapes; the stored config round-trips; a mismatched model
 // is refused with a message naming the tensor; resume state comes back exactly.
 #include <stdint.h>
 #include <string.h>

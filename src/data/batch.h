@@ -1,4 +1,4 @@
-// Padded batches (row-major [B, T], <pad> = 0), DESIGN §2 "Tokens".
+// Padded batches (row-major [B, T], <pad> = 0), docs/design.md §5.2.
 //
 //   BATCH_TRANSLATE  src     = tokens + <eos>                 [B, T_src]
 //                    tgt_in  = <bos> + tokens                 [B, T_tgt]

@@ -1,4 +1,4 @@
-// The `order` task ("dog bites man", DESIGN §5): a classifier must name the subject of
+// The `order` task ("dog bites man", docs/design.md §5.3): a classifier must name the subject of
 // `the N1 V the N2`. Every sentence's swapped twin `the N2 V the N1` (label N2) is in the same
 // split, so a bag of words is at chance between the two nouns.
 //

@@ -1,4 +1,4 @@
-// The `parallel_text` task (DESIGN §5): line-aligned source/target files such as Multi30k
+// The `parallel_text` task (docs/design.md §5.5): line-aligned source/target files such as Multi30k
 // (train.de / train.en), tokenised by the project's own rules.
 //
 // Reading (untrusted files): both files are read whole; a missing or empty file, or different

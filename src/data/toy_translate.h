@@ -1,4 +1,4 @@
-// The `toy_translate` task (DESIGN §5): seeded German -> English sentence pairs whose German
+// The `toy_translate` task (docs/design.md §5.4): seeded German -> English sentence pairs whose German
 // side differs from the English only in order and morphology.
 //
 // Lexicon (data/toy_lexicon.txt), one entry a line, '#' comments, words lower-cased on reading:

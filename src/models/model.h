@@ -2,7 +2,7 @@
 //   classifier: embed -> encoder -> pool (mean over tokens, or the <cls> row) -> head (C)
 //   translator: src_embed -> encoder; tgt_embed -> decoder (causal + cross-attention) -> generator (V)
 //   lm:         embed -> decoder (causal, no cross-attention) -> generator (V)
-// Parameter names follow DESIGN §3 (PyTorch style), so checkpoints load by name.
+// Parameter names follow docs/design.md §3.2 (PyTorch style), so checkpoints load by name.
 #ifndef MODEL_H
 #define MODEL_H
 #include "core/rng.h"

@@ -1,4 +1,4 @@
-// Encoder and decoder layers and stacks (DESIGN §2 "Layers").
+// Encoder and decoder layers and stacks (docs/design.md §2.5).
 //   pre-LN (norm_first):  x += Drop(SelfAttn(LN1(x))); [x += Drop(CrossAttn(LN2(x), memory))]; x += Drop(FFN(LN(x)))
 //   post-LN:              x = LN1(x + Drop(SelfAttn(x))); ...
 // Every stack ends with its own LayerNorm in both modes.

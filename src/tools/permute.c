@@ -1,4 +1,4 @@
-// ./permute MODEL [options] [key=value ...] — order blindness, measured (DESIGN §1, lesson 1).
+// ./permute MODEL [options] [key=value ...] — order blindness, measured (docs/design.md §1, §4.6).
 //
 // Runs a model's encoder on a sentence X and on a permutation ΠX of it and prints, as CSV, the
 // largest difference between out(ΠX) and Π out(X): zero (up to float rounding) when the
