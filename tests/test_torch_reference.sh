@@ -43,14 +43,14 @@ d_ff = 32
 enc_layers = 2
 max_len = 4
 [train]
-steps = 6
+steps = 40
 batch_size = 16
 lr = 1e-2
 schedule = constant
 warmup = 0
-log_every = 3
-eval_every = 6
-ckpt_every = 6
+log_every = 20
+eval_every = 40
+ckpt_every = 40
 EOT
     ;;
     translator) cat >"$2" <<EOT
@@ -72,14 +72,14 @@ enc_layers = 2
 dec_layers = 1
 max_len = 8
 [train]
-steps = 6
+steps = 40
 batch_size = 8
 lr = 1e-2
 schedule = constant
 warmup = 0
-log_every = 3
-eval_every = 6
-ckpt_every = 6
+log_every = 20
+eval_every = 40
+ckpt_every = 40
 EOT
     ;;
     lm) cat >"$2" <<EOT
@@ -99,14 +99,14 @@ d_ff = 32
 dec_layers = 2
 max_len = 8
 [train]
-steps = 6
+steps = 40
 batch_size = 8
 lr = 1e-2
 schedule = constant
 warmup = 0
-log_every = 3
-eval_every = 6
-ckpt_every = 6
+log_every = 20
+eval_every = 40
+ckpt_every = 40
 EOT
     ;;
     esac
