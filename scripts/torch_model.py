@@ -37,10 +37,15 @@ try:
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
-except ImportError as e:  # a clear line, not a traceback
-    if __name__ == "__main__" and not any(a in ("-h", "--help") for a in sys.argv[1:]):
+except ImportError as e:
+    if __name__ != "__main__":
+        raise
+    if not any(a in ("-h", "--help") for a in sys.argv[1:]):   # a clear line, not a traceback
         sys.exit("torch_model.py: PyTorch is not installed (%s); on Debian: apt-get install python3-torch" % e)
     torch = None
+
+    class nn:  # --help works without torch: the classes below only need a base to exist
+        Module = object
 
 PAD, UNK, BOS, EOS, CLS = 0, 1, 2, 3, 4
 
@@ -424,6 +429,17 @@ class Model(nn.Module):
         return F.cross_entropy(z, y, ignore_index=ignore, label_smoothing=eps)
 
 
+def vocab(path, side="src"):
+    """The tokens of a run's vocabulary, id = index: vocab.txt (classifier, lm) or
+    src_vocab.txt / tgt_vocab.txt (translator; side = "src" or "tgt")."""
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    name = os.path.join(folder, "vocab.txt")
+    if not os.path.exists(name):
+        name = os.path.join(folder, "%s_vocab.txt" % side)
+    with open(name, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
 def locate(path):
     return os.path.join(path, "model.safetensors") if os.path.isdir(path) else path
 
@@ -587,8 +603,33 @@ def check_cases(cases_path, table_path, dtype, loss_tol, grad_tol):
             table.append("\t".join([name] + [fields[k] for k in keys]))
     if table_path:
         with open(table_path, "w") as f:
-            f.write("\n".join(table) + "\n")
+            f.write(markdown_tables(table) if table_path.endswith(".md") else "\n".join(table) + "\n")
     return 1 if failed else 0
+
+
+def markdown_tables(tsv_rows):
+    """The results as Markdown: a grid (scheme x kind and norm: loss / gradient differences),
+    then every column for every case. Case names are KIND_SCHEME_NORM."""
+    head = tsv_rows[0].split("\t")
+    rows = [dict(zip(head, r.split("\t"))) for r in tsv_rows[1:]]
+    by_name = {r["case"]: r for r in rows}
+    kinds = [k for k in ("classifier", "translator", "lm") if any(r["case"].startswith(k + "_") for r in rows)]
+    schemes = [s for s in ("none", "sinusoidal", "learned", "alibi", "rope", "t5")
+               if any("_%s_" % s in r["case"] for r in rows)]
+    cols = [(k, n) for k in kinds for n in ("pre", "post")]
+    out = ["Largest relative differences, C (float32) against PyTorch (float64): ./eval loss / gradient "
+           "(the worst tensor's largest |C - torch| over its largest |torch|).", "",
+           "| scheme | " + " | ".join("%s %s-LN" % c for c in cols) + " |",
+           "| --- |" + " ---: |" * len(cols)]
+    for sc in schemes:
+        cells = []
+        for k, n in cols:
+            r = by_name.get("%s_%s_%s" % (k, sc, n))
+            cells.append("%s / %s" % (r["loss_rel"], r["grad_rel"]) if r else "—")
+        out.append("| %s | %s |" % (sc, " | ".join(cells)))
+    out += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    out += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows]
+    return "\n".join(out) + "\n"
 
 
 def main(argv):
