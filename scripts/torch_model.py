@@ -354,30 +354,25 @@ class Model(nn.Module):
         self.cfg = cfg
         self.kind = cfg["model"]
         d = cfg["d_model"]
-        learned = cfg["pos"] == "learned"
-        if self.kind == "classifier":
-            self.embed = nn.Embedding(src_vocab, d)
-            if learned:
-                self.pos = nn.Embedding(cfg["max_len"], d)
-            self.encoder = Stack(cfg, decoder=False, cross=False)
-            self.head = nn.Linear(d, n_classes)
-        elif self.kind == "translator":
-            self.src_embed = nn.Embedding(src_vocab, d)
-            self.tgt_embed = nn.Embedding(tgt_vocab, d)
-            if learned:
-                self.src_pos = nn.Embedding(cfg["max_len"], d)
-                self.tgt_pos = nn.Embedding(cfg["max_len"], d)
-            self.encoder = Stack(cfg, decoder=False, cross=False)
-            self.decoder = Stack(cfg, decoder=True, cross=True)
-            self.generator = nn.Linear(d, tgt_vocab)
-        elif self.kind == "lm":
-            self.embed = nn.Embedding(src_vocab, d)
-            if learned:
-                self.pos = nn.Embedding(cfg["max_len"], d)
-            self.decoder = Stack(cfg, decoder=True, cross=False)
-            self.generator = nn.Linear(d, src_vocab)
-        else:
+        if self.kind not in ("classifier", "translator", "lm"):
             raise ValueError("model = %s: expected classifier, translator or lm" % self.kind)
+        # Token tables and (learned only) position tables, under the checkpoint's names.
+        if self.kind == "translator":
+            inputs = [("src_embed", "src_pos", src_vocab), ("tgt_embed", "tgt_pos", tgt_vocab)]
+        else:
+            inputs = [("embed", "pos", src_vocab)]
+        for table, pos, vocab_size in inputs:
+            setattr(self, table, nn.Embedding(vocab_size, d))
+            if cfg["pos"] == "learned":
+                setattr(self, pos, nn.Embedding(cfg["max_len"], d))
+        if self.kind != "lm":
+            self.encoder = Stack(cfg, decoder=False, cross=False)
+        if self.kind != "classifier":
+            self.decoder = Stack(cfg, decoder=True, cross=self.kind == "translator")
+        if self.kind == "classifier":
+            self.head = nn.Linear(d, n_classes)
+        else:
+            self.generator = nn.Linear(d, tgt_vocab if self.kind == "translator" else src_vocab)
 
     def _embed(self, ids, table, stack, pos_table):
         d = self.cfg["d_model"]

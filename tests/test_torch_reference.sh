@@ -24,92 +24,19 @@ fi
 
 # config KIND FILE: a tiny config of that model kind (a few seconds for all cases together).
 config() {
-    case $1 in
-    classifier) cat >"$2" <<EOT
-[run]
-out_dir = $RUNS
-seed = 5
-threads = 1
-[task]
-task = order
-train_size = 200
-val_size = 40
-test_size = 20
-[model]
-model = classifier
-d_model = 24
-n_heads = 3
-d_ff = 32
-enc_layers = 2
-max_len = 4
-[train]
-steps = 40
-batch_size = 16
-lr = 1e-2
-schedule = constant
-warmup = 0
-log_every = 20
-eval_every = 40
-ckpt_every = 40
-EOT
-    ;;
-    translator) cat >"$2" <<EOT
-[run]
-out_dir = $RUNS
-seed = 5
-threads = 1
-[task]
-task = toy_translate
-train_size = 200
-val_size = 24
-test_size = 20
-[model]
-model = translator
-d_model = 16
-n_heads = 2
-d_ff = 32
-enc_layers = 2
-dec_layers = 1
-max_len = 8
-[train]
-steps = 40
-batch_size = 8
-lr = 1e-2
-schedule = constant
-warmup = 0
-log_every = 20
-eval_every = 40
-ckpt_every = 40
-EOT
-    ;;
-    lm) cat >"$2" <<EOT
-[run]
-out_dir = $RUNS
-seed = 5
-threads = 1
-[task]
-task = lm
-window = 12
-train_size = 2000
-[model]
-model = lm
-d_model = 16
-n_heads = 4
-d_ff = 32
-dec_layers = 2
-max_len = 8
-[train]
-steps = 40
-batch_size = 8
-lr = 1e-2
-schedule = constant
-warmup = 0
-log_every = 20
-eval_every = 40
-ckpt_every = 40
-EOT
-    ;;
-    esac
+    {
+        printf '[run]\nout_dir = %s\nseed = 5\nthreads = 1\n' "$RUNS"
+        case $1 in
+        classifier) printf '%s\n' '[task]' 'task = order' 'train_size = 200' 'val_size = 40' 'test_size = 20' \
+            '[model]' 'model = classifier' 'd_model = 24' 'n_heads = 3' 'enc_layers = 2' 'max_len = 4' ;;
+        translator) printf '%s\n' '[task]' 'task = toy_translate' 'train_size = 200' 'val_size = 24' 'test_size = 20' \
+            '[model]' 'model = translator' 'd_model = 16' 'n_heads = 2' 'enc_layers = 2' 'dec_layers = 1' 'max_len = 8' ;;
+        lm) printf '%s\n' '[task]' 'task = lm' 'window = 12' 'train_size = 2000' \
+            '[model]' 'model = lm' 'd_model = 16' 'n_heads = 4' 'dec_layers = 2' 'max_len = 8' ;;
+        esac
+        printf '%s\n' 'd_ff = 32' '[train]' 'steps = 40' 'batch_size = 8' 'lr = 1e-2' 'schedule = constant' 'warmup = 0' \
+            'log_every = 20' 'eval_every = 40' 'ckpt_every = 40'
+    } >"$2"
 }
 
 # The options each case varies (training config; evaluation overrides), so that every option of
