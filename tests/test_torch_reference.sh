@@ -9,6 +9,16 @@
 # the reason. TORCH_REFERENCE_TABLE=FILE keeps the table of results (TSV).
 . tests/lib.sh
 
+# ./eval --dump-grads: its own mistakes, with or without torch.
+tiny_config "$TMP/cli.ini"
+if "$TRAIN" "$TMP/cli.ini" >"$TMP/cli.out" 2>&1; then
+    expect_error eval_dump_grads_needs_file "needs a file name" "$EVAL" "$RUNS/cli" --dump-grads
+    expect_error eval_unknown_option "unknown option '--dump-grad'" "$EVAL" "$RUNS/cli" --dump-grad x
+    expect_error eval_dump_grads_bad_dir "$TMP/nowhere/d" "$EVAL" "$RUNS/cli" --dump-grads "$TMP/nowhere/d"
+else
+    fail eval_dump_grads_cli "./train: $(tail -2 "$TMP/cli.out")"
+fi
+
 PY=
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then PY=$p; break; fi
