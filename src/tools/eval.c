@@ -5,11 +5,12 @@
 #include "core/runtime.h"
 #include "io/config.h"
 #include "run/evaluate.h"
+#include "run/grad_dump.h"
 #include "run/run_dir.h"
 #include "run/task.h"
 
 static const char *USAGE =
-    "usage: ./eval CHECKPOINT [key=value ...]\n"
+    "usage: ./eval CHECKPOINT [key=value ...] [--dump-grads FILE]\n"
     "\n"
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
@@ -23,7 +24,15 @@ static const char *USAGE =
     "  lengths=1..12         toy_translate: test sets of 1..12 clauses; lm: window sizes\n"
     "  pos_offset=16         shift every position index by 16\n"
     "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
-    "  test_size=200         sentences per generated test set\n";
+    "  test_size=200         sentences per generated test set\n"
+    "\n"
+    "--dump-grads FILE: instead of the CSV, one training step's gradients for checking the\n"
+    "math against another implementation (scripts/torch_model.py). The data ./eval scores\n"
+    "(the whole validation split; lm: the evaluation windows of `window` tokens) as one\n"
+    "batch, dropout off, the training loss (train.label_smoothing included), one backward\n"
+    "pass, no update. FILE is safetensors (all F32): batch.src / batch.tgt_in / batch.tgt_out /\n"
+    "batch.labels (the ids the model saw), loss, and grad.NAME for every parameter NAME;\n"
+    "metadata: the resolved config. Meant for small runs: the split is one batch.\n";
 
 static void print_row(const char *split, int length, const EvalResult *r) {
     printf("%s,%d,%d,%.6g,%.6g,", split, length, r->n_examples, r->loss, r->token_acc);
@@ -72,7 +81,7 @@ static int check_lengths(const Config *c, const int *lengths, int n, char *err, 
     return 0;
 }
 
-static int run(const char *ckpt_arg, int n_over, char **over, char *err, int errlen) {
+static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path, char *err, int errlen) {
     Run run;
     if (run_read_config(&run, ckpt_arg, 0, n_over, over, err, errlen)) return -1;
     const Config *c = &run.cfg;
@@ -83,7 +92,9 @@ static int run(const char *ckpt_arg, int n_over, char **over, char *err, int err
         rc = -1;
     Model *m = &run.model;
     Task *t = &run.task;
-    if (!rc) {
+    if (!rc && dump_path) {
+        rc = grad_dump(m, t, &run.cfg, dump_path, err, errlen);
+    } else if (!rc) {
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
         EvalResult r;
         if (m->kind == MODEL_LM) {
@@ -121,7 +132,25 @@ int main(int argc, char **argv) {
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
     char err[1024];
-    if (run(argv[1], argc - 2, argv + 2, err, sizeof err)) {
+    // --dump-grads FILE may stand anywhere after the checkpoint; the rest are overrides.
+    const char *dump_path = NULL;
+    int n_over = 0;
+    char **over = argv + 2;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--dump-grads")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "error: --dump-grads needs a file name\n");
+                return 1;
+            }
+            dump_path = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            fprintf(stderr, "error: unknown option '%s' (see ./eval --help)\n", argv[i]);
+            return 1;
+        } else {
+            over[n_over++] = argv[i];
+        }
+    }
+    if (run(argv[1], n_over, over, dump_path, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
         return 1;
     }
