@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 // ---------------------------------------------------------------- plot object
@@ -53,6 +52,7 @@ int plot_add_series(Plot *p, const char *name, int n, const double *x, const dou
     s.x = copy_doubles(x, n);
     s.y = copy_doubles(y, n);
     s.n = n;
+    s.style = -1;
     if (!s.name || !s.x || !s.y) {
         free(s.name), free(s.x), free(s.y);
         return -1;
@@ -68,6 +68,12 @@ int plot_set_band(Plot *p, int s, const double *lo, const double *hi) {
     if (!l || !h) { free(l), free(h); return -1; }
     free(ps->lo), free(ps->hi);
     ps->lo = l, ps->hi = h;
+    return 0;
+}
+
+int plot_set_style(Plot *p, int s, int style) {
+    if (s < 0 || s >= p->n_series || style < -1 || style >= PLOT_N_COLORS) return -1;
+    p->series[s].style = style;
     return 0;
 }
 
@@ -220,20 +226,7 @@ static const char *const palette[PLOT_N_COLORS] = {
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#444444", "#882255",
 };
 
-static const struct { const char *name; int slot; } fixed_colors[] = {
-    {"rope", 0}, {"sinusoidal", 1}, {"alibi", 2}, {"t5", 3}, {"learned", 4}, {"none", 6},
-};
-#define N_FIXED ((int)(sizeof fixed_colors / sizeof fixed_colors[0]))
-
-static int fixed_slot(const char *name) {
-    for (int i = 0; i < N_FIXED; i++)
-        if (strcasecmp(name, fixed_colors[i].name) == 0) return fixed_colors[i].slot;
-    return -1;
-}
-
 int plot_color_slot(const char *name) {
-    int s = fixed_slot(name);
-    if (s >= 0) return s;
     uint32_t h = 2166136261u;  // FNV-1a
     for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
     return (int)(h % PLOT_N_COLORS);
@@ -243,12 +236,12 @@ const char *plot_color(int slot) {
     return palette[((slot % PLOT_N_COLORS) + PLOT_N_COLORS) % PLOT_N_COLORS];
 }
 
-// Slot per series: known names first take their fixed slot, then the others take their
+// Slot per series: series with a fixed style first take that slot, then the others take their
 // hashed slot or the next free one. With more series than colours, later ones get dashes.
 static void assign_slots(const Plot *p, int *slot, int *dashed) {
     int used[PLOT_N_COLORS] = {0};
     for (int i = 0; i < p->n_series; i++) {
-        slot[i] = fixed_slot(p->series[i].name);
+        slot[i] = p->series[i].style;
         dashed[i] = 0;
         if (slot[i] >= 0) dashed[i] = used[slot[i]]++ > 0;
     }
