@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "io/json.h"
+#include "util/utf8.h"
 
 // Parses a NUL-free document given as a C string (into an exactly sized, unterminated copy,
 // so ASan catches any read past the end).
@@ -300,7 +301,7 @@ static void test_utf8_validator(void) {
         {"\xf4\x90\x80\x80", 0}, {"\xf5\x80\x80\x80", 0}, {"\x80", 0}, {"\xfe", 0}, {"a\xe2\x82", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        CHECK(json_utf8_valid(cases[i].s, strlen(cases[i].s)) == cases[i].ok, "case %zu", i);
+        CHECK(utf8_valid(cases[i].s, strlen(cases[i].s)) == cases[i].ok, "case %zu", i);
 }
 
 static void test_writer_escapes_and_round_trips(void) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/utf8.h"
 
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 10000               // recursion bound, whatever the caller asks
@@ -100,40 +101,6 @@ static void skip_ws(Parser *p) {
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
         p->pos++;
     }
-}
-
-// Length of the valid UTF-8 sequence at s[0..n), or 0 if it is invalid (RFC 3629 table).
-static size_t utf8_seq_len(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0) lo = 0xa0;        // no overlong forms
-        if (c == 0xed) hi = 0x9f;        // no UTF-16 surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f;        // nothing above U+10FFFF
-    } else return 0;
-    if (n < len) return 0;
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
-    return len;
-}
-
-int json_utf8_valid(const char *s, size_t n) {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t k = utf8_seq_len(u + i, n - i);
-        if (!k) return 0;
-        i += k;
-    }
-    return 1;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -249,7 +216,7 @@ static int parse_string(Parser *p, const char **out, size_t *out_len) {
         } else if (c < 0x20) {
             return fail(p, p->pos, "raw control character 0x%02x in string (must be escaped)", c);
         } else {
-            size_t k = utf8_seq_len(p->s + p->pos, p->n - p->pos);
+            size_t k = (size_t)utf8_seq_len(p->s + p->pos, p->n - p->pos);
             if (!k) return fail(p, p->pos, "invalid UTF-8 byte 0x%02x in string", c);
             if (sbuf_put(p, p->s + p->pos, k)) return -1;
             p->pos += k;

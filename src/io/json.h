@@ -75,9 +75,6 @@ int json_int64(const JsonValue *v, int64_t *out);  // 0 iff an exact integer lit
 int json_double(const JsonValue *v, double *out);  // 0 iff a number
 const char *json_type_name(JsonType t);     // "null", "boolean", "number", ...
 
-// 1 if s[0..n) is valid UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
-int json_utf8_valid(const char *s, size_t n);
-
 // Writer: a growable text buffer. Appending never fails loudly: on out-of-memory `failed`
 // is set and later appends do nothing, so check it once at the end. Zero-initialise it.
 typedef struct {

@@ -9,6 +9,7 @@
 
 #include "io/fileio.h"
 #include "io/json.h"
+#include "util/utf8.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.c stores float32 in host order and assumes a little-endian host"
@@ -104,7 +105,7 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     for (int i = 0; i < n; i++) {
         const char *name = t[i].name;
         if (!name || !*name) return st_error(c, "tensor %d has an empty name", i);
-        if (!json_utf8_valid(name, strlen(name))) return st_error(c, "tensor %d: name is not valid UTF-8", i);
+        if (!utf8_valid(name, strlen(name))) return st_error(c, "tensor %d: name is not valid UTF-8", i);
         if (strcmp(name, "__metadata__") == 0) return st_error(c, "'__metadata__' is reserved and cannot name a tensor");
         if (t[i].ndim < 0 || t[i].ndim > ST_MAX_DIMS)
             return st_error(c, "tensor '%s' has %d dimensions; 0 to %d are supported", show(name, b), t[i].ndim, ST_MAX_DIMS);
@@ -116,7 +117,7 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     }
     for (int i = 0; i < n_meta; i++) {
         if (!mk[i] || !mv[i]) return st_error(c, "metadata entry %d is NULL", i);
-        if (!json_utf8_valid(mk[i], strlen(mk[i])) || !json_utf8_valid(mv[i], strlen(mv[i])))
+        if (!utf8_valid(mk[i], strlen(mk[i])) || !utf8_valid(mv[i], strlen(mv[i])))
             return st_error(c, "metadata entry '%s' is not valid UTF-8", show(mk[i], b));
     }
     const char **names = malloc(((size_t)(n > n_meta ? n : n_meta) + 1) * sizeof *names);

@@ -2,6 +2,8 @@
 #include "io/svg.h"
 #include "core/errors.h"
 #include "io/fileio.h"
+#include "util/hash.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -227,9 +229,7 @@ static const char *const palette[PLOT_N_COLORS] = {
 };
 
 int plot_color_slot(const char *name) {
-    uint32_t h = 2166136261u;  // FNV-1a
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
-    return (int)(h % PLOT_N_COLORS);
+    return (int)(fnv1a(name, strlen(name)) % PLOT_N_COLORS);
 }
 
 const char *plot_color(int slot) {
@@ -276,24 +276,14 @@ static void sb_printf(Sb *b, const char *fmt, ...) {
     }
 }
 
-// Length of the valid UTF-8 sequence starting at s, or 0 when it is not valid.
-static int utf8_len(const unsigned char *s) {
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-          : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || (n == 2 && s[0] < 0xC2)) return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    return n;
-}
-
 char *plot_xml_escape(const char *text, char *buf, int n) {
     if (n <= 0) return buf;
     int used = 0;
-    const unsigned char *s = (const unsigned char *)(text ? text : "");
+    const unsigned char *s = (const unsigned char *)(text ? text : ""), *end = s + strlen((const char *)s);
     while (*s) {
         char tmp[8];
         const char *piece = tmp;
-        int len = utf8_len(s), adv = len ? len : 1;
+        int len = utf8_seq_len(s, (size_t)(end - s)), adv = len ? len : 1;
         switch (*s) {
             case '&': piece = "&amp;"; break;
             case '<': piece = "&lt;"; break;

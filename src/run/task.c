@@ -215,9 +215,9 @@ static int same_vocab(const Vocab *built, const char *path, char *err, int errle
         rc = -1;
     }
     for (int i = 0; !rc && i < saved.n; i++)
-        if (strcmp(saved.tokens[i], built->tokens[i])) {
+        if (strcmp(saved.str[i], built->str[i])) {
             snprintf(err, errlen, "%s:%d: token '%s', but the task's data gives '%s' (was the lexicon or data changed?)",
-                     path, i + 1, saved.tokens[i], built->tokens[i]);
+                     path, i + 1, saved.str[i], built->str[i]);
             rc = -1;
         }
     vocab_free(&saved);

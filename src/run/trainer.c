@@ -62,23 +62,19 @@ static int truncate_log(const char *path, long step, char *err, int errlen) {
     return rc;
 }
 
-// A run killed while writing a file leaves its temporary (NAME.tmp.PID, see write_file_atomic;
-// NAME.tmp for vocab_save);
-// the real file beside it is intact. Remove those leftovers so they do not pile up.
+// A run killed while writing a file leaves its temporary (every file goes through
+// write_file_atomic); the real file beside it is intact. Remove those leftovers so they do
+// not pile up.
 static void remove_stale_temps(const char *dir) {
-    static const char *prefixes[] = {"model.safetensors.tmp.", "log.csv.tmp.", "config.ini.tmp.",
-                                     "vocab.txt.tmp", "src_vocab.txt.tmp", "tgt_vocab.txt.tmp"};
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)))
-        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-            if (!strncmp(e->d_name, prefixes[i], strlen(prefixes[i]))) {
-                char path[1024];
-                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-                if (!unlink(path)) printf("removed %s, left by an interrupted run\n", path);
-                break;
-            }
+        if (is_atomic_temp(e->d_name)) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (!unlink(path)) printf("removed %s, left by an interrupted run\n", path);
+        }
     closedir(d);
 }
 
