@@ -54,7 +54,7 @@ static void test_read_limits_and_errors(void) {
     got = read_file(p, &n, 100, err, sizeof err);
     CHECK(!got && strstr(err, "missing.bin: cannot open: No such file or directory"), "err: %s", err);
     got = read_file(tmpdir, &n, 100, err, sizeof err);
-    CHECK(!got && strstr(err, ": read failed: Is a directory"), "err: %s", err);
+    CHECK(!got && strstr(err, ": cannot read: Is a directory"), "err: %s", err);
 }
 
 static void test_write_errors_leave_nothing_behind(void) {

@@ -3,6 +3,7 @@
 // is added by adding one table row.
 #include "io/config.h"
 #include "core/errors.h"
+#include "io/fileio.h"
 #include "pos/pos.h"
 #include <errno.h>
 
@@ -526,23 +527,10 @@ int config_load(Config *c, const char *path, int n_overrides, char **overrides, 
         memset(c->name, 0, CFG_STR);
         memcpy(c->name, base, n);
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    int rc = 0;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap || cap > MAX_FILE) break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) { free(buf); buf = NULL; break; }
-        buf = bigger, cap *= 2;
-    }
-    if (!buf) rc = errorf(err, errlen, "%s: out of memory", path);
-    else if (ferror(f)) rc = errorf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    else if (len > MAX_FILE) rc = errorf(err, errlen, "%s: file larger than %d bytes", path, MAX_FILE);
-    fclose(f);
-    if (rc == 0) rc = load(c, buf, len, n_overrides, overrides, err, errlen);
+    size_t len;
+    char *buf = read_file(path, &len, MAX_FILE, err, errlen);
+    if (!buf) return -1;
+    int rc = load(c, buf, len, n_overrides, overrides, err, errlen);
     free(buf);
     return rc;
 }

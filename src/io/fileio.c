@@ -109,7 +109,7 @@ char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int er
                 int e = errno ? errno : EIO;
                 free(buf);
                 fclose(f);
-                set_err(err, errlen, path, "read failed", e);
+                set_err(err, errlen, path, "cannot read", e);
                 return NULL;
             }
             break;  // EOF
