@@ -161,7 +161,6 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;
-        n->seed = seed;
         n->aux = keep;
     }
     return out;
