@@ -11,7 +11,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/dog_bites_man.sh [--quick] [--seeds N] [--out DIR]
 
-Trains configs/order/<scheme>.ini for every scheme (none sinusoidal learned alibi rope t5) and
+Trains configs/order/<scheme>.ini for every scheme (./train --list-schemes) and
 seeds 1..N, evaluates each run's test split with ./eval, runs ./permute on each scheme's seed-1
 model, and writes into DIR:
   runs.csv       scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff (test split;

@@ -16,8 +16,8 @@ usage() {
 usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR]
 
 Trains configs/<scheme>.ini (translator, toy_translate, 1-3 clauses) and configs/lm/<scheme>.ini
-(language model, 32-token windows) for every scheme (none sinusoidal learned alibi rope t5) and
-seeds 1..N, evaluates them with ./eval and writes into DIR:
+(language model, 32-token windows) for every scheme (./train --list-schemes) and seeds 1..N,
+evaluates them with ./eval and writes into DIR:
   results.csv   view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last
                 view length: x = clauses (test sets of x clauses)
                 view offset: x = k, every position index shifted by k (validation split)

@@ -1,7 +1,10 @@
-# Shared by scripts/dog_bites_man.sh and scripts/extrapolate.sh (POSIX sh; sourced, not run).
+# Shared by scripts/dog_bites_man.sh, scripts/extrapolate.sh and scripts/multi30k.sh
+# (POSIX sh; sourced, not run).
 # Tools come from BIN_DIR (default: the top level, where `make` puts them).
 BIN_DIR=${BIN_DIR:-.}
-SCHEMES="none sinusoidal learned alibi rope t5"
+# The positional schemes in the registry's order, from the trainer (src/pos/registry.c is the
+# only list); empty when the trainer is missing, which need_tools then reports.
+SCHEMES=$(echo $("$BIN_DIR/train" --list-schemes 2>/dev/null))
 
 die() { echo "$0: $*" >&2; exit 1; }
 now() { date +%s; }

@@ -11,7 +11,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/multi30k.sh [--quick] [--schemes "LIST"] [--data DIR] [--out DIR] [-- KEY=VALUE ...]
 
-For every scheme in LIST (default: none sinusoidal learned alibi rope t5) trains
+For every scheme in LIST (default: all, ./train --list-schemes) trains
 configs/multi30k/<scheme>.ini into DIR/runs/<scheme> (a finished run is reused, so an
 interrupted script can be restarted), translates DIR/test_2016_flickr.de with
 ./translate (the config's beam and length penalty) and scores it against the .en references.

@@ -9,19 +9,19 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "io/heatmap.h"
+#include "pos/pos.h"
 #include "run/attention.h"
 
 static Arena arena;
 
 static void test_trace_matches_model(void) {
-    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
     int Ts = 6, Tt = 5, V = 11;
     int src[6] = {5, 6, 7, 8, 3, 0}, tgt[5] = {TOK_BOS, 4, 9, 10, 0};   // padded on both sides
-    for (int s = 0; s < 6; s++)
+    for (int s = 0; s < pos_scheme_count(); s++)
         for (int nf = 0; nf < 2; nf++) {
             Config c;
             config_defaults(&c);
-            snprintf(c.pos, sizeof c.pos, "%s", schemes[s]);
+            snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
             c.d_model = 16; c.n_heads = 4; c.d_ff = 24; c.enc_layers = 2; c.dec_layers = 2; c.norm_first = nf;
             Model m;
             model_build(&m, &c, V, V, 0);
@@ -34,7 +34,7 @@ static void test_trace_matches_model(void) {
             double worst = 0;   // the real target positions (the model skips padding queries)
             for (int i = 0; i < Tt * V; i++)
                 if (tgt[i / V] != 0) worst = fmax(worst, fabs(a.logits[i] - ref->data[i]));
-            CHECK(worst < 1e-5, "%s norm_first=%d: traced logits differ by %g", schemes[s], nf, worst);
+            CHECK(worst < 1e-5, "%s norm_first=%d: traced logits differ by %g", pos_scheme_at(s)->name, nf, worst);
             // Rows are distributions; padded keys and (decoder) future keys get nothing.
             double row_err = 0, masked = 0;
             for (int l = 0; l < 2; l++)
@@ -56,7 +56,7 @@ static void test_trace_matches_model(void) {
                         row_err = fmax(row_err, fmax(fabs(sum - 1), fabs(sx - 1)));
                     }
                 }
-            CHECK(row_err < 1e-5 && masked == 0, "%s: rows sum to 1 within %g, masked weight %g", schemes[s], row_err, masked);
+            CHECK(row_err < 1e-5 && masked == 0, "%s: rows sum to 1 within %g, masked weight %g", pos_scheme_at(s)->name, row_err, masked);
             attention_maps_free(&a);
             arena_release(&arena, mark);
             model_free(&m);

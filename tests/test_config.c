@@ -184,8 +184,8 @@ static void test_value_errors(void) {
     EXPECT_ERROR("[model]\ndec_layers = -1\n", 2, "dec_layers = -1 is out of range [0, 64]");
     EXPECT_ERROR("[model]\nrope_base = 1\n", 2, "rope_base = 1 is out of range (1, 1e+09]");
     EXPECT_ERROR("[run]\nthreads = -1\n", 2, "threads = -1 is out of range");
-    EXPECT_ERROR("[model]\npos = rotary\n", 2, "pos: unknown value 'rotary'; expected none|sinusoidal|learned|alibi|rope|t5");
-    EXPECT_ERROR("[model]\npos = Rope\n", 2, "unknown value 'Rope'");
+    EXPECT_ERROR("[model]\npos = rotary\n", 2, "pos: unknown value 'rotary'; expected none|");   // the registry's names
+    EXPECT_ERROR("[model]\npos = Rope\n", 2, "unknown value 'Rope'; did you mean 'rope'? expected none|");
     EXPECT_ERROR("[train]\nschedule = linear\n", 2, "expected constant|cosine|noam");
     EXPECT_ERROR("[model]\nnorm_first = maybe\n", 2, "norm_first: 'maybe' is not a boolean");
     char longname[400] = "[run]\nname = ";

@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
+#include "pos/pos.h"
 #include "run/decode.h"
 #include "run/evaluate.h"
 
@@ -32,14 +33,13 @@ static void translator(Model *m, const char *pos, int norm_first, int V, int see
 static const int SRC[15] = {5, 6, 7, 8, 3,   9, 10, 3, 0, 0,   11, 3, 0, 0, 0};
 
 static void test_incremental_equals_full(void) {
-    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
     int B = 3, Ts = 5, T = 11, V = 13;   // T > max_len: the learned table wraps
     int tgt[3 * 11];
     for (int i = 0; i < B * T; i++) tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % (V - 4);
-    for (int s = 0; s < 6; s++)
+    for (int s = 0; s < pos_scheme_count(); s++)
         for (int nf = 0; nf < 2; nf++) {
             Model m;
-            translator(&m, schemes[s], nf, V, 3);
+            translator(&m, pos_scheme_at(s)->name, nf, V, 3);
             model_set_training(&m, 0);
             tape_set_enabled(0);
             ArenaMark mark = arena_mark(&arena);
@@ -59,7 +59,7 @@ static void test_incremental_equals_full(void) {
             }
             decode_free(&st);
             CHECK(m.training == 1, "training flag restored");
-            CHECK(worst < 2e-5, "%s norm_first=%d: incremental differs by %g", schemes[s], nf, worst);
+            CHECK(worst < 2e-5, "%s norm_first=%d: incremental differs by %g", pos_scheme_at(s)->name, nf, worst);
             free(ref);
             arena_release(&arena, mark);
             model_free(&m);

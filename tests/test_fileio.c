@@ -54,7 +54,7 @@ static void test_read_limits_and_errors(void) {
     got = read_file(p, &n, 100, err, sizeof err);
     CHECK(!got && strstr(err, "missing.bin: cannot open: No such file or directory"), "err: %s", err);
     got = read_file(tmpdir, &n, 100, err, sizeof err);
-    CHECK(!got && strstr(err, ": read failed: Is a directory"), "err: %s", err);
+    CHECK(!got && strstr(err, ": cannot read: Is a directory"), "err: %s", err);
 }
 
 static void test_write_errors_leave_nothing_behind(void) {
@@ -105,12 +105,22 @@ static void test_make_dirs(void) {
     CHECK(chdir(cwd) == 0, "chdir back");
 }
 
+// The trainer removes leftovers by this test, so it must match every temporary name
+// write_file_atomic makes (vocabularies and BPE merges too) and nothing else.
+static void test_atomic_temp_names(void) {
+    const char *temps[] = {"model.safetensors.tmp.123", "src_bpe.txt.tmp.4", "vocab.txt.tmp.99999", "x.tmp.0"};
+    const char *others[] = {"model.safetensors", "vocab.txt.tmp", "a.tmp.", "a.tmp.12x", ".tmp.5", "notes.tmp.txt", "log.csv"};
+    for (int i = 0; i < 4; i++) CHECK(is_atomic_temp(temps[i]), "%s not recognised", temps[i]);
+    for (int i = 0; i < 7; i++) CHECK(!is_atomic_temp(others[i]), "%s taken for a temporary", others[i]);
+}
+
 int main(void) {
     if (tmpdir_create("test_fileio")) return 1;
     RUN(test_write_then_read);
     RUN(test_read_limits_and_errors);
     RUN(test_write_errors_leave_nothing_behind);
     RUN(test_make_dirs);
+    RUN(test_atomic_temp_names);
     tmpdir_remove();
     return check_summary();
 }

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "io/json.h"
+#include "util/utf8.h"
 
 // Parses a NUL-free document given as a C string (into an exactly sized, unterminated copy,
 // so ASan catches any read past the end).
@@ -300,16 +301,16 @@ static void test_utf8_validator(void) {
         {"\xf4\x90\x80\x80", 0}, {"\xf5\x80\x80\x80", 0}, {"\x80", 0}, {"\xfe", 0}, {"a\xe2\x82", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        CHECK(json_utf8_valid(cases[i].s, strlen(cases[i].s)) == cases[i].ok, "case %zu", i);
+        CHECK(utf8_valid(cases[i].s, strlen(cases[i].s)) == cases[i].ok, "case %zu", i);
 }
 
 static void test_writer_escapes_and_round_trips(void) {
-    JsonBuf b = {0};
+    StrBuf b = {0};
     const char *s = "a\"b\\c\n\t\x01\x1f\x7f \xc3\xa9/";
     jb_string(&b, s, strlen(s));
     const char *expect = "\"a\\\"b\\\\c\\n\\t\\u0001\\u001f\x7f \xc3\xa9/\"";
-    CHECK(!b.failed && strcmp(b.data, expect) == 0, "got %s", b.data);
-    jb_free(&b);
+    CHECK(!b.failed && strcmp(b.s, expect) == 0, "got %s", b.s);
+    strbuf_free(&b);
 
     // Every ASCII byte including NUL, plus multi-byte UTF-8, survives escape + parse.
     char all[140];
@@ -319,21 +320,21 @@ static void test_writer_escapes_and_round_trips(void) {
     n += 9;
     jb_string(&b, all, n);
     char err[256];
-    JsonDoc *doc = json_parse(b.data, b.len, NULL, err, sizeof err);
+    JsonDoc *doc = json_parse(b.s, b.len, NULL, err, sizeof err);
     CHECK(doc != NULL, "%s", err);
     const JsonValue *v = json_root(doc);
     CHECK(v && v->type == JSON_STRING && v->len == n && memcmp(v->str, all, n) == 0, "round trip differs");
     json_free(doc);
-    jb_free(&b);
+    strbuf_free(&b);
 
-    jb_puts(&b, "[");
+    strbuf_puts(&b, "[");
     jb_int(&b, -9223372036854775807LL - 1);
-    jb_puts(&b, ",");
+    strbuf_puts(&b, ",");
     jb_int(&b, 0);
-    jb_puts(&b, "]");
+    strbuf_puts(&b, "]");
     jb_string(&b, NULL, 0);
-    CHECK(strcmp(b.data, "[-9223372036854775808,0]\"\"") == 0, "got %s", b.data);
-    jb_free(&b);
+    CHECK(strcmp(b.s, "[-9223372036854775808,0]\"\"") == 0, "got %s", b.s);
+    strbuf_free(&b);
 }
 
 int main(void) {

@@ -6,6 +6,7 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "models/model.h"
+#include "pos/pos.h"
 
 static Arena arena;
 
@@ -95,11 +96,10 @@ static float model_loss_value(Model *m) {
 }
 
 static void test_full_model_gradients(void) {
-    const char *schemes[6] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
-    for (int s = 0; s < 6; s++)
+    for (int s = 0; s < pos_scheme_count(); s++)
         for (int norm_first = 0; norm_first < 2; norm_first++) {
             Config c;
-            small_config(&c, "translator", schemes[s]);
+            small_config(&c, "translator", pos_scheme_at(s)->name);
             c.d_model = 8; c.n_heads = 2; c.d_ff = 12; c.enc_layers = 1; c.dec_layers = 1;
             c.norm_first = norm_first;
             snprintf(c.activation, sizeof c.activation, "gelu");   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
@@ -126,12 +126,12 @@ static void test_full_model_gradients(void) {
                     checked++;
                     if (fabs(num - ana) > 2e-2 * fmax(fabs(num), fabs(ana)) + 2e-3) {
                         if (bad++ < 3) CHECK(0, "%s norm_first=%d %s[%ld]: numeric %.5f analytic %.5f",
-                                             schemes[s], norm_first, p->name, j, num, ana);
+                                             pos_scheme_at(s)->name, norm_first, p->name, j, num, ana);
                     }
                 }
                 arena_reset(&arena);
             }
-            CHECK(bad == 0, "%s norm_first=%d: %d of %d gradient elements off", schemes[s], norm_first, bad, checked);
+            CHECK(bad == 0, "%s norm_first=%d: %d of %d gradient elements off", pos_scheme_at(s)->name, norm_first, bad, checked);
             tape_set_enabled(1);
             model_free(&m);
         }
@@ -160,12 +160,11 @@ static void step_gradients(Model *m, const char *kind, Rng dropout, float fill, 
 
 static void test_gradients_ignore_stale_memory(void) {
     const char *kinds[3] = {"translator", "lm", "classifier"};
-    const char *schemes[6] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
     for (int k = 0; k < 3; k++)
-        for (int s = 0; s < 6; s++)
+        for (int s = 0; s < pos_scheme_count(); s++)
             for (int norm_first = 0; norm_first < 2; norm_first++) {
                 Config c;
-                small_config(&c, kinds[k], schemes[s]);
+                small_config(&c, kinds[k], pos_scheme_at(s)->name);
                 c.norm_first = norm_first;
                 c.dropout = 0.1f;
                 Model m;
@@ -179,7 +178,7 @@ static void test_gradients_ignore_stale_memory(void) {
                 long finite = 0;
                 for (long i = 0; i < m.ps.total; i++) finite += isfinite(clean[i]);
                 CHECK(finite == m.ps.total && !memcmp(clean, stale, sizeof(float) * (size_t)m.ps.total),
-                      "%s %s norm_first=%d: %ld of %ld gradients finite, stale memory %s", kinds[k], schemes[s],
+                      "%s %s norm_first=%d: %ld of %ld gradients finite, stale memory %s", kinds[k], pos_scheme_at(s)->name,
                       norm_first, finite, m.ps.total, memcmp(clean, stale, sizeof(float) * (size_t)m.ps.total) ? "changes them" : "changes nothing");
                 free(clean);
                 free(stale);

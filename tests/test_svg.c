@@ -262,23 +262,27 @@ static void test_xml_escape(void) {
 
 // ---------------------------------------------------------------- rendering
 
-static void test_colors_fixed_for_schemes(void) {
-    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < i; j++)
-            CHECK(plot_color_slot(schemes[i]) != plot_color_slot(schemes[j]), "%s and %s share a colour",
-                  schemes[i], schemes[j]);
-    CHECK(plot_color_slot("RoPE") == plot_color_slot("rope"), "case changes the colour");
+static void test_fixed_styles_keep_their_colour(void) {
     CHECK(plot_color_slot("val") == plot_color_slot("val"), "hash not stable");
-    CHECK(strcmp(plot_color(plot_color_slot("rope")), "#0072B2") == 0, "rope is %s", plot_color(plot_color_slot("rope")));
+    CHECK(strcmp(plot_color(0), "#0072B2") == 0, "slot 0 is %s", plot_color(0));
+    Plot q;
+    plot_init(&q, "", "", "");
+    int s0 = plot_add_series(&q, "a", 0, NULL, NULL);
+    CHECK(plot_set_style(&q, s0, PLOT_N_COLORS) == -1 && plot_set_style(&q, s0 + 1, 0) == -1 &&
+          plot_set_style(&q, s0, -2) == -1 && plot_set_style(&q, s0, 3) == 0, "bad style accepted or good refused");
+    plot_free(&q);
 
-    // rope keeps its colour whatever else is plotted; unknown names that collide move aside.
+    // "rope", fixed to slot 0, keeps its colour whatever else is plotted (even a name that
+    // hashes to slot 0); names without a style that collide move aside.
     const double x[] = {1, 2}, y[] = {1, 2};
     const char *sets[2][4] = {{"rope", "alibi", "a", "b"}, {"zzz", "q", "rope", "c"}};
     for (int s = 0; s < 2; s++) {
         Plot p;
         plot_init(&p, "", "", "");
-        for (int i = 0; i < 4; i++) plot_add_series(&p, sets[s][i], 2, x, y);
+        for (int i = 0; i < 4; i++) {
+            int k = plot_add_series(&p, sets[s][i], 2, x, y);
+            if (!strcmp(sets[s][i], "rope")) plot_set_style(&p, k, 0);
+        }
         char *svg = plot_svg(&p), d[64];
         CHECK(svg != NULL, "render failed");
         const char *g = strstr(svg, "data-name=\"rope\"");
@@ -303,7 +307,7 @@ static void test_plot_is_well_formed_with_legend_and_escapes(void) {
     Plot p;
     plot_init(&p, "Loss & accuracy <test>", "length \"L\"", "loss");
     snprintf(p.legend_title, sizeof p.legend_title, "scheme");
-    const char *names[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5", "a<b & \"c\"", "x", "y", "z"};
+    const char *names[] = {"base", "sine", "table", "slope", "rotary", "bucket", "a<b & \"c\"", "x", "y", "z"};
     double x[5] = {8, 16, 32, 64, 128}, y[5];
     for (int s = 0; s < 10; s++) {
         for (int i = 0; i < 5; i++) y[i] = 0.1 * s + 0.01 * i;
@@ -464,7 +468,7 @@ int main(void) {
     RUN(test_log_ticks_known_ranges);
     RUN(test_format_number);
     RUN(test_xml_escape);
-    RUN(test_colors_fixed_for_schemes);
+    RUN(test_fixed_styles_keep_their_colour);
     RUN(test_plot_is_well_formed_with_legend_and_escapes);
     RUN(test_legend_outside_plot_area);
     RUN(test_nan_breaks_the_line);

@@ -7,6 +7,7 @@
 #ifndef KERNELS_H
 #define KERNELS_H
 #include <stdint.h>
+#include "util/hash.h"   // hash_uniform: dropout masks
 
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;
@@ -27,17 +28,6 @@ void kernel_zero(float *p, long n);
 
 // Reference version of the same contract (three loops), for tests and for tiny products.
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
-
-// The same hash as rng.c's hash_uniform, inline so that dropout loops vectorise.
-static inline uint64_t kernel_mix64(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static inline float kernel_hash_uniform(uint64_t seed, uint64_t index) {
-    // The top 24 bits fit an int32 exactly; converting from int32 (not uint64) vectorises.
-    return (float)(int32_t)(kernel_mix64(seed ^ kernel_mix64(index + 0x632be59bd9b4e019ULL)) >> 40) * (1.0f / 16777216.0f);
-}
 
 // exp(x) in float, within 2 ulp of expf, as a loop body the compiler can vectorise (libm's
 // expf is a call per element). exp(-inf) and anything below -87.3 give exactly 0; NaN stays NaN.

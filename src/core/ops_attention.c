@@ -55,7 +55,7 @@ static void row_times(const float *x, const float *mt, int D, long ld, int n, fl
 static void drop_scales(const AttnArgs *a, long row_index, int n, float *restrict ds) {
     float p = a->dropout, keep = 1.0f / (1.0f - p);
     uint64_t seed = a->seed;
-    for (int j = 0; j < n; j++) ds[j] = kernel_hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
+    for (int j = 0; j < n; j++) ds[j] = hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
 }
 
 // rows[j*D + 0..D) += g[j] * x[0..D) for j < n.

@@ -154,14 +154,13 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     float *y = out->data;
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
     for (long i = 0; i < x->size; i++) {
-        int k = kernel_hash_uniform(seed, (uint64_t)i) >= p;
+        int k = hash_uniform(seed, (uint64_t)i) >= p;
         y[i] = k ? xs[i] * s : 0.0f;
         if (keep) keep[i] = (unsigned char)k;
     }
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;
-        n->seed = seed;
         n->aux = keep;
     }
     return out;

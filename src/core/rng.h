@@ -12,7 +12,6 @@ Rng      rng_stream(uint64_t seed, uint64_t purpose);
 uint64_t rng_next(Rng *r);                   // 64 random bits (splitmix64)
 float    rng_uniform(Rng *r);                // [0, 1), 24-bit resolution
 float    rng_normal(Rng *r);                 // N(0, 1), Box-Muller
-// Stateless hash of (seed, index) to [0, 1): dropout masks can be regenerated in backward
-// and computed in any thread order with the same result.
-float    hash_uniform(uint64_t seed, uint64_t index);
+// Dropout draws its masks from util/hash.h's hash_uniform(seed, index), a stateless hash, so
+// a mask comes out the same in any thread order; the forward stores it for the backward.
 #endif

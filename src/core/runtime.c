@@ -33,6 +33,10 @@ static double seconds(clockid_t clock) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+double wall_seconds(void) { return seconds(CLOCK_MONOTONIC); }
+
+double cpu_seconds(void) { return seconds(CLOCK_PROCESS_CPUTIME_ID); }
+
 // Idle seconds (idle + iowait) summed over the cores in this process's affinity mask.
 static int idle_seconds(double *idle, int *cores) {
     cpu_set_t mask;
@@ -61,11 +65,11 @@ void runtime_adapt_threads(void) {
     static double last_wall, last_own, last_idle;
     static int have_last;
     if (!adapting) return;
-    double wall = seconds(CLOCK_MONOTONIC), idle;
+    double wall = wall_seconds(), idle;
     int cores;
     if (have_last && wall - last_wall < 0.5) return;
     if (idle_seconds(&idle, &cores)) return;   // no /proc: keep the count
-    double own = seconds(CLOCK_PROCESS_CPUTIME_ID);
+    double own = cpu_seconds();
     if (have_last) {
         double free_cores = (idle - last_idle + own - last_own) / (wall - last_wall);
         int n = (int)lround(free_cores);

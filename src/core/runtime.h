@@ -21,6 +21,11 @@ void runtime_set_threads(int threads);
 // (they wait for each other at every region). Results do not depend on the thread count.
 void runtime_adapt_threads(void);
 
+// Clocks for timings: seconds since an arbitrary start (monotonic: differences only), and
+// the CPU time (user + system) of every thread of this process.
+double wall_seconds(void);
+double cpu_seconds(void);
+
 // Shared `--help` handling of the tools: with no argument, usage on stderr and 2; with
 // --help or -h, usage on stdout and 0; otherwise -1 (carry on).
 int  runtime_usage(int argc, char **argv, const char *usage);

@@ -17,8 +17,7 @@ struct Node {
     Tensor *in[4];
     int   i[6];           // integer arguments (op-specific)
     float f[4];           // float arguments
-    uint64_t seed;        // dropout seed, so backward regenerates the same mask
-    const void *aux;      // op-specific saved data (ids, masks, statistics), arena-owned
+    const void *aux;      // op-specific saved data (ids, dropout masks, statistics), arena-owned
     float *saved;         // op-specific saved floats, arena-owned
 };
 

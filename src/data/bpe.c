@@ -5,78 +5,16 @@
 #include <string.h>
 #include "data/lines.h"
 #include "data/text.h"
+#include "util/str_ids.h"
 #include "io/fileio.h"
 
 #define END "</w>"
 #define END_LEN 4
 
-// ---------------------------------------------------------------- string interning
-
-static uint64_t fnv1a(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
-static void intern_free(Intern *t) {
-    for (int i = 0; i < t->n; i++) free(t->str[i]);
-    free(t->str);
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-// Slot holding s (n bytes) or the empty slot where it would go.
-static int intern_slot(const Intern *t, const char *s, size_t n) {
-    int mask = t->n_slots - 1, i = (int)(fnv1a(s, n) & (uint64_t)mask);
-    while (t->slots[i] >= 0) {
-        const char *o = t->str[t->slots[i]];
-        if (strlen(o) == n && !memcmp(o, s, n)) return i;
-        i = (i + 1) & mask;
-    }
-    return i;
-}
-
-static int intern_find(const Intern *t, const char *s, size_t n) {
-    return t->n_slots ? t->slots[intern_slot(t, s, n)] : -1;
-}
-
-static int intern_grow(Intern *t) {
-    int n_slots = t->n_slots ? t->n_slots * 2 : 1024;
-    int *slots = malloc(sizeof(int) * (size_t)n_slots);
-    if (!slots) return -1;
-    memset(slots, 0xff, sizeof(int) * (size_t)n_slots);
-    free(t->slots);
-    t->slots = slots;
-    t->n_slots = n_slots;
-    for (int id = 0; id < t->n; id++) t->slots[intern_slot(t, t->str[id], strlen(t->str[id]))] = id;
-    return 0;
-}
-
-// Id of s (n bytes), added if new; -1 if out of memory.
-static int intern_add(Intern *t, const char *s, size_t n) {
-    int id = intern_find(t, s, n);
-    if (id >= 0) return id;
-    if ((t->n + 1) * 2 > t->n_slots && intern_grow(t)) return -1;
-    if (t->n == t->cap) {
-        int cap = t->cap ? t->cap * 2 : 1024;
-        char **str = realloc(t->str, sizeof(char *) * (size_t)cap);
-        if (!str) return -1;
-        t->str = str;
-        t->cap = cap;
-    }
-    char *copy = malloc(n + 1);
-    if (!copy) return -1;
-    memcpy(copy, s, n);
-    copy[n] = '\0';
-    t->str[t->n] = copy;
-    t->slots[intern_slot(t, s, n)] = t->n;
-    return t->n++;
-}
-
 // ---------------------------------------------------------------- merges and their ranks
 
 void bpe_free(Bpe *b) {
-    intern_free(&b->sym);
+    str_ids_free(&b->sym);
     free(b->left);
     free(b->right);
     free(b->result);
@@ -128,7 +66,7 @@ static int add_merge(Bpe *b, int a, int c) {
     if (!joined) return -1;
     memcpy(joined, sa, na);
     memcpy(joined + na, sc, nc + 1);
-    int id = intern_add(&b->sym, joined, na + nc);
+    int id = str_ids_add(&b->sym, joined, na + nc);
     free(joined);
     if (id < 0) return -1;
     if (b->n_merges == b->cap_merges) {
@@ -170,12 +108,12 @@ static int count_chars(const char *w) {
 
 // Id of the symbol for the character span w[start, start+len), word-final when `last`;
 // added to the table when `add`, else -1 when unknown.
-static int char_symbol(Intern *t, const char *w, size_t start, size_t len, int last, int add) {
+static int char_symbol(StrIds *t, const char *w, size_t start, size_t len, int last, int add) {
     char tmp[4 + END_LEN + 1];
     memcpy(tmp, w + start, len);
     if (last) memcpy(tmp + len, END, END_LEN);
     size_t n = len + (last ? END_LEN : 0);
-    return add ? intern_add(t, tmp, n) : intern_find(t, tmp, n);
+    return add ? str_ids_add(t, tmp, n) : str_ids_find(t, tmp, n);
 }
 
 // ---------------------------------------------------------------- learning
@@ -334,13 +272,13 @@ static void merge_in_word(Word *w, int a, int c, int m) {
 
 // Distinct words of the text (at most BPE_MAX_WORD characters) with their counts.
 static int collect_words(const PtSide *text, Bpe *b, Word **out, int *n_out) {
-    Intern seen = {0};
+    StrIds seen = {0};
     long *freq = NULL;
     int cap = 0, rc = -1;
     for (long t = 0; t < text->n_tok; t++) {
         const char *w = text->chars + text->tok_off[t];
         if (count_chars(w) > BPE_MAX_WORD) continue;
-        int id = intern_add(&seen, w, strlen(w));
+        int id = str_ids_add(&seen, w, strlen(w));
         if (id < 0) goto done;
         if (id >= cap) {
             int nc = cap ? cap * 2 : 1024;
@@ -373,7 +311,7 @@ static int collect_words(const PtSide *text, Bpe *b, Word **out, int *n_out) {
     rc = 0;
 done:
     free(freq);
-    intern_free(&seen);
+    str_ids_free(&seen);
     return rc;
 }
 
@@ -441,7 +379,7 @@ int bpe_segment_word(const Bpe *b, const char *w, char *buf, const char **toks) 
     int np = 0;
     for (size_t k = 0; k < n;) {
         int len = char_len(w + k, n - k);
-        int id = n_chars <= BPE_MAX_WORD ? char_symbol((Intern *)&b->sym, w, k, (size_t)len, k + (size_t)len == n, 0) : -1;
+        int id = n_chars <= BPE_MAX_WORD ? char_symbol((StrIds *)&b->sym, w, k, (size_t)len, k + (size_t)len == n, 0) : -1;
         p[np++] = (Piece){(int)k, len, id};
         k += (size_t)len;
     }
@@ -564,10 +502,10 @@ static const char *file_symbol(Bpe *b, const char *s, int right, int *id) {
         if (len == 1 && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)) return "control character";
         i += (size_t)len;
     }
-    *id = intern_find(&b->sym, s, n);
+    *id = str_ids_find(&b->sym, s, n);
     if (*id >= 0) return NULL;
     if ((size_t)utf8_seq_len((const unsigned char *)s, body) == body) {   // one character
-        *id = intern_add(&b->sym, s, n);
+        *id = str_ids_add(&b->sym, s, n);
         return *id < 0 ? "out of memory" : NULL;
     }
     return "symbol is neither one character nor the result of an earlier merge";

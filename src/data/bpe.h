@@ -22,19 +22,14 @@
 #define DATA_BPE_H
 #include <stdint.h>
 #include "data/parallel_text.h"
+#include "util/str_ids.h"
 
 #define BPE_MAX_WORD 64          // characters
 #define BPE_MAX_LINE 1024        // bytes per line in a merges file
 #define BPE_MAX_MERGES (1 << 20)
 
-typedef struct {                 // strings <-> ids (open addressing, FNV-1a)
-    char **str;
-    int n, cap;
-    int *slots, n_slots;         // ids, -1 = empty; n_slots a power of two
-} Intern;
-
 typedef struct Bpe {
-    Intern sym;                  // every symbol: single characters and merge results
+    StrIds sym;                  // every symbol: single characters and merge results
     int *left, *right, *result;  // merge r joins left[r] right[r] into result[r]
     int n_merges, cap_merges;
     uint64_t *pair_key;          // (left << 32 | right) + 1; 0 = empty slot

@@ -1,28 +1,20 @@
 // Small self-contained random numbers for the data layer (generators, shuffles, the epoch
-// sampler). splitmix64: one 64-bit word of state, so a stream is fully described by an integer
-// and any generated data set is reproducible from its seed alone.
+// sampler). splitmix64 (util/hash.h): one 64-bit word of state, so a stream is fully described
+// by an integer and any generated data set is reproducible from its seed alone.
 #ifndef DATA_RNG_H
 #define DATA_RNG_H
 #include <stdint.h>
+#include "util/hash.h"
 
 typedef struct { uint64_t s; } DRng;
 
-// splitmix64's output function: a bijective 64-bit hash.
-static inline uint64_t drng_mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 // Seed a stream; different (seed, stream) pairs give unrelated sequences.
 static inline DRng drng_seed(uint64_t seed, uint64_t stream) {
-    DRng r = { drng_mix(seed + drng_mix(stream + 0x5851F42D4C957F2Dull)) };
+    DRng r = { splitmix64_mix(seed + splitmix64_mix(stream + 0x5851F42D4C957F2Dull)) };
     return r;
 }
 
-static inline uint64_t drng_next(DRng *r) {
-    return drng_mix(r->s += 0x9E3779B97F4A7C15ull);
-}
+static inline uint64_t drng_next(DRng *r) { return splitmix64_next(&r->s); }
 
 // Uniform integer in [0, n), n > 0, without modulo bias (rejects the short top range).
 static inline uint64_t drng_below(DRng *r, uint64_t n) {

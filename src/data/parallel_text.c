@@ -161,7 +161,7 @@ static int build_vocab(const PtSide *s, int min_freq, Vocab *out) {
     kept = malloc(sizeof(Counted) * (size_t)(seen.n + 1));
     if (!kept) goto done;
     for (int id = 4; id < seen.n; id++)
-        if (count[id] >= min_freq) kept[n_kept++] = (Counted){ seen.tokens[id], count[id] };
+        if (count[id] >= min_freq) kept[n_kept++] = (Counted){ seen.str[id], count[id] };
     qsort(kept, (size_t)n_kept, sizeof(Counted), by_count_then_bytes);
     if (vocab_init(out, 0) != 0) goto done;
     for (int i = 0; i < n_kept; i++)

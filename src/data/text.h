@@ -1,12 +1,9 @@
-// Byte-level text helpers shared by the tokenisers and lexicon readers: UTF-8 validation and
-// repair, lower-casing, and what counts as a lexicon word.
+// Byte-level text helpers shared by the tokenisers and lexicon readers: UTF-8 repair (the
+// validation itself is util/utf8.h), lower-casing, and what counts as a lexicon word.
 #ifndef DATA_TEXT_H
 #define DATA_TEXT_H
 #include <stddef.h>
-
-// Length (1..4) of the well-formed UTF-8 sequence starting at s (n bytes available), or 0 if
-// the bytes there are not valid UTF-8 (overlong forms, surrogates, > U+10FFFF, truncation).
-int  utf8_seq_len(const unsigned char *s, size_t n);
+#include "util/utf8.h"
 
 // Replaces every byte that does not start a valid UTF-8 sequence with U+FFFD (EF BF BD), in a
 // new NUL-terminated string (*out, caller frees; *out_len its length). Returns the number of

@@ -7,17 +7,14 @@
 // round-trips.
 #ifndef VOCAB_H
 #define VOCAB_H
+#include "util/str_ids.h"
 
 enum { TOK_PAD = 0, TOK_UNK = 1, TOK_BOS = 2, TOK_EOS = 3, TOK_CLS = 4 };
 
 #define VOCAB_MAX_TOKEN 256
 
-typedef struct {
-    char **tokens;      // tokens[id], owned
-    int n, cap;
-    int *slots;         // open-addressing hash table of ids, -1 = empty; n_slots is a power of 2
-    int n_slots;
-} Vocab;
+// A vocabulary is a string table whose strings are tokens: str[id] for id < n.
+typedef StrIds Vocab;
 
 // Empty vocabulary holding the specials (<cls> at 4 when with_cls). 0, or -1 if out of memory.
 int  vocab_init(Vocab *v, int with_cls);
@@ -39,7 +36,7 @@ const char *vocab_token(const Vocab *v, int id);
 int  vocab_is_special(const Vocab *v, int id);
 int  vocab_has_cls(const Vocab *v);
 
-// One token a line. Atomic: writes `path.tmp`, fsyncs, renames over `path`.
+// One token a line, written atomically (io/fileio.h write_file_atomic).
 int  vocab_save(const Vocab *v, const char *path, char *err, int errlen);
 // Loads a file written by vocab_save (or by hand). The file is untrusted: lines 1-4 must be
 // <pad> <unk> <bos> <eos>; <cls> may only appear on line 5; tokens must be valid (see above)

@@ -3,6 +3,8 @@
 // is added by adding one table row.
 #include "io/config.h"
 #include "core/errors.h"
+#include "io/fileio.h"
+#include "pos/pos.h"
 #include <errno.h>
 
 #include <limits.h>
@@ -17,7 +19,7 @@
 #define MAX_LINE 4096             // longest accepted line (and override)
 #define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
 
-typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM } KeyType;
+typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME } KeyType;  // T_SCHEME: a name in src/pos/registry.c
 enum { LO_OPEN = 1, HI_OPEN = 2 }; // range bounds that are excluded
 
 typedef struct {
@@ -35,6 +37,7 @@ typedef struct {
 #define BOOL(s, k, d)               {s, #k, T_BOOL, offsetof(Config, k), d, 0, 0, 0, NULL}
 #define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
 #define ENUM(s, k, d, words)        {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, words}
+#define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL}
 
 static const char *SECTIONS[] = {"run", "task", "model", "train", "eval"};
 #define N_SECTIONS (int)(sizeof SECTIONS / sizeof SECTIONS[0])
@@ -75,7 +78,7 @@ static const Key KEYS[] = {
     BOOL("model", norm_first, "true"),
     BOOL("model", embed_scale, "true"),
     ENUM("model", pool, "mean", "mean|cls"),
-    ENUM("model", pos, "sinusoidal", "none|sinusoidal|learned|alibi|rope|t5"),
+    SCHEME("model", pos, "sinusoidal"),
     INT("model", max_len, "32", 1, 1 << 20),
     BOOL("model", pos_wrap, "true"),
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
@@ -215,6 +218,20 @@ static int word_in(const char *word, const char *words) {
     return 0;
 }
 
+// "pos: unknown value 'Rope'; did you mean 'rope'? expected a|b|c" with the registry's names.
+static int scheme_error(const Key *k, const char *text, char *msg, int n) {
+    char names[512] = "", hint[128] = "";
+    int best_d = 1000;
+    for (int i = 0; i < pos_scheme_count(); i++) {
+        const char *name = pos_scheme_at(i)->name;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "", name);
+        int d = edit_distance(text, name);
+        if (close_enough(text, d) && d < best_d) best_d = d, snprintf(hint, sizeof hint, "; did you mean '%s'?", name);
+    }
+    return errorf(msg, n, "%s: unknown value '%.80s'%s expected %s", k->key, text, hint[0] ? hint : ";", names);
+}
+
 // Parse `text` as the value of key `k` and store it in c. On error writes a message
 // without location (the caller adds `file:line: ` or `override '...': `).
 static int set_value(Config *c, const Key *k, const char *text, char *msg, int n) {
@@ -255,6 +272,9 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
     }
     case T_ENUM:
         if (!word_in(text, k->words)) return errorf(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, k->words);
+        break;
+    case T_SCHEME:
+        if (!pos_scheme_find(text)) return scheme_error(k, text, msg, n);
         break;
     case T_STR:
         for (const char *p = text; *p; p++)
@@ -445,11 +465,10 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen, "test_src and test_tgt must be set together");
     if (c->d_model % c->n_heads)
         return invalid(c, "n_heads", "d_model", err, errlen, "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
-    if (!strcmp(c->pos, "rope") && (c->d_model / c->n_heads) % 2)
-        return invalid(c, "pos", "d_model", err, errlen, "pos = rope needs an even head size d_model/n_heads, got %d/%d = %d",
-                       c->d_model, c->n_heads, c->d_model / c->n_heads);
-    if (!strcmp(c->pos, "sinusoidal") && c->d_model % 2)
-        return invalid(c, "d_model", "pos", err, errlen, "pos = sinusoidal needs an even d_model, got %d", c->d_model);
+    const char *key;
+    char msg[256];
+    if (pos_check_config(c, &key, msg, sizeof msg))
+        return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     return 0;
@@ -508,23 +527,10 @@ int config_load(Config *c, const char *path, int n_overrides, char **overrides, 
         memset(c->name, 0, CFG_STR);
         memcpy(c->name, base, n);
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    int rc = 0;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap || cap > MAX_FILE) break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) { free(buf); buf = NULL; break; }
-        buf = bigger, cap *= 2;
-    }
-    if (!buf) rc = errorf(err, errlen, "%s: out of memory", path);
-    else if (ferror(f)) rc = errorf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    else if (len > MAX_FILE) rc = errorf(err, errlen, "%s: file larger than %d bytes", path, MAX_FILE);
-    fclose(f);
-    if (rc == 0) rc = load(c, buf, len, n_overrides, overrides, err, errlen);
+    size_t len;
+    char *buf = read_file(path, &len, MAX_FILE, err, errlen);
+    if (!buf) return -1;
+    int rc = load(c, buf, len, n_overrides, overrides, err, errlen);
     free(buf);
     return rc;
 }
@@ -565,7 +571,8 @@ char *config_to_ini(Config *c) {
             case T_INT: snprintf(value, sizeof value, "%d", *(const int *)field); break;
             case T_FLOAT: format_float(value, sizeof value, *(const float *)field); break;
             case T_BOOL: snprintf(value, sizeof value, "%s", *(const int *)field ? "true" : "false"); break;
-            case T_ENUM: snprintf(value, sizeof value, "%s", field); break;
+            case T_ENUM:
+            case T_SCHEME: snprintf(value, sizeof value, "%s", field); break;
             case T_STR: {
                 size_t n = strlen(field);
                 int quote = n == 0 || field[0] == ' ' || field[0] == '\t' || field[n - 1] == ' ' ||

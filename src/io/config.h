@@ -39,7 +39,7 @@ typedef struct Config {
     int   norm_first;          // true: pre-LN (default); false: post-LN
     int   embed_scale;         // multiply embeddings by sqrt(d_model)
     char  pool[CFG_STR];       // classifier: mean | cls
-    char  pos[CFG_STR];        // none | sinusoidal | learned | alibi | rope | t5
+    char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
     int   max_len;             // learned table rows (default 32)
     int   pos_wrap;            // learned: row pos % max_len (default true)
     float rope_base;           // default 10000

@@ -1,41 +1,30 @@
 // CSV reader and writer; see csv.h for the accepted format.
 #include "io/csv.h"
 #include "core/errors.h"
+#include "io/fileio.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-// Growable byte buffer for the field being read.
-typedef struct { char *s; size_t n, cap; } Buf;
-
-static int buf_put(Buf *b, char c) {
-    if (b->n + 1 >= b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        char *s = realloc(b->s, cap);
-        if (!s) return -1;
-        b->s = s, b->cap = cap;
-    }
-    b->s[b->n++] = c;
-    b->s[b->n] = '\0';
-    return 0;
-}
+#define CSV_MAX_BYTES ((size_t)1 << 32)   // results tables are small; refuse anything absurd
 
 // Growable list of fields: one row while it is being read.
 typedef struct { char **v; int n, cap; } Row;
 
-static int row_push(Row *r, const Buf *b) {
+static int row_push(Row *r, const StrBuf *b) {
     if (r->n == r->cap) {
         int cap = r->cap ? r->cap * 2 : 8;
         char **v = realloc(r->v, (size_t)cap * sizeof *v);
         if (!v) return -1;
         r->v = v, r->cap = cap;
     }
-    char *s = malloc(b->n + 1);
+    char *s = malloc(b->len + 1);
     if (!s) return -1;
-    memcpy(s, b->n ? b->s : "", b->n);
-    s[b->n] = '\0';
+    memcpy(s, b->len ? b->s : "", b->len);
+    s[b->len] = '\0';
     r->v[r->n++] = s;
     return 0;
 }
@@ -64,10 +53,10 @@ static int at_line_end(const char *text, size_t len, size_t pos) {
 // *line past every newline consumed (quoted fields may span lines).
 static int parse_record(const char *text, size_t len, size_t *pos, int *line, int row_line,
                         const char *name, Row *row, char *err, int errlen) {
-    Buf b = {0};
+    StrBuf b = {0};
     size_t p = *pos;
     for (;;) {
-        b.n = 0;
+        b.len = 0;
         if (p < len && text[p] == '"') {
             p++;
             for (;;) {
@@ -79,7 +68,7 @@ static int parse_record(const char *text, size_t len, size_t *pos, int *line, in
                 if (c == '"' && p + 1 < len && text[p + 1] == '"') { c = '"'; p++; }
                 else if (c == '"') { p++; break; }
                 if (c == '\n') (*line)++;
-                if (buf_put(&b, c)) goto oom;
+                strbuf_append(&b, &c, 1);
                 p++;
             }
             if (p < len && text[p] != ',' && !at_line_end(text, len, p)) {
@@ -88,22 +77,23 @@ static int parse_record(const char *text, size_t len, size_t *pos, int *line, in
                 goto fail;
             }
         } else {
-            while (p < len && text[p] != ',' && !at_line_end(text, len, p))
-                if (buf_put(&b, text[p++])) goto oom;
+            size_t start = p;
+            while (p < len && text[p] != ',' && !at_line_end(text, len, p)) p++;
+            strbuf_append(&b, text + start, p - start);
         }
-        if (row_push(row, &b)) goto oom;
+        if (b.failed || row_push(row, &b)) goto oom;
         if (p < len && text[p] == ',') { p++; continue; }
         if (p < len && text[p] == '\r') p++;
         if (p < len && text[p] == '\n') { p++; (*line)++; }
         break;
     }
-    free(b.s);
+    strbuf_free(&b);
     *pos = p;
     return 0;
 oom:
     errorf(err, errlen, "%s:%d: out of memory", name, row_line);
 fail:
-    free(b.s);
+    strbuf_free(&b);
     return -1;
 }
 
@@ -182,28 +172,9 @@ int csv_parse(const char *text, size_t len, const char *name, CsvTable *t, char 
 
 int csv_read(const char *path, CsvTable *t, char *err, int errlen) {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t n = 0, cap = 1 << 16;
-    char *text = malloc(cap);
-    for (;;) {
-        if (!text) break;
-        n += fread(text + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *grown = realloc(text, cap * 2);
-        if (!grown) { free(text); text = NULL; break; }
-        text = grown, cap *= 2;
-    }
-    int read_failed = ferror(f);
-    fclose(f);
-    if (!text || read_failed) {
-        errorf(err, errlen, "%s: %s", path, text ? "read error" : "out of memory");
-        free(text);
-        return -1;
-    }
+    size_t n;
+    char *text = read_file(path, &n, CSV_MAX_BYTES, err, errlen);
+    if (!text) return -1;
     int rc = csv_parse(text, n, path, t, err, errlen);
     free(text);
     return rc;

@@ -71,6 +71,14 @@ int write_file_atomic(const char *path, const void *data, size_t n, char *err, i
     return 0;
 }
 
+int is_atomic_temp(const char *name) {
+    const char *tmp = strstr(name, ".tmp.");
+    if (!tmp || tmp == name) return 0;
+    const char *digits = tmp + 5;
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits)) return 0;
+    return strstr(digits, ".tmp.") == NULL;
+}
+
 char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int errlen) {
     if (err && errlen > 0) err[0] = '\0';
     if (n) *n = 0;
@@ -101,7 +109,7 @@ char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int er
                 int e = errno ? errno : EIO;
                 free(buf);
                 fclose(f);
-                set_err(err, errlen, path, "read failed", e);
+                set_err(err, errlen, path, "cannot read", e);
                 return NULL;
             }
             break;  // EOF

@@ -13,6 +13,10 @@
 // rename the directory is fsync'ed too (best effort), so the new name itself is durable.
 int write_file_atomic(const char *path, const void *data, size_t n, char *err, int errlen);
 
+// 1 if a file name has the form write_file_atomic gives its temporaries (NAME.tmp.<digits>):
+// what a run killed mid-write leaves beside the intact file.
+int is_atomic_temp(const char *name);
+
 // Reads the whole file into a malloc'ed buffer (free it) with a '\0' appended after the n
 // bytes, so text can be used as a C string. A file longer than max_bytes is an error.
 char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int errlen);

@@ -7,30 +7,12 @@
 #include <string.h>
 #include "io/fileio.h"
 #include "io/svg.h"
+#include "util/strbuf.h"
 
 #define CELL 18        // pixels per cell
 #define LABEL_W 110    // room for row labels
 #define LABEL_H 90     // room for rotated column labels
 #define GAP 30         // between panels
-
-typedef struct { char *s; size_t n, cap; int oom; } Buf;
-
-static void put(Buf *b, const char *fmt, ...) {
-    if (b->oom) return;
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k < 0) { b->oom = 1; return; }
-        if ((size_t)k < b->cap - b->n) { b->n += (size_t)k; return; }
-        size_t cap = (b->cap + (size_t)k + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) { b->oom = 1; return; }
-        b->s = s;
-        b->cap = cap;
-    }
-}
 
 // White -> #08306b (dark blue), linear in each channel.
 static void shade(float v, char *out) {
@@ -41,37 +23,37 @@ static void shade(float v, char *out) {
 }
 
 char *heatmap_svg(const Heatmap *h) {
-    Buf b = {0};
+    StrBuf b = {0};
     int pw = h->cols * CELL, ph = h->rows * CELL;
     int width = LABEL_W + h->n_panels * (pw + GAP), height = 40 + LABEL_H + ph + 20;
     char esc[512], col[16];
-    put(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">\n",
+    strbuf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">\n",
         width, height);
-    put(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    put(&b, "<text x=\"10\" y=\"20\" font-size=\"14\">%s</text>\n", plot_xml_escape(h->title ? h->title : "", esc, sizeof esc));
+    strbuf_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    strbuf_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\">%s</text>\n", plot_xml_escape(h->title ? h->title : "", esc, sizeof esc));
     for (int p = 0; p < h->n_panels; p++) {
         int x0 = LABEL_W + p * (pw + GAP), y0 = 40 + LABEL_H;
         if (h->panel_titles)
-            put(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", x0, 36, plot_xml_escape(h->panel_titles[p], esc, sizeof esc));
+            strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", x0, 36, plot_xml_escape(h->panel_titles[p], esc, sizeof esc));
         for (int c = 0; h->col_labels && c < h->cols; c++) {
             int x = x0 + c * CELL + CELL / 2 + 4, y = y0 - 4;
-            put(&b, "<text x=\"%d\" y=\"%d\" transform=\"rotate(-60 %d %d)\">%s</text>\n", x, y, x, y,
+            strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" transform=\"rotate(-60 %d %d)\">%s</text>\n", x, y, x, y,
                 plot_xml_escape(h->col_labels[c], esc, sizeof esc));
         }
         for (int r = 0; r < h->rows; r++)
             for (int c = 0; c < h->cols; c++) {
                 float v = h->values[((long)p * h->rows + r) * h->cols + c];
                 shade(v, col);
-                put(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%.3f</title></rect>\n",
+                strbuf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%.3f</title></rect>\n",
                     x0 + c * CELL, y0 + r * CELL, CELL, CELL, col, (double)v);
             }
-        put(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, pw, ph);
+        strbuf_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, pw, ph);
     }
     for (int r = 0; h->row_labels && r < h->rows; r++)
-        put(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", LABEL_W - 6, 40 + LABEL_H + r * CELL + CELL - 5,
+        strbuf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", LABEL_W - 6, 40 + LABEL_H + r * CELL + CELL - 5,
             plot_xml_escape(h->row_labels[r], esc, sizeof esc));
-    put(&b, "</svg>\n");
-    if (b.oom) { free(b.s); return NULL; }
+    strbuf_printf(&b, "</svg>\n");
+    if (b.failed) { strbuf_free(&b); return NULL; }
     return b.s;
 }
 

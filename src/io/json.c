@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/utf8.h"
 
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 10000               // recursion bound, whatever the caller asks
@@ -63,8 +64,7 @@ typedef struct {
     JsonDoc *doc;
     JsonMember *stack;          // children of every open container, innermost last
     size_t stack_len, stack_cap;
-    char *sbuf;                 // the string being decoded
-    size_t sbuf_len, sbuf_cap;
+    StrBuf sbuf;                // the string being decoded
     char *err;
     int errlen;
     int failed;
@@ -102,57 +102,14 @@ static void skip_ws(Parser *p) {
     }
 }
 
-// Length of the valid UTF-8 sequence at s[0..n), or 0 if it is invalid (RFC 3629 table).
-static size_t utf8_seq_len(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0) lo = 0xa0;        // no overlong forms
-        if (c == 0xed) hi = 0x9f;        // no UTF-16 surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f;        // nothing above U+10FFFF
-    } else return 0;
-    if (n < len) return 0;
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
-    return len;
-}
-
-int json_utf8_valid(const char *s, size_t n) {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        size_t k = utf8_seq_len(u + i, n - i);
-        if (!k) return 0;
-        i += k;
-    }
-    return 1;
-}
-
 // ---------------------------------------------------------------------------------------
 // Strings.
 
 static int sbuf_put(Parser *p, const void *bytes, size_t k) {
-    if (p->sbuf_len + k > p->lim.max_string_bytes)
+    if (p->sbuf.len + k > p->lim.max_string_bytes)
         return fail(p, p->pos, "string longer than the limit of %zu bytes", p->lim.max_string_bytes);
-    if (p->sbuf_len + k + 1 > p->sbuf_cap) {
-        size_t cap = p->sbuf_cap ? p->sbuf_cap * 2 : 256;
-        while (cap < p->sbuf_len + k + 1) cap *= 2;
-        char *nb = realloc(p->sbuf, cap);
-        if (!nb) return out_of_memory(p);
-        p->sbuf = nb;
-        p->sbuf_cap = cap;
-    }
-    memcpy(p->sbuf + p->sbuf_len, bytes, k);
-    p->sbuf_len += k;
-    return 0;
+    strbuf_append(&p->sbuf, bytes, k);
+    return p->sbuf.failed ? out_of_memory(p) : 0;
 }
 
 static int put_codepoint(Parser *p, unsigned cp) {
@@ -239,7 +196,7 @@ static int parse_escape(Parser *p) {
 // Decodes the string at p->pos (the opening quote) into arena memory.
 static int parse_string(Parser *p, const char **out, size_t *out_len) {
     size_t start = p->pos++;
-    p->sbuf_len = 0;
+    p->sbuf.len = 0;
     for (;;) {
         if (p->pos >= p->n) return fail(p, p->n, "unterminated string (opened at byte %zu)", p->lim.offset_base + start);
         unsigned char c = p->s[p->pos];
@@ -249,19 +206,19 @@ static int parse_string(Parser *p, const char **out, size_t *out_len) {
         } else if (c < 0x20) {
             return fail(p, p->pos, "raw control character 0x%02x in string (must be escaped)", c);
         } else {
-            size_t k = utf8_seq_len(p->s + p->pos, p->n - p->pos);
+            size_t k = (size_t)utf8_seq_len(p->s + p->pos, p->n - p->pos);
             if (!k) return fail(p, p->pos, "invalid UTF-8 byte 0x%02x in string", c);
             if (sbuf_put(p, p->s + p->pos, k)) return -1;
             p->pos += k;
         }
     }
     p->pos++;  // closing quote
-    char *s = arena_alloc(p->doc, p->sbuf_len + 1);
+    char *s = arena_alloc(p->doc, p->sbuf.len + 1);
     if (!s) return out_of_memory(p);
-    if (p->sbuf_len) memcpy(s, p->sbuf, p->sbuf_len);
-    s[p->sbuf_len] = '\0';
+    if (p->sbuf.len) memcpy(s, p->sbuf.s, p->sbuf.len);
+    s[p->sbuf.len] = '\0';
     *out = s;
-    *out_len = p->sbuf_len;
+    *out_len = p->sbuf.len;
     return 0;
 }
 
@@ -513,7 +470,7 @@ JsonDoc *json_parse(const char *text, size_t n, const JsonLimits *limits, char *
         }
     }
     free(p.stack);
-    free(p.sbuf);
+    strbuf_free(&p.sbuf);
     if (rc) {
         json_free(p.doc);
         return NULL;
@@ -582,34 +539,14 @@ const char *json_type_name(JsonType t) {
 // ---------------------------------------------------------------------------------------
 // Writer.
 
-void jb_append(JsonBuf *b, const char *s, size_t n) {
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) {
-            if (cap > ((size_t)-1) / 2) { b->failed = 1; return; }
-            cap *= 2;
-        }
-        char *nd = realloc(b->data, cap);
-        if (!nd) { b->failed = 1; return; }
-        b->data = nd;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void jb_puts(JsonBuf *b, const char *s) { jb_append(b, s, strlen(s)); }
-
-void jb_int(JsonBuf *b, long long v) {
+void jb_int(StrBuf *b, long long v) {
     char tmp[32];
     int k = snprintf(tmp, sizeof tmp, "%lld", v);
-    jb_append(b, tmp, (size_t)k);
+    strbuf_append(b, tmp, (size_t)k);
 }
 
-void jb_string(JsonBuf *b, const char *s, size_t n) {
-    jb_append(b, "\"", 1);
+void jb_string(StrBuf *b, const char *s, size_t n) {
+    strbuf_append(b, "\"", 1);
     size_t run = 0;  // copy unescaped stretches in one go
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -627,18 +564,11 @@ void jb_string(JsonBuf *b, const char *s, size_t n) {
             if (c < 0x20) { snprintf(hex, sizeof hex, "\\u%04x", c); esc = hex; }
         }
         if (esc) {
-            if (run) jb_append(b, s + i - run, run);
+            if (run) strbuf_append(b, s + i - run, run);
             run = 0;
-            jb_puts(b, esc);
+            strbuf_puts(b, esc);
         } else run++;
     }
-    if (run) jb_append(b, s + n - run, run);
-    jb_append(b, "\"", 1);
-}
-
-void jb_free(JsonBuf *b) {
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-    b->failed = 0;
+    if (run) strbuf_append(b, s + n - run, run);
+    strbuf_append(b, "\"", 1);
 }

@@ -22,6 +22,7 @@
 // Numbers are converted with strtod, which assumes the "C" locale (the default in C programs).
 #ifndef JSON_H
 #define JSON_H
+#include "util/strbuf.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,23 +76,10 @@ int json_int64(const JsonValue *v, int64_t *out);  // 0 iff an exact integer lit
 int json_double(const JsonValue *v, double *out);  // 0 iff a number
 const char *json_type_name(JsonType t);     // "null", "boolean", "number", ...
 
-// 1 if s[0..n) is valid UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
-int json_utf8_valid(const char *s, size_t n);
-
-// Writer: a growable text buffer. Appending never fails loudly: on out-of-memory `failed`
-// is set and later appends do nothing, so check it once at the end. Zero-initialise it.
-typedef struct {
-    char *data;     // NUL-terminated while len > 0
-    size_t len, cap;
-    int failed;
-} JsonBuf;
-
-void jb_append(JsonBuf *b, const char *s, size_t n);
-void jb_puts(JsonBuf *b, const char *s);
-void jb_int(JsonBuf *b, long long v);
+// Writer: JSON values appended to a util/strbuf.h buffer (plain text goes in with strbuf_puts).
+void jb_int(StrBuf *b, long long v);
 // Appends s[0..n) as a quoted JSON string: `"` `\` and control characters are escaped
 // (\n \t ... or \u00XX); other bytes, including UTF-8, are copied as they are.
-void jb_string(JsonBuf *b, const char *s, size_t n);
-void jb_free(JsonBuf *b);
+void jb_string(StrBuf *b, const char *s, size_t n);
 
 #endif

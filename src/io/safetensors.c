@@ -9,6 +9,7 @@
 
 #include "io/fileio.h"
 #include "io/json.h"
+#include "util/utf8.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.c stores float32 in host order and assumes a little-endian host"
@@ -104,7 +105,7 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     for (int i = 0; i < n; i++) {
         const char *name = t[i].name;
         if (!name || !*name) return st_error(c, "tensor %d has an empty name", i);
-        if (!json_utf8_valid(name, strlen(name))) return st_error(c, "tensor %d: name is not valid UTF-8", i);
+        if (!utf8_valid(name, strlen(name))) return st_error(c, "tensor %d: name is not valid UTF-8", i);
         if (strcmp(name, "__metadata__") == 0) return st_error(c, "'__metadata__' is reserved and cannot name a tensor");
         if (t[i].ndim < 0 || t[i].ndim > ST_MAX_DIMS)
             return st_error(c, "tensor '%s' has %d dimensions; 0 to %d are supported", show(name, b), t[i].ndim, ST_MAX_DIMS);
@@ -116,7 +117,7 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     }
     for (int i = 0; i < n_meta; i++) {
         if (!mk[i] || !mv[i]) return st_error(c, "metadata entry %d is NULL", i);
-        if (!json_utf8_valid(mk[i], strlen(mk[i])) || !json_utf8_valid(mv[i], strlen(mv[i])))
+        if (!utf8_valid(mk[i], strlen(mk[i])) || !utf8_valid(mv[i], strlen(mv[i])))
             return st_error(c, "metadata entry '%s' is not valid UTF-8", show(mk[i], b));
     }
     const char **names = malloc(((size_t)(n > n_meta ? n : n_meta) + 1) * sizeof *names);
@@ -133,37 +134,37 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
 }
 
 // The JSON header, padded with spaces to a multiple of 8 bytes.
-static void build_header(JsonBuf *h, const StTensorIn *t, int n, const long long *numels,
+static void build_header(StrBuf *h, const StTensorIn *t, int n, const long long *numels,
                          const char *const *mk, const char *const *mv, int n_meta) {
-    jb_puts(h, "{");
+    strbuf_puts(h, "{");
     if (n_meta > 0) {
-        jb_puts(h, "\"__metadata__\":{");
+        strbuf_puts(h, "\"__metadata__\":{");
         for (int i = 0; i < n_meta; i++) {
-            if (i) jb_puts(h, ",");
+            if (i) strbuf_puts(h, ",");
             jb_string(h, mk[i], strlen(mk[i]));
-            jb_puts(h, ":");
+            strbuf_puts(h, ":");
             jb_string(h, mv[i], strlen(mv[i]));
         }
-        jb_puts(h, "}");
+        strbuf_puts(h, "}");
     }
     long long offset = 0;
     for (int i = 0; i < n; i++) {
-        if (i || n_meta > 0) jb_puts(h, ",");
+        if (i || n_meta > 0) strbuf_puts(h, ",");
         jb_string(h, t[i].name, strlen(t[i].name));
-        jb_puts(h, ":{\"dtype\":\"F32\",\"shape\":[");
+        strbuf_puts(h, ":{\"dtype\":\"F32\",\"shape\":[");
         for (int d = 0; d < t[i].ndim; d++) {
-            if (d) jb_puts(h, ",");
+            if (d) strbuf_puts(h, ",");
             jb_int(h, t[i].shape[d]);
         }
-        jb_puts(h, "],\"data_offsets\":[");
+        strbuf_puts(h, "],\"data_offsets\":[");
         jb_int(h, offset);
-        jb_puts(h, ",");
+        strbuf_puts(h, ",");
         offset += numels[i] * 4;
         jb_int(h, offset);
-        jb_puts(h, "]}");
+        strbuf_puts(h, "]}");
     }
-    jb_puts(h, "}");
-    while (!h->failed && h->len % 8 != 0) jb_puts(h, " ");
+    strbuf_puts(h, "}");
+    while (!h->failed && h->len % 8 != 0) strbuf_puts(h, " ");
 }
 
 int st_save(const char *path, const StTensorIn *t, int n, const char *const *meta_keys,
@@ -183,16 +184,16 @@ int st_save(const char *path, const StTensorIn *t, int n, const char *const *met
         }
         data_bytes += (unsigned long long)numels[i] * 4;
     }
-    JsonBuf h = {0};
+    StrBuf h = {0};
     build_header(&h, t, n, numels, meta_keys, meta_vals, n_meta);
     unsigned char *buf = h.failed ? NULL : malloc(8 + h.len + (size_t)data_bytes);
     if (!buf) {
-        jb_free(&h);
+        strbuf_free(&h);
         free(numels);
         return st_error(&c, "out of memory");
     }
     put_u64_le(buf, h.len);
-    memcpy(buf + 8, h.data, h.len);
+    memcpy(buf + 8, h.s, h.len);
     size_t at = 8 + h.len;
     for (int i = 0; i < n; i++) {
         size_t k = (size_t)numels[i] * 4;
@@ -201,7 +202,7 @@ int st_save(const char *path, const StTensorIn *t, int n, const char *const *met
     }
     int rc = write_file_atomic(path, buf, at, err, errlen);
     free(buf);
-    jb_free(&h);
+    strbuf_free(&h);
     free(numels);
     return rc;
 }

@@ -2,6 +2,9 @@
 #include "io/svg.h"
 #include "core/errors.h"
 #include "io/fileio.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 // ---------------------------------------------------------------- plot object
@@ -53,6 +55,7 @@ int plot_add_series(Plot *p, const char *name, int n, const double *x, const dou
     s.x = copy_doubles(x, n);
     s.y = copy_doubles(y, n);
     s.n = n;
+    s.style = -1;
     if (!s.name || !s.x || !s.y) {
         free(s.name), free(s.x), free(s.y);
         return -1;
@@ -68,6 +71,12 @@ int plot_set_band(Plot *p, int s, const double *lo, const double *hi) {
     if (!l || !h) { free(l), free(h); return -1; }
     free(ps->lo), free(ps->hi);
     ps->lo = l, ps->hi = h;
+    return 0;
+}
+
+int plot_set_style(Plot *p, int s, int style) {
+    if (s < 0 || s >= p->n_series || style < -1 || style >= PLOT_N_COLORS) return -1;
+    p->series[s].style = style;
     return 0;
 }
 
@@ -220,35 +229,20 @@ static const char *const palette[PLOT_N_COLORS] = {
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#444444", "#882255",
 };
 
-static const struct { const char *name; int slot; } fixed_colors[] = {
-    {"rope", 0}, {"sinusoidal", 1}, {"alibi", 2}, {"t5", 3}, {"learned", 4}, {"none", 6},
-};
-#define N_FIXED ((int)(sizeof fixed_colors / sizeof fixed_colors[0]))
-
-static int fixed_slot(const char *name) {
-    for (int i = 0; i < N_FIXED; i++)
-        if (strcasecmp(name, fixed_colors[i].name) == 0) return fixed_colors[i].slot;
-    return -1;
-}
-
 int plot_color_slot(const char *name) {
-    int s = fixed_slot(name);
-    if (s >= 0) return s;
-    uint32_t h = 2166136261u;  // FNV-1a
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
-    return (int)(h % PLOT_N_COLORS);
+    return (int)(fnv1a(name, strlen(name)) % PLOT_N_COLORS);
 }
 
 const char *plot_color(int slot) {
     return palette[((slot % PLOT_N_COLORS) + PLOT_N_COLORS) % PLOT_N_COLORS];
 }
 
-// Slot per series: known names first take their fixed slot, then the others take their
+// Slot per series: series with a fixed style first take that slot, then the others take their
 // hashed slot or the next free one. With more series than colours, later ones get dashes.
 static void assign_slots(const Plot *p, int *slot, int *dashed) {
     int used[PLOT_N_COLORS] = {0};
     for (int i = 0; i < p->n_series; i++) {
-        slot[i] = fixed_slot(p->series[i].name);
+        slot[i] = p->series[i].style;
         dashed[i] = 0;
         if (slot[i] >= 0) dashed[i] = used[slot[i]]++ > 0;
     }
@@ -264,43 +258,14 @@ static void assign_slots(const Plot *p, int *slot, int *dashed) {
 
 // ---------------------------------------------------------------- text output
 
-typedef struct { char *s; size_t n, cap; int oom; } Sb;
-
-static void sb_printf(Sb *b, const char *fmt, ...) {
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) { b->oom = 1; return; }
-        if (b->s && b->n + (size_t)k < b->cap) { b->n += (size_t)k; return; }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap <= b->n + (size_t)k) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) { b->oom = 1; return; }
-        b->s = s, b->cap = cap;
-    }
-}
-
-// Length of the valid UTF-8 sequence starting at s, or 0 when it is not valid.
-static int utf8_len(const unsigned char *s) {
-    int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-          : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || (n == 2 && s[0] < 0xC2)) return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    return n;
-}
-
 char *plot_xml_escape(const char *text, char *buf, int n) {
     if (n <= 0) return buf;
     int used = 0;
-    const unsigned char *s = (const unsigned char *)(text ? text : "");
+    const unsigned char *s = (const unsigned char *)(text ? text : ""), *end = s + strlen((const char *)s);
     while (*s) {
         char tmp[8];
         const char *piece = tmp;
-        int len = utf8_len(s), adv = len ? len : 1;
+        int len = utf8_seq_len(s, (size_t)(end - s)), adv = len ? len : 1;
         switch (*s) {
             case '&': piece = "&amp;"; break;
             case '<': piece = "&lt;"; break;
@@ -322,11 +287,11 @@ char *plot_xml_escape(const char *text, char *buf, int n) {
 }
 
 // Escaped text appended to the document.
-static void sb_text(Sb *b, const char *text) {
+static void sb_text(StrBuf *b, const char *text) {
     size_t need = strlen(text) * 6 + 1;
     char small[1024], *buf = need <= sizeof small ? small : malloc(need);
-    if (!buf) { b->oom = 1; return; }
-    sb_printf(b, "%s", plot_xml_escape(text, buf, (int)need));
+    if (!buf) { b->failed = 1; return; }
+    strbuf_printf(b, "%s", plot_xml_escape(text, buf, (int)need));
     if (buf != small) free(buf);
 }
 
@@ -432,43 +397,43 @@ static int span_free(const Span *placed, int n, Span s) {
     return 1;
 }
 
-static void draw_grid(Sb *b, const Layout *L) {
+static void draw_grid(StrBuf *b, const Layout *L) {
     double x0 = L->left, x1 = L->left + L->w, y0 = L->top, y1 = L->top + L->h;
-    sb_printf(b, "<g class=\"grid\" fill=\"none\">\n");
+    strbuf_printf(b, "<g class=\"grid\" fill=\"none\">\n");
     for (int i = 0; i < L->ax.n_ticks; i++) {
         const PlotTick *t = &L->ax.ticks[i];
         double x = to_px(&L->sx, t->v);
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
                   x, y0, x, y1, t->major ? "#dddddd" : "#eeeeee");
     }
     for (int i = 0; i < L->ay.n_ticks; i++) {
         const PlotTick *t = &L->ay.ticks[i];
         double y = to_px(&L->sy, t->v);
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
                   x0, y, x1, y, t->major ? "#dddddd" : "#eeeeee");
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 }
 
-static void draw_axes(Sb *b, const Plot *p, const Layout *L) {
+static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
     double x0 = L->left, y0 = L->top, y1 = L->top + L->h;
-    sb_printf(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+    strbuf_printf(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
               "fill=\"none\" stroke=\"#333333\"/>\n", x0, y0, L->w, L->h);
-    sb_printf(b, "<g class=\"ticks\" stroke=\"#333333\">\n");
+    strbuf_printf(b, "<g class=\"ticks\" stroke=\"#333333\">\n");
     for (int i = 0; i < L->ax.n_ticks; i++) {
         double x = to_px(&L->sx, L->ax.ticks[i].v), len = L->ax.ticks[i].major ? 5 : 3;
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y1, x, y1 + len);
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y1, x, y1 + len);
     }
     for (int i = 0; i < L->ay.n_ticks; i++) {
         double y = to_px(&L->sy, L->ay.ticks[i].v), len = L->ay.ticks[i].major ? 5 : 3;
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0 - len, y, x0, y);
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0 - len, y, x0, y);
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 
     // Tick labels: majors placed first, minors only where they do not overlap.
     Span placed[PLOT_MAX_TICKS];
     char num[48];
-    sb_printf(b, "<g class=\"tick-labels\" font-size=\"%g\" fill=\"#333333\">\n", TICK_FONT);
+    strbuf_printf(b, "<g class=\"tick-labels\" font-size=\"%g\" fill=\"#333333\">\n", TICK_FONT);
     for (int axis = 0; axis < 2; axis++) {
         const PlotAxis *a = axis == 0 ? &L->ax : &L->ay;
         const Scale *s = axis == 0 ? &L->sx : &L->sy;
@@ -484,52 +449,52 @@ static void draw_axes(Sb *b, const Plot *p, const Layout *L) {
                 if (!span_free(placed, n_placed, sp)) continue;
                 placed[n_placed++] = sp;
                 if (axis == 0)
-                    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                    strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
                               pos, y1 + 8 + TICK_FONT, num);
                 else
-                    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                    strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                               x0 - 8, pos + TICK_FONT * 0.35, num);
             }
         }
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 
     if (p->xlabel[0]) {
-        sb_printf(b, "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+        strbuf_printf(b, "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                   "font-size=\"%g\">", x0 + L->w / 2, y1 + 8 + TICK_FONT + 10 + LABEL_FONT, LABEL_FONT);
         sb_text(b, p->xlabel);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
     }
     if (p->ylabel[0]) {
         double x = 14 + LABEL_FONT * 0.8, y = y0 + L->h / 2;
-        sb_printf(b, "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+        strbuf_printf(b, "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                   "font-size=\"%g\" transform=\"rotate(-90 %.1f %.1f)\">", x, y, LABEL_FONT, x, y);
         sb_text(b, p->ylabel);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
     }
     if (p->title[0]) {
-        sb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+        strbuf_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                   "font-size=\"%g\" font-weight=\"bold\">", x0 + L->w / 2, 20 + TITLE_FONT, TITLE_FONT);
         sb_text(b, p->title);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
     }
 }
 
-static void draw_vline(Sb *b, const Plot *p, const Layout *L) {
+static void draw_vline(StrBuf *b, const Plot *p, const Layout *L) {
     if (!p->has_vline || !on_axis(p->vline_x, p->logx)) return;
     double x = to_px(&L->sx, p->vline_x), y0 = L->top, y1 = L->top + L->h;
-    sb_printf(b, "<g class=\"vline\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+    strbuf_printf(b, "<g class=\"vline\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
               "stroke=\"#555555\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n", x, y0, x, y1);
     if (p->vline_label[0]) {
         // Above the frame, centred on the line but kept inside the picture: never over data.
         double half = text_width(p->vline_label, VLINE_FONT) / 2;
         double cx = fmin(fmax(x, half + 4), L->total_w - half - 4);
-        sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%g\" "
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"%g\" "
                   "fill=\"#444444\">", cx, y0 - 5, VLINE_FONT);
         sb_text(b, p->vline_label);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 }
 
 static int point_ok(const Plot *p, double x, double y) {
@@ -538,9 +503,9 @@ static int point_ok(const Plot *p, double x, double y) {
 
 // Shaded band: one closed polygon per run of consecutive points with valid bounds; a run of
 // a single point becomes an error bar.
-static void draw_band(Sb *b, const Plot *p, const Layout *L, const PlotSeries *s, const char *color) {
+static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s, const char *color) {
     if (!s->lo) return;
-    sb_printf(b, "<g class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\">\n", color);
+    strbuf_printf(b, "<g class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\">\n", color);
     int k = 0;
     while (k < s->n) {
         if (!point_ok(p, s->x[k], s->lo[k]) || !on_axis(s->hi[k], p->logy)) { k++; continue; }
@@ -550,20 +515,20 @@ static void draw_band(Sb *b, const Plot *p, const Layout *L, const PlotSeries *s
             end++;
         if (end == k) {
             double x = to_px(&L->sx, s->x[k]);
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                       "stroke-opacity=\"0.5\" stroke-width=\"6\"/>\n",
                       x, to_px(&L->sy, s->lo[k]), x, to_px(&L->sy, s->hi[k]), color);
         } else {
-            sb_printf(b, "<path d=\"");
+            strbuf_printf(b, "<path d=\"");
             for (int i = k; i <= end; i++)
-                sb_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]), to_px(&L->sy, s->hi[i]));
+                strbuf_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]), to_px(&L->sy, s->hi[i]));
             for (int i = end; i >= k; i--)
-                sb_printf(b, "L%.1f %.1f", to_px(&L->sx, s->x[i]), to_px(&L->sy, s->lo[i]));
-            sb_printf(b, "Z\"/>\n");
+                strbuf_printf(b, "L%.1f %.1f", to_px(&L->sx, s->x[i]), to_px(&L->sy, s->lo[i]));
+            strbuf_printf(b, "Z\"/>\n");
         }
         k = end + 1;
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 }
 
 // Marker shape per palette slot, so series differ by more than colour: filled circle,
@@ -576,82 +541,82 @@ static const char *marker_tag(int slot) {
 }
 
 // Opens the marker element (attributes follow; the caller closes it) centred at (x, y).
-static void marker_open(Sb *b, int slot, double x, double y, double r, const char *color) {
+static void marker_open(StrBuf *b, int slot, double x, double y, double r, const char *color) {
     switch (marker_shape[slot]) {
-        case 0: sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r); break;
-        case 1: sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"",
+        case 0: strbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r); break;
+        case 1: strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"",
                           x - r * 0.9, y - r * 0.9, r * 1.8, r * 1.8); break;
-        case 2: sb_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
+        case 2: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
                           x, y - r * 1.2, x + r * 1.1, y + r * 0.8, x - r * 1.1, y + r * 0.8); break;
-        case 3: sb_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
+        case 3: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
                           x, y - r * 1.3, x + r * 1.3, y, x, y + r * 1.3, x - r * 1.3, y); break;
-        default: sb_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
+        default: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
                            x, y + r * 1.2, x + r * 1.1, y - r * 0.8, x - r * 1.1, y - r * 0.8); break;
     }
     if (marker_hollow(slot))
-        sb_printf(b, " fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
+        strbuf_printf(b, " fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
     else
-        sb_printf(b, " fill=\"%s\" stroke=\"white\" stroke-width=\"1\"", color);
+        strbuf_printf(b, " fill=\"%s\" stroke=\"white\" stroke-width=\"1\"", color);
 }
 
 // Markers are drawn when a series is sparse enough to show them, and always for a point that
 // has no neighbour to join (it would be invisible otherwise).
 #define MAX_MARKED_POINTS 60
 
-static void draw_series(Sb *b, const Plot *p, const Layout *L, const PlotSeries *s,
+static void draw_series(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s,
                         const char *color, int slot, int dashed) {
-    sb_printf(b, "<g class=\"series\" data-name=\"");
+    strbuf_printf(b, "<g class=\"series\" data-name=\"");
     sb_text(b, s->name);
-    sb_printf(b, "\">\n<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+    strbuf_printf(b, "\">\n<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
               "stroke-linejoin=\"round\"%s d=\"", color, dashed ? " stroke-dasharray=\"7 3\"" : "");
     int pen_down = 0;
     for (int k = 0; k < s->n; k++) {
         if (!point_ok(p, s->x[k], s->y[k])) { pen_down = 0; continue; }
-        sb_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]), to_px(&L->sy, s->y[k]));
+        strbuf_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]), to_px(&L->sy, s->y[k]));
         pen_down = 1;
     }
-    sb_printf(b, "\"/>\n");
+    strbuf_printf(b, "\"/>\n");
     for (int k = 0; k < s->n; k++) {
         if (!point_ok(p, s->x[k], s->y[k])) continue;
         int alone = (k == 0 || !point_ok(p, s->x[k - 1], s->y[k - 1])) &&
                     (k + 1 == s->n || !point_ok(p, s->x[k + 1], s->y[k + 1]));
         if (s->n > MAX_MARKED_POINTS && !alone) continue;
         marker_open(b, slot, to_px(&L->sx, s->x[k]), to_px(&L->sy, s->y[k]), 3.5, color);
-        sb_printf(b, " class=\"pt\"><title>");  // the title shows as a tooltip in browsers
+        strbuf_printf(b, " class=\"pt\"><title>");  // the title shows as a tooltip in browsers
         sb_text(b, s->name);
-        sb_printf(b, ": x=%.6g y=%.6g</title></%s>\n", s->x[k], s->y[k], marker_tag(slot));
+        strbuf_printf(b, ": x=%.6g y=%.6g</title></%s>\n", s->x[k], s->y[k], marker_tag(slot));
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 }
 
-static void draw_legend(Sb *b, const Plot *p, const Layout *L, const int *slot, const int *dashed) {
+static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *slot, const int *dashed) {
     if (!p->n_series) return;
     double x = L->legend_x, y = L->top + 4;
-    sb_printf(b, "<g class=\"legend\" font-size=\"%g\">\n", LEGEND_FONT);
+    strbuf_printf(b, "<g class=\"legend\" font-size=\"%g\">\n", LEGEND_FONT);
     if (p->legend_title[0]) {
-        sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#333333\">", x, y + 12);
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#333333\">", x, y + 12);
         sb_text(b, p->legend_title);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
         y += LEGEND_ROW;
     }
     for (int i = 0; i < p->n_series; i++, y += LEGEND_ROW) {
         const char *c = plot_color(slot[i]);
         double cy = y + 8;
         if (p->series[i].lo)
-            sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\" "
+            strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\" "
                       "fill-opacity=\"0.18\"/>\n", x, cy - 5, c);
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                   "stroke-width=\"2\"%s/>\n", x, cy, x + 22, cy, c,
                   dashed[i] ? " stroke-dasharray=\"7 3\"" : "");
         if (p->series[i].n <= MAX_MARKED_POINTS) {
             marker_open(b, slot[i], x + 11, cy, 3.5, c);
-            sb_printf(b, "/>\n");
+            strbuf_printf(b, "/>\n");
         }
-        sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222222\">", x + 30, cy + LEGEND_FONT * 0.35);
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222222\">", x + 30, cy + LEGEND_FONT * 0.35);
         sb_text(b, p->series[i].name);
-        sb_printf(b, "</text>\n");
+        strbuf_printf(b, "</text>\n");
     }
-    sb_printf(b, "</g>\n");
+    strbuf_printf(b, "</g>\n");
 }
 
 char *plot_svg(const Plot *p) {
@@ -662,12 +627,12 @@ char *plot_svg(const Plot *p) {
     if (!slot || !dashed) { free(slot), free(dashed); return NULL; }
     assign_slots(p, slot, dashed);
 
-    Sb b = {0};
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    StrBuf b = {0};
+    strbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
               "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n",
               ceil(L.total_w), ceil(L.total_h), ceil(L.total_w), ceil(L.total_h));
-    sb_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    strbuf_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     draw_grid(&b, &L);
     draw_axes(&b, p, &L);
     draw_vline(&b, p, &L);
@@ -675,12 +640,12 @@ char *plot_svg(const Plot *p) {
     for (int i = 0; i < p->n_series; i++)
         draw_series(&b, p, &L, &p->series[i], plot_color(slot[i]), slot[i], dashed[i]);
     if (!L.has_data)
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" "
+        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" "
                   "fill=\"#888888\">no data</text>\n", L.left + L.w / 2, L.top + L.h / 2);
     draw_legend(&b, p, &L, slot, dashed);
-    sb_printf(&b, "</svg>\n");
+    strbuf_printf(&b, "</svg>\n");
     free(slot), free(dashed);
-    if (b.oom) { free(b.s); return NULL; }
+    if (b.failed) { strbuf_free(&b); return NULL; }
     return b.s;
 }
 

@@ -5,6 +5,7 @@
 //   p.logx = 1;
 //   int s = plot_add_series(&p, "rope", n, xs, ys);     // copies the arrays
 //   plot_set_band(&p, s, lo, hi);                        // optional shaded band
+//   plot_set_style(&p, s, 0);                            // optional fixed palette slot
 //   plot_set_vline(&p, 32, "training length");          // optional dashed marker line
 //   if (plot_write_svg(&p, "loss.svg", err, sizeof err)) puts(err);
 //   plot_free(&p);
@@ -16,9 +17,10 @@
 // decades) on log axes (which end at the data, or at 1-2-5 values when the data spans too
 // little to show two labels). Tick labels that would overlap are dropped, minor ones first. The legend sits to
 // the right of the plot area. Colours come from a fixed colour-blind-friendly palette
-// (Okabe-Ito): the positional schemes none, sinusoidal, learned, alibi, rope and t5 always
-// get the same colour; other names get a colour from a hash of the name (moved to the next
-// free colour when two series of one plot collide). Each colour has its own marker shape.
+// (Okabe-Ito): a series given a style (palette slot) by the caller always gets that colour
+// (./plot gives each positional scheme the style its registry line names); others get a
+// colour from a hash of the name (moved to the next free colour when two series of one plot
+// collide). Each colour has its own marker shape.
 #ifndef SVG_H
 #define SVG_H
 
@@ -27,6 +29,7 @@ typedef struct PlotSeries {
     int     n;
     double *x, *y;    // [n]
     double *lo, *hi;  // [n] band around y, or NULL; a NaN bound leaves a gap in the band
+    int     style;    // palette slot fixed by the caller, or -1: chosen from the name
 } PlotSeries;
 
 typedef struct Plot {
@@ -49,6 +52,10 @@ int plot_add_series(Plot *p, const char *name, int n, const double *x, const dou
 
 // Shaded band between lo[i] and hi[i] for series s (arrays of the series' length, copied).
 int plot_set_band(Plot *p, int s, const double *lo, const double *hi);
+
+// Fixes series s to palette slot `style` (0..PLOT_N_COLORS-1: colour and marker); -1 lets
+// the name choose. Returns 0, or -1 for a bad series or slot.
+int plot_set_style(Plot *p, int s, int style);
 
 // Vertical dashed line at x with a label at its top (e.g. the training length).
 void plot_set_vline(Plot *p, double x, const char *label);
@@ -84,7 +91,7 @@ void plot_axis(double dmin, double dmax, int log, PlotAxis *a);
 // Shortest plain form of a tick value: 0.2, 1000, 2.5e-5, 1e6 (never "-0", "nan").
 void plot_format_number(double v, char *buf, int n);
 
-// Preferred palette slot of a series name (0..PLOT_N_COLORS-1) and its colour ("#rrggbb").
+// Palette slot a series name hashes to (0..PLOT_N_COLORS-1) and a slot's colour ("#rrggbb").
 #define PLOT_N_COLORS 8
 int plot_color_slot(const char *name);
 const char *plot_color(int slot);

@@ -1,7 +1,8 @@
-// Positional schemes. Each scheme is one file (none.c, sinusoidal.c, learned.c, alibi.c,
-// rope.c, t5.c) defining a PosScheme: which of the three places it acts on (added to the
-// input embeddings, a bias on the self-attention scores, a rotation of queries and keys).
-// Adding a scheme means one file and one line in registry.c.
+// Positional schemes. Each scheme is one file src/pos/<name>.c defining `const PosScheme
+// pos_<name>`: which of the three places it acts on (added to the input embeddings, a bias on
+// the self-attention scores, a rotation of queries and keys). Adding a scheme means that file
+// and one line in registry.c, the only list of schemes: the config, ./train --list-schemes,
+// ./plot and scripts/lib.sh ask it (tests/test_registry.sh checks no other list exists).
 //
 // Position of token t is t + offset (offset = pos_offset, an evaluation probe); RoPE uses
 // (t + offset) / rope_scale.
@@ -30,9 +31,20 @@ struct PosScheme {
     Tensor *(*self_bias)(const Positional *p, int T);          // -> (H,T,T) score bias
     Tensor *(*rotate)(const Positional *p, Tensor *x);         // q or k (B,T,d) -> rotated
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
+    // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
+    // a message and *key set to the config key whose line the message points at.
+    int     (*check_config)(const Config *c, const char **key, char *msg, int n);
 };
 
+// The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
+// when unknown), and a scheme's plot style (a palette slot of io/svg.h; -1 for a name that is
+// no scheme; case-insensitive, as plot legends may say "RoPE").
+int              pos_scheme_count(void);
+const PosScheme *pos_scheme_at(int i);
 const PosScheme *pos_scheme_find(const char *name);
+int              pos_scheme_plot_style(const char *name);
+// The check_config hook of the scheme c->pos names (0 when it has none).
+int              pos_check_config(const Config *c, const char **key, char *msg, int n);
 // Set up p for one stack from the config (model.pos, max_len, pos_wrap, rope_base,
 // rope_scale, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
@@ -52,6 +64,4 @@ void  alibi_slopes(int n_heads, float *out);                       // m_1..m_H
 #define T5_BUCKETS 32
 #define T5_MAX_DISTANCE 128
 int   t5_bucket(int rel, int bidirectional);                       // rel = j - i (key - query)
-
-extern const PosScheme pos_none, pos_sinusoidal, pos_learned, pos_alibi, pos_rope, pos_t5;
 #endif

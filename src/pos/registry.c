@@ -1,23 +1,51 @@
-// The list of positional schemes and the hooks that dispatch to them.
+// The list of positional schemes (the only one: config validation, --list-schemes, plots and
+// scripts ask it) and the hooks that dispatch to them.
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "pos/pos.h"
 
-static const PosScheme *const schemes[] = {
-    &pos_none, &pos_sinusoidal, &pos_learned, &pos_alibi, &pos_rope, &pos_t5,
+// One line per scheme: its PosScheme (pos_<name> in src/pos/<name>.c) and its plot style, a
+// palette slot of io/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
+// The order is the order scripts and tables list the schemes in.
+#define POS_SCHEMES(X) \
+    X(none, 6)         \
+    X(sinusoidal, 1)   \
+    X(learned, 4)      \
+    X(alibi, 2)        \
+    X(rope, 0)         \
+    X(t5, 3)
+
+#define DECLARE(name, style) extern const PosScheme pos_##name;
+POS_SCHEMES(DECLARE)
+
+static const struct { const PosScheme *scheme; int plot_style; } schemes[] = {
+#define ENTRY(name, style) {&pos_##name, style},
+    POS_SCHEMES(ENTRY)
 };
+#define N_SCHEMES (int)(sizeof schemes / sizeof *schemes)
+
+int pos_scheme_count(void) { return N_SCHEMES; }
+
+const PosScheme *pos_scheme_at(int i) { return i >= 0 && i < N_SCHEMES ? schemes[i].scheme : NULL; }
 
 const PosScheme *pos_scheme_find(const char *name) {
-    for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
-        if (strcmp(schemes[i]->name, name) == 0) return schemes[i];
+    for (int i = 0; i < N_SCHEMES; i++)
+        if (strcmp(schemes[i].scheme->name, name) == 0) return schemes[i].scheme;
     return NULL;
+}
+
+int pos_scheme_plot_style(const char *name) {
+    for (int i = 0; i < N_SCHEMES; i++)
+        if (strcasecmp(schemes[i].scheme->name, name) == 0) return schemes[i].plot_style;
+    return -1;
 }
 
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name) {
     memset(p, 0, sizeof *p);
     p->scheme = pos_scheme_find(c->pos);
-    if (!p->scheme) p->scheme = &pos_none;   // config validation rejects unknown names first
+    if (!p->scheme) p->scheme = schemes[0].scheme;   // config validation rejects unknown names first
     p->d_model = c->d_model;
     p->n_heads = c->n_heads;
     p->max_len = c->max_len;
@@ -45,4 +73,10 @@ int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }
 
 int pos_check_length(const Positional *p, int T, char *err, int errlen) {
     return p->scheme->check_length ? p->scheme->check_length(p, T, err, errlen) : 0;
+}
+
+int pos_check_config(const Config *c, const char **key, char *msg, int n) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    *key = "pos";
+    return s && s->check_config ? s->check_config(c, key, msg, n) : 0;
 }

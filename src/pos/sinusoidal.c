@@ -2,6 +2,7 @@
 // P[pos, 2i] = sin(pos w_i), P[pos, 2i+1] = cos(pos w_i), w_i = exp(-2i ln(10000) / d).
 // No parameters; defined for any position.
 #include <math.h>
+#include "core/errors.h"
 #include "core/ops.h"
 #include "pos/pos.h"
 
@@ -20,4 +21,12 @@ static Tensor *sinusoidal_add(const Positional *p, Tensor *x) {   // x (B,T,d)
     return op_add(x, table);                                      // broadcast over the batch
 }
 
-const PosScheme pos_sinusoidal = { .name = "sinusoidal", .add_to_input = sinusoidal_add };
+static int sinusoidal_check_config(const Config *c, const char **key, char *msg, int n) {
+    if (c->d_model % 2 == 0) return 0;   // sin/cos pairs
+    *key = "d_model";
+    return errorf(msg, n, "pos = sinusoidal needs an even d_model, got %d", c->d_model);
+}
+
+const PosScheme pos_sinusoidal = {
+    .name = "sinusoidal", .add_to_input = sinusoidal_add, .check_config = sinusoidal_check_config,
+};

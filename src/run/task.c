@@ -1,4 +1,5 @@
 #include "run/task.h"
+#include "core/errors.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +149,19 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     memset(t, 0, sizeof *t);
     t->cfg = *c;
     t->cfg.text = NULL;
+    static const char *names[] = {[TASK_ORDER] = "order", [TASK_TOY_TRANSLATE] = "toy_translate",
+                                  [TASK_PARALLEL_TEXT] = "parallel_text", [TASK_LM] = "lm"};
+    int kind = 0;
+    while (kind < (int)(sizeof names / sizeof *names) && strcmp(c->task, names[kind])) kind++;
+    t->kind = (TaskKind)kind;
     int rc;
-    if (!strcmp(c->task, "order")) rc = load_order(t, err, errlen);
-    else if (!strcmp(c->task, "toy_translate")) rc = load_toy(t, err, errlen);
-    else if (!strcmp(c->task, "lm")) rc = load_lm(t, err, errlen);
-    else rc = load_parallel(t, err, errlen);
+    switch (t->kind) {
+    case TASK_ORDER: rc = load_order(t, err, errlen); break;
+    case TASK_TOY_TRANSLATE: rc = load_toy(t, err, errlen); break;
+    case TASK_PARALLEL_TEXT: rc = load_parallel(t, err, errlen); break;
+    case TASK_LM: rc = load_lm(t, err, errlen); break;
+    default: rc = errorf(err, errlen, "unknown task '%s'", c->task);   // config validation stops it first
+    }
     if (rc) task_free(t);
     return rc;
 }
@@ -172,7 +181,7 @@ void task_free(Task *t) {
 }
 
 int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) {
-    if (strcmp(t->cfg.task, "toy_translate")) {
+    if (t->kind != TASK_TOY_TRANSLATE) {
         snprintf(err, errlen, "lengths by clause count exist for toy_translate only");
         return -1;
     }
@@ -215,9 +224,9 @@ static int same_vocab(const Vocab *built, const char *path, char *err, int errle
         rc = -1;
     }
     for (int i = 0; !rc && i < saved.n; i++)
-        if (strcmp(saved.tokens[i], built->tokens[i])) {
+        if (strcmp(saved.str[i], built->str[i])) {
             snprintf(err, errlen, "%s:%d: token '%s', but the task's data gives '%s' (was the lexicon or data changed?)",
-                     path, i + 1, saved.tokens[i], built->tokens[i]);
+                     path, i + 1, saved.str[i], built->str[i]);
             rc = -1;
         }
     vocab_free(&saved);

@@ -15,8 +15,12 @@
 #include "data/vocab.h"
 #include "io/config.h"
 
+// task.task of the config as an enum (the config keeps the word; code dispatches on this).
+typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM } TaskKind;
+
 typedef struct Task {
     Config cfg;                  // copy (text not owned)
+    TaskKind kind;
     Vocab src_vocab, tgt_vocab;  // classifier and lm use src_vocab only
     int has_tgt_vocab;
     Split train, val, test;      // lm: empty (it uses the streams)

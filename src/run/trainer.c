@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "core/optim.h"
 #include "core/runtime.h"
@@ -16,12 +15,6 @@
 #include "run/task.h"
 
 #define LOG_HEADER "step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm\n"
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int file_exists(const char *path) {
     struct stat s;
@@ -62,23 +55,19 @@ static int truncate_log(const char *path, long step, char *err, int errlen) {
     return rc;
 }
 
-// A run killed while writing a file leaves its temporary (NAME.tmp.PID, see write_file_atomic;
-// NAME.tmp for vocab_save);
-// the real file beside it is intact. Remove those leftovers so they do not pile up.
+// A run killed while writing a file leaves its temporary (every file goes through
+// write_file_atomic); the real file beside it is intact. Remove those leftovers so they do
+// not pile up.
 static void remove_stale_temps(const char *dir) {
-    static const char *prefixes[] = {"model.safetensors.tmp.", "log.csv.tmp.", "config.ini.tmp.",
-                                     "vocab.txt.tmp", "src_vocab.txt.tmp", "tgt_vocab.txt.tmp"};
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)))
-        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-            if (!strncmp(e->d_name, prefixes[i], strlen(prefixes[i]))) {
-                char path[1024];
-                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-                if (!unlink(path)) printf("removed %s, left by an interrupted run\n", path);
-                break;
-            }
+        if (is_atomic_temp(e->d_name)) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (!unlink(path)) printf("removed %s, left by an interrupted run\n", path);
+        }
     closedir(d);
 }
 
@@ -209,10 +198,10 @@ static int setup(Run *r, char *err, int errlen) {
     // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
     int max_src = 0, max_tgt = 0;
     split_max_lengths(&t->train, &max_src, &max_tgt);
-    int T = c->task[0] == 'l' ? c->window : (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
+    int T = t->kind == TASK_LM ? c->window : (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
     if (model_check_length(&r->model, T, err, errlen)) return -1;
     adamw_init(&r->opt, &r->model.ps, c->beta1, c->beta2, c->eps, c->weight_decay);
-    long train_n = c->task[0] == 'l' ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
+    long train_n = t->kind == TASK_LM ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
     if (train_n < 1) { snprintf(err, errlen, "no training examples"); return -1; }
     if (sampler_init(&r->sampler, (int)train_n, rng_stream((uint64_t)c->seed, RNG_DATA).state)) {
         snprintf(err, errlen, "out of memory");
@@ -297,7 +286,7 @@ int train_run(Config *c, char *err, int errlen) {
         fflush(stdout);
     }
     Schedule sched = schedule_parse(c->schedule);
-    double t0 = now_seconds(), tokens = 0;
+    double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
         Batch b;
@@ -330,7 +319,7 @@ int train_run(Config *c, char *err, int errlen) {
                                     : count_correct(logits, b.tgt_out, b.B * b.T_tgt, TOK_PAD);
             log_row(r.log, step, "train", 0, loss->data[0], (double)right / b.n_tgt_tokens, -1, -1, lr, gnorm);
         }
-        double elapsed = now_seconds() - t0;
+        double elapsed = wall_seconds() - t0;
         progress(step, c->steps, loss->data[0], tokens / elapsed, elapsed / (step - start) * (c->steps - step));
         batch_free(&b);
         int last = step == c->steps;
@@ -344,7 +333,7 @@ int train_run(Config *c, char *err, int errlen) {
         }
         fflush(stdout);
     }
-    if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, now_seconds() - t0, tokens / (now_seconds() - t0));
+    if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, wall_seconds() - t0, tokens / (wall_seconds() - t0));
     if (r.log) fclose(r.log);
     sampler_free(&r.sampler);
     free(lengths);

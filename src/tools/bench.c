@@ -59,18 +59,6 @@ static const Shape SHAPES[] = {
     {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3},
 };
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double cpu_seconds(void) {   // user + system time of every thread of this process
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static double peak_mib(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -174,13 +162,13 @@ static Result bench_model(const Shape *s, int runs) {
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
         long n = 0;
-        double t0 = now(), c0 = cpu_seconds();
+        double t0 = wall_seconds(), c0 = cpu_seconds();
         for (int i = 0; i < s->steps; i++) {
             runtime_adapt_threads();   // --threads 0
             train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
             n += tokens[i % NB];
         }
-        double dt = now() - t0;
+        double dt = wall_seconds() - t0;
         cpu[r] = (cpu_seconds() - c0) * 1000 / s->steps;
         ms[r] = dt * 1000 / s->steps;
         tps[r] = n / dt;
@@ -215,9 +203,9 @@ static Result bench_eval(int T, int runs) {
     double *ms = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
         arena_reset(&arena);
-        double t0 = now();
+        double t0 = wall_seconds();
         batch_loss(&m, &b, 0, NULL);
-        ms[r] = (now() - t0) * 1000;
+        ms[r] = (wall_seconds() - t0) * 1000;
     }
     tape_set_enabled(1);
     Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0};
@@ -246,12 +234,12 @@ static Result bench_matmul(int n, int runs) {
     op_matmul(a, b, 0, 0);
     double *g = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = wall_seconds();
         for (int i = 0; i < reps; i++) {
             arena_release(&arena, mark);
             op_matmul(a, b, 0, 0);
         }
-        g[r] = flops * reps / (now() - t0) / 1e9;
+        g[r] = flops * reps / (wall_seconds() - t0) / 1e9;
     }
     tape_set_enabled(1);
     Result res = {median(g, runs), 0, peak_mib(), 0, 0};
@@ -272,7 +260,7 @@ static Result bench_attention(int runs) {
     int reps = (int)(4e8 / flops) + 1;
     double *ms = malloc(sizeof(double) * runs);
     for (int r = -1; r < runs; r++) {   // r = -1 warms up
-        double t0 = now();
+        double t0 = wall_seconds();
         for (int i = 0; i < reps; i++) {
             arena_reset(&arena);
             tape_reset();
@@ -284,7 +272,7 @@ static Result bench_attention(int runs) {
             for (long e = 0; e < y->size; e++) dy[e] = (float)(e % 7) * 0.1f - 0.3f;
             tape_replay();
         }
-        if (r >= 0) ms[r] = (now() - t0) * 1000 / reps;
+        if (r >= 0) ms[r] = (wall_seconds() - t0) * 1000 / reps;
     }
     double m = median(ms, runs);
     Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0};
@@ -301,12 +289,12 @@ static Result bench_forkjoin(int runs) {
     double *us = malloc(sizeof(double) * runs);
     volatile int sink = 0;
     for (int r = -1; r < runs; r++) {   // r = -1 warms up
-        double t0 = now();
+        double t0 = wall_seconds();
         for (int i = 0; i < REGIONS; i++) {
             #pragma omp parallel
             if (omp_get_thread_num() == 0) sink = sink + 1;
         }
-        if (r >= 0) us[r] = (now() - t0) * 1e6 / REGIONS;
+        if (r >= 0) us[r] = (wall_seconds() - t0) * 1e6 / REGIONS;
     }
     Result res = {median(us, runs), 0, peak_mib(), 0, 0};
     free(us);

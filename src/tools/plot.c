@@ -11,6 +11,7 @@
 
 #include "io/csv.h"
 #include "io/svg.h"
+#include "pos/pos.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -190,7 +191,7 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
         i = j;
     }
     int s = plot_add_series(p, name, m, xs, ys);
-    int rc = s < 0 ? -1 : 0;
+    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(name));   // a scheme's own colour
     if (s >= 0 && (o->spread || o->band)) rc = plot_set_band(p, s, lo, hi);
     free(buf);
     return rc;

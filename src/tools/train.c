@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/runtime.h"
 #include "io/config.h"
+#include "pos/pos.h"
 #include "run/trainer.h"
 
 static const char *USAGE =
@@ -14,6 +15,7 @@ static const char *USAGE =
     "  section.key=value   override a config entry (e.g. model.pos=rope train.steps=500);\n"
     "                      a bare key=value works when the key is unique\n"
     "  train.resume=DIR    continue the run in DIR (or from a checkpoint file) exactly\n"
+    "  --list-schemes      print the positional schemes (model.pos values), one a line\n"
     "  --help              this text\n"
     "\n"
     "Examples: ./train configs/rope.ini\n"
@@ -21,6 +23,10 @@ static const char *USAGE =
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
+    if (argc == 2 && !strcmp(argv[1], "--list-schemes")) {   // scripts ask this, not a copy
+        for (int i = 0; i < pos_scheme_count(); i++) puts(pos_scheme_at(i)->name);
+        return 0;
+    }
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
     Config c;
