@@ -23,7 +23,7 @@ PY=
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then PY=$p; break; fi
 done
-SCHEMES="none sinusoidal learned alibi rope t5"
+SCHEMES=$(echo $("$TRAIN" --list-schemes))   # the registry is the one list
 KINDS="classifier translator lm"
 if [ -z "$PY" ]; then
     for kind in $KINDS; do for pos in $SCHEMES; do for norm in pre post; do
