@@ -210,6 +210,19 @@ static void test_pool_cls_reads_first_row(void) {
     model_free(&m);
 }
 
+// pool = mean averages the real tokens only: padding after the sentence changes nothing.
+static void test_mean_pool_ignores_padding(void) {
+    Config c;
+    small_config(&c, "classifier", "sinusoidal");
+    Model m;
+    model_build(&m, &c, 20, 0, 3);
+    model_set_training(&m, 0);
+    int ids[3] = {7, 9, 12}, padded[5] = {7, 9, 12, 0, 0};
+    Tensor *y = classifier_logits(&m, ids, 1, 3), *yp = classifier_logits(&m, padded, 1, 5);
+    CHECK(max_abs_diff(y->data, yp->data, 3) < 1e-5, "padding changed the logits by %g", max_abs_diff(y->data, yp->data, 3));
+    model_free(&m);
+}
+
 static void scale_embeddings(Model *m, const char *name, float by) {
     Param *p = params_find(&m->ps, name);
     CHECK(p, "no %s", name);
@@ -276,6 +289,7 @@ int main(void) {
     RUN(test_gradients_ignore_stale_memory);
     RUN(test_parameter_names);
     RUN(test_pool_cls_reads_first_row);
+    RUN(test_mean_pool_ignores_padding);
     RUN(test_embed_scale_is_sqrt_d);
     arena_free(&arena);
     return check_summary();

@@ -220,6 +220,12 @@ static void test_pooling_and_heads(void) {
     int ms[4] = {3, 3, 5, 2};
     Tensor *in2[1] = {gc_input(4, ms, 1)};
     grad_check("merge_heads", f_merge, in2, 1);
+    // Hand values: row 0 keeps positions 0-2, so its mean is over 3 rows, not 5.
+    int one[3] = {1, 5, 1};
+    Tensor *col = tensor_new(3, one, 0);
+    for (int t = 0; t < 5; t++) col->data[t] = (float)(t + 1);   // 1 2 3 4 5
+    Tensor *pooled = op_mean_pool(col, keep);
+    CHECK_NEAR(pooled->data[0], 2.0, 1e-6);
     // split then merge is the identity
     Tensor *back = op_merge_heads(op_split_heads(in[0], 3));
     CHECK(memcmp(back->data, in[0]->data, sizeof(float) * in[0]->size) == 0, "merge(split(x)) != x");
