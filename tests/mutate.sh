@@ -28,6 +28,8 @@ trap 'rm -rf "$scratch"' EXIT INT TERM
 mkdir -p "$scratch/tree"
 for d in Makefile src tests data configs scripts; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
 [ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
+# Tests find the Multi30k data at ../shared/data (beside the checkout): the same beside the copy.
+[ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"
 cd "$scratch/tree" || exit 2
 [ "$CHECK_ONLY" = 1 ] || echo "# mutate: scratch tree $scratch/tree; building it once"
 [ "$CHECK_ONLY" = 1 ] || make -j2 tools >"$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; echo "the unmutated tree does not build"; exit 2; }

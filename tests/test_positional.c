@@ -125,6 +125,15 @@ static void test_rope_relative(void) {
     CHECK(memcmp(qr->data, q0, sizeof q0) == 0, "rotation at position 0 changed the vector");
 }
 
+// The scheme set up for an encoder and a decoder stack, as a model does.
+static void encoder_and_decoder(const char *scheme, int n_heads, Params *ps, Positional *enc, Positional *dec) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "%s", scheme);
+    c.n_heads = n_heads;
+    pos_init(enc, &c, 1, ps, "pos", "encoder");
+    pos_init(dec, &c, 0, ps, "pos", "decoder");
+}
 // The scheme as a model stack sets it up: rope_scale 2 (position interpolation) and rope_base
 // 100, d_k = 4. Token t sits at p = t / 2; pair 0 turns by p, pair 1 by p * 100^(-2/4) = p / 10.
 // Token 3: angles 1.5 and 0.15; token 4: 2 and 0.2. With pos_offset 1, token 3 is at p = 2.
@@ -154,14 +163,9 @@ static void test_rope_scheme_angles(void) {
 // so each bias entry names its bucket. T = 4: the encoder puts key j before query i in
 // bucket i - j and after it in 16 + (j - i); the decoder uses i - j for keys before, 0 after.
 static void test_t5_bias_buckets(void) {
-    Config c;
-    config_defaults(&c);
-    snprintf(c.pos, sizeof c.pos, "t5");
-    c.n_heads = 2;
     Params ps = {0};
     Positional enc, dec;
-    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
-    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    encoder_and_decoder("t5", 2, &ps, &enc, &dec);
     params_alloc(&ps);
     for (int b = 0; b < T5_BUCKETS; b++)
         for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
@@ -190,14 +194,9 @@ static void test_alibi_slopes(void) {
 }
 
 static void test_alibi_bias_shape(void) {
-    Config c;
-    config_defaults(&c);
-    snprintf(c.pos, sizeof c.pos, "alibi");
-    c.n_heads = 4;
     Params ps = {0};
     Positional enc, dec;
-    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
-    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
     Tensor *be = pos_self_bias(&enc, T), *bd = pos_self_bias(&dec, T);
