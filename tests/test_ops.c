@@ -142,6 +142,18 @@ static void test_layernorm(void) {
     }
 }
 
+static void test_layernorm_values(void) {
+    // Row (0, 0.002): mean 0.001, variance 1e-6; with eps 1e-5, rstd = 1 / sqrt(1.1e-5) =
+    // 301.5113, so y = -+0.001 * 301.5113 * w + b with w = (1, 2), b = (0, 0.5).
+    int xs[2] = {1, 2}, ws = 2;
+    Tensor *x = tensor_new(2, xs, 0), *w = tensor_new(1, &ws, 0), *b = tensor_new(1, &ws, 0);
+    x->data[0] = 0; x->data[1] = 0.002f;
+    w->data[0] = 1; w->data[1] = 2; b->data[0] = 0; b->data[1] = 0.5f;
+    Tensor *y = op_layernorm(x, w, b, 1e-5f);
+    CHECK_NEAR(y->data[0], -0.3015113, 1e-5);
+    CHECK_NEAR(y->data[1], 0.5 + 2 * 0.3015113, 1e-5);
+}
+
 static void test_softmax(void) {
     int xs[2] = {4, 9};
     Tensor *in[2] = {gc_input(2, xs, 1), gc_input(2, xs, 1)};
@@ -369,7 +381,7 @@ int main(void) {
     gc_rng = rng_stream(42, 0);
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
-    T(test_dropout_statistics); T(test_layernorm); T(test_softmax); T(test_cross_entropy);
+    T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_composition); T(test_attention_query_pad);
