@@ -6,6 +6,7 @@
 #
 #   sh tests/mutate.sh [FILTER]     FILTER: run only the mutants whose name contains it
 #   sh tests/mutate.sh --check      only check that every `from` text still matches (no builds)
+#   MUTANTS=FILE (another list), MUTANT_TIMEOUT=SECONDS (per test run, default 300)
 #
 # Prints one verdict per mutant, the kill rate and the survivors. Mutants marked
 # `equivalent:` in the list (the change cannot alter any output) are still run and reported,
@@ -21,13 +22,14 @@ TIMEOUT=${MUTANT_TIMEOUT:-300}
 top=$(pwd)
 case "$LIST" in /*) ;; *) LIST="$top/$LIST" ;; esac
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mutate.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT INT TERM
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
 
 # The scratch tree: sources, tests, data and the current build (timestamps kept, so only what
 # a mutant touches is recompiled).
 mkdir -p "$scratch/tree"
 for d in Makefile src tests data configs scripts; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
-[ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
+[ "$CHECK_ONLY" = 0 ] && [ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
 # Tests find the Multi30k data at ../shared/data (beside the checkout): the same beside the copy.
 [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"
 cd "$scratch/tree" || exit 2
