@@ -48,7 +48,7 @@ test: tools $(TESTS)
 # Mutation testing: each mutant of tests/mutants.txt is built in a scratch copy and must make
 # one of its tests fail (tests/mutate.sh). MUTANT=text runs only the mutants named with it.
 mutate: tools $(TESTS)
-	@sh tests/mutate.sh $(MUTANT)
+	@sh tests/mutate.sh "$(MUTANT)"
 
 sanitize:
 	$(MAKE) BUILD=build/san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test

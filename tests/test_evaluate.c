@@ -85,11 +85,11 @@ static void test_exact_match_needs_eos(void) {
 // <pad> (ln 4 against 0 for the other 4 tokens, <bos> excluded: p = 1/8 each) gets no token
 // right, though the shorter row's padding targets equal its argmax; every loss is ln 8.
 static void test_token_accuracy_ties_and_padding(void) {
-    int two[2] = {2, 3}, targets[2] = {0, 2};
+    int two[2] = {2, 3}, targets[2] = {0, 1};
     Tensor *z = tensor_new(2, two, 0);
-    const float rows[6] = {1, 1, 0,   0, 2, 2};   // ties: id 0 and id 1 (right, wrong)
+    const float rows[6] = {1, 1, 0,   0, 2, 2};   // ties: ids 0 and 1, ids 1 and 2
     memcpy(z->data, rows, sizeof rows);
-    CHECK(count_correct(z, targets, 2, -1) == 1, "count_correct %ld, expected 1", count_correct(z, targets, 2, -1));
+    CHECK(count_correct(z, targets, 2, -1) == 2, "count_correct %ld, expected 2", count_correct(z, targets, 2, -1));
     float says_pad[V] = {logf(4), 0, -1e4f, 0, 0, 0};
     Model m;
     constant_model(&m, "translator", says_pad);
