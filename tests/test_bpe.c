@@ -245,6 +245,8 @@ static void test_tokenizer(void) {
     CHECK(!strcmp(out, "\xe2\x80\x9e|Hallo|\xe2\x80\x9c|,|sagte|er|\xe2\x80\xa6"), "'%s'", out);
     tokens_of("a\xc2\xa0" "b \xe2\x80\x93 t-shirt 3.5", out, sizeof out);   // no-break space, en dash
     CHECK(!strcmp(out, "a|b|\xe2\x80\x93|t-shirt|3|.|5"), "'%s'", out);
+    tokens_of("rot,blau.gr\xc3\xbcn!(x)", out, sizeof out);   // ASCII punctuation inside a word splits it
+    CHECK(!strcmp(out, "rot|,|blau|.|gr\xc3\xbcn|!|(|x|)"), "'%s'", out);
     tokens_of("\xc2\xbf" "Qu\xc3\xa9?\xe3\x80\x82", out, sizeof out);
     CHECK(!strcmp(out, "\xc2\xbf|Qu\xc3\xa9|?|\xe3\x80\x82"), "'%s'", out);
     const char *t1[] = {"a", "man", "'", "s", "hat", "(", "red", ")", ",", "\"", "hi", "\"", "she", "said", "."};
