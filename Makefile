@@ -15,7 +15,7 @@ TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libtf.a
 
-.PHONY: all tools test sanitize bench fuzz clean
+.PHONY: all tools test sanitize bench fuzz clean mutate
 .SECONDARY:
 all: $(TOOLS)
 
@@ -44,6 +44,11 @@ tools: $(TOOLS:%=$(BUILD)/bin/%)
 # Every test program and every tests/*.sh; the runner prints `N passed, N failed`.
 test: tools $(TESTS)
 	@BIN_DIR=$(BUILD)/bin sh tests/run.sh $(TESTS) $(sort $(wildcard tests/test_*.sh))
+
+# Mutation testing: each mutant of tests/mutants.txt is built in a scratch copy and must make
+# one of its tests fail (tests/mutate.sh). MUTANT=text runs only the mutants named with it.
+mutate: tools $(TESTS)
+	@sh tests/mutate.sh "$(MUTANT)"
 
 sanitize:
 	$(MAKE) BUILD=build/san OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test

@@ -116,6 +116,13 @@ static void test_mismatch_refused(void) {
     model_build(&other, &c, 20, 24, 0);
     CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "rel_bias"),
           "missing-tensor message: '%s'", err);
+    // The other way: the t5 model's file has rel_bias tables a `none` model lacks.
+    checkpoint_save(path, &other, c.text, NULL, NULL, err, sizeof err);
+    model_free(&other);
+    snprintf(c.pos, sizeof c.pos, "none");
+    model_build(&other, &c, 20, 24, 0);
+    CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "unexpected tensor") &&
+          strstr(err, "rel_bias"), "unexpected-tensor message: '%s'", err);
     model_free(&other);
     model_free(&m);
     config_free(&c);

@@ -1,6 +1,6 @@
 // Whole models: permutation equivariance without positions (and its failure under a causal
 // mask), the symmetric ALiBi bias on an exact reversal, and every scheme's full-model
-// gradients against finite differences.
+// gradients against finite differences; pool = cls reads the <cls> row and embed_scale is sqrt(d).
 #include <string.h>
 #include "check.h"
 #include "core/arena.h"
@@ -186,6 +186,80 @@ static void test_gradients_ignore_stale_memory(void) {
             }
 }
 
+// pool = cls: the logits are the head applied to the encoder's first row (the <cls> token),
+// on ids whose first and last rows differ.
+static void test_pool_cls_reads_first_row(void) {
+    Config c;
+    small_config(&c, "classifier", "sinusoidal");
+    snprintf(c.pool, sizeof c.pool, "cls");
+    Model m;
+    model_build(&m, &c, 20, 0, 3);
+    model_set_training(&m, 0);
+    int T = 4, d = c.d_model, ids[4] = {4, 9, 12, 15};
+    Tensor *h = model_encode(&m, ids, 1, T), *y = classifier_logits(&m, ids, 1, T);
+    CHECK(max_abs_diff(h->data, h->data + (T - 1) * d, d) > 1e-2, "first and last rows do not differ");
+    Param *w = params_find(&m.ps, "head.weight"), *b = params_find(&m.ps, "head.bias");
+    CHECK(w && b, "no head.weight / head.bias");
+    if (!w || !b) { model_free(&m); return; }
+    for (int k = 0; k < 3; k++) {
+        double z = b->t.data[k];
+        for (int e = 0; e < d; e++) z += w->t.data[k * d + e] * h->data[e];
+        CHECK_NEAR(y->data[k], z, 1e-5);
+    }
+    model_free(&m);
+}
+
+// pool = mean averages the real tokens only: padding after the sentence changes nothing.
+static void test_mean_pool_ignores_padding(void) {
+    Config c;
+    small_config(&c, "classifier", "sinusoidal");
+    Model m;
+    model_build(&m, &c, 20, 0, 3);
+    model_set_training(&m, 0);
+    int ids[3] = {7, 9, 12}, padded[5] = {7, 9, 12, 0, 0};
+    Tensor *y = classifier_logits(&m, ids, 1, 3), *yp = classifier_logits(&m, padded, 1, 5);
+    CHECK(max_abs_diff(y->data, yp->data, 3) < 1e-5, "padding changed the logits by %g", max_abs_diff(y->data, yp->data, 3));
+    model_free(&m);
+}
+
+static void scale_embeddings(Model *m, const char *name, float by) {
+    Param *p = params_find(&m->ps, name);
+    CHECK(p, "no %s", name);
+    if (p) for (long i = 0; i < p->t.size; i++) p->t.data[i] *= by;
+}
+
+// embed_scale multiplies the embedding rows by sqrt(d_model) = 4: a model with it equals one
+// without it whose tables were multiplied by 4 (translator and lm, same initial weights).
+static void test_embed_scale_is_sqrt_d(void) {
+    const char *kinds[2] = {"translator", "lm"};
+    int ids[5] = {5, 6, 7, 8, 3}, tgt[4] = {2, 9, 10, 11};
+    for (int k = 0; k < 2; k++) {
+        Config c;
+        small_config(&c, kinds[k], "sinusoidal");
+        Model with, without;
+        model_build(&with, &c, 13, 13, 0);
+        c.embed_scale = 0;
+        model_build(&without, &c, 13, 13, 0);
+        model_set_training(&with, 0);
+        model_set_training(&without, 0);
+        Tensor *a, *b;
+        if (k == 0) {
+            scale_embeddings(&without, "src_embed.weight", 4);
+            scale_embeddings(&without, "tgt_embed.weight", 4);
+            a = translator_logits(&with, ids, 1, 5, tgt, 4);
+            b = translator_logits(&without, ids, 1, 5, tgt, 4);
+        } else {
+            scale_embeddings(&without, "embed.weight", 4);
+            a = lm_logits(&with, ids, 1, 5);
+            b = lm_logits(&without, ids, 1, 5);
+        }
+        CHECK(max_abs_diff(a->data, b->data, a->size) < 1e-4, "%s: logits differ by %g", kinds[k],
+              max_abs_diff(a->data, b->data, a->size));
+        model_free(&with);
+        model_free(&without);
+    }
+}
+
 static void test_parameter_names(void) {
     Config c;
     small_config(&c, "translator", "t5");
@@ -213,6 +287,9 @@ int main(void) {
     RUN(test_full_model_gradients);
     RUN(test_gradients_ignore_stale_memory);
     RUN(test_parameter_names);
+    RUN(test_pool_cls_reads_first_row);
+    RUN(test_mean_pool_ignores_padding);
+    RUN(test_embed_scale_is_sqrt_d);
     arena_free(&arena);
     return check_summary();
 }

@@ -142,6 +142,18 @@ static void test_layernorm(void) {
     }
 }
 
+static void test_layernorm_values(void) {
+    // Row (0, 0.002): mean 0.001, variance 1e-6; with eps 1e-5, rstd = 1 / sqrt(1.1e-5) =
+    // 301.5113, so y = -+0.001 * 301.5113 * w + b with w = (1, 2), b = (0, 0.5).
+    int xs[2] = {1, 2}, ws = 2;
+    Tensor *x = tensor_new(2, xs, 0), *w = tensor_new(1, &ws, 0), *b = tensor_new(1, &ws, 0);
+    x->data[0] = 0; x->data[1] = 0.002f;
+    w->data[0] = 1; w->data[1] = 2; b->data[0] = 0; b->data[1] = 0.5f;
+    Tensor *y = op_layernorm(x, w, b, 1e-5f);
+    CHECK_NEAR(y->data[0], -0.3015113, 1e-5);
+    CHECK_NEAR(y->data[1], 0.5 + 2 * 0.3015113, 1e-5);
+}
+
 static void test_softmax(void) {
     int xs[2] = {4, 9};
     Tensor *in[2] = {gc_input(2, xs, 1), gc_input(2, xs, 1)};
@@ -180,6 +192,22 @@ static void test_cross_entropy(void) {
     CHECK_NEAR(op_cross_entropy(z2, &t1, -1, 0)->data[0], 0.2876821, 1e-6);
 }
 
+static void test_smoothed_loss_by_hand(void) {
+    // Logits (0, ln 3), target 1, eps = 0.1, V = 2: q = (0.05, 0.95), softmax = (1/4, 3/4).
+    // loss = 0.9 (ln 4 - ln 3) + 0.1 (ln 4 - ln 3 / 2) = 0.9 * 0.2876821 + 0.1 * 0.8369882
+    //      = 0.3426127; d loss / dz = softmax - q = (0.2, -0.2).
+    int two[2] = {1, 2}, t1 = 1;
+    Tensor *z = tensor_new(2, two, 1);
+    z->data[0] = 0; z->data[1] = logf(3);
+    tape_reset();
+    Tensor *loss = op_cross_entropy(z, &t1, -1, 0.1f);
+    CHECK_NEAR(loss->data[0], 0.3426127, 1e-6);
+    grad_zeroed(loss)[0] = 1;
+    tape_replay();
+    CHECK_NEAR(z->grad[0], 0.2, 1e-6);
+    CHECK_NEAR(z->grad[1], -0.2, 1e-6);
+}
+
 static void test_embedding(void) {
     int ts[2] = {10, 6};
     int ids[7] = {3, 0, 9, 3, 3, 5, 1};     // repeated ids must add up
@@ -204,6 +232,12 @@ static void test_pooling_and_heads(void) {
     int ms[4] = {3, 3, 5, 2};
     Tensor *in2[1] = {gc_input(4, ms, 1)};
     grad_check("merge_heads", f_merge, in2, 1);
+    // Hand values: row 0 keeps positions 0-2, so its mean is over 3 rows, not 5.
+    int one[3] = {1, 5, 1};
+    Tensor *col = tensor_new(3, one, 0);
+    for (int t = 0; t < 5; t++) col->data[t] = (float)(t + 1);   // 1 2 3 4 5
+    Tensor *pooled = op_mean_pool(col, keep);
+    CHECK_NEAR(pooled->data[0], 2.0, 1e-6);
     // split then merge is the identity
     Tensor *back = op_merge_heads(op_split_heads(in[0], 3));
     CHECK(memcmp(back->data, in[0]->data, sizeof(float) * in[0]->size) == 0, "merge(split(x)) != x");
@@ -226,6 +260,41 @@ static void test_rope(void) {
         Tensor *in[1] = {gc_input(3, shapes[s], 1)};
         grad_check("rope", f_rope, in, 1);
     }
+}
+
+static void test_rope_angles_by_hand(void) {
+    // One head of width 4, base 100: pair 0 turns by p, pair 1 by p * 100^(-2/4) = p / 10.
+    // (1, 0) pairs at p = 2 become (cos 2, sin 2) and (cos 0.2, sin 0.2).
+    int shape[3] = {1, 2, 4};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    for (int t = 0; t < 2; t++) x->data[t * 4] = x->data[t * 4 + 2] = 1;
+    float pos[2] = {0, 2};
+    Tensor *y = op_rope(x, 1, pos, 100.0f);
+    const float want[8] = {1, 0, 1, 0, -0.4161468f, 0.9092974f, 0.9800666f, 0.1986693f};
+    for (int c = 0; c < 8; c++) CHECK_NEAR(y->data[c], want[c], 1e-6);
+}
+
+// Attention by hand with padded keys and queries: one head of width 4 (scale 1/2), query 0
+// = (2,0,0,0), keys (1,0,0,0), 0 and (3,0,0,0) padded, values 10 e_0, 10 e_1, 10 e_2.
+// Scores (1, 0, masked): weights (e, 1) / (e + 1) = (0.7310586, 0.2689414). Query 1 is
+// padding: its row is 0.
+static void test_attention_padding_by_hand(void) {
+    int qs[3] = {1, 2, 4}, ks[3] = {1, 3, 4};
+    Tensor *q = tensor_zeros(3, qs, 0), *k = tensor_zeros(3, ks, 0), *v = tensor_zeros(3, ks, 0);
+    q->data[0] = 2; q->data[4] = 5;
+    k->data[0] = 1; k->data[8] = 3;
+    for (int j = 0; j < 3; j++) v->data[j * 4 + j] = 10;
+    int key_pad[3] = {0, 0, 1}, query_pad[2] = {0, 1};
+    AttnArgs a = { .n_heads = 1, .key_pad = key_pad, .query_pad = query_pad };
+    Tensor *y = op_attention(q, k, v, &a);
+    const float want[8] = {7.310586f, 2.689414f, 0, 0, 0, 0, 0, 0};
+    for (int c = 0; c < 8; c++) CHECK_NEAR(y->data[c], want[c], 1e-5);
+    // Without query padding, query 1 = (5,0,0,0): scores (2.5, 0): weights 0.9241418, 0.0758582.
+    a.query_pad = NULL;
+    y = op_attention(q, k, v, &a);
+    CHECK_NEAR(y->data[4], 9.241418, 1e-5);
+    CHECK_NEAR(y->data[5], 0.758582, 1e-5);
+    CHECK_NEAR(y->data[6], 0, 0);
 }
 
 static void attention_case(const char *what, int B, int Tq, int Tk, int H, int D, int bias, int pad, int causal, float p) {
@@ -312,8 +381,9 @@ int main(void) {
     gc_rng = rng_stream(42, 0);
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
-    T(test_dropout_statistics); T(test_layernorm); T(test_softmax); T(test_cross_entropy);
-    T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_rope);
+    T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
+    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
+    T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_composition); T(test_attention_query_pad);
     arena_free(&arena);
     return check_summary();

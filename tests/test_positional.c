@@ -1,6 +1,7 @@
 // The positional schemes against the math of the course note: the sinusoidal worked example
 // and wavelengths, the shift-as-rotation identity, the wrapped learned table, RoPE's
-// relative-only dot products, ALiBi slopes and T5 buckets.
+// relative-only dot products and its angles with rope_scale and rope_base set, ALiBi slopes,
+// T5 buckets and the bias they give the encoder and the decoder.
 #include <string.h>
 #include "check.h"
 #include "core/arena.h"
@@ -120,8 +121,64 @@ static void test_rope_relative(void) {
         for (int c = 0; c < d; c++) { n0 += q0[c] * q0[c]; n1 += qr->data[t * d + c] * qr->data[t * d + c]; }
         CHECK_NEAR(n1, n0, 1e-4);
     }
-    // Position 0 is the identity; position interpolation: position p with scale s = p/s.
+    // Position 0 is the identity (the angles themselves: test_rope_scheme_angles).
     CHECK(memcmp(qr->data, q0, sizeof q0) == 0, "rotation at position 0 changed the vector");
+}
+
+// The scheme set up for an encoder and a decoder stack, as a model does.
+static void encoder_and_decoder(const char *scheme, int n_heads, Params *ps, Positional *enc, Positional *dec) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "%s", scheme);
+    c.n_heads = n_heads;
+    pos_init(enc, &c, 1, ps, "pos", "encoder");
+    pos_init(dec, &c, 0, ps, "pos", "decoder");
+}
+// The scheme as a model stack sets it up: rope_scale 2 (position interpolation) and rope_base
+// 100, d_k = 4. Token t sits at p = t / 2; pair 0 turns by p, pair 1 by p * 100^(-2/4) = p / 10.
+// Token 3: angles 1.5 and 0.15; token 4: 2 and 0.2. With pos_offset 1, token 3 is at p = 2.
+static void test_rope_scheme_angles(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "rope");
+    c.d_model = 8; c.n_heads = 2; c.rope_scale = 2; c.rope_base = 100;
+    Params ps = {0};
+    Positional p;
+    pos_init(&p, &c, 0, &ps, "pos", "decoder");
+    int shape[3] = {1, 5, 8};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    for (int t = 0; t < 5; t++)
+        for (int c2 = 0; c2 < 8; c2 += 2) x->data[t * 8 + c2] = 1;   // every pair (1, 0)
+    const double want[2][4] = {{cos(1.5), sin(1.5), cos(0.15), sin(0.15)}, {cos(2.0), sin(2.0), cos(0.2), sin(0.2)}};
+    Tensor *y = pos_rotate(&p, x);
+    for (int t = 3; t < 5; t++)
+        for (int h = 0; h < 2; h++)
+            for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[t * 8 + h * 4 + e], want[t - 3][e], 1e-6);
+    p.offset = 1;
+    y = pos_rotate(&p, x);
+    for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[3 * 8 + e], want[1][e], 1e-6);
+}
+
+// T5 through the bias a stack adds to its scores: table entry (bucket b, head h) = b + 100 h,
+// so each bias entry names its bucket. T = 4: the encoder puts key j before query i in
+// bucket i - j and after it in 16 + (j - i); the decoder uses i - j for keys before, 0 after.
+static void test_t5_bias_buckets(void) {
+    Params ps = {0};
+    Positional enc, dec;
+    encoder_and_decoder("t5", 2, &ps, &enc, &dec);
+    params_alloc(&ps);
+    for (int b = 0; b < T5_BUCKETS; b++)
+        for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
+    const int want_enc[4][4] = {{0, 17, 18, 19}, {1, 0, 17, 18}, {2, 1, 0, 17}, {3, 2, 1, 0}};
+    const int want_dec[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}, {3, 2, 1, 0}};
+    Tensor *be = pos_self_bias(&enc, 4), *bd = pos_self_bias(&dec, 4);
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                CHECK_NEAR(be->data[(h * 4 + i) * 4 + j], want_enc[i][j] + 100 * h, 0);
+                CHECK_NEAR(bd->data[(h * 4 + i) * 4 + j], want_dec[i][j] + 100 * h, 0);
+            }
+    params_free(&ps);
 }
 
 static void test_alibi_slopes(void) {
@@ -137,14 +194,9 @@ static void test_alibi_slopes(void) {
 }
 
 static void test_alibi_bias_shape(void) {
-    Config c;
-    config_defaults(&c);
-    snprintf(c.pos, sizeof c.pos, "alibi");
-    c.n_heads = 4;
     Params ps = {0};
     Positional enc, dec;
-    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
-    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
     Tensor *be = pos_self_bias(&enc, T), *bd = pos_self_bias(&dec, T);
@@ -186,9 +238,11 @@ int main(void) {
     RUN(test_shift_is_rotation);
     RUN(test_learned_wraps);
     RUN(test_rope_relative);
+    RUN(test_rope_scheme_angles);
     RUN(test_alibi_slopes);
     RUN(test_alibi_bias_shape);
     RUN(test_t5_buckets);
+    RUN(test_t5_bias_buckets);
     arena_free(&arena);
     return check_summary();
 }

@@ -143,6 +143,13 @@ static void test_adamw_step_by_hand(void) {
     adamw_step(&o, &ps, 0.1f);
     CHECK_NEAR(bias->data[0], 0.8, 1e-6);
     adamw_free(&o);
+    // eps the size of the gradient (0.01): the step is lr * 0.01 / (0.01 + 0.01) = lr / 2 (eps
+    // added to sqrt(v_hat), not inside it: that would give lr * 0.01 / sqrt(0.0101) = 0.0995 lr).
+    bias->data[0] = 1; bias->grad[0] = 0.01f; w->grad[0] = 0.01f;
+    adamw_init(&o, &ps, 0.9f, 0.999f, 0.01f, 0);
+    adamw_step(&o, &ps, 0.1f);
+    CHECK_NEAR(bias->data[0], 0.95, 1e-6);
+    adamw_free(&o);
     params_free(&ps);
 }
 
@@ -181,6 +188,16 @@ static void test_rng_streams(void) {
     double sum = 0, sq = 0;
     for (int i = 0; i < 100000; i++) { float v = rng_normal(&r); sum += v; sq += v * v; }
     CHECK(fabs(sum / 1e5) < 0.02 && fabs(sq / 1e5 - 1) < 0.02, "normal: mean %.4f var %.4f", sum / 1e5, sq / 1e5);
+    // Uniform on [0, 1): mean 1/2, variance 1/12, and it reaches both ends.
+    double lo = 1, hi = 0;
+    sum = sq = 0;
+    for (int i = 0; i < 100000; i++) {
+        float u = rng_uniform(&r);
+        sum += u; sq += (u - 0.5) * (u - 0.5);
+        lo = fmin(lo, u); hi = fmax(hi, u);
+    }
+    CHECK(fabs(sum / 1e5 - 0.5) < 0.01 && fabs(sq / 1e5 - 1.0 / 12) < 0.002 && lo >= 0 && lo < 1e-3 && hi < 1 && hi > 0.999,
+          "uniform: mean %.4f var %.4f range [%g, %g]", sum / 1e5, sq / 1e5, lo, hi);
 }
 
 int main(void) {

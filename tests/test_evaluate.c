@@ -1,0 +1,146 @@
+// Metrics and decoding decisions on a model whose output is one fixed distribution: every
+// weight is 0 (so every hidden state and LayerNorm output is 0) and the output layer's bias
+// holds chosen log-probabilities. Then each loss, exact match and beam choice is a number
+// computed by hand: loss_last of the language model, exact match on hand-built batches (an
+// output must end with <eos> where the reference does), token accuracy (ties, padding), and
+// the GNMT length penalty picking the longer hypothesis (never <bos>).
+#include <math.h>
+#include <string.h>
+#include "check.h"
+#include "core/arena.h"
+#include "core/tape.h"
+#include "data/vocab.h"
+#include "run/decode.h"
+#include "run/evaluate.h"
+
+static Arena arena;
+enum { V = 6, X = 4, Y = 5 };   // ids 0-3 are <pad> <unk> <bos> <eos>
+
+// A model of `kind` ("translator" or "lm") whose logits are always `logits` (V entries).
+static void constant_model(Model *m, const char *kind, const float *logits) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.model, sizeof c.model, "%s", kind);
+    snprintf(c.pos, sizeof c.pos, "none");
+    c.d_model = 8; c.n_heads = 2; c.d_ff = 8; c.enc_layers = 1; c.dec_layers = 1;
+    c.batch_size = 4;
+    model_build(m, &c, V, V, 0);
+    memset(m->ps.data, 0, sizeof(float) * (size_t)m->ps.total);
+    memcpy(m->head.bias->data, logits, sizeof(float) * V);
+}
+
+// Logits 0 except X = ln 3: p(X) = 3/8, any other token 1/8. -ln(3/8) = 0.9808293,
+// -ln(1/8) = 2.0794415.
+static void test_loss_last_is_the_last_32(void) {
+    float z[V] = {0, 0, 0, 0, logf(3), 0};
+    Model m;
+    constant_model(&m, "lm", z);
+    // One window of T = 40: targets are stream[1..40]; the first 8 are X, the last 32 are Y.
+    int stream[41];
+    for (int i = 0; i < 41; i++) stream[i] = i <= 8 ? X : Y;
+    EvalResult r;
+    char err[256];
+    CHECK(evaluate_lm(&m, stream, 41, 40, 1, &r, err, sizeof err) == 0, "evaluate_lm: %s", err);
+    CHECK_NEAR(r.loss_last, 2.0794415, 1e-5);                                    // Y only
+    CHECK_NEAR(r.loss, (8 * 0.9808293 + 32 * 2.0794415) / 40, 1e-5);            // 1.8597194
+    CHECK_NEAR(r.token_acc, 8.0 / 40, 1e-9);
+    model_free(&m);
+}
+
+static void run_split(Model *m, Example *ex, int n, int decode, EvalResult *r) {
+    Task t;
+    memset(&t, 0, sizeof t);
+    t.batch_kind = BATCH_TRANSLATE;
+    Split s = { ex, n };
+    char err[256] = "";
+    CHECK(evaluate_split(m, &t, &s, 0, decode, r, err, sizeof err) == 0, "evaluate_split: %s", err);
+}
+
+static void test_exact_match_needs_eos(void) {
+    int src[1] = {Y}, xx[2] = {X, X};
+    // A model that always says <eos> (p = 1/2): it matches the empty target only.
+    float says_eos[V] = {-1e4f, 0, -1e4f, logf(3), 0, 0};
+    Model m;
+    constant_model(&m, "translator", says_eos);
+    Example two[2] = {{ .src = src, .n_src = 1, .tgt = NULL, .n_tgt = 0 },
+                      { .src = src, .n_src = 1, .tgt = xx, .n_tgt = 2 }};
+    EvalResult r;
+    run_split(&m, two, 2, 1, &r);
+    CHECK_NEAR(r.exact_match, 0.5, 0);
+    model_free(&m);
+    // A model that always says X: its output X X X ... has the reference's tokens but no
+    // <eos> after them, so it is not a match. Loss over X X <eos>: (2 (-ln 3/6) - ln 1/6) / 3
+    // with p(X) = 3/6 and p(<eos>) = 1/6 (<pad> and <bos> excluded): 1.0593222.
+    float says_x[V] = {-1e4f, 0, -1e4f, 0, logf(3), 0};
+    constant_model(&m, "translator", says_x);
+    run_split(&m, two + 1, 1, 1, &r);
+    CHECK_NEAR(r.exact_match, 0, 0);
+    CHECK_NEAR(r.loss, (2 * log(2.0) + log(6.0)) / 3, 1e-5);
+    CHECK_NEAR(r.token_acc, 2.0 / 3, 1e-9);
+    model_free(&m);
+}
+
+// Token accuracy: the argmax of a row (the lowest id among equal maxima, as greedy decoding
+// picks) against the target, padding targets left out. A model that puts its highest logit on
+// <pad> (ln 4 against 0 for the other 4 tokens, <bos> excluded: p = 1/8 each) gets no token
+// right, though the shorter row's padding targets equal its argmax; every loss is ln 8.
+static void test_token_accuracy_ties_and_padding(void) {
+    int two[2] = {2, 3}, targets[2] = {0, 1};
+    Tensor *z = tensor_new(2, two, 0);
+    const float rows[6] = {1, 1, 0,   0, 2, 2};   // ties: ids 0 and 1, ids 1 and 2
+    memcpy(z->data, rows, sizeof rows);
+    CHECK(count_correct(z, targets, 2, -1) == 2, "count_correct %ld, expected 2", count_correct(z, targets, 2, -1));
+    float says_pad[V] = {logf(4), 0, -1e4f, 0, 0, 0};
+    Model m;
+    constant_model(&m, "translator", says_pad);
+    int src[1] = {Y}, xx[2] = {X, X};
+    Example ex[2] = {{ .src = src, .n_src = 1, .tgt = xx, .n_tgt = 2 }, { .src = src, .n_src = 1, .tgt = NULL, .n_tgt = 0 }};
+    EvalResult r;
+    run_split(&m, ex, 2, 0, &r);
+    CHECK(r.n_tokens == 4, "%ld target tokens, expected 4 (X X <eos>, <eos>)", r.n_tokens);
+    CHECK_NEAR(r.token_acc, 0, 0);
+    CHECK_NEAR(r.loss, log(8.0), 1e-5);
+    model_free(&m);
+}
+
+// Beam 2 with p(X) = 0.8, p(<eos>) = 0.2 (others ~0) at every step. Ended hypotheses:
+// "<eos>" scores ln 0.2 = -1.609 (length 1, penalty 1), "X <eos>" scores ln 0.8 + ln 0.2 =
+// -1.833, divided by ((5 + 2) / 6)^alpha. alpha = 0: "<eos>" wins; alpha = 1: -1.833 / (7/6)
+// = -1.571 > -1.609, so "X <eos>" wins.
+static void test_length_penalty_decides_beam(void) {
+    float z[V] = {-1e4f, -1e4f, -1e4f, logf(0.2f), logf(0.8f), -1e4f};
+    Model m;
+    constant_model(&m, "translator", z);
+    int src[2] = {Y, TOK_EOS}, out[2][6];
+    CHECK(beam_decode(&m, src, 1, 2, 2, 0.0f, 6, out[0]) == 0, "beam_decode failed");
+    CHECK(beam_decode(&m, src, 1, 2, 2, 1.0f, 6, out[1]) == 0, "beam_decode failed");
+    CHECK(out[0][0] == TOK_EOS && out[0][1] == 0, "alpha 0: got %d %d, expected <eos>", out[0][0], out[0][1]);
+    CHECK(out[1][0] == X && out[1][1] == TOK_EOS && out[1][2] == 0, "alpha 1: got %d %d %d, expected X <eos>",
+          out[1][0], out[1][1], out[1][2]);
+    model_free(&m);
+    // <bos> the likeliest token: never chosen, the same choice as before for alpha 0.
+    z[TOK_BOS] = 2;
+    constant_model(&m, "translator", z);
+    CHECK(beam_decode(&m, src, 1, 2, 2, 0.0f, 6, out[0]) == 0, "beam_decode failed");
+    CHECK(out[0][0] == TOK_EOS && out[0][1] == 0, "<bos> likeliest: got %d %d, expected <eos>", out[0][0], out[0][1]);
+    model_free(&m);
+    // X and Y tied (0.4 each, <eos> 0.2): the lower id wins, as greedy decoding's argmax does;
+    // nothing ends, so after max_len 3 the output is X X X.
+    float tie[V] = {-1e4f, -1e4f, -1e4f, logf(0.2f), logf(0.4f), logf(0.4f)};
+    constant_model(&m, "translator", tie);
+    CHECK(beam_decode(&m, src, 1, 2, 1, 0.0f, 3, out[0]) == 0, "beam_decode failed");
+    CHECK(out[0][0] == X && out[0][1] == X && out[0][2] == X, "tie: got %d %d %d, expected X X X", out[0][0], out[0][1], out[0][2]);
+    model_free(&m);
+}
+
+int main(void) {
+    arena_init(&arena, 1 << 22);
+    tensor_set_arena(&arena);
+    tape_set_enabled(0);
+    RUN(test_loss_last_is_the_last_32);
+    RUN(test_exact_match_needs_eos);
+    RUN(test_token_accuracy_ties_and_padding);
+    RUN(test_length_penalty_decides_beam);
+    arena_free(&arena);
+    return check_summary();
+}
