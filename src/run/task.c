@@ -44,6 +44,28 @@ static int load_toy(Task *t, char *err, int errlen) {
     return 0;
 }
 
+// Source and target share the symbol vocabulary; held-out sets use the fixed seeds above.
+static int load_algorithmic(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    int algo = algo_parse(c->algorithm);
+    if (algo < 0) { snprintf(err, errlen, "unknown algorithm '%s'", c->algorithm); return -1; }
+    if (algo_build_vocab(c->alphabet, &t->src_vocab) || algo_build_vocab(c->alphabet, &t->tgt_vocab)) {
+        snprintf(err, errlen, "alphabet = %d: expected 1..%d symbols", c->alphabet, ALGO_MAX_ALPHABET);
+        return -1;
+    }
+    t->has_tgt_vocab = 1;
+    t->batch_kind = BATCH_TRANSLATE;
+    const uint64_t seeds[3] = {(uint64_t)c->seed, VAL_SEED, TEST_SEED};
+    const int sizes[3] = {c->train_size, c->val_size, c->test_size};
+    Split *splits[3] = {&t->train, &t->val, &t->test};
+    for (int i = 0; i < 3; i++)
+        if (algo_generate(algo, c->alphabet, seeds[i], sizes[i], c->min_length, c->max_length, splits[i])) {
+            snprintf(err, errlen, "cannot generate %s data (lengths %d..%d)", c->algorithm, c->min_length, c->max_length);
+            return -1;
+        }
+    return 0;
+}
+
 static int load_lm(Task *t, char *err, int errlen) {
     const Config *c = &t->cfg;
     Vocab unused;
@@ -152,6 +174,7 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     if (!strcmp(c->task, "order")) rc = load_order(t, err, errlen);
     else if (!strcmp(c->task, "toy_translate")) rc = load_toy(t, err, errlen);
     else if (!strcmp(c->task, "lm")) rc = load_lm(t, err, errlen);
+    else if (!strcmp(c->task, "algorithmic")) rc = load_algorithmic(t, err, errlen);
     else rc = load_parallel(t, err, errlen);
     if (rc) task_free(t);
     return rc;
@@ -171,17 +194,31 @@ void task_free(Task *t) {
     memset(t, 0, sizeof *t);
 }
 
+int task_check_length(const Config *c, int k, char *err, int errlen) {
+    if (!strcmp(c->task, "toy_translate")) {
+        if (k >= 1 && k <= TOY_MAX_CLAUSES) return 0;
+        snprintf(err, errlen, "%d clauses asked for; toy_translate supports 1..%d", k, TOY_MAX_CLAUSES);
+    } else if (!strcmp(c->task, "algorithmic")) {
+        if (k >= 1 && k <= ALGO_MAX_LENGTH) return 0;
+        snprintf(err, errlen, "input length %d asked for; algorithmic supports 1..%d", k, ALGO_MAX_LENGTH);
+    } else if (!strcmp(c->task, "lm")) {
+        return 0;   // any window length
+    } else {
+        snprintf(err, errlen, "task = %s has no lengths to choose (toy_translate: clauses; algorithmic: input "
+                 "length; lm: window sizes)", c->task);
+    }
+    return -1;
+}
+
 int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) {
-    if (strcmp(t->cfg.task, "toy_translate")) {
-        snprintf(err, errlen, "lengths by clause count exist for toy_translate only");
-        return -1;
-    }
-    if (k < 1 || k > TOY_MAX_CLAUSES) {
-        snprintf(err, errlen, "length %d: toy_translate supports 1..%d clauses", k, TOY_MAX_CLAUSES);
-        return -1;
-    }
-    if (toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)) {
-        snprintf(err, errlen, "cannot generate %d sentences of %d clauses", n, k);
+    const Config *c = &t->cfg;
+    if (!strcmp(c->task, "lm")) { snprintf(err, errlen, "lm: lengths are window sizes, not test sets"); return -1; }
+    if (task_check_length(c, k, err, errlen)) return -1;
+    int rc = !strcmp(c->task, "toy_translate")
+                 ? toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)
+                 : algo_generate(algo_parse(c->algorithm), c->alphabet, TEST_LENGTH_SEED(k), n, k, k, out);
+    if (rc) {
+        snprintf(err, errlen, "cannot generate %d examples of length %d", n, k);
         return -1;
     }
     return 0;
