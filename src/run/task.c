@@ -9,6 +9,9 @@
 #define TEST_SEED 0x5eed0002u
 #define TEST_LENGTH_SEED(k) (0x5eed1000u + (unsigned)(k))
 #define LM_VAL_TOKENS 200000
+// algorithmic: the held-out seeds above 2^32, out of reach of run.seed (an int), so no run trains
+// on the data it is scored on. (toy_translate and lm keep the plain seeds: their sets stay as they were.)
+#define HELDOUT(seed) ((1ull << 32) | (uint64_t)(seed))
 
 static const char *lexicon_path(const Config *c, const char *fallback) {
     return c->lexicon[0] ? c->lexicon : fallback;
@@ -55,7 +58,7 @@ static int load_algorithmic(Task *t, char *err, int errlen) {
     }
     t->has_tgt_vocab = 1;
     t->batch_kind = BATCH_TRANSLATE;
-    const uint64_t seeds[3] = {(uint64_t)c->seed, VAL_SEED, TEST_SEED};
+    const uint64_t seeds[3] = {(uint64_t)c->seed, HELDOUT(VAL_SEED), HELDOUT(TEST_SEED)};
     const int sizes[3] = {c->train_size, c->val_size, c->test_size};
     Split *splits[3] = {&t->train, &t->val, &t->test};
     for (int i = 0; i < 3; i++)
@@ -216,7 +219,7 @@ int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) 
     if (task_check_length(c, k, err, errlen)) return -1;
     int rc = !strcmp(c->task, "toy_translate")
                  ? toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)
-                 : algo_generate(algo_parse(c->algorithm), c->alphabet, TEST_LENGTH_SEED(k), n, k, k, out);
+                 : algo_generate(algo_parse(c->algorithm), c->alphabet, HELDOUT(TEST_LENGTH_SEED(k)), n, k, k, out);
     if (rc) {
         snprintf(err, errlen, "cannot generate %d examples of length %d", n, k);
         return -1;
