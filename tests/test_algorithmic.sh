@@ -71,5 +71,10 @@ expect_error algorithmic_train_length_too_long "^error: eval_lengths: input leng
     "$TRAIN" "$TMP/copy.ini" run.name=bad1 train.eval_lengths=16,5000
 expect_error algorithmic_learned_table_too_short "9 tokens .* longer than the learned table \(max_len = 8\) and pos_wrap = false" \
     "$TRAIN" "$TMP/copy.ini" run.name=bad2 model.pos=learned model.pos_wrap=false model.max_len=8
+# A table without wrap-around that covers training (32 rows) but not a test input of 40 symbols.
+if "$TRAIN" "$TMP/copy.ini" run.name=nowrap model.pos=learned model.pos_wrap=false train.steps=5 >"$TMP/nowrap.out" 2>&1; then
+    expect_error algorithmic_learned_table_eval "^error: sequence of 41 tokens .* \(max_len = 32\) and pos_wrap = false$" \
+        "$EVAL" "$RUNS/nowrap" splits=none lengths=40 test_size=5
+else fail algorithmic_learned_table_eval "$(tail -3 "$TMP/nowrap.out")"; fi
 if [ -e "$RUNS/bad1" ] || [ -e "$RUNS/bad2" ]; then fail algorithmic_refused_without_folder "a run folder was created"
 else ok algorithmic_refused_without_folder; fi
