@@ -1,5 +1,4 @@
-# Shared by scripts/dog_bites_man.sh, scripts/extrapolate.sh and scripts/multi30k.sh
-# (POSIX sh; sourced, not run).
+# Shared by the experiment scripts in scripts/ (POSIX sh; sourced, not run).
 # Tools come from BIN_DIR (default: the top level, where `make` puts them).
 BIN_DIR=${BIN_DIR:-.}
 # The positional schemes in the registry's order, from the trainer (src/pos/registry.c is the
@@ -8,6 +7,21 @@ SCHEMES=$(echo $("$BIN_DIR/train" --list-schemes 2>/dev/null))
 
 die() { echo "$0: $*" >&2; exit 1; }
 now() { date +%s; }
+
+# common_option "$@": reads the options every experiment script takes from the front of its
+# arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), -h/--help (calls the
+# script's usage and exits). Sets used to the number of words taken: 1 or 2, 0 when $1 is none
+# of these (the caller handles its own options or refuses it).
+common_option() {
+    used=1
+    case "$1" in
+        --quick) quick=1 ;;
+        --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; used=2 ;;
+        --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; used=2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) used=0 ;;
+    esac
+}
 say() { echo "[$(date +%H:%M:%S)] $*"; }
 
 need_tools() {

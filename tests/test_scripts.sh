@@ -1,7 +1,7 @@
-# scripts/dog_bites_man.sh and scripts/extrapolate.sh in --quick mode: they finish, and what
-# they write is well-formed (CSV: the header's column count on every row, numbers where numbers
-# belong; SVG: parses as XML; Markdown tables: every row as wide as its header) and says what
-# the lessons say where even a tiny run must show it.
+# scripts/dog_bites_man.sh, scripts/extrapolate.sh and scripts/lengthgen.sh in --quick mode: they
+# finish, and what they write is well-formed (CSV: the header's column count on every row,
+# numbers where numbers belong; SVG: parses as XML; Markdown tables: every row as wide as its
+# header) and says what the lessons say where even a tiny run must show it.
 . tests/lib.sh
 export BIN_DIR
 
@@ -101,3 +101,25 @@ if sh scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 &
 else fail ex_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ex2.out")"; fi
 expect_error ex_bad_option "unknown argument '--fast'" sh scripts/extrapolate.sh --fast
 expect_error ex_bad_views "--views wants a list of 1, 2, 3" sh scripts/extrapolate.sh --views 4
+
+# ---- lengthgen.sh
+L=$TMP/lg
+if sh scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg.out" 2>&1; then ok lg_quick_runs
+else fail lg_quick_runs "exit status $?: $(tail -5 "$TMP/lg.out")"; fi
+missing=""
+for f in results.csv results.md curves.csv copy_exact.svg copy_token_acc.svg reverse_exact.svg reverse_token_acc.svg; do
+    [ -s "$L/$f" ] || missing="$missing $f"
+done
+report lg_outputs "${missing:+missing:$missing}"
+report lg_results_csv "$(csv_check "$L/results.csv" 8 "3 4 5 6 7 8" "")"
+# 2 tasks x 6 schemes x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
+report lg_results_rows "$(awk -F, 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
+    NR > 1 && ($5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
+    END { if (n != 24) print n " rows, want 2 tasks x 6 schemes x 2 lengths = 24" }' "$L/results.csv")"
+report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
+report lg_markdown "$(md_check "$L/results.md")"
+report lg_svg "$(svg_check "$L"/*.svg)"
+if sh scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "train  " "$TMP/lg2.out" \
+        && grep -q "reuse" "$TMP/lg2.out"; then ok lg_reuses_runs
+else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
+expect_error lg_bad_option "unknown argument '--fast'" sh scripts/lengthgen.sh --fast

@@ -48,7 +48,7 @@ static const Key KEYS[] = {
     INT("run", seed, "1", 0, INT_MAX),
     INT("run", threads, "0", 0, 4096),
 
-    ENUM("task", task, "toy_translate", "order|toy_translate|parallel_text|lm"),
+    ENUM("task", task, "toy_translate", "order|toy_translate|parallel_text|lm|algorithmic"),
     STR("task", lexicon, "", 0),  // "" = the task's default file (chosen by the data code)
     INT("task", min_clauses, "1", 1, 64),
     INT("task", max_clauses, "3", 1, 64),
@@ -66,6 +66,10 @@ static const Key KEYS[] = {
     BOOL("task", lowercase, "true"),
     INT("task", min_freq, "1", 1, INT_MAX),
     INT("task", bpe_merges, "0", 0, 1 << 20),   // parallel_text: BPE merges per language (0 = words)
+    ENUM("task", algorithm, "copy", "copy|reverse|duplicate|sort"),   // algorithmic: the rule
+    INT("task", alphabet, "10", 1, 1000),       // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
+    INT("task", min_length, "1", 1, 4096),      // algorithmic: training input lengths (ALGO_MAX_LENGTH)
+    INT("task", max_length, "16", 1, 4096),
 
     ENUM("model", model, "translator", "classifier|translator|lm"),
     INT("model", d_model, "64", 1, 8192),
@@ -453,8 +457,11 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, "name", NULL, err, errlen, "name '%s' must be a plain folder name (no '/')", c->name);
     if (c->min_clauses > c->max_clauses)
         return invalid(c, "max_clauses", "min_clauses", err, errlen, "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses, c->min_clauses);
-    static const char *model_for[][2] = {{"order", "classifier"}, {"toy_translate", "translator"}, {"parallel_text", "translator"}, {"lm", "lm"}};
-    for (int i = 0; i < 4; i++)
+    if (c->min_length > c->max_length)
+        return invalid(c, "max_length", "min_length", err, errlen, "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
+    static const char *model_for[][2] = {{"order", "classifier"}, {"toy_translate", "translator"}, {"parallel_text", "translator"},
+                                         {"lm", "lm"}, {"algorithmic", "translator"}};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(c->task, model_for[i][0]) && strcmp(c->model, model_for[i][1]))
             return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", c->task, model_for[i][1], c->model);
     if (!strcmp(c->task, "parallel_text") && (!c->train_src[0] || !c->train_tgt[0]))

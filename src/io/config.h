@@ -7,7 +7,7 @@
 #define CONFIG_H
 
 #define CFG_STR 256       // every string field holds up to CFG_STR-1 bytes
-#define CFG_MAX_KEYS 64   // capacity of key_line (config.c asserts the table fits)
+#define CFG_MAX_KEYS 96   // capacity of key_line (config.c asserts the table fits)
 
 typedef struct Config {
     // [run]
@@ -17,7 +17,7 @@ typedef struct Config {
     int   threads;             // OpenMP threads; 0 = as many as there are free cores, re-checked between steps
 
     // [task]
-    char  task[CFG_STR];       // order | toy_translate | parallel_text | lm
+    char  task[CFG_STR];       // order | toy_translate | parallel_text | lm | algorithmic
     char  lexicon[CFG_STR];    // lexicon file for the built-in tasks (default per task in data/)
     int   min_clauses, max_clauses;  // toy_translate: clauses per training sentence (1..3)
     int   max_tokens;          // toy_translate / parallel_text: drop pairs longer than this (either side)
@@ -29,6 +29,9 @@ typedef struct Config {
     int   lowercase;           // parallel_text: lower-case before tokenising
     int   min_freq;            // parallel_text: vocabulary cut-off
     int   bpe_merges;          // parallel_text: BPE merges learned per language (0 = whole words)
+    char  algorithm[CFG_STR];  // algorithmic: copy | reverse | duplicate | sort
+    int   alphabet;            // algorithmic: number of symbols (2 = binary, 10 = digits)
+    int   min_length, max_length;  // algorithmic: input lengths of the training (and val, test) examples
 
     // [model]
     char  model[CFG_STR];      // classifier | translator | lm

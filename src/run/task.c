@@ -10,6 +10,9 @@
 #define TEST_SEED 0x5eed0002u
 #define TEST_LENGTH_SEED(k) (0x5eed1000u + (unsigned)(k))
 #define LM_VAL_TOKENS 200000
+// algorithmic: the held-out seeds above 2^32, out of reach of run.seed (an int), so no run trains
+// on the data it is scored on. (toy_translate and lm keep the plain seeds: their sets stay as they were.)
+#define HELDOUT(seed) ((1ull << 32) | (uint64_t)(seed))
 
 static const char *lexicon_path(const Config *c, const char *fallback) {
     return c->lexicon[0] ? c->lexicon : fallback;
@@ -42,6 +45,28 @@ static int load_toy(Task *t, char *err, int errlen) {
         snprintf(err, errlen, "cannot generate toy_translate data (clauses %d..%d)", c->min_clauses, c->max_clauses);
         return -1;
     }
+    return 0;
+}
+
+// Source and target share the symbol vocabulary; held-out sets use the fixed seeds above.
+static int load_algorithmic(Task *t, char *err, int errlen) {
+    const Config *c = &t->cfg;
+    int algo = algo_parse(c->algorithm);
+    if (algo < 0) { snprintf(err, errlen, "unknown algorithm '%s'", c->algorithm); return -1; }
+    if (algo_build_vocab(c->alphabet, &t->src_vocab) || algo_build_vocab(c->alphabet, &t->tgt_vocab)) {
+        snprintf(err, errlen, "alphabet = %d: expected 1..%d symbols", c->alphabet, ALGO_MAX_ALPHABET);
+        return -1;
+    }
+    t->has_tgt_vocab = 1;
+    t->batch_kind = BATCH_TRANSLATE;
+    const uint64_t seeds[3] = {(uint64_t)c->seed, HELDOUT(VAL_SEED), HELDOUT(TEST_SEED)};
+    const int sizes[3] = {c->train_size, c->val_size, c->test_size};
+    Split *splits[3] = {&t->train, &t->val, &t->test};
+    for (int i = 0; i < 3; i++)
+        if (algo_generate(algo, c->alphabet, seeds[i], sizes[i], c->min_length, c->max_length, splits[i])) {
+            snprintf(err, errlen, "cannot generate %s data (lengths %d..%d)", c->algorithm, c->min_length, c->max_length);
+            return -1;
+        }
     return 0;
 }
 
@@ -149,17 +174,14 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     memset(t, 0, sizeof *t);
     t->cfg = *c;
     t->cfg.text = NULL;
-    static const char *names[] = {[TASK_ORDER] = "order", [TASK_TOY_TRANSLATE] = "toy_translate",
-                                  [TASK_PARALLEL_TEXT] = "parallel_text", [TASK_LM] = "lm"};
-    int kind = 0;
-    while (kind < (int)(sizeof names / sizeof *names) && strcmp(c->task, names[kind])) kind++;
-    t->kind = (TaskKind)kind;
+    t->kind = task_kind(c);
     int rc;
     switch (t->kind) {
     case TASK_ORDER: rc = load_order(t, err, errlen); break;
     case TASK_TOY_TRANSLATE: rc = load_toy(t, err, errlen); break;
     case TASK_PARALLEL_TEXT: rc = load_parallel(t, err, errlen); break;
     case TASK_LM: rc = load_lm(t, err, errlen); break;
+    case TASK_ALGORITHMIC: rc = load_algorithmic(t, err, errlen); break;
     default: rc = errorf(err, errlen, "unknown task '%s'", c->task);   // config validation stops it first
     }
     if (rc) task_free(t);
@@ -180,17 +202,41 @@ void task_free(Task *t) {
     memset(t, 0, sizeof *t);
 }
 
+TaskKind task_kind(const Config *c) {
+    static const char *names[] = {[TASK_ORDER] = "order", [TASK_TOY_TRANSLATE] = "toy_translate",
+                                  [TASK_PARALLEL_TEXT] = "parallel_text", [TASK_LM] = "lm",
+                                  [TASK_ALGORITHMIC] = "algorithmic"};
+    int kind = 0;
+    while (kind < (int)(sizeof names / sizeof *names) && strcmp(c->task, names[kind])) kind++;
+    return (TaskKind)kind;
+}
+
+int task_check_length(const Config *c, int k, char *err, int errlen) {
+    TaskKind kind = task_kind(c);
+    if (kind == TASK_TOY_TRANSLATE) {
+        if (k >= 1 && k <= TOY_MAX_CLAUSES) return 0;
+        snprintf(err, errlen, "%d clauses asked for; toy_translate supports 1..%d", k, TOY_MAX_CLAUSES);
+    } else if (kind == TASK_ALGORITHMIC) {
+        if (k >= 1 && k <= ALGO_MAX_LENGTH) return 0;
+        snprintf(err, errlen, "input length %d asked for; algorithmic supports 1..%d", k, ALGO_MAX_LENGTH);
+    } else if (kind == TASK_LM) {
+        return 0;   // any window length
+    } else {
+        snprintf(err, errlen, "task = %s has no lengths to choose (toy_translate: clauses; algorithmic: input "
+                 "length; lm: window sizes)", c->task);
+    }
+    return -1;
+}
+
 int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) {
-    if (t->kind != TASK_TOY_TRANSLATE) {
-        snprintf(err, errlen, "lengths by clause count exist for toy_translate only");
-        return -1;
-    }
-    if (k < 1 || k > TOY_MAX_CLAUSES) {
-        snprintf(err, errlen, "length %d: toy_translate supports 1..%d clauses", k, TOY_MAX_CLAUSES);
-        return -1;
-    }
-    if (toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)) {
-        snprintf(err, errlen, "cannot generate %d sentences of %d clauses", n, k);
+    const Config *c = &t->cfg;
+    if (t->kind == TASK_LM) { snprintf(err, errlen, "lm: lengths are window sizes, not test sets"); return -1; }
+    if (task_check_length(c, k, err, errlen)) return -1;
+    int rc = t->kind == TASK_TOY_TRANSLATE
+                 ? toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)
+                 : algo_generate(algo_parse(c->algorithm), c->alphabet, HELDOUT(TEST_LENGTH_SEED(k)), n, k, k, out);
+    if (rc) {
+        snprintf(err, errlen, "cannot generate %d examples of length %d", n, k);
         return -1;
     }
     return 0;

@@ -4,10 +4,12 @@
 //   toy_translate  German -> English pairs, 1..3 clauses; test sets of k clauses on demand
 //   parallel_text  line-aligned files (e.g. Multi30k)
 //   lm             English text from the toy generator, cut into windows
+//   algorithmic    symbol sequences -> copy / reverse / duplicate / sort; test sets of input length k
 // Seeds: training data follows run.seed; validation and test data use fixed seeds of their
 // own, disjoint from training, so every run (any scheme, any seed) is scored on the same sets.
 #ifndef TASK_H
 #define TASK_H
+#include "data/algorithmic.h"
 #include "data/batch.h"
 #include "data/bpe.h"
 #include "data/order.h"
@@ -16,7 +18,9 @@
 #include "io/config.h"
 
 // task.task of the config as an enum (the config keeps the word; code dispatches on this).
-typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM } TaskKind;
+typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM, TASK_ALGORITHMIC } TaskKind;
+// The kind of c->task (config validation has already refused an unknown word).
+TaskKind task_kind(const Config *c);
 
 typedef struct Task {
     Config cfg;                  // copy (text not owned)
@@ -37,7 +41,11 @@ typedef struct Task {
 
 int  task_load(Task *t, const Config *c, char *err, int errlen);
 void task_free(Task *t);
-// toy_translate: a held-out test set of n sentences with exactly k clauses.
+// Whether a held-out set of length k exists for c's task (toy_translate: k clauses; algorithmic:
+// input length k; lm: a window of k tokens, any k): 0, or -1 with a message.
+int  task_check_length(const Config *c, int k, char *err, int errlen);
+// toy_translate: a held-out set of n sentences with exactly k clauses; algorithmic: n inputs of
+// exactly k symbols. Fixed seed per k (the same set for every run), prefix-stable in n.
 int  task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen);
 // Vocabulary files beside a checkpoint: "vocab.txt" (classifier, lm) or
 // "src_vocab.txt" + "tgt_vocab.txt" (translator), and with BPE the merges "src_bpe.txt" +

@@ -184,6 +184,12 @@ static void progress(long step, long steps, double loss, double tokens_per_s, do
 static int setup(Run *r, char *err, int errlen) {
     Config *c = r->c;
     if (c->eval_lengths[0] && (r->n_lengths = parse_lengths(c->eval_lengths, r->lengths, 64, err, errlen)) < 0) return -1;
+    char msg[256];
+    for (int i = 0; i < r->n_lengths; i++)   // a length the task cannot generate: refused before any step
+        if (task_check_length(c, r->lengths[i], msg, sizeof msg)) {
+            snprintf(err, errlen, "eval_lengths: %s", msg);
+            return -1;
+        }
     snprintf(r->dir, sizeof r->dir, "%s/%s", c->out_dir, c->name);
     snprintf(r->ckpt, sizeof r->ckpt, "%s/model.safetensors", r->dir);
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);

@@ -21,7 +21,8 @@ static const char *USAGE =
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
     "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
-    "  lengths=1..12         toy_translate: test sets of 1..12 clauses; lm: window sizes\n"
+    "  lengths=1..12         toy_translate: test sets of 1..12 clauses; algorithmic: of input\n"
+    "                        lengths 1..12; lm: window sizes\n"
     "  pos_offset=16         shift every position index by 16\n"
     "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
     "  test_size=200         sentences per generated test set\n"
@@ -68,14 +69,10 @@ static int check_splits(const char *list, char *err, int errlen) {
 
 // Refuse lengths the task cannot generate before printing any row, not halfway through.
 static int check_lengths(const Config *c, const int *lengths, int n, char *err, int errlen) {
-    if (!n || !strcmp(c->task, "lm")) return 0;
-    if (strcmp(c->task, "toy_translate")) {
-        snprintf(err, errlen, "lengths: task = %s has no lengths to choose (toy_translate: clauses; lm: window sizes)", c->task);
-        return -1;
-    }
+    char msg[512];
     for (int i = 0; i < n; i++)
-        if (lengths[i] > TOY_MAX_CLAUSES) {
-            snprintf(err, errlen, "lengths: %d clauses asked for; toy_translate supports 1..%d", lengths[i], TOY_MAX_CLAUSES);
+        if (task_check_length(c, lengths[i], msg, sizeof msg)) {
+            snprintf(err, errlen, "lengths: %s", msg);
             return -1;
         }
     return 0;
@@ -114,7 +111,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
                     print_row(names[k], 0, &r);
                 }
             }
-            for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of k clauses
+            for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of length k
                 Split ls = {0};
                 if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
                     !(rc = evaluate_split(m, t, &ls, 0, 1, &r, err, errlen)))
