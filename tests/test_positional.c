@@ -85,7 +85,7 @@ static void test_learned_wraps(void) {
     p.wrap = 1;
     int shape[3] = {1, 40, c.d_model};
     Tensor *x = tensor_zeros(3, shape, 0);
-    Tensor *y = pos_add_to_input(&p, x);
+    Tensor *y = pos_add_to_input(&p, x, (PosSpan){0, 40});
     CHECK(memcmp(y->data + 33L * c.d_model, p.table->data + 1L * c.d_model, sizeof(float) * c.d_model) == 0,
           "token 33 did not receive row 1");
     params_free(&ps);
@@ -147,7 +147,8 @@ static void test_alibi_bias_shape(void) {
     pos_init(&dec, &c, 0, &ps, "pos", "decoder");
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
-    Tensor *be = pos_self_bias(&enc, T), *bd = pos_self_bias(&dec, T);
+    PosSpan all = {0, T};
+    Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     float slopes[4];
     alibi_slopes(4, slopes);
     for (int h = 0; h < 4; h++)
