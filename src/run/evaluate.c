@@ -147,24 +147,21 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
     int *starts = malloc(sizeof(int) * (size_t)bs);
     double loss_sum = 0, last_sum = 0;
     long correct = 0, last_n = 0;
-    int last = T < 32 ? T : 32, V = m->src_vocab;
+    int last = T < 32 ? T : 32, rc = 0;
     for (int w0 = 0; w0 < windows; w0 += bs) {
         int nb = windows - w0 < bs ? windows - w0 : bs;
         for (int i = 0; i < nb; i++) starts[i] = (w0 + i) * T;
         Batch b;
-        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); break; }
+        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
         ArenaMark mark = arena_mark(tensor_arena());
-        Tensor *logits = lm_logits(m, b.tgt_in, nb, T);                 // (nb*T,V)
-        for (int i = 0; i < nb * T; i++) {
-            const float *z = logits->data + (long)i * V;
-            float mx = z[argmax(z, V)];
-            double sum = 0;
-            for (int v = 0; v < V; v++) sum += exp(z[v] - mx);
-            double nll = mx + log(sum) - z[b.tgt_out[i]];
-            loss_sum += nll;
-            correct += z[b.tgt_out[i]] == mx;
-            if (i % T >= T - last) { last_sum += nll; last_n++; }
-        }
+        Tensor *logits;
+        loss_sum += (double)batch_loss(m, &b, 0, &logits)->data[0] * nb * T;    // the training loss, unsmoothed
+        correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
+        // The last `last` targets of each window: the others are ignored (as <pad> is).
+        int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
+        for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
+        last_sum += (double)op_cross_entropy(logits, tail, TOK_PAD, 0)->data[0] * nb * last;
+        last_n += (long)nb * last;
         arena_release(tensor_arena(), mark);
         batch_free(&b);
     }
@@ -176,5 +173,5 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
     r->loss_last = last_n ? last_sum / last_n : 0;
     model_set_training(m, was_training);
     tape_set_enabled(was_recording);
-    return 0;
+    return rc;
 }
