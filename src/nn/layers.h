@@ -1,7 +1,8 @@
 // Layers built from core ops: Linear, LayerNorm, FFN, multi-head attention. Each layer is
-// a struct of parameter tensors, a *_declare that names them in the parameter store, and a
-// *_forward; backward comes from the tape (each op's backward sits beside its forward in
-// src/core).
+// a struct of parameter tensors, a *_declare that names them in the parameter store and says
+// how each is initialised (ParamInit), and a *_forward; backward comes from the tape (each
+// op's backward sits beside its forward in src/core). Attention also serves incremental
+// decoding (a key/value cache) and heat maps (a probability sink), see AttnCall.
 #ifndef LAYERS_H
 #define LAYERS_H
 #include <stdint.h>
