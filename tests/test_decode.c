@@ -31,11 +31,37 @@ static void translator(Model *m, const char *pos, int norm_first, int V, int see
 // Sources (3,5) with padding.
 static const int SRC[15] = {5, 6, 7, 8, 3,   9, 10, 3, 0, 0,   11, 3, 0, 0, 0};
 
+// Feeds tgt (B,T) through the cache in chunks of positions (a chunk of 1 by decode_step, the
+// decoder's API; longer ones by decoder_logits with the cache) and returns the largest
+// difference from ref, the full forward's logits (B*T,V).
+static double cached_vs_full(Model *m, int B, int Ts, const int *tgt, int T, const float *ref, const int *chunks, int n_chunks) {
+    int V = m->tgt_vocab, in[3 * 11];
+    DecodeState st;
+    CHECK(decode_init(&st, m, SRC, B, Ts, T) == 0, "init");
+    double worst = 0;
+    for (int c = 0, t0 = 0; c < n_chunks; t0 += chunks[c++]) {
+        int n = chunks[c];
+        for (int b = 0; b < B; b++) memcpy(in + b * n, tgt + b * T + t0, sizeof(int) * (size_t)n);
+        StackRun run = { .cache = &st.cache };
+        Tensor *z = n == 1 ? decode_step(&st, in) : decoder_logits(m, NULL, SRC, Ts, in, B, n, &run);   // (B*n,V)
+        CHECK(st.cache.len == t0 + n, "cache holds %d positions, expected %d", st.cache.len, t0 + n);
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < n; i++)
+                for (int v = 0; v < V; v++)
+                    worst = fmax(worst, fabs(z->data[((long)b * n + i) * V + v] - ref[((long)b * T + t0 + i) * V + v]));
+    }
+    decode_free(&st);
+    return worst;
+}
+
+// The cache takes one position per step (decode_step) or several per call (chunks of 4, 1,
+// 3, 3): either way the logits are the full forward's.
 static void test_incremental_equals_full(void) {
     const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
     int B = 3, Ts = 5, T = 11, V = 13;   // T > max_len: the learned table wraps
-    int tgt[3 * 11];
+    int tgt[3 * 11], ones[11], chunks[4] = {4, 1, 3, 3};
     for (int i = 0; i < B * T; i++) tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % (V - 4);
+    for (int t = 0; t < T; t++) ones[t] = 1;
     for (int s = 0; s < 6; s++)
         for (int nf = 0; nf < 2; nf++) {
             Model m;
@@ -47,56 +73,12 @@ static void test_incremental_equals_full(void) {
             float *ref = malloc(sizeof(float) * (size_t)B * T * V);
             memcpy(ref, full->data, sizeof(float) * (size_t)B * T * V);
             model_set_training(&m, 1);   // decode_init switches dropout off and back
-            DecodeState st;
-            CHECK(decode_init(&st, &m, SRC, B, Ts, T) == 0, "init");
-            double worst = 0;
-            for (int t = 0; t < T; t++) {
-                int tok[3] = {tgt[t], tgt[T + t], tgt[2 * T + t]};
-                Tensor *step = decode_step(&st, tok);                      // (B,V)
-                for (int b = 0; b < B; b++)
-                    for (int v = 0; v < V; v++)
-                        worst = fmax(worst, fabs(step->data[b * V + v] - ref[((long)b * T + t) * V + v]));
-            }
-            decode_free(&st);
+            double step = cached_vs_full(&m, B, Ts, tgt, T, ref, ones, T);
             CHECK(m.training == 1, "training flag restored");
-            CHECK(worst < 2e-5, "%s norm_first=%d: incremental differs by %g", schemes[s], nf, worst);
+            double chunked = cached_vs_full(&m, B, Ts, tgt, T, ref, chunks, 4);
+            CHECK(step < 2e-5, "%s norm_first=%d: incremental differs by %g", schemes[s], nf, step);
+            CHECK(chunked < 2e-5, "%s norm_first=%d: chunked decoding differs by %g", schemes[s], nf, chunked);
             free(ref);
-            arena_release(&arena, mark);
-            model_free(&m);
-        }
-}
-
-// stack_forward with a cache takes any number of new positions per call: feeding the target
-// in chunks of 4, 1, 3, 3 positions gives the full forward's logits too.
-static void test_chunks_equal_full(void) {
-    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
-    int B = 3, Ts = 5, T = 11, V = 13, chunks[4] = {4, 1, 3, 3};
-    int tgt[3 * 11];
-    for (int i = 0; i < B * T; i++) tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 5) % (V - 4);
-    for (int s = 0; s < 6; s++)
-        for (int nf = 0; nf < 2; nf++) {
-            Model m;
-            translator(&m, schemes[s], nf, V, 5);
-            model_set_training(&m, 0);
-            tape_set_enabled(0);
-            ArenaMark mark = arena_mark(&arena);
-            Tensor *full = translator_logits(&m, SRC, B, Ts, tgt, T);        // (B*T,V)
-            DecodeState st;
-            CHECK(decode_init(&st, &m, SRC, B, Ts, T) == 0, "init");
-            double worst = 0;
-            for (int c = 0, t0 = 0; c < 4; t0 += chunks[c++]) {
-                int n = chunks[c], in[3 * 4];
-                for (int b = 0; b < B; b++) memcpy(in + b * n, tgt + b * T + t0, sizeof(int) * (size_t)n);
-                StackRun run = { .cache = &st.cache };
-                Tensor *z = decoder_logits(&m, NULL, SRC, Ts, in, B, n, &run);   // (B*n,V)
-                CHECK(st.cache.len == t0 + n, "cache holds %d positions, expected %d", st.cache.len, t0 + n);
-                for (int b = 0; b < B; b++)
-                    for (int i = 0; i < n; i++)
-                        for (int v = 0; v < V; v++)
-                            worst = fmax(worst, fabs(z->data[((long)b * n + i) * V + v] - full->data[((long)b * T + t0 + i) * V + v]));
-            }
-            decode_free(&st);
-            CHECK(worst < 2e-5, "%s norm_first=%d: chunked decoding differs by %g", schemes[s], nf, worst);
             arena_release(&arena, mark);
             model_free(&m);
         }
@@ -207,7 +189,6 @@ int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_incremental_equals_full);
-    RUN(test_chunks_equal_full);
     RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_wide_beam_is_exact);
     arena_free(&arena);

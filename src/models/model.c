@@ -24,23 +24,19 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     switch (m->kind) {
     case MODEL_CLASSIFIER:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
-        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos");
-        m->encoder.embed = m->src_embed;
+        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos", m->src_embed);
         linear_declare(&m->head, ps, "head", d, n_classes);
         break;
     case MODEL_TRANSLATOR:
         m->src_embed = embed_table(ps, "src_embed.weight", src_vocab, d);
         m->tgt_embed = embed_table(ps, "tgt_embed.weight", tgt_vocab, d);
-        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "src_pos");
-        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 1, "tgt_pos");
-        m->encoder.embed = m->src_embed;
-        m->decoder.embed = m->tgt_embed;
+        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "src_pos", m->src_embed);
+        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 1, "tgt_pos", m->tgt_embed);
         linear_declare(&m->head, ps, "generator", d, tgt_vocab);
         break;
     case MODEL_LM:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
-        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos");
-        m->decoder.embed = m->src_embed;
+        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos", m->src_embed);
         linear_declare(&m->head, ps, "generator", d, src_vocab);
         break;
     }

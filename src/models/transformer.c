@@ -5,13 +5,14 @@
 #include <string.h>
 
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
-                   const char *pos_input_name) {
+                   const char *pos_input_name, Tensor *embed) {
     int n = causal ? c->dec_layers : c->enc_layers, d = c->d_model;
     Activation act = config_activation(c);
     s->layers = calloc((size_t)n, sizeof(Layer));
     s->n_layers = n;
     s->causal = causal;
     s->norm_first = c->norm_first;
+    s->embed = embed;
     s->embed_scale = c->embed_scale;
     char buf[128];
     for (int i = 0; i < n; i++) {

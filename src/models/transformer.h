@@ -23,17 +23,17 @@ typedef struct Stack {
     int n_layers;
     LayerNorm norm;
     Positional pos;
-    Tensor *embed;       // the token table feeding this stack (owned by the model)
+    Tensor *embed;       // the token table feeding this stack (declared by the model)
     int embed_scale;     // multiply embeddings by sqrt(d_model)
     int causal;          // decoder stacks mask future keys
     int norm_first;
     Dropout drop, attn_drop;
 } Stack;
 
-// name: "encoder" | "decoder"; cross: layers attend to an encoder memory. The caller sets
-// s->embed.
+// name: "encoder" | "decoder"; cross: layers attend to an encoder memory; embed: the token
+// table (V,d) feeding the stack, declared (and named) by the model.
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
-                   const char *pos_input_name);
+                   const char *pos_input_name, Tensor *embed);
 void stack_free(Stack *s);
 
 // ids (B,T) at positions start .. start+T-1 -> (B,T,d): table rows, times sqrt(d) if
