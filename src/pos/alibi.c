@@ -30,7 +30,7 @@ static Tensor *alibi_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     for (int h = 0; h < H; h++)
         for (int i = 0; i < Tq; i++)
             for (int j = 0; j < Tk; j++) {
-                int ahead = (queries.start + i) - (keys.start + j);   // how far the key is behind
+                int ahead = pos_at(queries, i) - pos_at(keys, j);   // how far the key is behind
                 int dist = p->bidirectional ? abs(ahead) : ahead;
                 bias->data[((long)h * Tq + i) * Tk + j] = -m[h] * (float)dist;
             }

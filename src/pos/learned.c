@@ -26,13 +26,13 @@ static int learned_check_length(const Positional *p, int T, char *err, int errle
 
 static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
-    if (!p->wrap && rows.start + T > p->max_len) {   // callers check lengths first (pos_check_length)
+    if (!p->wrap && pos_at(rows, T - 1) >= p->max_len) {   // callers check lengths first (pos_check_length)
         fprintf(stderr, "learned positions up to %d, but the table has %d rows and pos_wrap = false\n",
-                rows.start + T - 1, p->max_len);
+                pos_at(rows, T - 1), p->max_len);
         abort();
     }
     int *row = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T);
-    for (int t = 0; t < T; t++) row[t] = learned_row(p, rows.start + t);
+    for (int t = 0; t < T; t++) row[t] = learned_row(p, pos_at(rows, t));
     return op_add(x, op_embedding(p->table, row, T));             // (T,d) broadcast over the batch
 }
 

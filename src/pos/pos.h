@@ -8,9 +8,9 @@
 // shift pos_offset to every span first, so a scheme reads absolute positions and needs no
 // knowledge of how they came about: a whole sequence (start 0), the new rows of an
 // incremental decoding step (queries start at the cache length, keys at 0), or a shifted
-// probe. A bias or a rotation is built only for the rows it is asked for. (Per-sequence
-// positions, e.g. sorted random samples, would extend PosSpan, not the hooks' callers.)
-// RoPE uses position / rope_scale.
+// probe. A bias or a rotation is built only for the rows it is asked for. Schemes read a
+// row's position through pos_at only, so positions given another way (an explicit sorted
+// sample, say) change PosSpan and pos_at, not the schemes. RoPE uses position / rope_scale.
 #ifndef POS_H
 #define POS_H
 #include "core/params.h"
@@ -19,6 +19,7 @@
 typedef struct PosScheme PosScheme;
 
 typedef struct PosSpan { int start, len; } PosSpan;   // rows at positions start .. start+len-1
+static inline int pos_at(PosSpan s, int t) { return s.start + t; }   // position of row t
 
 typedef struct Positional {
     const PosScheme *scheme;

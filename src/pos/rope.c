@@ -7,7 +7,7 @@
 static Tensor *rope_rotate(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
-    for (int t = 0; t < T; t++) pos[t] = (float)(rows.start + t) / p->rope_scale;
+    for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t) / p->rope_scale;
     return op_rope(x, p->n_heads, pos, p->rope_base);
 }
 

@@ -34,7 +34,7 @@ static Tensor *t5_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     int *bucket = arena_alloc(tensor_arena(), sizeof(int) * (size_t)Tq * Tk);
     for (int i = 0; i < Tq; i++)
         for (int j = 0; j < Tk; j++)
-            bucket[(long)i * Tk + j] = t5_bucket((keys.start + j) - (queries.start + i), p->bidirectional);
+            bucket[(long)i * Tk + j] = t5_bucket(pos_at(keys, j) - pos_at(queries, i), p->bidirectional);
     return op_rel_bias(p->table, bucket, Tq, Tk);    // (H,Tq,Tk)
 }
 
