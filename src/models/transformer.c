@@ -63,10 +63,10 @@ int kv_cache_init(KVCache *c, const Stack *s, int N, int capacity) {
     c->capacity = capacity;
     c->n_layers = L;
     c->d = s->pos.d_model;
-    c->k = calloc((size_t)L, sizeof(float *));
-    c->v = calloc((size_t)L, sizeof(float *));
-    c->mem_k = calloc((size_t)L, sizeof(Tensor *));
-    c->mem_v = calloc((size_t)L, sizeof(Tensor *));
+    c->k = calloc((size_t)L + 1, sizeof(float *));   // + 1: never calloc(0); mem_k[0] exists (NULL) without layers
+    c->v = calloc((size_t)L + 1, sizeof(float *));
+    c->mem_k = calloc((size_t)L + 1, sizeof(Tensor *));
+    c->mem_v = calloc((size_t)L + 1, sizeof(Tensor *));
     int oom = !c->k || !c->v || !c->mem_k || !c->mem_v;
     for (int l = 0; l < L && !oom; l++) {
         c->k[l] = malloc(sizeof(float) * (size_t)N * capacity * c->d);
