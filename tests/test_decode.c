@@ -1,6 +1,6 @@
 // Decoding: the cached incremental decoder equals the full decoder for every positional
-// scheme (pre- and post-LN); beam 1 equals greedy decoding; a beam wide enough to keep every
-// hypothesis finds the exact best sequence.
+// scheme (pre- and post-LN); greedy decoding (beam 1) follows the full model's argmax; a beam
+// wide enough to keep every hypothesis finds the exact best sequence.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +25,43 @@ static void translator(Model *m, const char *pos, int norm_first, int V, int see
     c.max_len = 8;                   // learned: positions wrap past 8
     c.seed = seed;
     model_build(m, &c, V, V, 0);
-    // Like a trained model, never predict <pad> or <bos> (greedy_decode would feed them back).
+    // Like a trained model, never predict <pad> or <bos>.
     m->head.bias->data[TOK_PAD] = m->head.bias->data[TOK_BOS] = -1e4f;
 }
 
 // Sources (3,5) with padding.
 static const int SRC[15] = {5, 6, 7, 8, 3,   9, 10, 3, 0, 0,   11, 3, 0, 0, 0};
 
+// Feeds tgt (B,T) through the cache in chunks of positions (a chunk of 1 by decode_step, the
+// decoder's API; longer ones by decoder_logits with the cache) and returns the largest
+// difference from ref, the full forward's logits (B*T,V).
+static double cached_vs_full(Model *m, int B, int Ts, const int *tgt, int T, const float *ref, const int *chunks, int n_chunks) {
+    int V = m->tgt_vocab, in[3 * 11];
+    DecodeState st;
+    CHECK(decode_init(&st, m, SRC, B, Ts, T) == 0, "init");
+    double worst = 0;
+    for (int c = 0, t0 = 0; c < n_chunks; t0 += chunks[c++]) {
+        int n = chunks[c];
+        for (int b = 0; b < B; b++) memcpy(in + b * n, tgt + b * T + t0, sizeof(int) * (size_t)n);
+        StackRun run = { .cache = &st.cache };
+        Tensor *z = n == 1 ? decode_step(&st, in) : decoder_logits(m, NULL, SRC, Ts, in, B, n, &run);   // (B*n,V)
+        CHECK(st.cache.len == t0 + n, "cache holds %d positions, expected %d", st.cache.len, t0 + n);
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < n; i++)
+                for (int v = 0; v < V; v++)
+                    worst = fmax(worst, fabs(z->data[((long)b * n + i) * V + v] - ref[((long)b * T + t0 + i) * V + v]));
+    }
+    decode_free(&st);
+    return worst;
+}
+
+// The cache takes one position per step (decode_step) or several per call (chunks of 4, 1,
+// 3, 3): either way the logits are the full forward's.
 static void test_incremental_equals_full(void) {
     int B = 3, Ts = 5, T = 11, V = 13;   // T > max_len: the learned table wraps
-    int tgt[3 * 11];
+    int tgt[3 * 11], ones[11], chunks[4] = {4, 1, 3, 3};
     for (int i = 0; i < B * T; i++) tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % (V - 4);
+    for (int t = 0; t < T; t++) ones[t] = 1;
     for (int s = 0; s < pos_scheme_count(); s++)
         for (int nf = 0; nf < 2; nf++) {
             Model m;
@@ -47,38 +73,66 @@ static void test_incremental_equals_full(void) {
             float *ref = malloc(sizeof(float) * (size_t)B * T * V);
             memcpy(ref, full->data, sizeof(float) * (size_t)B * T * V);
             model_set_training(&m, 1);   // decode_init switches dropout off and back
-            DecodeState st;
-            CHECK(decode_init(&st, &m, SRC, B, Ts, T) == 0, "init");
-            double worst = 0;
-            for (int t = 0; t < T; t++) {
-                int tok[3] = {tgt[t], tgt[T + t], tgt[2 * T + t]};
-                Tensor *step = decode_step(&st, tok);                      // (B,V)
-                for (int b = 0; b < B; b++)
-                    for (int v = 0; v < V; v++)
-                        worst = fmax(worst, fabs(step->data[b * V + v] - ref[((long)b * T + t) * V + v]));
-            }
-            decode_free(&st);
+            double step = cached_vs_full(&m, B, Ts, tgt, T, ref, ones, T);
             CHECK(m.training == 1, "training flag restored");
-            CHECK(worst < 2e-5, "%s norm_first=%d: incremental differs by %g", pos_scheme_at(s)->name, nf, worst);
+            double chunked = cached_vs_full(&m, B, Ts, tgt, T, ref, chunks, 4);
+            CHECK(step < 2e-5, "%s norm_first=%d: incremental differs by %g", pos_scheme_at(s)->name, nf, step);
+            CHECK(chunked < 2e-5, "%s norm_first=%d: chunked decoding differs by %g", pos_scheme_at(s)->name, nf, chunked);
             free(ref);
             arena_release(&arena, mark);
             model_free(&m);
         }
 }
 
-static void test_beam1_equals_greedy(void) {
-    const char *schemes[] = {"sinusoidal", "rope", "alibi"};
+static int best_token(const float *row, int V) {   // argmax over tokens other than <pad>, <bos>
+    int best = -1;
+    for (int v = 0; v < V; v++)
+        if (v != TOK_PAD && v != TOK_BOS && (best < 0 || row[v] > row[best])) best = v;
+    return best;
+}
+
+// Greedy decoding (beam search with one hypothesis, on the cache) takes at every step the
+// most likely token of the full model re-run on the whole prefix; given a reference, it stops
+// at the first token that leaves it.
+static void test_greedy_is_argmax_of_full_model(void) {
+    const char *schemes[] = {"sinusoidal", "rope", "alibi", "t5"};
     int B = 3, Ts = 5, V = 13, max_len = 12;
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < 4; s++)
         for (int seed = 1; seed <= 3; seed++) {
             Model m;
-            translator(&m, schemes[s], 1, V, seed);
+            translator(&m, schemes[s], seed % 2, V, seed);
             model_set_training(&m, 0);
             tape_set_enabled(0);
-            int greedy[3 * 12], beam[3 * 12];
-            greedy_decode(&m, SRC, B, Ts, max_len, greedy);
-            CHECK(beam_decode(&m, SRC, B, Ts, 1, 0.6f, max_len, beam) == 0, "beam");
-            CHECK(!memcmp(greedy, beam, sizeof greedy), "%s seed %d: beam 1 differs from greedy", schemes[s], seed);
+            int out[3 * 12], cut[3 * 12];
+            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, out) == 0, "greedy");
+            int steps = 0;
+            for (int b = 0; b < B; b++) {
+                int prefix[12] = {TOK_BOS}, t = 0, ended = 0;
+                for (; t < max_len && !ended; t++) {
+                    ArenaMark mark = arena_mark(&arena);
+                    Tensor *z = translator_logits(&m, SRC + b * Ts, 1, Ts, prefix, t + 1);   // (t+1,V)
+                    int next = best_token(z->data + (long)t * V, V);
+                    arena_release(&arena, mark);
+                    CHECK(out[b * max_len + t] == next, "%s seed %d row %d step %d: greedy %d, full model %d", schemes[s],
+                          seed, b, t, out[b * max_len + t], next);
+                    if (t + 1 < max_len) prefix[t + 1] = next;
+                    ended = next == TOK_EOS;
+                    steps++;
+                }
+                for (; t < max_len; t++) CHECK(out[b * max_len + t] == 0, "padding after <eos>");
+            }
+            CHECK(steps > B, "at least one sentence has more than one token");
+            // A reference equal to the output except at step 1: decoding stops right there.
+            int ref[3 * 12];
+            memcpy(ref, out, sizeof ref);
+            for (int b = 0; b < B; b++) ref[b * max_len + 1] = out[b * max_len + 1] == 4 ? 5 : 4;
+            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, ref, max_len, cut) == 0, "greedy with a reference");
+            for (int b = 0; b < B; b++)
+                for (int t = 0; t < max_len; t++) {
+                    int want = out[b * max_len] == TOK_EOS ? (t == 0 ? TOK_EOS : 0) : t < 2 ? out[b * max_len + t] : 0;
+                    CHECK(cut[b * max_len + t] == want, "%s seed %d row %d step %d: %d, expected %d", schemes[s], seed, b, t,
+                          cut[b * max_len + t], want);
+                }
             model_free(&m);
         }
 }
@@ -135,7 +189,7 @@ int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_incremental_equals_full);
-    RUN(test_beam1_equals_greedy);
+    RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_wide_beam_is_exact);
     arena_free(&arena);
     return check_summary();

@@ -33,7 +33,7 @@ static void test_encoder_permutation_equivariant(void) {
     model_set_training(&m, 0);
     int T = 5, d = c.d_model, ids[5] = {7, 9, 12, 7, 15}, perm[5] = {3, 0, 4, 2, 1}, pids[5];
     for (int t = 0; t < T; t++) pids[t] = ids[perm[t]];
-    Tensor *h = model_encode(&m, ids, 1, T), *hp = model_encode(&m, pids, 1, T);
+    Tensor *h = model_encode(&m, ids, 1, T, NULL), *hp = model_encode(&m, pids, 1, T, NULL);
     double worst = 0;
     for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(hp->data + t * d, h->data + perm[t] * d, d));
     CHECK(worst < 1e-5, "out(PX) differs from P out(X) by %g", worst);

@@ -1,7 +1,9 @@
 // The positional schemes against the math of the course note: the sinusoidal worked example
 // and wavelengths, the shift-as-rotation identity, the wrapped learned table, RoPE's
 // relative-only dot products and its angles with rope_scale and rope_base set, ALiBi slopes,
-// T5 buckets and the bias they give the encoder and the decoder.
+// T5 buckets and the bias they give the encoder and the decoder; every hook given a span of
+// positions (as incremental decoding asks) gives exactly those rows of the whole sequence.
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "core/arena.h"
@@ -86,7 +88,7 @@ static void test_learned_wraps(void) {
     p.wrap = 1;
     int shape[3] = {1, 40, c.d_model};
     Tensor *x = tensor_zeros(3, shape, 0);
-    Tensor *y = pos_add_to_input(&p, x);
+    Tensor *y = pos_add_to_input(&p, x, (PosSpan){0, 40});
     CHECK(memcmp(y->data + 33L * c.d_model, p.table->data + 1L * c.d_model, sizeof(float) * c.d_model) == 0,
           "token 33 did not receive row 1");
     params_free(&ps);
@@ -150,12 +152,13 @@ static void test_rope_scheme_angles(void) {
     for (int t = 0; t < 5; t++)
         for (int c2 = 0; c2 < 8; c2 += 2) x->data[t * 8 + c2] = 1;   // every pair (1, 0)
     const double want[2][4] = {{cos(1.5), sin(1.5), cos(0.15), sin(0.15)}, {cos(2.0), sin(2.0), cos(0.2), sin(0.2)}};
-    Tensor *y = pos_rotate(&p, x);
+    PosSpan rows = {0, 5};
+    Tensor *y = pos_rotate(&p, x, rows);
     for (int t = 3; t < 5; t++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[t * 8 + h * 4 + e], want[t - 3][e], 1e-6);
     p.offset = 1;
-    y = pos_rotate(&p, x);
+    y = pos_rotate(&p, x, rows);
     for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[3 * 8 + e], want[1][e], 1e-6);
 }
 
@@ -171,7 +174,8 @@ static void test_t5_bias_buckets(void) {
         for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
     const int want_enc[4][4] = {{0, 17, 18, 19}, {1, 0, 17, 18}, {2, 1, 0, 17}, {3, 2, 1, 0}};
     const int want_dec[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}, {3, 2, 1, 0}};
-    Tensor *be = pos_self_bias(&enc, 4), *bd = pos_self_bias(&dec, 4);
+    PosSpan all = {0, 4};
+    Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     for (int h = 0; h < 2; h++)
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
@@ -199,7 +203,8 @@ static void test_alibi_bias_shape(void) {
     encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
-    Tensor *be = pos_self_bias(&enc, T), *bd = pos_self_bias(&dec, T);
+    PosSpan all = {0, T};
+    Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     float slopes[4];
     alibi_slopes(4, slopes);
     for (int h = 0; h < 4; h++)
@@ -230,6 +235,57 @@ static void test_t5_buckets(void) {
     CHECK(t5_bucket(5, 0) == 0 && t5_bucket(-1000, 0) == 31, "decoder edges");
 }
 
+// Rows [a, a+n) of a (1,T,d) tensor as a (1,n,d) tensor.
+static Tensor *rows_of(const Tensor *x, int a, int n) {
+    int d = x->shape[2], shape[3] = {1, n, d};
+    Tensor *y = tensor_new(3, shape, 0);
+    memcpy(y->data, x->data + (long)a * d, sizeof(float) * (size_t)n * d);
+    return y;
+}
+
+// The hooks asked for some positions (query rows a.., key rows 0..; the rows a.. of an input)
+// give bit for bit what they give for the whole sequence at those positions, with and
+// without pos_offset: what incremental decoding relies on.
+static void test_spans_give_rows_of_the_whole(void) {
+    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
+    int T = 12, d = 16, H = 4;
+    for (int s = 0; s < 6; s++)
+        for (int bidir = 0; bidir < 2; bidir++)
+            for (int offset = 0; offset <= 5; offset += 5) {
+                Config c;
+                config_defaults(&c);
+                snprintf(c.pos, sizeof c.pos, "%s", schemes[s]);
+                c.d_model = d; c.n_heads = H; c.max_len = 8; c.pos_offset = offset;   // learned wraps past 8
+                Params ps = {0};
+                Positional p;
+                pos_init(&p, &c, bidir, &ps, "pos", "encoder");
+                params_alloc(&ps);
+                Rng r = rng_stream(7, 0);
+                for (long i = 0; i < ps.total; i++) ps.data[i] = rng_normal(&r);
+                int shape[3] = {1, T, d};
+                Tensor *x = tensor_new(3, shape, 0);
+                for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
+                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){0, T}), *full_rot = pos_rotate(&p, x, (PosSpan){0, T});
+                Tensor *full_bias = pos_self_bias(&p, (PosSpan){0, T}, (PosSpan){0, T});
+                int same = 1;
+                for (int a = 0; a < T; a += 3)
+                    for (int n = 1; a + n <= T; n += 4) {
+                        Tensor *part = rows_of(x, a, n);
+                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){a, n}), *rot = pos_rotate(&p, part, (PosSpan){a, n});
+                        same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
+                        same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
+                        Tensor *bias = pos_self_bias(&p, (PosSpan){a, n}, (PosSpan){0, a + n});   // (H,n,a+n)
+                        same &= !bias == !full_bias;
+                        for (int h = 0; bias && h < H; h++)
+                            for (int i = 0; i < n; i++)
+                                same &= !memcmp(bias->data + ((long)h * n + i) * (a + n),
+                                                full_bias->data + ((long)h * T + a + i) * T, sizeof(float) * (size_t)(a + n));
+                    }
+                CHECK(same, "%s bidirectional=%d offset=%d: a span's rows differ from the whole's", schemes[s], bidir, offset);
+                params_free(&ps);
+            }
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -243,6 +299,7 @@ int main(void) {
     RUN(test_alibi_bias_shape);
     RUN(test_t5_buckets);
     RUN(test_t5_bias_buckets);
+    RUN(test_spans_give_rows_of_the_whole);
     arena_free(&arena);
     return check_summary();
 }

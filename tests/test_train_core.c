@@ -20,10 +20,10 @@ typedef struct { Params ps; Tensor *w1, *b1, *w2, *b2; } Mlp;
 static void mlp_init(Mlp *m, int hidden, uint64_t seed) {
     memset(m, 0, sizeof *m);
     int s1[2] = {hidden, 2}, s2[2] = {2, hidden};
-    m->w1 = param_new(&m->ps, "fc1.weight", 2, s1, 1);
-    m->b1 = param_new(&m->ps, "fc1.bias", 1, s1, 0);
-    m->w2 = param_new(&m->ps, "fc2.weight", 2, s2, 1);
-    m->b2 = param_new(&m->ps, "fc2.bias", 1, s2, 0);
+    m->w1 = param_new(&m->ps, "fc1.weight", 2, s1, 1, INIT_XAVIER);
+    m->b1 = param_new(&m->ps, "fc1.bias", 1, s1, 0, INIT_ZEROS);
+    m->w2 = param_new(&m->ps, "fc2.weight", 2, s2, 1, INIT_XAVIER);
+    m->b2 = param_new(&m->ps, "fc2.bias", 1, s2, 0, INIT_ZEROS);
     params_alloc(&m->ps);
     Rng r = rng_stream(seed, RNG_INIT);
     init_uniform(m->w1, 1.0f / sqrtf(2), &r);
@@ -130,7 +130,7 @@ static void test_adamw_step_by_hand(void) {
     // w = 1 * (1 - 0.1 * 0.01) - 0.1 * 1 = 0.899
     Params ps = {0};
     int one = 1;
-    Tensor *w = param_new(&ps, "w", 1, &one, 1), *bias = param_new(&ps, "b", 1, &one, 0);
+    Tensor *w = param_new(&ps, "w", 1, &one, 1, INIT_ZEROS), *bias = param_new(&ps, "b", 1, &one, 0, INIT_ZEROS);
     params_alloc(&ps);
     w->data[0] = 1; bias->data[0] = 1;
     w->grad[0] = 0.5f; bias->grad[0] = 0.5f;
@@ -156,7 +156,7 @@ static void test_adamw_step_by_hand(void) {
 static void test_clip_grad_norm(void) {
     Params ps = {0};
     int two = 2;
-    Tensor *g = param_new(&ps, "g", 1, &two, 0);
+    Tensor *g = param_new(&ps, "g", 1, &two, 0, INIT_ZEROS);
     params_alloc(&ps);
     g->grad[0] = 3; g->grad[1] = 4;
     CHECK_NEAR(clip_grad_norm(&ps, 10), 5, 1e-6);

@@ -70,6 +70,9 @@ typedef struct AttnArgs {
     int causal;                 // mask keys j > i
     float dropout;              // on the attention probabilities
     uint64_t seed;
+    float *probs;               // (B,H,Tq,Tk) or NULL: receives the softmax probabilities
+                                // (masked entries and padding query rows 0; before dropout),
+                                // e.g. for attention heat maps; costs nothing when NULL
 } AttnArgs;
 // Multi-head attention on head-interleaved inputs: q (B,Tq,H*D), k and v (B,Tk,H*D);
 // scores = q k^T / sqrt(D) + bias, masked, softmax over keys, dropout, times v -> (B,Tq,H*D).

@@ -177,6 +177,7 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
             if (args->query_pad && args->query_pad[(long)b * Tq + i]) {   // padding: nothing to attend
                 memset(y, 0, sizeof(float) * (size_t)D);
                 if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                if (args->probs) memset(args->probs + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
                 continue;
             }
             int end = causal_end(args, i, Tq, Tk), end16 = round16(end);
@@ -186,6 +187,11 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
             if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
             for (int j = end; j < end16; j++) s[j] = -INFINITY;
             kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
+            if (args->probs) {
+                float *p = args->probs + ((long)bh * Tq + i) * Tk;
+                memcpy(p, s, sizeof(float) * (size_t)end);
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
             const float *w = s;
             if (args->dropout > 0) {
                 drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
@@ -203,6 +209,7 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
         *saved = *args;
+        saved->probs = NULL;
         if (args->key_pad) saved->key_pad = tape_save_ints(args->key_pad, (long)B * Tk);
         if (args->query_pad) saved->query_pad = tape_save_ints(args->query_pad, (long)B * Tq);
         Node *n = tape_record("attention", attention_backward, out, q, k, v);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay) {
+Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay, ParamInit init) {
     if (ps->data) { fprintf(stderr, "param_new(%s): parameters already allocated\n", name); abort(); }
     if (ps->n == ps->cap) {
         ps->cap = ps->cap ? 2 * ps->cap : 64;
@@ -19,6 +19,7 @@ Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int 
     p->t.size = shape_size(ndim, shape);
     p->offset = ps->total;
     p->decay = decay;
+    p->init = init;
     ps->total += p->t.size;
     ps->list[ps->n++] = p;
     return &p->t;
@@ -32,6 +33,17 @@ void params_alloc(Params *ps) {
     for (int i = 0; i < ps->n; i++) {
         ps->list[i]->t.data = ps->data + ps->list[i]->offset;
         ps->list[i]->t.grad = ps->grad + ps->list[i]->offset;
+    }
+}
+
+void params_init(Params *ps, Rng *r) {
+    for (int i = 0; i < ps->n; i++) {
+        Tensor *t = &ps->list[i]->t;
+        switch (ps->list[i]->init) {
+        case INIT_ZEROS: init_const(t, 0); break;
+        case INIT_ONES:  init_const(t, 1); break;
+        default:         init_xavier_uniform(t, r); break;
+        }
     }
 }
 

@@ -7,11 +7,15 @@
 #include "core/rng.h"
 #include "core/tensor.h"
 
+// How params_init fills a parameter; the code that declares it says which.
+typedef enum { INIT_XAVIER, INIT_ZEROS, INIT_ONES } ParamInit;
+
 typedef struct Param {
     char name[96];        // PyTorch-style, e.g. "encoder.layers.0.self_attn.q_proj.weight"
     Tensor t;             // data/grad point into the shared buffers after params_alloc
     long offset;          // element offset in the buffers
     int decay;            // AdamW applies weight decay (matrices of Linear layers only)
+    ParamInit init;
 } Param;
 
 typedef struct Params {
@@ -22,8 +26,10 @@ typedef struct Params {
 } Params;
 
 // Declare a parameter. Its data pointer is NULL until params_alloc.
-Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay);
+Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay, ParamInit init);
 void    params_alloc(Params *ps);            // zero-filled values and gradients
+// Every parameter by its ParamInit, in declaration order (xavier draws come from r in that order).
+void    params_init(Params *ps, Rng *r);
 void    params_zero_grad(Params *ps);
 Param  *params_find(Params *ps, const char *name);
 void    params_free(Params *ps);

@@ -599,3 +599,7 @@ void config_free(Config *c) {
     free(c->text);
     c->text = NULL;
 }
+
+Activation config_activation(const Config *c) {
+    return strcmp(c->activation, "gelu") ? ACTIVATION_RELU : ACTIVATION_GELU;
+}

@@ -101,4 +101,7 @@ char *config_to_ini(Config *c);
 // Parse config text (as stored in checkpoint metadata); `name` is used in error messages.
 int  config_load_text(Config *c, const char *name, const char *text, char *err, int errlen);
 void config_free(Config *c);
+// model.activation as an enum (the string is validated against "relu|gelu" when parsed).
+typedef enum { ACTIVATION_RELU, ACTIVATION_GELU } Activation;
+Activation config_activation(const Config *c);
 #endif

@@ -5,24 +5,9 @@
 #include <string.h>
 #include "data/vocab.h"
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static void init_weights(Model *m) {
-    Rng r = rng_stream((uint64_t)m->cfg.seed, RNG_INIT);
-    for (int i = 0; i < m->ps.n; i++) {
-        Param *p = m->ps.list[i];
-        if (ends_with(p->name, ".bias")) init_const(&p->t, 0);
-        else if (strstr(p->name, "norm") && ends_with(p->name, ".weight")) init_const(&p->t, 1);
-        else init_xavier_uniform(&p->t, &r);      // every matrix, embeddings and tables too
-    }
-}
-
 static Tensor *embed_table(Params *ps, const char *name, int V, int d) {
     int shape[2] = {V, d};
-    return param_new(ps, name, 2, shape, 0);
+    return param_new(ps, name, 2, shape, 0, INIT_XAVIER);
 }
 
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes) {
@@ -39,24 +24,25 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     switch (m->kind) {
     case MODEL_CLASSIFIER:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
-        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos");
+        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos", m->src_embed);
         linear_declare(&m->head, ps, "head", d, n_classes);
         break;
     case MODEL_TRANSLATOR:
         m->src_embed = embed_table(ps, "src_embed.weight", src_vocab, d);
         m->tgt_embed = embed_table(ps, "tgt_embed.weight", tgt_vocab, d);
-        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "src_pos");
-        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 1, "tgt_pos");
+        stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "src_pos", m->src_embed);
+        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 1, "tgt_pos", m->tgt_embed);
         linear_declare(&m->head, ps, "generator", d, tgt_vocab);
         break;
     case MODEL_LM:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
-        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos");
+        stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos", m->src_embed);
         linear_declare(&m->head, ps, "generator", d, src_vocab);
         break;
     }
     params_alloc(ps);
-    init_weights(m);
+    Rng init = rng_stream((uint64_t)cfg->seed, RNG_INIT);
+    params_init(ps, &init);   // each declaration names its init (layers.h, pos/*.c, embed_table)
     m->dropout_rng = rng_stream((uint64_t)cfg->seed, RNG_DROPOUT);
     Stack *stacks[2] = {&m->encoder, &m->decoder};
     for (int i = 0; i < 2; i++) {
@@ -84,29 +70,19 @@ int model_check_length(const Model *m, int T, char *err, int errlen) {
     return 0;
 }
 
-// ids (B,T) -> x (B,T,d): table rows, times sqrt(d) if embed_scale, plus the stack's input
-// positions, then dropout.
-static Tensor *embed(Model *m, Tensor *table, const Stack *s, const int *ids, int B, int T) {
-    int d = m->cfg.d_model, shape[3] = {B, T, d};
-    Tensor *x = tensor_view(op_embedding(table, ids, B * T), 3, shape);
-    if (m->cfg.embed_scale) x = op_scale(x, sqrtf((float)d));
-    x = pos_add_to_input(&s->pos, x);
-    return dropout_forward(&s->drop, x);
-}
-
 static int *pad_mask(const int *ids, int n) {
     int *pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++) pad[i] = ids[i] == TOK_PAD;
     return pad;
 }
 
-Tensor *model_encode(Model *m, const int *src, int B, int T) {
-    Tensor *x = embed(m, m->src_embed, &m->encoder, src, B, T);
-    return stack_forward(&m->encoder, x, pad_mask(src, B * T), NULL, NULL);
+Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run) {
+    Tensor *x = stack_embed(&m->encoder, src, B, T, 0);
+    return stack_forward(&m->encoder, x, pad_mask(src, B * T), NULL, NULL, run);
 }
 
 Tensor *classifier_logits(Model *m, const int *ids, int B, int T) {
-    Tensor *h = model_encode(m, ids, B, T);                      // (B,T,d)
+    Tensor *h = model_encode(m, ids, B, T, NULL);                // (B,T,d)
     Tensor *pooled;
     if (!strcmp(m->cfg.pool, "cls")) {
         pooled = op_select_row(h, 0);                            // (B,d) at <cls>
@@ -118,21 +94,25 @@ Tensor *classifier_logits(Model *m, const int *ids, int B, int T) {
     return linear_forward(&m->head, pooled);                     // (B,C)
 }
 
-Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt) {
-    Tensor *y = embed(m, m->tgt_embed, &m->decoder, tgt_in, B, Tt);
-    y = stack_forward(&m->decoder, y, pad_mask(tgt_in, B * Tt), memory, pad_mask(src, B * Ts));
-    int shape[2] = {B * Tt, m->cfg.d_model};
-    return linear_forward(&m->head, tensor_view(y, 2, shape));   // (B*Tt,V)
+static Tensor *generator(Model *m, Tensor *y) {                  // (B,T,d) -> (B*T,V)
+    int shape[2] = {y->shape[0] * y->shape[1], m->cfg.d_model};
+    return linear_forward(&m->head, tensor_view(y, 2, shape));
+}
+
+Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
+                       const StackRun *run) {
+    KVCache *cache = run ? run->cache : NULL;
+    Tensor *y = stack_embed(&m->decoder, tgt_in, B, Tt, cache ? cache->len : 0);
+    y = stack_forward(&m->decoder, y, cache ? NULL : pad_mask(tgt_in, B * Tt), memory, pad_mask(src, B * Ts), run);
+    return generator(m, y);                                      // (B*Tt,V)
 }
 
 Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt) {
-    Tensor *memory = model_encode(m, src, B, Ts);                // (B,Ts,d)
-    return decoder_logits(m, memory, src, Ts, tgt_in, B, Tt);
+    Tensor *memory = model_encode(m, src, B, Ts, NULL);          // (B,Ts,d)
+    return decoder_logits(m, memory, src, Ts, tgt_in, B, Tt, NULL);
 }
 
 Tensor *lm_logits(Model *m, const int *ids, int B, int T) {
-    Tensor *x = embed(m, m->src_embed, &m->decoder, ids, B, T);
-    x = stack_forward(&m->decoder, x, NULL, NULL, NULL);
-    int shape[2] = {B * T, m->cfg.d_model};
-    return linear_forward(&m->head, tensor_view(x, 2, shape));   // (B*T,V)
+    Tensor *x = stack_embed(&m->decoder, ids, B, T, 0);
+    return generator(m, stack_forward(&m->decoder, x, NULL, NULL, NULL, NULL));   // (B*T,V)
 }

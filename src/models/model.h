@@ -22,18 +22,23 @@ typedef struct Model {
     int training;               // dropout on
 } Model;
 
-// Declare, allocate and initialise (xavier-uniform matrices, zero biases, unit LayerNorm
-// weights; from the RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
+// Declare, allocate and initialise (each parameter as its declaration says: xavier-uniform
+// matrices, embeddings and position tables, zero biases, unit LayerNorm weights; from the
+// RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
 // otherwise (classifier and lm use src_vocab).
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
 void model_free(Model *m);
 void model_set_training(Model *m, int on);
 
-// Forward passes. ids are (B,T) row-major, 0 = <pad>.
-Tensor *model_encode(Model *m, const int *src, int B, int T);                       // (B,T,d)
+// Forward passes. ids are (B,T) row-major, 0 = <pad>. run: the optional context of
+// stack_forward (attention sinks; a key/value cache), or NULL.
+Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run);  // (B,T,d)
 Tensor *classifier_logits(Model *m, const int *ids, int B, int T);                  // (B,C)
 Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt); // (B*Tt,V)
-Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt);
+// The decoder on memory (B,Ts,d) of sources src (B,Ts): (B*Tt,V). With a cache, tgt_in holds
+// the tokens at positions cache->len .. (decode.h) and memory may be NULL (the cache has it).
+Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
+                       const StackRun *run);
 Tensor *lm_logits(Model *m, const int *ids, int B, int T);                          // (B*T,V)
 // Can every stack encode sequences this long? (a learned table without wrap cannot)
 int model_check_length(const Model *m, int T, char *err, int errlen);

@@ -1,15 +1,19 @@
 #include "models/transformer.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
-                   const char *pos_input_name) {
+                   const char *pos_input_name, Tensor *embed) {
     int n = causal ? c->dec_layers : c->enc_layers, d = c->d_model;
-    int gelu = c->activation[0] == 'g';
+    Activation act = config_activation(c);
     s->layers = calloc((size_t)n, sizeof(Layer));
     s->n_layers = n;
     s->causal = causal;
     s->norm_first = c->norm_first;
+    s->embed = embed;
+    s->embed_scale = c->embed_scale;
     char buf[128];
     for (int i = 0; i < n; i++) {
         Layer *l = &s->layers[i];
@@ -30,7 +34,7 @@ void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int 
         snprintf(buf, sizeof buf, "%s.layers.%d.norm%d", name, i, causal ? 3 : 2);
         layernorm_declare(&l->norm3, ps, buf, d);
         snprintf(buf, sizeof buf, "%s.layers.%d.ffn", name, i);
-        ffn_declare(&l->ffn, ps, buf, d, c->d_ff, gelu);
+        ffn_declare(&l->ffn, ps, buf, d, c->d_ff, act);
     }
     snprintf(buf, sizeof buf, "%s.norm", name);
     layernorm_declare(&s->norm, ps, buf, d);
@@ -42,31 +46,121 @@ void stack_free(Stack *s) {
     s->layers = NULL;
 }
 
+Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start) {
+    int d = s->embed->shape[1], shape[3] = {B, T, d};
+    Tensor *x = tensor_view(op_embedding(s->embed, ids, B * T), 3, shape);
+    if (s->embed_scale) x = op_scale(x, sqrtf((float)d));
+    x = pos_add_to_input(&s->pos, x, (PosSpan){start, T});
+    return dropout_forward(&s->drop, x);
+}
+
+// ---------------------------------------------------------------- key/value cache
+
+int kv_cache_init(KVCache *c, const Stack *s, int N, int capacity) {
+    memset(c, 0, sizeof *c);
+    int L = s->n_layers;
+    c->N = N;
+    c->capacity = capacity;
+    c->n_layers = L;
+    c->d = s->pos.d_model;
+    c->k = calloc((size_t)L + 1, sizeof(float *));   // + 1: never calloc(0); mem_k[0] exists (NULL) without layers
+    c->v = calloc((size_t)L + 1, sizeof(float *));
+    c->mem_k = calloc((size_t)L + 1, sizeof(Tensor *));
+    c->mem_v = calloc((size_t)L + 1, sizeof(Tensor *));
+    int oom = !c->k || !c->v || !c->mem_k || !c->mem_v;
+    for (int l = 0; l < L && !oom; l++) {
+        c->k[l] = malloc(sizeof(float) * (size_t)N * capacity * c->d);
+        c->v[l] = malloc(sizeof(float) * (size_t)N * capacity * c->d);
+        oom = !c->k[l] || !c->v[l];
+    }
+    if (oom) kv_cache_free(c);
+    return oom ? -1 : 0;
+}
+
+void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory) {
+    for (int l = 0; l < s->n_layers; l++) {
+        const MultiHeadAttention *ca = &s->layers[l].cross_attn;
+        c->mem_k[l] = linear_forward(&ca->k_proj, memory);
+        c->mem_v[l] = linear_forward(&ca->v_proj, memory);
+    }
+}
+
+void kv_cache_reorder(KVCache *c, const int *parent) {
+    int N = c->N;
+    size_t row = (size_t)c->capacity * c->d, used = (size_t)c->len * c->d;
+    float *tmp = malloc(sizeof(float) * (size_t)N * used + 1);
+    if (!tmp) abort();   // a few MB at most; nothing sensible to do without them
+    float **caches[2] = {c->k, c->v};
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < c->n_layers; l++) {
+            float *cache = caches[i][l];
+            for (int n = 0; n < N; n++) memcpy(tmp + n * used, cache + parent[n] * row, sizeof(float) * used);
+            for (int n = 0; n < N; n++) memcpy(cache + n * row, tmp + n * used, sizeof(float) * used);
+        }
+    free(tmp);
+}
+
+void kv_cache_free(KVCache *c) {
+    for (int l = 0; l < c->n_layers; l++) {
+        if (c->k) free(c->k[l]);
+        if (c->v) free(c->v[l]);
+    }
+    free(c->k);
+    free(c->v);
+    free(c->mem_k);
+    free(c->mem_v);
+    memset(c, 0, sizeof *c);
+}
+
+// ---------------------------------------------------------------- forward
+
 // One residual sub-layer: pre-LN x + Drop(f(LN(x))), or post-LN LN(x + Drop(f(x))).
 typedef enum { SUB_SELF, SUB_CROSS, SUB_FFN } Sublayer;
 
-static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, const LayerNorm *norm, Tensor *x,
-                        Tensor *bias, const int *key_pad, Tensor *memory, const int *memory_pad) {
+static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory, const AttnCall *call) {
+    const LayerNorm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
     Tensor *h = s->norm_first ? layernorm_forward(norm, x) : x, *y;
-    const Positional *rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL;
     switch (which) {
-    // A padding position's own attention output is never used by a real position (it is a
-    // masked key to every other row, and the loss ignores it): skip computing it.
-    case SUB_SELF:  y = mha_forward(&l->self_attn, h, h, rope, bias, key_pad, key_pad, s->causal, &s->attn_drop); break;
-    case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, NULL, NULL, memory_pad, key_pad, 0, &s->attn_drop); break;
+    case SUB_SELF:  y = mha_forward(&l->self_attn, h, h, call); break;
+    case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, call); break;
     default:        y = ffn_forward(&l->ffn, h); break;
     }
     Tensor *sum = op_add(x, dropout_forward(&s->drop, y));
     return s->norm_first ? sum : layernorm_forward(norm, sum);
 }
 
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad) {
-    Tensor *bias = pos_self_bias(&s->pos, x->shape[1]);     // (H,T,T) or NULL, shared by every layer
+Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
+                      const StackRun *run) {
+    static const StackRun plain;
+    if (!run) run = &plain;
+    KVCache *cache = run->cache;
+    if (cache && key_pad) { fprintf(stderr, "stack_forward: key_pad with a cache\n"); abort(); }
+    int B = x->shape[0], T = x->shape[1], H = s->pos.n_heads, start = cache ? cache->len : 0;
+    int Tm = memory ? memory->shape[1] : cache && cache->mem_k[0] ? cache->mem_k[0]->shape[1] : 0;
+    PosSpan rows = {start, T};
+    // (H,T,start+T) or NULL, shared by every layer: only the rows of the new positions.
+    Tensor *bias = pos_self_bias(&s->pos, rows, (PosSpan){0, start + T});
+    // A padding position's own attention output is never used by a real position (it is a
+    // masked key to every other row, and the loss ignores it): skip computing it.
+    AttnCall self = { .rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL, .rows = rows, .bias = bias,
+                      .key_pad = key_pad, .query_pad = key_pad, .causal = s->causal, .drop = &s->attn_drop };
+    AttnCall cross = { .rows = rows, .key_pad = memory_pad, .query_pad = key_pad, .drop = &s->attn_drop };
+    long self_size = (long)B * H * T * (start + T), cross_size = (long)B * H * T * Tm;
     for (int i = 0; i < s->n_layers; i++) {
         const Layer *l = &s->layers[i];
-        x = sublayer(s, l, SUB_SELF, &l->norm1, x, bias, key_pad, NULL, NULL);
-        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, &l->norm2, x, NULL, key_pad, memory, memory_pad);
-        x = sublayer(s, l, SUB_FFN, &l->norm3, x, NULL, NULL, NULL, NULL);
+        if (cache) {
+            self.past_k = cache->k[i];
+            self.past_v = cache->v[i];
+            self.capacity = cache->capacity;
+            cross.mem_k = cache->mem_k[i];
+            cross.mem_v = cache->mem_v[i];
+        }
+        if (run->self_probs) self.probs = run->self_probs + i * self_size;
+        if (run->cross_probs) cross.probs = run->cross_probs + i * cross_size;
+        x = sublayer(s, l, SUB_SELF, x, NULL, &self);
+        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, x, memory, &cross);
+        x = sublayer(s, l, SUB_FFN, x, NULL, NULL);
     }
+    if (cache) cache->len += T;
     return layernorm_forward(&s->norm, x);
 }

@@ -2,6 +2,10 @@
 //   pre-LN (norm_first):  x += Drop(SelfAttn(LN1(x))); [x += Drop(CrossAttn(LN2(x), memory))]; x += Drop(FFN(LN(x)))
 //   post-LN:              x = LN1(x + Drop(SelfAttn(x))); ...
 // Every stack ends with its own LayerNorm in both modes.
+//
+// stack_forward is the one forward pass of a stack: training, evaluation, incremental
+// decoding (with a KVCache: the rows given are the next positions) and attention heat maps
+// (with probability sinks) all run it. stack_embed is the one way token ids enter a stack.
 #ifndef TRANSFORMER_H
 #define TRANSFORMER_H
 #include "nn/layers.h"
@@ -19,16 +23,48 @@ typedef struct Stack {
     int n_layers;
     LayerNorm norm;
     Positional pos;
+    Tensor *embed;       // the token table feeding this stack (declared by the model)
+    int embed_scale;     // multiply embeddings by sqrt(d_model)
     int causal;          // decoder stacks mask future keys
     int norm_first;
     Dropout drop, attn_drop;
 } Stack;
 
-// name: "encoder" | "decoder"; cross: layers attend to an encoder memory.
+// name: "encoder" | "decoder"; cross: layers attend to an encoder memory; embed: the token
+// table (V,d) feeding the stack, declared (and named) by the model.
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
-                   const char *pos_input_name);
+                   const char *pos_input_name, Tensor *embed);
 void stack_free(Stack *s);
-// x (B,T,d) -> (B,T,d). key_pad (B,T) marks padded positions of x; memory (B,Tm,d) and
-// memory_pad (B,Tm) are used by cross-attention (NULL otherwise).
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad);
+
+// ids (B,T) at positions start .. start+T-1 -> (B,T,d): table rows, times sqrt(d) if
+// embed_scale, plus the input positions (if the scheme adds any), then dropout.
+Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start);
+
+// Keys and values of every layer kept between calls, for incremental decoding: N sequences,
+// room for `capacity` positions, `len` filled.
+typedef struct KVCache {
+    int N, capacity, len, n_layers, d;
+    float **k, **v;              // per layer: self-attention (N,capacity,d), malloc'd
+    Tensor **mem_k, **mem_v;     // per layer: cross-attention keys/values of the memory (N,Tm,d)
+} KVCache;
+int  kv_cache_init(KVCache *c, const Stack *s, int N, int capacity);   // 0, or -1 if out of memory
+// Projects the memory's keys and values once (arena tensors: keep them alive while decoding).
+void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory);
+void kv_cache_reorder(KVCache *c, const int *parent);                 // row n continues row parent[n]
+void kv_cache_free(KVCache *c);
+
+// The optional context of stack_forward.
+typedef struct StackRun {
+    KVCache *cache;      // x holds positions cache->len .. of each sequence; their keys and
+                         // values are appended, and len advances by T
+    float *self_probs;   // or NULL: [n_layers][B][H][T][Tk] self-attention probabilities (Tk = len + T)
+    float *cross_probs;  // or NULL: [n_layers][B][H][T][Tm] cross-attention probabilities
+} StackRun;
+
+// x (B,T,d) -> (B,T,d). key_pad (B,T) marks padded positions of x (NULL with a cache:
+// decoding feeds no padding); memory (B,Tm,d) and memory_pad (B,Tm) are used by
+// cross-attention (NULL otherwise; with a cache, the memory set by kv_cache_set_memory is
+// used). run may be NULL.
+Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
+                      const StackRun *run);
 #endif

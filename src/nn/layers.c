@@ -1,6 +1,7 @@
 #include "nn/layers.h"
 #include <stdio.h>
-#include "pos/pos.h"
+#include <stdlib.h>
+#include <string.h>
 
 static void named(char *out, size_t n, const char *prefix, const char *suffix) {
     snprintf(out, n, "%s.%s", prefix, suffix);
@@ -15,9 +16,9 @@ void linear_declare(Linear *l, Params *ps, const char *name, int in, int out) {
     char buf[128];
     int ws[2] = {out, in};
     named(buf, sizeof buf, name, "weight");
-    l->weight = param_new(ps, buf, 2, ws, 1);
+    l->weight = param_new(ps, buf, 2, ws, 1, INIT_XAVIER);
     named(buf, sizeof buf, name, "bias");
-    l->bias = param_new(ps, buf, 1, &out, 0);
+    l->bias = param_new(ps, buf, 1, &out, 0, INIT_ZEROS);
 }
 
 Tensor *linear_forward(const Linear *l, Tensor *x) { return op_linear(x, l->weight, l->bias); }
@@ -25,25 +26,25 @@ Tensor *linear_forward(const Linear *l, Tensor *x) { return op_linear(x, l->weig
 void layernorm_declare(LayerNorm *n, Params *ps, const char *name, int d) {
     char buf[128];
     named(buf, sizeof buf, name, "weight");
-    n->weight = param_new(ps, buf, 1, &d, 0);
+    n->weight = param_new(ps, buf, 1, &d, 0, INIT_ONES);
     named(buf, sizeof buf, name, "bias");
-    n->bias = param_new(ps, buf, 1, &d, 0);
+    n->bias = param_new(ps, buf, 1, &d, 0, INIT_ZEROS);
 }
 
 Tensor *layernorm_forward(const LayerNorm *n, Tensor *x) { return op_layernorm(x, n->weight, n->bias, 1e-5f); }
 
-void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, int gelu) {
+void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act) {
     char buf[128];
     named(buf, sizeof buf, name, "fc1");
     linear_declare(&f->fc1, ps, buf, d, d_ff);
     named(buf, sizeof buf, name, "fc2");
     linear_declare(&f->fc2, ps, buf, d_ff, d);
-    f->gelu = gelu;
+    f->act = act;
 }
 
 Tensor *ffn_forward(const FFN *f, Tensor *x) {
     Tensor *h = linear_forward(&f->fc1, x);
-    h = f->gelu ? op_gelu(h) : op_relu(h);
+    h = f->act == ACTIVATION_GELU ? op_gelu(h) : op_relu(h);
     return linear_forward(&f->fc2, h);
 }
 
@@ -58,17 +59,36 @@ void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int
     m->n_heads = n_heads;
 }
 
-Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const Positional *rope,
-                    Tensor *bias, const int *key_pad, const int *query_pad, int causal, const Dropout *attn_drop) {
-    Tensor *q = linear_forward(&m->q_proj, x_q);       // (B,Tq,d)
-    Tensor *k = linear_forward(&m->k_proj, x_kv);      // (B,Tk,d)
-    Tensor *v = linear_forward(&m->v_proj, x_kv);      // (B,Tk,d)
-    if (rope) {
-        q = pos_rotate(rope, q);
-        k = pos_rotate(rope, k);
+// Writes the new rows x (B,n,d) at positions start.. of cache (B,capacity,d); returns the
+// rows 0 .. start+n-1 (B,start+n,d).
+static Tensor *cache_append(float *cache, const Tensor *x, int start, int capacity) {
+    int B = x->shape[0], n = x->shape[1], d = x->shape[2], T = start + n;
+    if (T > capacity) { fprintf(stderr, "mha_forward: key/value cache of %d positions is full\n", capacity); abort(); }
+    Tensor *all = tensor_new3(B, T, d, 0);
+    for (int b = 0; b < B; b++) {
+        float *rows = cache + (long)b * capacity * d;
+        memcpy(rows + (long)start * d, x->data + (long)b * n * d, sizeof(float) * (size_t)n * d);
+        memcpy(all->data + (long)b * T * d, rows, sizeof(float) * (size_t)T * d);
     }
-    AttnArgs args = { .n_heads = m->n_heads, .bias = bias, .key_pad = key_pad, .query_pad = query_pad, .causal = causal,
-                      .dropout = attn_drop->p, .seed = attn_drop->p > 0 ? rng_next(attn_drop->rng) : 0 };
-    Tensor *y = op_attention(q, k, v, &args);          // (B,Tq,d)
+    return all;
+}
+
+Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const AttnCall *c) {
+    Tensor *q = linear_forward(&m->q_proj, x_q);                       // (B,Tq,d)
+    Tensor *k = c->mem_k ? c->mem_k : linear_forward(&m->k_proj, x_kv); // (B,Tk,d)
+    Tensor *v = c->mem_v ? c->mem_v : linear_forward(&m->v_proj, x_kv); // (B,Tk,d)
+    if (c->rope) {
+        q = pos_rotate(c->rope, q, c->rows);
+        k = pos_rotate(c->rope, k, c->rows);
+    }
+    if (c->past_k) {
+        k = cache_append(c->past_k, k, c->rows.start, c->capacity);
+        v = cache_append(c->past_v, v, c->rows.start, c->capacity);
+    }
+    const Dropout *drop = c->drop;
+    AttnArgs args = { .n_heads = m->n_heads, .bias = c->bias, .key_pad = c->key_pad, .query_pad = c->query_pad,
+                      .causal = c->causal, .dropout = drop->p, .seed = drop->p > 0 ? rng_next(drop->rng) : 0,
+                      .probs = c->probs };
+    Tensor *y = op_attention(q, k, v, &args);                          // (B,Tq,d)
     return linear_forward(&m->o_proj, y);
 }

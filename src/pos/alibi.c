@@ -22,16 +22,17 @@ void alibi_slopes(int n_heads, float *out) {
     free(wide);
 }
 
-static Tensor *alibi_bias(const Positional *p, int T) {
-    int H = p->n_heads;
-    Tensor *bias = tensor_new3(H, T, T, 0);                        // (H,T,T), a constant
+static Tensor *alibi_bias(const Positional *p, PosSpan queries, PosSpan keys) {
+    int H = p->n_heads, Tq = queries.len, Tk = keys.len;
+    Tensor *bias = tensor_new3(H, Tq, Tk, 0);                      // (H,Tq,Tk), a constant
     float *m = arena_alloc(tensor_arena(), sizeof(float) * (size_t)H);
     alibi_slopes(H, m);
     for (int h = 0; h < H; h++)
-        for (int i = 0; i < T; i++)
-            for (int j = 0; j < T; j++) {
-                int dist = p->bidirectional ? abs(i - j) : i - j;
-                bias->data[((long)h * T + i) * T + j] = -m[h] * (float)dist;
+        for (int i = 0; i < Tq; i++)
+            for (int j = 0; j < Tk; j++) {
+                int ahead = pos_at(queries, i) - pos_at(keys, j);   // how far the key is behind
+                int dist = p->bidirectional ? abs(ahead) : ahead;
+                bias->data[((long)h * Tq + i) * Tk + j] = -m[h] * (float)dist;
             }
     return bias;
 }

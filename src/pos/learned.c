@@ -1,13 +1,12 @@
-// Learned absolute positions: a (max_len, d) table added to the input. Token t uses row
-// t + offset; beyond the table it wraps to (t + offset) % max_len when pos_wrap is on (as the
-// course notebook did) and is an error otherwise.
+// Learned absolute positions: a (max_len, d) table added to the input. Position p uses row
+// p; beyond the table it wraps to p % max_len when pos_wrap is on (as the course notebook
+// did) and is an error otherwise.
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/ops.h"
 #include "pos/pos.h"
 
-int learned_row(const Positional *p, int t) {
-    int pos = t + p->offset;
+int learned_row(const Positional *p, int pos) {
     return p->wrap ? pos % p->max_len : pos;
 }
 
@@ -15,7 +14,7 @@ static void learned_declare(Positional *p, Params *ps, const char *input_name, c
     char name[128];
     snprintf(name, sizeof name, "%s.weight", input_name);
     int shape[2] = {p->max_len, p->d_model};
-    p->table = param_new(ps, name, 2, shape, 0);
+    p->table = param_new(ps, name, 2, shape, 0, INIT_XAVIER);
 }
 
 static int learned_check_length(const Positional *p, int T, char *err, int errlen) {
@@ -25,14 +24,16 @@ static int learned_check_length(const Positional *p, int T, char *err, int errle
     return -1;
 }
 
-static Tensor *learned_add(const Positional *p, Tensor *x) {       // x (B,T,d)
-    int B = x->shape[0], T = x->shape[1];
-    char err[256];
-    if (learned_check_length(p, T, err, sizeof err)) { fprintf(stderr, "%s\n", err); abort(); }
-    int *rows = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T);
-    for (int t = 0; t < T; t++) rows[t] = learned_row(p, t);
-    (void)B;
-    return op_add(x, op_embedding(p->table, rows, T));            // (T,d) broadcast over the batch
+static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
+    int T = rows.len;
+    if (!p->wrap && pos_at(rows, T - 1) >= p->max_len) {   // callers check lengths first (pos_check_length)
+        fprintf(stderr, "learned positions up to %d, but the table has %d rows and pos_wrap = false\n",
+                pos_at(rows, T - 1), p->max_len);
+        abort();
+    }
+    int *row = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T);
+    for (int t = 0; t < T; t++) row[t] = learned_row(p, pos_at(rows, t));
+    return op_add(x, op_embedding(p->table, row, T));             // (T,d) broadcast over the batch
 }
 
 const PosScheme pos_learned = {

@@ -4,8 +4,14 @@
 // and one line in registry.c, the only list of schemes: the config, ./train --list-schemes,
 // ./plot and scripts/lib.sh ask it (tests/test_registry.sh checks no other list exists).
 //
-// Position of token t is t + offset (offset = pos_offset, an evaluation probe); RoPE uses
-// (t + offset) / rope_scale.
+// Positions. A hook never sees token indices, only positions: it is handed PosSpans, runs
+// of rows whose row t sits at position start + t. The dispatchers below add the evaluation
+// shift pos_offset to every span first, so a scheme reads absolute positions and needs no
+// knowledge of how they came about: a whole sequence (start 0), the new rows of an
+// incremental decoding step (queries start at the cache length, keys at 0), or a shifted
+// probe. A bias or a rotation is built only for the rows it is asked for. Schemes read a
+// row's position through pos_at only, so positions given another way (an explicit sorted
+// sample, say) change PosSpan and pos_at, not the schemes. RoPE uses position / rope_scale.
 #ifndef POS_H
 #define POS_H
 #include "core/params.h"
@@ -13,10 +19,13 @@
 
 typedef struct PosScheme PosScheme;
 
+typedef struct PosSpan { int start, len; } PosSpan;   // rows at positions start .. start+len-1
+static inline int pos_at(PosSpan s, int t) { return s.start + t; }   // position of row t
+
 typedef struct Positional {
     const PosScheme *scheme;
     int d_model, n_heads;
-    int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), shift
+    int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), pos_offset
     float rope_base, rope_scale;
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
@@ -27,9 +36,10 @@ struct PosScheme {
     // Declare parameters: `input_name` names the input table ("pos", "src_pos", "tgt_pos"),
     // `stack_name` the stack that owns a shared score table ("encoder", "decoder").
     void    (*declare)(Positional *p, Params *ps, const char *input_name, const char *stack_name);
-    Tensor *(*add_to_input)(const Positional *p, Tensor *x);   // x (B,T,d) -> (B,T,d)
-    Tensor *(*self_bias)(const Positional *p, int T);          // -> (H,T,T) score bias
-    Tensor *(*rotate)(const Positional *p, Tensor *x);         // q or k (B,T,d) -> rotated
+    // The spans already include pos_offset.
+    Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);   // x (B,rows.len,d) -> same
+    Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys); // -> (H,queries.len,keys.len)
+    Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);         // q or k (B,rows.len,d) -> rotated
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
@@ -49,17 +59,19 @@ int              pos_check_config(const Config *c, const char **key, char *msg, 
 // rope_scale, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
-// The three hooks; each is the identity / NULL for schemes that do not use it.
-Tensor *pos_add_to_input(const Positional *p, Tensor *x);
-Tensor *pos_self_bias(const Positional *p, int T);
-Tensor *pos_rotate(const Positional *p, Tensor *x);
+// The three hooks; each is the identity / NULL for schemes that do not use it. Spans are
+// token positions before the pos_offset shift, which these add.
+Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
+Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
 int     pos_uses_rotation(const Positional *p);
-// 0 if sequences of length T can be encoded, else -1 with a message (learned, no wrap).
+// 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
+// message (learned, no wrap).
 int     pos_check_length(const Positional *p, int T, char *err, int errlen);
 
 // The math of each scheme, exposed for tests and plots.
 void  sinusoidal_row(double pos, int d, float *out);               // P[pos, 0..d)
-int   learned_row(const Positional *p, int t);                     // table row of token t
+int   learned_row(const Positional *p, int pos);                   // table row of position pos
 void  alibi_slopes(int n_heads, float *out);                       // m_1..m_H
 #define T5_BUCKETS 32
 #define T5_MAX_DISTANCE 128

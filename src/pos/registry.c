@@ -57,16 +57,18 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
 
-Tensor *pos_add_to_input(const Positional *p, Tensor *x) {
-    return p->scheme->add_to_input ? p->scheme->add_to_input(p, x) : x;
+static PosSpan shifted(const Positional *p, PosSpan s) { return (PosSpan){s.start + p->offset, s.len}; }
+
+Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows) {
+    return p->scheme->add_to_input ? p->scheme->add_to_input(p, x, shifted(p, rows)) : x;
 }
 
-Tensor *pos_self_bias(const Positional *p, int T) {
-    return p->scheme->self_bias ? p->scheme->self_bias(p, T) : NULL;
+Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys) {
+    return p->scheme->self_bias ? p->scheme->self_bias(p, shifted(p, queries), shifted(p, keys)) : NULL;
 }
 
-Tensor *pos_rotate(const Positional *p, Tensor *x) {
-    return p->scheme->rotate ? p->scheme->rotate(p, x) : x;
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
+    return p->scheme->rotate ? p->scheme->rotate(p, x, shifted(p, rows)) : x;
 }
 
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }

@@ -1,14 +1,14 @@
 // Rotary embeddings (Su et al.): queries and keys of self-attention are rotated pair by pair
-// by angle p * base^(-2i/d_k), p = (t + offset) / rope_scale, so q_m . k_n depends on m - n
+// by angle p * base^(-2i/d_k), p = position / rope_scale, so q_m . k_n depends on m - n
 // only. rope_scale > 1 is position interpolation; a larger rope_base the NTK-style stretch.
 #include "core/errors.h"
 #include "core/ops.h"
 #include "pos/pos.h"
 
-static Tensor *rope_rotate(const Positional *p, Tensor *x) {       // x (B,T,d)
-    int T = x->shape[1];
+static Tensor *rope_rotate(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
+    int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
-    for (int t = 0; t < T; t++) pos[t] = (float)(t + p->offset) / p->rope_scale;
+    for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t) / p->rope_scale;
     return op_rope(x, p->n_heads, pos, p->rope_base);
 }
 

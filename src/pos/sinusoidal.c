@@ -14,10 +14,10 @@ void sinusoidal_row(double pos, int d, float *out) {
     }
 }
 
-static Tensor *sinusoidal_add(const Positional *p, Tensor *x) {   // x (B,T,d)
-    int T = x->shape[1], d = x->shape[2];
+static Tensor *sinusoidal_add(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
+    int T = rows.len, d = x->shape[2];
     Tensor *table = tensor_new2(T, d, 0);                         // (T,d), a constant
-    for (int t = 0; t < T; t++) sinusoidal_row(t + p->offset, d, table->data + (long)t * d);
+    for (int t = 0; t < T; t++) sinusoidal_row(pos_at(rows, t), d, table->data + (long)t * d);
     return op_add(x, table);                                      // broadcast over the batch
 }
 

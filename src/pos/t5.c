@@ -26,14 +26,16 @@ static void t5_declare(Positional *p, Params *ps, const char *input_name, const 
     char name[128];
     snprintf(name, sizeof name, "%s.rel_bias.weight", stack_name);
     int shape[2] = {T5_BUCKETS, p->n_heads};
-    p->table = param_new(ps, name, 2, shape, 0);
+    p->table = param_new(ps, name, 2, shape, 0, INIT_XAVIER);
 }
 
-static Tensor *t5_bias(const Positional *p, int T) {
-    int *bucket = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T * T);
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) bucket[i * T + j] = t5_bucket(j - i, p->bidirectional);
-    return op_rel_bias(p->table, bucket, T, T);      // (H,T,T)
+static Tensor *t5_bias(const Positional *p, PosSpan queries, PosSpan keys) {
+    int Tq = queries.len, Tk = keys.len;
+    int *bucket = arena_alloc(tensor_arena(), sizeof(int) * (size_t)Tq * Tk);
+    for (int i = 0; i < Tq; i++)
+        for (int j = 0; j < Tk; j++)
+            bucket[(long)i * Tk + j] = t5_bucket(pos_at(keys, j) - pos_at(queries, i), p->bidirectional);
+    return op_rel_bias(p->table, bucket, Tq, Tk);    // (H,Tq,Tk)
 }
 
 const PosScheme pos_t5 = { .name = "t5", .declare = t5_declare, .self_bias = t5_bias };

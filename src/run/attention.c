@@ -10,68 +10,6 @@
 #include "io/heatmap.h"
 #include "run/decode.h"
 
-// P (H,Tq,Tk) = softmax(q k^T / sqrt(D) + bias) with the key-padding and causal masks, for
-// one sequence: q (1,Tq,C), k (1,Tk,C).
-static void probabilities(const Tensor *q, const Tensor *k, int H, const Tensor *bias, const int *key_pad,
-                          int causal, float *P) {
-    int Tq = q->shape[1], Tk = k->shape[1], C = q->shape[2], D = C / H;
-    float scale = 1.0f / sqrtf((float)D);
-    for (int h = 0; h < H; h++)
-        for (int i = 0; i < Tq; i++) {
-            float *p = P + ((long)h * Tq + i) * Tk;
-            for (int j = 0; j < Tk; j++) {
-                if ((causal && j > i + (Tk - Tq)) || (key_pad && key_pad[j])) { p[j] = -INFINITY; continue; }
-                float s = 0;
-                for (int e = 0; e < D; e++) s += q->data[(long)i * C + h * D + e] * k->data[(long)j * C + h * D + e];
-                p[j] = s * scale + (bias ? bias->data[((long)h * Tq + i) * Tk + j] : 0.0f);
-            }
-            softmax_row(p, p, Tk);
-        }
-}
-
-static Tensor *traced_mha(const MultiHeadAttention *a, Tensor *xq, Tensor *xkv, const Positional *rope, Tensor *bias,
-                          const int *key_pad, int causal, float *P) {
-    Tensor *q = linear_forward(&a->q_proj, xq), *k = linear_forward(&a->k_proj, xkv), *v = linear_forward(&a->v_proj, xkv);
-    if (rope) { q = pos_rotate(rope, q); k = pos_rotate(rope, k); }
-    probabilities(q, k, a->n_heads, bias, key_pad, causal, P);
-    AttnArgs args = { .n_heads = a->n_heads, .bias = bias, .key_pad = key_pad, .causal = causal };
-    return linear_forward(&a->o_proj, op_attention(q, k, v, &args));
-}
-
-static Tensor *add_norm(const Stack *s, const LayerNorm *n, Tensor *x, Tensor *y) {
-    Tensor *sum = op_add(x, y);
-    return s->norm_first ? sum : layernorm_forward(n, sum);
-}
-
-// stack_forward with the probabilities written to self_P [L][H][T][T] and cross_P [L][H][T][Tm].
-static Tensor *traced_stack(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
-                            float *self_P, float *cross_P) {
-    int T = x->shape[1], Tm = memory ? memory->shape[1] : 0, H = s->pos.n_heads;
-    Tensor *bias = pos_self_bias(&s->pos, T);
-    const Positional *rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL;
-    for (int l = 0; l < s->n_layers; l++) {
-        const Layer *ly = &s->layers[l];
-        Tensor *h = s->norm_first ? layernorm_forward(&ly->norm1, x) : x;
-        x = add_norm(s, &ly->norm1, x, traced_mha(&ly->self_attn, h, h, rope, bias, key_pad, s->causal,
-                                                   self_P + (long)l * H * T * T));
-        if (ly->has_cross) {
-            h = s->norm_first ? layernorm_forward(&ly->norm2, x) : x;
-            x = add_norm(s, &ly->norm2, x, traced_mha(&ly->cross_attn, h, memory, NULL, NULL, memory_pad, 0,
-                                                       cross_P + (long)l * H * T * Tm));
-        }
-        h = s->norm_first ? layernorm_forward(&ly->norm3, x) : x;
-        x = add_norm(s, &ly->norm3, x, ffn_forward(&ly->ffn, h));
-    }
-    return layernorm_forward(&s->norm, x);
-}
-
-static Tensor *embed(const Model *m, Tensor *table, const Stack *s, const int *ids, int T) {
-    int d = m->cfg.d_model, shape[3] = {1, T, d};
-    Tensor *x = tensor_view(op_embedding(table, ids, T), 3, shape);
-    if (m->cfg.embed_scale) x = op_scale(x, sqrtf((float)d));
-    return pos_add_to_input(&s->pos, x);
-}
-
 int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt, AttnMaps *a) {
     memset(a, 0, sizeof *a);
     int H = m->cfg.n_heads, V = m->tgt_vocab;
@@ -84,30 +22,21 @@ int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt,
     a->dec_self = malloc(sizeof(float) * (size_t)a->n_dec * H * Tt * Tt + 1);
     a->dec_cross = malloc(sizeof(float) * (size_t)a->n_dec * H * Tt * Ts + 1);
     a->logits = malloc(sizeof(float) * (size_t)Tt * V);
-    int *src_pad = malloc(sizeof(int) * (size_t)Ts), *tgt_pad = malloc(sizeof(int) * (size_t)Tt);
-    if (!a->enc_self || !a->dec_self || !a->dec_cross || !a->logits || !src_pad || !tgt_pad) {
-        free(src_pad); free(tgt_pad);
+    if (!a->enc_self || !a->dec_self || !a->dec_cross || !a->logits) {
         attention_maps_free(a);
         return -1;
     }
-    for (int i = 0; i < Ts; i++) src_pad[i] = src[i] == TOK_PAD;
-    for (int i = 0; i < Tt; i++) tgt_pad[i] = tgt_in[i] == TOK_PAD;
     int was_training = m->training, was_recording = tape_enabled();
     model_set_training(m, 0);
     tape_set_enabled(0);
     ArenaMark mark = arena_mark(tensor_arena());
-    Tensor *memory = traced_stack(&m->encoder, embed(m, m->src_embed, &m->encoder, src, Ts), src_pad, NULL, NULL,
-                                  a->enc_self, NULL);
-    Tensor *y = traced_stack(&m->decoder, embed(m, m->tgt_embed, &m->decoder, tgt_in, Tt), tgt_pad, memory, src_pad,
-                             a->dec_self, a->dec_cross);
-    int shape[2] = {Tt, m->cfg.d_model};
-    Tensor *logits = linear_forward(&m->head, tensor_view(y, 2, shape));
+    StackRun enc = { .self_probs = a->enc_self }, dec = { .self_probs = a->dec_self, .cross_probs = a->dec_cross };
+    Tensor *memory = model_encode(m, src, 1, Ts, &enc);
+    Tensor *logits = decoder_logits(m, memory, src, Ts, tgt_in, 1, Tt, &dec);   // (Tt,V)
     memcpy(a->logits, logits->data, sizeof(float) * (size_t)Tt * V);
     arena_release(tensor_arena(), mark);
     model_set_training(m, was_training);
     tape_set_enabled(was_recording);
-    free(src_pad);
-    free(tgt_pad);
     return 0;
 }
 

@@ -1,11 +1,10 @@
 // Attention maps of a translator: the softmax probabilities of every attention layer and
 // head for one sentence pair, and SVG heat maps of them (./translate --attention).
 //
-// The probabilities come from a traced forward pass that repeats the model's forward (same
-// ops and parameters as stack_forward in models/transformer.c) and computes each layer's
-// probabilities from its queries and keys as op_attention does (scores / sqrt(d_k) + bias,
-// masks, softmax). Its logits equal translator_logits (tests check it), so the maps are
-// those of the model that translated. Dropout is off.
+// The probabilities are those op_attention computes in the model's own forward pass
+// (stack_forward with probability sinks, see models/transformer.h), so the maps are those of
+// the model that translated; the traced pass's logits equal translator_logits (tests check
+// it). Dropout is off.
 #ifndef RUN_ATTENTION_H
 #define RUN_ATTENTION_H
 #include "models/model.h"

@@ -11,47 +11,23 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     s->m = m;
     s->N = N;
     s->Ts = Ts;
-    s->max_len = max_len;
     s->was_training = m->training;
     s->was_recording = tape_enabled();
     model_set_training(m, 0);
     tape_set_enabled(0);
-    int L = m->decoder.n_layers, d = m->cfg.d_model;
     int *src_copy = malloc(sizeof(int) * (size_t)N * Ts);
-    s->mem_k = calloc((size_t)L, sizeof(Tensor *));
-    s->mem_v = calloc((size_t)L, sizeof(Tensor *));
-    s->self_k = calloc((size_t)L, sizeof(float *));
-    s->self_v = calloc((size_t)L, sizeof(float *));
-    int oom = !src_copy || !s->mem_k || !s->mem_v || !s->self_k || !s->self_v;
-    for (int l = 0; l < L && !oom; l++) {
-        s->self_k[l] = malloc(sizeof(float) * (size_t)N * max_len * d);
-        s->self_v[l] = malloc(sizeof(float) * (size_t)N * max_len * d);
-        oom = !s->self_k[l] || !s->self_v[l];
-    }
-    if (oom) { free(src_copy); s->src = NULL; decode_free(s); return -1; }
+    if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, max_len)) { free(src_copy); decode_free(s); return -1; }
     memcpy(src_copy, src, sizeof(int) * (size_t)N * Ts);
     s->src = src_copy;
     s->start = arena_mark(tensor_arena());
-    Tensor *memory = model_encode(m, src, N, Ts);                     // (N,Ts,d)
-    for (int l = 0; l < L; l++) {
-        const MultiHeadAttention *ca = &m->decoder.layers[l].cross_attn;
-        s->mem_k[l] = linear_forward(&ca->k_proj, memory);
-        s->mem_v[l] = linear_forward(&ca->v_proj, memory);
-    }
+    kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));   // memory (N,Ts,d)
     s->mark = arena_mark(tensor_arena());
     return 0;
 }
 
 void decode_free(DecodeState *s) {
     if (s->src) arena_release(tensor_arena(), s->start);
-    for (int l = 0; s->self_k && l < s->m->decoder.n_layers; l++) {
-        free(s->self_k[l]);
-        free(s->self_v[l]);
-    }
-    free(s->self_k);
-    free(s->self_v);
-    free(s->mem_k);
-    free(s->mem_v);
+    kv_cache_free(&s->cache);
     free((void *)s->src);
     if (s->m) {
         model_set_training(s->m, s->was_training);
@@ -60,92 +36,13 @@ void decode_free(DecodeState *s) {
     memset(s, 0, sizeof *s);
 }
 
-// Row t of the stack's self-attention bias (H,T,T) for T = t + 1: (H,1,t+1), or NULL.
-static Tensor *bias_row(const Positional *p, int t) {
-    Tensor *full = pos_self_bias(p, t + 1);
-    if (!full) return NULL;
-    int H = full->shape[0], T = t + 1;
-    Tensor *row = tensor_new3(H, 1, T, 0);
-    for (int h = 0; h < H; h++) memcpy(row->data + (long)h * T, full->data + ((long)h * T + t) * T, sizeof(float) * T);
-    return row;
-}
-
-// Appends x (N,1,d) at position t of cache (N,max_len,d); returns the first t+1 rows (N,t+1,d).
-static Tensor *cache_append(float *cache, const Tensor *x, int N, int max_len, int t, int d) {
-    Tensor *out = tensor_new3(N, t + 1, d, 0);
-    for (int n = 0; n < N; n++) {
-        float *row = cache + (long)n * max_len * d;
-        memcpy(row + (long)t * d, x->data + (long)n * d, sizeof(float) * d);
-        memcpy(out->data + (long)n * (t + 1) * d, row, sizeof(float) * (size_t)(t + 1) * d);
-    }
-    return out;
-}
-
-// One residual sub-layer around y = f(h): pre-LN x + f(LN(x)), post-LN LN(x + f(x)).
-static Tensor *residual(const Stack *st, const LayerNorm *norm, Tensor *x, Tensor *y) {
-    Tensor *sum = op_add(x, y);
-    return st->norm_first ? sum : layernorm_forward(norm, sum);
-}
-
 Tensor *decode_step(DecodeState *s, const int *tokens) {
-    Model *m = s->m;
-    const Stack *st = &m->decoder;
-    int N = s->N, d = m->cfg.d_model, t = s->t;
     arena_release(tensor_arena(), s->mark);
-    // Embedding at position t: the same positional scheme, shifted by t.
-    Positional here = st->pos;
-    here.offset += t;
-    int shape[3] = {N, 1, d};
-    Tensor *x = tensor_view(op_embedding(m->tgt_embed, tokens, N), 3, shape);
-    if (m->cfg.embed_scale) x = op_scale(x, sqrtf((float)d));
-    x = pos_add_to_input(&here, x);
-    Tensor *bias = bias_row(&st->pos, t);
-    int rope = pos_uses_rotation(&st->pos);
-    int *mem_pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)N * s->Ts);
-    for (long i = 0; i < (long)N * s->Ts; i++) mem_pad[i] = s->src[i] == TOK_PAD;
-    for (int l = 0; l < st->n_layers; l++) {
-        const Layer *ly = &st->layers[l];
-        // Causal self-attention: the new query against every cached key (all are earlier).
-        Tensor *h = st->norm_first ? layernorm_forward(&ly->norm1, x) : x;
-        Tensor *q = linear_forward(&ly->self_attn.q_proj, h);
-        Tensor *k = linear_forward(&ly->self_attn.k_proj, h);
-        Tensor *v = linear_forward(&ly->self_attn.v_proj, h);
-        if (rope) { q = pos_rotate(&here, q); k = pos_rotate(&here, k); }
-        Tensor *K = cache_append(s->self_k[l], k, N, s->max_len, t, d);
-        Tensor *V = cache_append(s->self_v[l], v, N, s->max_len, t, d);
-        AttnArgs self_args = { .n_heads = ly->self_attn.n_heads, .bias = bias };
-        Tensor *y = linear_forward(&ly->self_attn.o_proj, op_attention(q, K, V, &self_args));
-        x = residual(st, &ly->norm1, x, y);
-        if (ly->has_cross) {
-            h = st->norm_first ? layernorm_forward(&ly->norm2, x) : x;
-            q = linear_forward(&ly->cross_attn.q_proj, h);
-            AttnArgs cross_args = { .n_heads = ly->cross_attn.n_heads, .key_pad = mem_pad };
-            y = linear_forward(&ly->cross_attn.o_proj, op_attention(q, s->mem_k[l], s->mem_v[l], &cross_args));
-            x = residual(st, &ly->norm2, x, y);
-        }
-        h = st->norm_first ? layernorm_forward(&ly->norm3, x) : x;
-        x = residual(st, &ly->norm3, x, ffn_forward(&ly->ffn, h));
-    }
-    x = layernorm_forward(&st->norm, x);
-    int shape2[2] = {N, d};
-    s->t++;
-    return linear_forward(&m->head, tensor_view(x, 2, shape2));       // (N,V)
+    StackRun run = { .cache = &s->cache };
+    return decoder_logits(s->m, NULL, s->src, s->Ts, tokens, s->N, 1, &run);   // (N,V)
 }
 
-void decode_reorder(DecodeState *s, const int *parent) {
-    int N = s->N, d = s->m->cfg.d_model;
-    size_t row = (size_t)s->max_len * d, used = (size_t)s->t * d;
-    float *tmp = malloc(sizeof(float) * (size_t)N * used + 1);
-    if (!tmp) abort();   // a few MB at most; nothing sensible to do without them
-    float **caches[2] = {s->self_k, s->self_v};
-    for (int c = 0; c < 2; c++)
-        for (int l = 0; l < s->m->decoder.n_layers; l++) {
-            float *cache = caches[c][l];
-            for (int n = 0; n < N; n++) memcpy(tmp + n * used, cache + parent[n] * row, sizeof(float) * used);
-            for (int n = 0; n < N; n++) memcpy(cache + n * row, tmp + n * used, sizeof(float) * used);
-        }
-    free(tmp);
-}
+void decode_reorder(DecodeState *s, const int *parent) { kv_cache_reorder(&s->cache, parent); }
 
 // ---------------------------------------------------------------- beam search
 
@@ -164,9 +61,11 @@ static double length_penalty(int len, float alpha) {
     return alpha == 0 ? 1.0 : pow((5.0 + len) / 6.0, alpha);
 }
 
-int beam_decode(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len, int *out) {
+// Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
+static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len, const int *ref, int ref_T,
+                  int *out) {
     int N = B * K, V = m->tgt_vocab, rc = -1;
-    int *rep = malloc(sizeof(int) * (size_t)N * Ts), *tokens = malloc(sizeof(int) * (size_t)N);
+    int *rep = calloc((size_t)N * Ts + 1, sizeof(int)), *tokens = malloc(sizeof(int) * (size_t)N);
     int *parent = malloc(sizeof(int) * (size_t)N), *seq = malloc(sizeof(int) * (size_t)N * max_len);
     int *seq_new = malloc(sizeof(int) * (size_t)N * max_len), *n_done = calloc((size_t)B, sizeof(int));
     double *score = malloc(sizeof(double) * (size_t)N), *score_new = malloc(sizeof(double) * (size_t)N);
@@ -219,7 +118,8 @@ int beam_decode(Model *m, const int *src, int B, int Ts, int K, float alpha, int
             for (int i = 0; i < nc && live < K; i++) {
                 const Cand *c = &cand[i];
                 const int *prev = seq + (long)(base + c->beam) * max_len;
-                if (c->token == TOK_EOS || t == limit - 1) {
+                int leaves = ref && (t >= ref_T || c->token != ref[(long)b * ref_T + t]);
+                if (c->token == TOK_EOS || t == limit - 1 || leaves) {
                     // An ended hypothesis (or one cut at max_len): keep it if it is the best so far.
                     double norm = c->score / length_penalty(t + 1, alpha);
                     if (norm > best[b]) {
@@ -229,6 +129,7 @@ int beam_decode(Model *m, const int *src, int B, int Ts, int K, float alpha, int
                     }
                     if (c->token == TOK_EOS && ++n_done[b] >= K) break;
                     if (c->token == TOK_EOS) continue;
+                    if (leaves) { n_done[b] = K; break; }
                 }
                 int n = base + live++;
                 parent[n] = base + c->beam;
@@ -250,4 +151,12 @@ done:
     free(rep); free(tokens); free(parent); free(seq); free(seq_new); free(n_done);
     free(score); free(score_new); free(best); free(lse); free(cand);
     return rc;
+}
+
+int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len, int *out) {
+    return search(m, src, B, Ts, beam, alpha, max_len, NULL, 0, out);
+}
+
+int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, int *out) {
+    return search(m, src, B, Ts, 1, 0.0f, max_len, ref, ref_T, out);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/tape.h"
+#include "run/decode.h"
 
 Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out) {
     Tensor *logits;
@@ -39,57 +40,6 @@ long count_correct(const Tensor *logits, const int *targets, int n, int ignore) 
     for (int i = 0; i < n; i++)
         if (targets[i] != ignore && argmax(logits->data + (long)i * V, V) == targets[i]) right++;
     return right;
-}
-
-// Greedy decoding. Each step runs the decoder on the rows still decoding only (their memory
-// and source rows gathered), so a row that has emitted <eos> costs nothing more. With a
-// reference (ref (B,ref_T), tokens + <eos>) a row also stops as soon as it leaves the
-// reference, since it can no longer be an exact match: scoring long sentences that a model
-// gets wrong then costs a few steps instead of max_len.
-static void decode_rows(Model *m, const int *src, int B, int Ts, int max_len, int *out, const int *ref, int ref_T) {
-    Arena *a = tensor_arena();
-    ArenaMark start = arena_mark(a);
-    Tensor *memory = model_encode(m, src, B, Ts);                 // (B,Ts,d), kept for every step
-    int d = m->cfg.d_model, V = m->tgt_vocab, n = B;
-    int *rows = arena_alloc(a, sizeof(int) * (size_t)B);          // rows[i]: batch row of active row i
-    int *ys = arena_alloc(a, sizeof(int) * (size_t)B * (max_len + 1));
-    int *sub_src = arena_alloc(a, sizeof(int) * (size_t)B * Ts);
-    memset(out, 0, sizeof(int) * (size_t)B * max_len);
-    for (int b = 0; b < B; b++) rows[b] = b;
-    for (int t = 0; t < max_len && n; t++) {
-        ArenaMark step = arena_mark(a);
-        Tensor *mem = memory;
-        const int *s = src;
-        if (n < B) {   // gather the active rows' memory (n,Ts,d) and source (n,Ts)
-            mem = tensor_new3(n, Ts, d, 0);
-            for (int i = 0; i < n; i++) {
-                memcpy(mem->data + (long)i * Ts * d, memory->data + (long)rows[i] * Ts * d, sizeof(float) * (size_t)Ts * d);
-                memcpy(sub_src + (long)i * Ts, src + (long)rows[i] * Ts, sizeof(int) * (size_t)Ts);
-            }
-            s = sub_src;
-        }
-        // Decoder input (n,t+1): <bos> then the tokens chosen so far.
-        for (int i = 0; i < n; i++) {
-            const int *o = out + (long)rows[i] * max_len;
-            ys[i * (t + 1)] = TOK_BOS;
-            for (int k = 0; k < t; k++) ys[i * (t + 1) + 1 + k] = o[k] ? o[k] : TOK_PAD;
-        }
-        Tensor *logits = decoder_logits(m, mem, s, Ts, ys, n, t + 1);   // (n*(t+1),V)
-        int kept = 0;
-        for (int i = 0; i < n; i++) {
-            int b = rows[i], next = argmax(logits->data + ((long)i * (t + 1) + t) * V, V);
-            out[(long)b * max_len + t] = next;
-            int stop = next == TOK_EOS || (ref && (t >= ref_T || next != ref[(long)b * ref_T + t]));
-            if (!stop) rows[kept++] = b;
-        }
-        n = kept;
-        arena_release(a, step);
-    }
-    arena_release(a, start);
-}
-
-void greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, int *out) {
-    decode_rows(m, src, B, Ts, max_len, out, NULL, 0);
 }
 
 // Does the greedy output (up to <eos>) equal the reference target row (tokens + <eos>)?
@@ -145,7 +95,14 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
         if (decode && m->kind == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len);
-            decode_rows(m, b.src, nb, b.T_src, max_len, hyp, b.tgt_out, b.T_tgt);
+            if (!hyp || greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, hyp)) {
+                free(hyp);
+                arena_release(a, mark);
+                batch_free(&b);
+                snprintf(err, errlen, "out of memory while decoding");
+                rc = -1;
+                break;
+            }
             for (int i = 0; i < nb; i++) exact += same_sequence(hyp + (long)i * max_len, max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
             free(hyp);
         }
@@ -190,24 +147,21 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
     int *starts = malloc(sizeof(int) * (size_t)bs);
     double loss_sum = 0, last_sum = 0;
     long correct = 0, last_n = 0;
-    int last = T < 32 ? T : 32, V = m->src_vocab;
+    int last = T < 32 ? T : 32, rc = 0;
     for (int w0 = 0; w0 < windows; w0 += bs) {
         int nb = windows - w0 < bs ? windows - w0 : bs;
         for (int i = 0; i < nb; i++) starts[i] = (w0 + i) * T;
         Batch b;
-        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); break; }
+        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
         ArenaMark mark = arena_mark(tensor_arena());
-        Tensor *logits = lm_logits(m, b.tgt_in, nb, T);                 // (nb*T,V)
-        for (int i = 0; i < nb * T; i++) {
-            const float *z = logits->data + (long)i * V;
-            float mx = z[argmax(z, V)];
-            double sum = 0;
-            for (int v = 0; v < V; v++) sum += exp(z[v] - mx);
-            double nll = mx + log(sum) - z[b.tgt_out[i]];
-            loss_sum += nll;
-            correct += z[b.tgt_out[i]] == mx;
-            if (i % T >= T - last) { last_sum += nll; last_n++; }
-        }
+        Tensor *logits;
+        loss_sum += (double)batch_loss(m, &b, 0, &logits)->data[0] * nb * T;    // the training loss, unsmoothed
+        correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
+        // The last `last` targets of each window: the others are ignored (as <pad> is).
+        int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
+        for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
+        last_sum += (double)op_cross_entropy(logits, tail, TOK_PAD, 0)->data[0] * nb * last;
+        last_n += (long)nb * last;
         arena_release(tensor_arena(), mark);
         batch_free(&b);
     }
@@ -219,5 +173,5 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
     r->loss_last = last_n ? last_sum / last_n : 0;
     model_set_training(m, was_training);
     tape_set_enabled(was_recording);
-    return 0;
+    return rc;
 }

@@ -108,7 +108,7 @@ static void measure(Model *m, const int *ids, char words[][64], int T, const Per
     for (int t = 0; t < T; t++) pids[t] = ids[pm->p[t]];
     ArenaMark mark = arena_mark(tensor_arena());
     m->encoder.causal = causal;
-    Tensor *h = model_encode(m, ids, 1, T), *hp = model_encode(m, pids, 1, T);
+    Tensor *h = model_encode(m, ids, 1, T, NULL), *hp = model_encode(m, pids, 1, T, NULL);
     double worst = 0;
     for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(hp->data + (long)t * d, h->data + (long)pm->p[t] * d, d));
     printf("%s,%s,%s,", m->cfg.pos, causal ? "causal" : "bidirectional", pm->name);
