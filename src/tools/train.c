@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/runtime.h"
 #include "io/config.h"
+#include "run/stop.h"
 #include "run/trainer.h"
 
 static const char *USAGE =
@@ -14,6 +15,9 @@ static const char *USAGE =
     "  section.key=value   override a config entry (e.g. model.pos=rope train.steps=500);\n"
     "                      a bare key=value works when the key is unique\n"
     "  train.resume=DIR    continue the run in DIR (or from a checkpoint file) exactly\n"
+    "\n"
+    "SIGTERM or SIGINT (Ctrl-C) stops after the current step with a checkpoint, prints the\n"
+    "command that resumes it and exits with 128 + the signal number; a second one stops at once.\n"
     "  --help              this text\n"
     "\n"
     "Examples: ./train configs/rope.ini\n"
@@ -30,8 +34,9 @@ int main(int argc, char **argv) {
         config_free(&c);
         return 2;
     }
+    stop_signals_install();
     int rc = train_run(&c, err, sizeof err);
-    if (rc) fprintf(stderr, "error: %s\n", err);
+    if (rc < 0) fprintf(stderr, "error: %s\n", err);
     config_free(&c);
-    return rc ? 1 : 0;
+    return rc > 0 ? 128 + rc : rc ? 1 : 0;   // stopped by a signal: the shell's 128 + its number
 }
