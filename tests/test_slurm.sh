@@ -73,21 +73,6 @@ ok slurm_cluster_starts
 # ------------------------------------------------------------------------------ the reference
 scripts/dog_bites_man.sh --quick --out "$TMP/local" >"$TMP/local.out" 2>&1 || fail slurm_local_reference "$(tail -n 3 "$TMP/local.out")"
 
-# same_results DIR: every output file of DIR equals the local run's, results.md but for its
-# wall-time line (the one number that depends on how the runs were executed).
-same_results() {
-    for f in runs.csv permute.csv curves.csv acc.csv diff.csv pair_acc.svg train_loss.svg; do
-        cmp -s "$TMP/local/$f" "$1/$f" || { echo "$f differs"; return 1; }
-    done
-    for r in "$TMP"/local/runs/*; do
-        for f in log.csv eval.csv; do
-            cmp -s "$r/$f" "$1/runs/${r##*/}/$f" || { echo "runs/${r##*/}/$f differs"; return 1; }
-        done
-    done
-    grep -v '^wall time' "$TMP/local/results.md" >"$TMP/a.md"; grep -v '^wall time' "$1/results.md" >"$TMP/b.md"
-    cmp -s "$TMP/a.md" "$TMP/b.md" || { echo "results.md differs: $(diff "$TMP/a.md" "$TMP/b.md" | head -4)"; return 1; }
-}
-
 # ------------------------------------------------------------------------------ a whole run
 O=$TMP/slurm_run
 if scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/s1.out" 2>"$TMP/s1.err"; then
@@ -96,7 +81,7 @@ if scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/s1.out" 2>"$TMP/s1
     for i in 1 2 3 4 5 6; do grep -q "^\[.*\] train  $O/runs/" "$O/slurm/${job}_$i.out" 2>/dev/null && ran=$((ran + 1)); done
     if [ -n "$job" ] && [ $ran -eq 6 ]; then ok slurm_array_ran_every_task
     else fail slurm_array_ran_every_task "job '$job', $ran of 6 task logs show a training: $(head -c 300 "$TMP/s1.out")"; fi
-    if why=$(same_results "$O"); then ok slurm_results_equal_local_run; else fail slurm_results_equal_local_run "$why"; fi
+    if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_equal_local_run; else fail slurm_results_equal_local_run "$why"; fi
 else
     fail slurm_array_ran_every_task "exit $?: $(tail -n 3 "$TMP/s1.err")"
 fi
@@ -147,7 +132,7 @@ else
                 grep -q "^resumed from $O/runs/rope-s1/model.safetensors at step $step$" "$O/runs/rope-s1/train.out"
         then ok slurm_cancelled_task_resubmitted_and_resumed; echo "# cancelled after step $step of 150, resumed there"
         else fail slurm_cancelled_task_resubmitted_and_resumed "exit $rc: $(grep -h 'submitted\|resumed\|stopped' "$TMP/c2.out" "$O/runs/rope-s1/train.out" | head -c 300)"; fi
-        if why=$(same_results "$O"); then ok slurm_results_unchanged_after_cancel; else fail slurm_results_unchanged_after_cancel "$why"; fi
+        if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_unchanged_after_cancel; else fail slurm_results_unchanged_after_cancel "$why"; fi
     else
         skip slurm_cancel_mid_run "rope-s1 finished its 150 steps before the wrapper could freeze it"
     fi
