@@ -172,7 +172,11 @@ cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN; }
 # finished as the options say (Slurm files in OUT/slurm/). Returns once all are finished;
 # stops with a list of the failed ones otherwise (run the script again to retry them).
 run_trainings() {
-    if [ $run_slurm = 1 ]; then slurm_trainings "$@"; return; fi
+    if [ $run_slurm = 1 ]; then
+        [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
+        slurm_trainings "$@"; return
+    fi
+    [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"
     RUN_PLAN=$2/.plan; : >"$RUN_PLAN"; "$1"
     _n=$(wc -l <"$RUN_PLAN")
     [ "$_n" -gt 0 ] || return 0
