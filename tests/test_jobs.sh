@@ -1,6 +1,6 @@
 # scripts/lib.sh's --jobs N on scripts/dog_bites_man.sh --quick: the trainings run N at once and
 # the results equal the sequential run's byte for byte; a run interrupted by SIGTERM is resumed
-# from its checkpoint by the next call, with the same results; a bad --jobs is one line.
+# from its checkpoint by the next call, with the same results; misused options are one line.
 . tests/lib.sh
 scripts/dog_bites_man.sh --quick --out "$TMP/seq" >"$TMP/seq.out" 2>&1 || fail jobs_sequential_reference "$(tail -n 3 "$TMP/seq.out")"
 
@@ -38,3 +38,29 @@ fi
 
 expect_error jobs_bad_number "^scripts/dog_bites_man.sh: --jobs wants a positive number, not '0'$" \
     scripts/dog_bites_man.sh --quick --jobs 0 --out "$TMP/bad"
+expect_error jobs_with_slurm "^scripts/dog_bites_man.sh: --jobs and --slurm do not go together" \
+    scripts/dog_bites_man.sh --quick --jobs 2 --slurm --out "$TMP/bad"
+expect_error jobs_no_wait_without_slurm "^scripts/dog_bites_man.sh: --no-wait and --sbatch-args go with --slurm$" \
+    scripts/dog_bites_man.sh --quick --no-wait --out "$TMP/bad"
+
+# Slurm's warning before the time limit (sbatch --signal=B:USR1@180) without Slurm: the task's
+# shell, scripts/run_task.sh, passes SIGUSR1 on to the trainer as SIGTERM; the task fails, and
+# running it again resumes from the checkpoint and ends with the sequential run's log.csv.
+dir=$TMP/usr1/rope-s1
+printf "'%s' '150' 'configs/order/rope.ini' 'run.seed=1'\n" "$dir" >"$TMP/usr1.tasks"
+scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1.out" 2>&1 &
+pid=$!
+while ! grep -q '^1,train,' "$dir/log.csv" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; done
+kill -USR1 $pid
+wait $pid
+rc=$?
+if [ $rc -eq 0 ]; then
+    skip jobs_usr1_stops_and_resumes "rope-s1 finished its 150 steps before SIGUSR1 arrived"
+else
+    step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$dir.train.out")
+    scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1b.out" 2>&1
+    if [ -n "$step" ] && grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out" &&
+            cmp -s "$TMP/seq/runs/rope-s1/log.csv" "$dir/log.csv"; then
+        ok jobs_usr1_stops_and_resumes; echo "# SIGUSR1 after step $step of 150"
+    else fail jobs_usr1_stops_and_resumes "exit $rc, step '$step': $(tail -n 3 "$TMP/usr1.out" "$TMP/usr1b.out" | head -c 300)"; fi
+fi

@@ -192,6 +192,7 @@ static int save_checkpoint(Run *r, long step, char *err, int errlen) {
 static int stop_after_step(Run *r, long step, int signo, char *err, int errlen) {
     if (step % r->c->ckpt_every && save_checkpoint(r, step, err, errlen)) return -1;
     fflush(stdout);
+    if (isatty(STDERR_FILENO)) fputc('\n', stderr);   // end the progress line
     fprintf(stderr, "stopped by %s after step %ld (checkpoint %s); resume with: ./train %s/config.ini train.resume=%s\n",
             signo == SIGINT ? "SIGINT" : "SIGTERM", step, r->ckpt, r->dir, r->dir);
     return signo;
