@@ -177,6 +177,8 @@ run_trainings() {
         slurm_trainings "$@"; return
     fi
     [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"
+    # Never train here what a Slurm job may be training into the same folders.
+    [ ! -f "$2/slurm/job" ] || die "Slurm job $(cut -d' ' -f1 "$2/slurm/job") of an earlier --slurm call may still be training these runs: collect it with --slurm (or scancel it and remove $2/slurm/job)"
     RUN_PLAN=$2/.plan; : >"$RUN_PLAN"; "$1"
     _n=$(wc -l <"$RUN_PLAN")
     [ "$_n" -gt 0 ] || return 0

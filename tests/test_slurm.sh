@@ -118,6 +118,9 @@ task=$(grep -n "rope-s1" "$O"/slurm/plan-*.tasks 2>/dev/null | cut -d: -f1)
 if [ -z "$job" ] || [ -z "$task" ]; then fail slurm_no_wait_submits "$(head -c 300 "$TMP/c1.out")"
 else
     ok slurm_no_wait_submits
+    expect_error slurm_job_blocks_local_training \
+        "^scripts/dog_bites_man.sh: Slurm job $job of an earlier --slurm call may still be training these runs" \
+        env BIN_DIR="$W" scripts/dog_bites_man.sh --quick --out "$O"
     while [ ! -e "$TMP/held" ] && [ ! -e "$TMP/missed" ] && [ -n "$(squeue -h -j "$job" -o %i 2>/dev/null)" ]; do sleep 0.2; done
     if [ -e "$TMP/held" ]; then
         scancel "${job}_$task"
