@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/dog_bites_man.sh [--quick] [--seeds N] [--out DIR]
+usage: scripts/dog_bites_man.sh [--quick] [--seeds N] [--out DIR] [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
 Trains configs/order/<scheme>.ini for every scheme (./train --list-schemes) and
 seeds 1..N, evaluates each run's test split with ./eval, runs ./permute on each scheme's seed-1
@@ -26,8 +26,9 @@ Finished runs (DIR/runs/<scheme>-s<seed>) are reused, so an interrupted run can 
               results/quick/dog_bites_man
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/dog_bites_man)
-Tools are taken from BIN_DIR (default: the top level).
 EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
 quick=0; seeds=""; out=""
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
         --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; shift ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument '$1'" ;;
+        *) run_option "$@" || { usage >&2; die "unknown argument '$1'"; }; shift $run_shift ;;
     esac
     shift
 done
@@ -49,16 +50,23 @@ mkdir -p "$out/runs"
 start=$(now)
 command="scripts/dog_bites_man.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
 
-# ---- train and evaluate every scheme and seed
+# ---- train every scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
+trainings() {
+    for scheme in $SCHEMES; do
+        cfg=configs/order/$scheme.ini
+        steps=$(config_value train steps "$cfg")
+        [ $quick = 1 ] && steps=150
+        for seed in $(seq_list "$seeds"); do
+            train_run "$out/runs/$scheme-s$seed" "$steps" "$cfg" run.seed="$seed"
+        done
+    done
+}
+run_trainings trainings "$out"
 echo "scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff" >"$out/runs.csv.tmp"
 : >"$out/curves.body"
 for scheme in $SCHEMES; do
-    cfg=configs/order/$scheme.ini
-    steps=$(config_value train steps "$cfg")
-    [ $quick = 1 ] && steps=150
     for seed in $(seq_list "$seeds"); do
         run=$out/runs/$scheme-s$seed
-        train_run "$run" "$steps" "$cfg" run.seed="$seed"
         cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=test
         # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
         awk -F, -v p="$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $7 "," $8 }' \

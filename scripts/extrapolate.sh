@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 usage() {
     cat <<'EOF'
 usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR]
+                              [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
 Trains configs/<scheme>.ini (translator, toy_translate, 1-3 clauses) and configs/lm/<scheme>.ini
 (language model, 32-token windows) for every scheme (./train --list-schemes) and seeds 1..N,
@@ -35,8 +36,9 @@ interrupted run can simply be restarted.
   --seeds N     seeds 1..N (default 3)
   --views LIST  which views to run, e.g. 1,2 (default 1,2,3)
   --out DIR     output folder (default results/extrapolate)
-Tools are taken from BIN_DIR (default: the top level).
 EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
 quick=0; seeds=""; out=""; views=1,2,3
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
         --views) [ $# -ge 2 ] || die "--views needs a list like 1,2,3"; views=$2; shift ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument '$1'" ;;
+        *) run_option "$@" || { usage >&2; die "unknown argument '$1'"; }; shift $run_shift ;;
     esac
     shift
 done
@@ -87,19 +89,36 @@ add_rows() {
         print p "," (x == "" ? $2 : x) "," $3 "," $4 "," $5 "," $6 "," $9 }' "$4" >>"$out/results.body"
 }
 
-# train_all KIND MODEL CONFIG_DIR STEPS [OVERRIDES...]: trains (or reuses) CONFIG_DIR/<scheme>.ini
-# for every scheme and seed into $out/runs/KIND-<scheme>-s<seed>, and adds each run's log.csv
-# to the curves as model MODEL.
+# train_all KIND CONFIG_DIR STEPS [OVERRIDES...]: trains (or reuses) CONFIG_DIR/<scheme>.ini
+# for every scheme and seed into $out/runs/KIND-<scheme>-s<seed>.
 train_all() {
-    _kind=$1; _model=$2; _cfg_dir=$3; _steps=$4; shift 4
+    _kind=$1; _cfg_dir=$2; _steps=$3; shift 3
     for scheme in $SCHEMES; do
         for seed in $seed_list; do
-            run=$out/runs/$_kind-$scheme-s$seed
-            train_run "$run" "$_steps" "$_cfg_dir/$scheme.ini" run.seed="$seed" "$@"
-            prefix_csv "$_model,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+            train_run "$out/runs/$_kind-$scheme-s$seed" "$_steps" "$_cfg_dir/$scheme.ini" run.seed="$seed" "$@"
         done
     done
 }
+
+# add_curves KIND MODEL: every KIND run's log.csv to the curves, as model MODEL.
+add_curves() {
+    for scheme in $SCHEMES; do
+        for seed in $seed_list; do
+            prefix_csv "$2,$scheme,$seed" "$out/runs/$1-$scheme-s$seed/log.csv" >>"$out/curves.body"
+        done
+    done
+}
+
+# Every training of the chosen views (here, --jobs N at once, or on Slurm) before any evaluation.
+trainings() {
+    # shellcheck disable=SC2086
+    if want_view 1 || want_view 2; then train_all tr configs "$tr_steps" $tr_over; fi
+    # shellcheck disable=SC2086
+    if want_view 3; then train_all lm configs/lm "$lm_steps" $lm_over; fi
+}
+t_view=$(now)
+run_trainings trainings "$out"
+say "training: $(( $(now) - t_view )) s"
 
 # eval_all KIND VIEW NAME EVAL-ARGS...: ./eval RUN EVAL-ARGS for every scheme and seed (cached
 # in RUN/eval_NAME.csv), then for the rope runs once per stretch (RUN/eval_NAME_<stretch>.csv,
@@ -124,10 +143,7 @@ eval_all() {
 
 # ---- views 1 and 2: the translator
 if want_view 1 || want_view 2; then
-    t_view=$(now)
-    # shellcheck disable=SC2086
-    train_all tr translator configs "$tr_steps" $tr_over
-    say "translator training: $(( $(now) - t_view )) s"
+    add_curves tr translator
     t_view=$(now)
     if want_view 1; then
         eval_all tr length lengths splits=none lengths="$lengths"
@@ -150,10 +166,7 @@ fi
 
 # ---- view 3: the language model on longer windows
 if want_view 3; then
-    t_view=$(now)
-    # shellcheck disable=SC2086
-    train_all lm lm configs/lm "$lm_steps" $lm_over
-    say "language-model training: $(( $(now) - t_view )) s"
+    add_curves lm lm
     t_view=$(now)
     eval_all lm window windows lengths="$windows"
     say "view 3 (longer windows) evaluated: $(( $(now) - t_view )) s"

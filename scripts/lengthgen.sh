@@ -27,14 +27,18 @@ run can be restarted.
               lengths 16 and 32 with 20 inputs each; DIR defaults to results/quick/lengthgen
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/lengthgen)
-Tools are taken from BIN_DIR (default: the top level).
 EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
 quick=0; seeds=""; out=""
 while [ $# -gt 0 ]; do
     common_option "$@"
-    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    if [ "$used" -eq 0 ]; then
+        run_option "$@" || { usage >&2; die "unknown argument '$1'"; }
+        used=$((run_shift + 1))
+    fi
     shift "$used"
 done
 TASKS="copy reverse"
@@ -53,20 +57,29 @@ mkdir -p "$out/runs"
 start=$(now)
 command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
 
-# ---- train and evaluate every task, scheme and seed
+# ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
+steps_of() {
+    if [ $quick = 1 ]; then echo 30; else config_value train steps "configs/algorithmic/$1.ini"; fi
+}
+trainings() {
+    for seed in $(seq_list "$seeds"); do
+        for task in $TASKS; do
+            for scheme in $SCHEMES; do
+                # The longer lengths are scored once, by ./eval, not during training.
+                # shellcheck disable=SC2086
+                train_run "$out/runs/$task-$scheme-s$seed" "$(steps_of "$task")" "configs/algorithmic/$task.ini" \
+                    model.pos="$scheme" run.seed="$seed" train.eval_lengths= $extra
+            done
+        done
+    done
+}
+run_trainings trainings "$out"
 echo "task,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
 : >"$out/curves.body"
-# Seed by seed, so that an interrupted full run leaves every task and scheme of the first seeds.
 for seed in $(seq_list "$seeds"); do
     for task in $TASKS; do
-        cfg=configs/algorithmic/$task.ini
-        steps=$(config_value train steps "$cfg")
-        [ $quick = 1 ] && steps=30
         for scheme in $SCHEMES; do
             run=$out/runs/$task-$scheme-s$seed
-            # The longer lengths are scored once, by ./eval, not during training.
-            # shellcheck disable=SC2086
-            train_run "$run" "$steps" "$cfg" model.pos="$scheme" run.seed="$seed" train.eval_lengths= $extra
             cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" test_size="$test_size"
             # eval columns: split,length,examples,loss,token_acc,exact_match,...
             awk -F, -v p="$task,$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \

@@ -38,27 +38,6 @@ config_value() {
 # seq_list N -> "1 2 ... N"
 seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 1)); done; echo $_o; }
 
-# train_run DIR STEPS CONFIG [overrides...]: train into DIR unless DIR already holds the
-# finished run (a checkpoint and a validation row at the final step). A folder left by an
-# interrupted run is removed and trained again; the trainer's output goes to DIR/train.out.
-train_run() {
-    _dir=$1; _steps=$2; _cfg=$3; shift 3
-    if [ -f "$_dir/model.safetensors" ] && grep -q "^$_steps,val," "$_dir/log.csv" 2>/dev/null; then
-        say "reuse  $_dir (step $_steps)"
-        return 0
-    fi
-    rm -rf "$_dir"
-    mkdir -p "$(dirname "$_dir")"
-    _t0=$(now)
-    if ! "$BIN_DIR/train" "$_cfg" run.out_dir="$(dirname "$_dir")" run.name="$(basename "$_dir")" \
-            train.steps="$_steps" "$@" >"$_dir.train.out" 2>&1; then
-        cat "$_dir.train.out" >&2
-        die "training $_dir failed (command: $BIN_DIR/train $_cfg train.steps=$_steps $*)"
-    fi
-    mv "$_dir.train.out" "$_dir/train.out"
-    say "train  $_dir: $(( $(now) - _t0 )) s"
-}
-
 # cached_eval OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists; atomic, so an
 # interrupted evaluation is simply redone.
 cached_eval() {
@@ -120,3 +99,198 @@ md_pivot() {
 
 # plot ARGS...: ./plot, failing loudly.
 plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+
+# ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
+# or --slurm as one Slurm job array. A script lists its trainings in a function that calls
+# train_run for each, and hands it to run_trainings; evaluation follows once all are finished.
+# Finished runs are never redone; a run with a checkpoint resumes from it. The trainings are
+# deterministic per seed, so where they ran does not change the results.
+run_jobs=1; run_slurm=0; run_sbatch_args=""; run_wait=1
+RUN_THREADS=""        # run.threads=N appended to each training (--jobs, --slurm), else the config's
+TRAIN_PID=""          # the training in progress, for the Slurm warning (scripts/run_task.sh)
+RUN_USAGE='  --jobs N    up to N trainings at once on this machine, each with run.threads = cores / N
+  --slurm     train the remaining runs as one Slurm job array (sbatch --array, one task per run,
+              Slurm logs in DIR/slurm/), wait for it, then evaluate as without it. A failed task
+              is reported with its log and resubmitted by the next call; a task stopped by the
+              time limit (warned with SIGTERM 3 minutes before) resumes from its checkpoint.
+  --sbatch-args "ARGS"  extra sbatch options, e.g. "--time=2:00:00 --cpus-per-task=4 -p gpu"
+              (each task trains with run.threads = its --cpus-per-task, default 1)
+  --no-wait   with --slurm: submit and return; run the same command again to collect'
+
+# run_option ARGS...: if $1 is one of the options above, take it (and its value) and set
+# run_shift to the number of extra words used; else return 1.
+run_option() {
+    run_shift=0
+    case "$1" in
+        --jobs) [ $# -ge 2 ] || die "--jobs needs a number"
+                case "$2" in ''|*[!0-9]*|0) die "--jobs wants a positive number, not '$2'" ;; esac
+                run_jobs=$2; run_shift=1 ;;
+        --slurm) run_slurm=1 ;;
+        --sbatch-args) [ $# -ge 2 ] || die "--sbatch-args needs the options in one word, e.g. \"--time=1:00:00\""
+                run_sbatch_args=$2; run_shift=1 ;;
+        --no-wait) run_wait=0 ;;
+        *) return 1 ;;
+    esac
+}
+
+# run_finished DIR STEPS: DIR holds the finished run (a checkpoint and a validation row at STEPS).
+run_finished() { [ -f "$1/model.safetensors" ] && grep -q "^$2,val," "$1/log.csv" 2>/dev/null; }
+
+# shell_quote WORD: WORD in single quotes, for a line that `eval "set -- LINE"` splits back.
+shell_quote() { printf "'%s' " "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
+# train_run DIR STEPS CONFIG [overrides...]: one training for run_trainings to do, unless DIR
+# already holds the finished run.
+train_run() {
+    if run_finished "$1" "$2"; then say "reuse  $1 (step $2)"; return 0; fi
+    for _w in "$@"; do shell_quote "$_w"; done >>"$RUN_PLAN"
+    echo >>"$RUN_PLAN"
+}
+
+# wait_pid PID: wait until the child PID exits, also when a trapped signal interrupts the wait.
+wait_pid() { while kill -0 "$1" 2>/dev/null; do wait "$1" || :; done; }
+
+# train_task DIR STEPS CONFIG [overrides...]: train DIR. A folder with a checkpoint (a run
+# interrupted by a signal or a crash) resumes from it; one without is started afresh. The
+# trainer's output goes to DIR/train.out; returns 1 if the run did not finish.
+train_task() {
+    _dir=$1; _steps=$2; _cfg=$3; shift 3
+    _resume=""
+    if [ -f "$_dir/model.safetensors" ]; then _resume="train.resume=$_dir"; say "resume $_dir"
+    else rm -rf "$_dir" "$_dir.train.out"; fi
+    mkdir -p "$(dirname "$_dir")"
+    _t0=$(now)
+    # shellcheck disable=SC2086 # RUN_THREADS and _resume are one word or none
+    "$BIN_DIR/train" "$_cfg" run.out_dir="$(dirname "$_dir")" run.name="$(basename "$_dir")" \
+        train.steps="$_steps" "$@" $RUN_THREADS $_resume >>"$_dir.train.out" 2>&1 &
+    TRAIN_PID=$!
+    wait_pid $TRAIN_PID
+    TRAIN_PID=""
+    if ! run_finished "$_dir" "$_steps"; then
+        tail -n 5 "$_dir.train.out" >&2
+        echo "$0: training $_dir failed (output: $_dir.train.out; command: $BIN_DIR/train $_cfg train.steps=$_steps $* $RUN_THREADS $_resume)" >&2
+        return 1
+    fi
+    mv "$_dir.train.out" "$_dir/train.out"
+    say "train  $_dir: $(( $(now) - _t0 )) s"
+}
+
+# task_run FILE N: train_task with the words of line N of FILE (a plan that train_run wrote).
+task_run() {
+    _line=$(sed -n "$2p" "$1")
+    [ -n "$_line" ] || die "$1 has no task $2"
+    eval "train_task $_line"
+}
+
+# cores: the cores this process may use.
+cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN; }
+
+# run_trainings FUNCTION OUT: FUNCTION calls train_run for every training; do those not yet
+# finished as the options say (Slurm files in OUT/slurm/). Returns once all are finished;
+# stops with a list of the failed ones otherwise (run the script again to retry them).
+run_trainings() {
+    if [ $run_slurm = 1 ]; then
+        [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
+        slurm_trainings "$@"; return
+    fi
+    [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"
+    # Never train here what a Slurm job may be training into the same folders.
+    [ ! -f "$2/slurm/job" ] || die "Slurm job $(cut -d' ' -f1 "$2/slurm/job") of an earlier --slurm call may still be training these runs: collect it with --slurm (or scancel it and remove $2/slurm/job)"
+    RUN_PLAN=$2/.plan; : >"$RUN_PLAN"; "$1"
+    _n=$(wc -l <"$RUN_PLAN")
+    [ "$_n" -gt 0 ] || return 0
+    _workers=$run_jobs
+    if [ "$run_jobs" -gt 1 ]; then
+        _t=$(( $(cores) / run_jobs )); RUN_THREADS="run.threads=$(( _t > 0 ? _t : 1 ))"
+        [ "$_workers" -gt "$_n" ] && _workers=$_n
+        say "$_n trainings, $_workers at once, $RUN_THREADS each"
+    fi
+    # Each worker takes the next task nobody has claimed (mkdir is atomic) until none is left.
+    _claims=$2/.claims; rm -rf "$_claims"; mkdir -p "$_claims"
+    for _w in $(seq_list "$_workers"); do
+        (
+            _i=1
+            while [ $_i -le "$_n" ]; do
+                if mkdir "$_claims/$_i" 2>/dev/null; then task_run "$RUN_PLAN" $_i || :; fi
+                _i=$((_i + 1))
+            done
+        ) &
+    done
+    wait
+    rm -rf "$_claims"
+    : >"$RUN_PLAN"; "$1" >/dev/null
+    _left=$(wc -l <"$RUN_PLAN")
+    rm -f "$RUN_PLAN"
+    [ "$_left" -eq 0 ] || die "$_left of $_n trainings failed (see above); run the same command again to retry them (they resume from their last checkpoint)"
+}
+
+# slurm_trainings FUNCTION OUT: run_trainings with --slurm. The job of the previous call, if
+# any (OUT/slurm/job: its id and task file), is waited for (or, with --no-wait, left running)
+# and its failed tasks reported; then the trainings still missing go out as one array job.
+slurm_trainings() {
+    command -v sbatch >/dev/null 2>&1 || die "--slurm: sbatch not found (is Slurm installed on this machine?)"
+    _q=$(squeue -h -o %i 2>&1) || die "--slurm: the Slurm controller does not answer ($(echo "$_q" | head -n 1))"
+    _sd=$2/slurm; mkdir -p "$_sd"
+    if [ -f "$_sd/job" ]; then
+        read -r _id _tasks <"$_sd/job"
+        if slurm_active "$_id" && [ $run_wait = 0 ]; then
+            say "Slurm job $_id is still queued or running; run the same command again when it is done"
+            exit 0
+        fi
+        slurm_wait "$_id"
+        slurm_report "$_id" "$_tasks" || say "resubmitting the failed tasks of job $_id"
+    fi
+    RUN_PLAN=$_sd/plan-$(date +%Y%m%d-%H%M%S)-$$.tasks; : >"$RUN_PLAN"; "$1"
+    _n=$(wc -l <"$RUN_PLAN")
+    if [ "$_n" -eq 0 ]; then rm -f "$RUN_PLAN"; return 0; fi
+    # B:USR1 goes to the task's shell (scripts/run_task.sh), which passes it on to the trainer as
+    # SIGTERM: checkpoint and stop, 3 minutes before the limit. scancel's SIGTERM reaches the
+    # trainer directly, so it never gets two.
+    # shellcheck disable=SC2086 # the sbatch arguments are separate words
+    _id=$(sbatch --parsable --array=1-"$_n" --job-name="$(basename "$0" .sh)" --output="$_sd/%A_%a.out" \
+            --signal=B:USR1@180 $run_sbatch_args --wrap="exec scripts/run_task.sh $RUN_PLAN" 2>&1) \
+        || die "--slurm: sbatch failed: $(echo "$_id" | head -n 1)"
+    _id=${_id%%;*}
+    echo "$_id $RUN_PLAN" >"$_sd/job.tmp" && mv "$_sd/job.tmp" "$_sd/job"
+    say "submitted Slurm job $_id: $_n trainings (logs: $_sd/${_id}_<task>.out)"
+    if [ $run_wait = 0 ]; then
+        say "--no-wait: run the same command again to collect the results"
+        exit 0
+    fi
+    slurm_wait "$_id"
+    slurm_report "$_id" "$RUN_PLAN" || die "some Slurm tasks failed (reported above); run the same command again to resubmit them (they resume from their last checkpoint)"
+}
+
+# slurm_active ID: job ID still has tasks queued or running. A job the controller no longer
+# knows has ended; a controller that does not answer stops the script.
+slurm_active() {
+    _o=$(squeue -h -j "$1" -o %i 2>&1) || case "$_o" in
+        *"Invalid job id"*) return 1 ;;
+        *) die "--slurm: squeue failed: $(echo "$_o" | head -n 1)" ;;
+    esac
+    [ -n "$_o" ]
+}
+
+# slurm_wait ID: until job ID has ended.
+slurm_wait() {
+    slurm_active "$1" && say "waiting for Slurm job $1"
+    while slurm_active "$1"; do sleep 3; done
+}
+
+# slurm_report ID TASKS: every task of the ended job ID whose run did not finish, with the end
+# of its Slurm log; forgets the job (its failed runs are planned again). Returns 1 if any failed.
+slurm_report() {
+    _rid=$1; _rtasks=$2; _failed=0; _i=1; _total=$(wc -l <"$_rtasks")
+    while [ $_i -le "$_total" ]; do
+        eval "set -- $(sed -n "${_i}p" "$_rtasks")"
+        if ! run_finished "$1" "$2"; then
+            _failed=$((_failed + 1))
+            _log=$_sd/${_rid}_$_i.out
+            echo "$0: Slurm task ${_rid}_$_i ($1) failed; its log $_log ends:" >&2
+            tail -n 5 "$_log" 2>/dev/null | sed 's/^/    /' >&2
+        fi
+        _i=$((_i + 1))
+    done
+    rm -f "$_sd/job"
+    [ $_failed -eq 0 ]
+}

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/multi30k.sh [--quick] [--schemes "LIST"] [--data DIR] [--out DIR] [-- KEY=VALUE ...]
+usage: scripts/multi30k.sh [--quick] [--schemes "LIST"] [--data DIR] [--out DIR]
+                           [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]] [-- KEY=VALUE ...]
 
 For every scheme in LIST (default: all, ./train --list-schemes) trains
 configs/multi30k/<scheme>.ini into DIR/runs/<scheme> (a finished run is reused, so an
@@ -30,9 +31,10 @@ Writes into DIR:
   --data DIR       the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
   --out DIR        output folder (default results/multi30k)
   -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
-Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes
-with 2 threads on a quiet 2-core machine.
 EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes"
+    echo "with 2 threads on a quiet 2-core machine."
 }
 
 quick=0; schemes=$SCHEMES; out=""; data=data/multi30k
@@ -44,7 +46,7 @@ while [ $# -gt 0 ]; do
         --data)    [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         --)        shift; break ;;
-        *) usage >&2; die "unknown argument '$1'" ;;
+        *) run_option "$@" || { usage >&2; die "unknown argument '$1'"; }; shift $run_shift ;;
     esac
     shift
 done
@@ -78,18 +80,27 @@ command="scripts/multi30k.sh"
 command="$command --schemes \"$schemes\""
 [ -n "$*" ] && command="$command -- $*"
 
-# ---- train, translate and score every scheme
+# ---- train every scheme (here, --jobs N at once, or on Slurm); load: the 1-minute load
+# average when the trainings started and ended
+steps_of() { if [ $quick = 1 ]; then echo 30; else config_value train steps "configs/multi30k/$1.ini"; fi; }
+trainings() {
+    for scheme in $schemes; do
+        # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
+        train_run "$out/runs/$scheme" "$(steps_of "$scheme")" "configs/multi30k/$scheme.ini" $overrides
+    done
+}
+load_start=$(cut -d' ' -f1 /proc/loadavg)
+run_trainings trainings "$out"
+for scheme in $schemes; do
+    [ -f "$out/runs/$scheme/load" ] || echo "$load_start $(cut -d' ' -f1 /proc/loadavg)" >"$out/runs/$scheme/load"
+done
+
+# ---- translate and score every scheme
 echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
 : >"$out/curves.body"
 for scheme in $schemes; do
-    cfg=configs/multi30k/$scheme.ini
-    steps=$(config_value train steps "$cfg")
-    [ $quick = 1 ] && steps=30
+    steps=$(steps_of "$scheme")
     run=$out/runs/$scheme
-    load_start=$(cut -d' ' -f1 /proc/loadavg)
-    # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
-    train_run "$run" "$steps" "$cfg" $overrides
-    [ -f "$run/load" ] || echo "$load_start $(cut -d' ' -f1 /proc/loadavg)" >"$run/load"
     if [ ! -s "$run/bleu.txt" ]; then
         say "translate $run"
         "$BIN_DIR/translate" "$run" --ref "$test_ref" <"$test_src" >"$run/test.hyp" 2>"$run/bleu.tmp" \
@@ -152,7 +163,7 @@ wall=$(( $(now) - start ))
     echo "Command: \`$command\`; wall time ${wall} s on this machine (finished runs are reused)."
     echo "Configs: configs/multi30k/<scheme>.ini$([ $quick = 1 ] && echo ' shrunk by --quick')$([ -n "$overrides" ] && echo "; overrides: \`$(echo $overrides)\`")."
     echo "BLEU: sacreBLEU-compatible corpus BLEU (13a, BLEU-4) of \`./translate --ref\`; training time is"
-    echo "the trainer's own wall time; load is the 1-minute load average when the run started and ended"
+    echo "the trainer's own wall time; load is the 1-minute load average when the trainings started and ended"
     echo "(2 cores: a load above 2 means the runs shared the machine)."
     echo
     echo "| scheme | steps | threads | training time | tokens/s | load start → end | val loss | BLEU lower-cased | BLEU cased |"

@@ -54,3 +54,19 @@ EOT
         sed -i "s|^$tc_key = .*|$tc_key = ${tc_kv#*=}|" "$tc_file"
     done
 }
+
+# same_results REF DIR: every output of scripts/dog_bites_man.sh in DIR (and every run's log.csv
+# and eval.csv) equals REF's byte for byte; results.md but for its wall-time line, the one number
+# that depends on how the runs were executed. Otherwise prints what differs and returns 1.
+same_results() {
+    for f in runs.csv permute.csv curves.csv acc.csv diff.csv pair_acc.svg train_loss.svg; do
+        cmp -s "$1/$f" "$2/$f" || { echo "$f differs"; return 1; }
+    done
+    for r in "$1"/runs/*; do
+        for f in log.csv eval.csv; do
+            cmp -s "$r/$f" "$2/runs/${r##*/}/$f" || { echo "runs/${r##*/}/$f differs"; return 1; }
+        done
+    done
+    grep -v '^wall time' "$1/results.md" >"$TMP/same_a.md"; grep -v '^wall time' "$2/results.md" >"$TMP/same_b.md"
+    cmp -s "$TMP/same_a.md" "$TMP/same_b.md" || { echo "results.md differs: $(diff "$TMP/same_a.md" "$TMP/same_b.md" | head -4)"; return 1; }
+}

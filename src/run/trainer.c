@@ -1,6 +1,7 @@
 #include "run/trainer.h"
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "io/fileio.h"
 #include "run/checkpoint.h"
 #include "run/evaluate.h"
+#include "run/stop.h"
 #include "run/task.h"
 
 #define LOG_HEADER "step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm\n"
@@ -172,6 +174,17 @@ static int save_checkpoint(Run *r, long step, char *err, int errlen) {
     snprintf(r->last_good, sizeof r->last_good, "%s", r->ckpt);
     r->last_good_step = step;
     return 0;
+}
+
+// After SIGTERM / SIGINT (see run/stop.h): the step is done; save it unless it just was, say
+// how to go on, and return the signal's number.
+static int stop_after_step(Run *r, long step, int signo, char *err, int errlen) {
+    if (step % r->c->ckpt_every && save_checkpoint(r, step, err, errlen)) return -1;
+    fflush(stdout);
+    if (isatty(STDERR_FILENO)) fputc('\n', stderr);   // end the progress line
+    fprintf(stderr, "stopped by %s after step %ld (checkpoint %s); resume with: ./train %s/config.ini train.resume=%s\n",
+            signo == SIGINT ? "SIGINT" : "SIGTERM", step, r->ckpt, r->dir, r->dir);
+    return signo;
 }
 
 static void progress(long step, long steps, double loss, double tokens_per_s, double eta) {
@@ -337,6 +350,7 @@ int train_run(Config *c, char *err, int errlen) {
             snprintf(err, errlen, "%s: write failed (disk full?); stopped at step %ld, %s", r.log_path, step, good);
             rc = -1;
         }
+        if (!rc && !last && stop_signal_received()) rc = stop_after_step(&r, step, stop_signal_received(), err, errlen);
         fflush(stdout);
     }
     if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, wall_seconds() - t0, tokens / (wall_seconds() - t0));

@@ -17,7 +17,8 @@
 #define TRAINER_H
 #include "io/config.h"
 
-// Train as the config says. Returns 0, or -1 with a message (the run folder keeps the last
-// good checkpoint).
+// Train as the config says. Returns 0; or -1 with a message (the run folder keeps the last
+// good checkpoint); or, when a SIGTERM / SIGINT arrived (run/stop.h) before the last step, the
+// signal's number, after saving a checkpoint of the step in hand.
 int train_run(Config *c, char *err, int errlen);
 #endif

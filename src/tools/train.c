@@ -4,6 +4,7 @@
 #include "core/runtime.h"
 #include "io/config.h"
 #include "pos/pos.h"
+#include "run/stop.h"
 #include "run/trainer.h"
 
 static const char *USAGE =
@@ -17,6 +18,9 @@ static const char *USAGE =
     "  train.resume=DIR    continue the run in DIR (or from a checkpoint file) exactly\n"
     "  --list-schemes      print the positional schemes (model.pos values), one a line\n"
     "  --help              this text\n"
+    "\n"
+    "SIGTERM or SIGINT (Ctrl-C) stops after the current step with a checkpoint, prints the\n"
+    "command that resumes it and exits with 128 + the signal number; a second one stops at once.\n"
     "\n"
     "Examples: ./train configs/rope.ini\n"
     "          ./train configs/order/none.ini run.seed=2 run.name=none_s2\n";
@@ -36,8 +40,9 @@ int main(int argc, char **argv) {
         config_free(&c);
         return 2;
     }
+    stop_signals_install();
     int rc = train_run(&c, err, sizeof err);
-    if (rc) fprintf(stderr, "error: %s\n", err);
+    if (rc < 0) fprintf(stderr, "error: %s\n", err);
     config_free(&c);
-    return rc ? 1 : 0;
+    return rc > 0 ? 128 + rc : rc ? 1 : 0;   // stopped by a signal: the shell's 128 + its number
 }

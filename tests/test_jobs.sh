@@ -1,0 +1,66 @@
+# scripts/lib.sh's --jobs N on scripts/dog_bites_man.sh --quick: the trainings run N at once and
+# the results equal the sequential run's byte for byte; a run interrupted by SIGTERM is resumed
+# from its checkpoint by the next call, with the same results; misused options are one line.
+. tests/lib.sh
+scripts/dog_bites_man.sh --quick --out "$TMP/seq" >"$TMP/seq.out" 2>&1 || fail jobs_sequential_reference "$(tail -n 3 "$TMP/seq.out")"
+
+if scripts/dog_bites_man.sh --quick --jobs 2 --out "$TMP/j2" >"$TMP/j2.out" 2>&1 &&
+        grep -q "6 trainings, 2 at once, run.threads=[0-9]* each" "$TMP/j2.out"; then
+    if why=$(same_results "$TMP/seq" "$TMP/j2"); then ok jobs_2_results_equal_sequential
+    else fail jobs_2_results_equal_sequential "$why"; fi
+else
+    fail jobs_2_results_equal_sequential "$(tail -n 3 "$TMP/j2.out")"
+fi
+
+# A run of the plan stopped by SIGTERM mid-run: frozen as soon as it has logged step 1 of 150,
+# checked to have no checkpoint yet (the config saves at step 800 only), then signalled and let go.
+dir=$TMP/int/runs/rope-s1
+mkdir -p "$TMP/int/runs"
+"$TRAIN" configs/order/rope.ini run.out_dir="$TMP/int/runs" run.name=rope-s1 train.steps=150 run.seed=1 >"$TMP/int.out" 2>&1 &
+pid=$!
+while ! grep -q '^1,train,' "$dir/log.csv" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; done
+kill -STOP $pid
+if [ -e "$dir/model.safetensors" ]; then
+    kill -CONT $pid; wait $pid
+    skip jobs_interrupted_run_resumes "rope-s1 finished its 150 steps before it could be frozen"
+else
+    kill -TERM $pid; kill -CONT $pid; wait $pid
+    step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$TMP/int.out")
+    scripts/dog_bites_man.sh --quick --jobs 2 --out "$TMP/int" >"$TMP/int2.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ -n "$step" ] && grep -q "resume $dir$" "$TMP/int2.out" &&
+            grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out"; then
+        ok jobs_interrupted_run_resumes; echo "# stopped after step $step of 150, resumed there"
+    else fail jobs_interrupted_run_resumes "exit $rc, step '$step': $(grep -h 'resume\|stopped' "$TMP/int.out" "$TMP/int2.out" | head -c 300)"; fi
+    if why=$(same_results "$TMP/seq" "$TMP/int"); then ok jobs_resumed_results_equal_sequential
+    else fail jobs_resumed_results_equal_sequential "$why"; fi
+fi
+
+expect_error jobs_bad_number "^scripts/dog_bites_man.sh: --jobs wants a positive number, not '0'$" \
+    scripts/dog_bites_man.sh --quick --jobs 0 --out "$TMP/bad"
+expect_error jobs_with_slurm "^scripts/dog_bites_man.sh: --jobs and --slurm do not go together" \
+    scripts/dog_bites_man.sh --quick --jobs 2 --slurm --out "$TMP/bad"
+expect_error jobs_no_wait_without_slurm "^scripts/dog_bites_man.sh: --no-wait and --sbatch-args go with --slurm$" \
+    scripts/dog_bites_man.sh --quick --no-wait --out "$TMP/bad"
+
+# Slurm's warning before the time limit (sbatch --signal=B:USR1@180) without Slurm: the task's
+# shell, scripts/run_task.sh, passes SIGUSR1 on to the trainer as SIGTERM; the task fails, and
+# running it again resumes from the checkpoint and ends with the sequential run's log.csv.
+dir=$TMP/usr1/rope-s1
+printf "'%s' '150' 'configs/order/rope.ini' 'run.seed=1'\n" "$dir" >"$TMP/usr1.tasks"
+scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1.out" 2>&1 &
+pid=$!
+while ! grep -q '^1,train,' "$dir/log.csv" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; done
+kill -USR1 $pid
+wait $pid
+rc=$?
+if [ $rc -eq 0 ]; then
+    skip jobs_usr1_stops_and_resumes "rope-s1 finished its 150 steps before SIGUSR1 arrived"
+else
+    step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$dir.train.out")
+    scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1b.out" 2>&1
+    if [ -n "$step" ] && grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out" &&
+            cmp -s "$TMP/seq/runs/rope-s1/log.csv" "$dir/log.csv"; then
+        ok jobs_usr1_stops_and_resumes; echo "# SIGUSR1 after step $step of 150"
+    else fail jobs_usr1_stops_and_resumes "exit $rc, step '$step': $(tail -n 3 "$TMP/usr1.out" "$TMP/usr1b.out" | head -c 300)"; fi
+fi

@@ -1,0 +1,156 @@
+# The experiment scripts' --slurm against a real Slurm: a single-node cluster (munged,
+# slurmctld, slurmd, all started here as root with their files in $TMP and stopped by pid at
+# the end) runs `scripts/dog_bites_man.sh --quick --slurm`. Every array task runs, the results
+# equal a local run byte for byte, a task cancelled mid-run is reported with its Slurm log and
+# resubmitted by the next call, resuming from its checkpoint, and --slurm without a reachable
+# controller stops with one line. Skipped where Slurm is not installed or we are not root.
+. tests/lib.sh
+for tool in munged slurmctld slurmd sbatch squeue sinfo scancel; do
+    if ! command -v $tool >/dev/null 2>&1; then
+        skip slurm "$tool not installed (Debian: apt-get install slurm-wlm munge)"; exit 0
+    fi
+done
+if [ "$(id -u)" -ne 0 ]; then skip slurm "slurmd must run as root to start jobs as any user"; exit 0; fi
+
+# ------------------------------------------------------------------------------ the cluster
+S=$TMP/slurm; mkdir -p "$S/state" "$S/spool"
+pids=""
+trap 'for p in $pids; do kill $p 2>/dev/null; done; for p in $pids; do wait $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
+head -c 1024 /dev/urandom >"$S/munge.key"; chmod 400 "$S/munge.key"
+munged -F -f --key-file="$S/munge.key" --socket="$S/munge.sock" --pid-file="$S/munged.pid" \
+    --log-file="$S/munged.log" --seed-file="$S/munged.seed" >"$S/munged.out" 2>&1 &
+pids="$pids $!"
+port=$((20000 + $$ % 10000 * 2))   # two ports of our own, so that test runs never share one
+host=$(hostname -s)
+cat >"$S/slurm.conf" <<EOT
+ClusterName=tftest
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$S/munge.sock
+CredType=cred/munge
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd.log
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+KillWait=5
+NodeName=$host CPUs=$(nproc) State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOT
+export SLURM_CONF=$S/slurm.conf
+until [ -S "$S/munge.sock" ]; do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
+slurmctld -D -i -f "$SLURM_CONF" >"$S/slurmctld.out" 2>&1 &
+pids="$pids $!"
+slurmd -D -f "$SLURM_CONF" >"$S/slurmd.out" 2>&1 &
+pids="$pids $!"
+# Up when the node reports idle; two minutes is far more than the few seconds it takes.
+tries=0
+until [ "$(sinfo -h -n "$host" -o %t 2>/dev/null)" = idle ]; do
+    tries=$((tries + 1))
+    if [ $tries -gt 240 ]; then
+        fail slurm_cluster_starts "node not idle after 2 min: $(tail -n 3 "$S"/*.log "$S"/*.out | tr '\n' ' ' | head -c 600)"
+        exit 0
+    fi
+    sleep 0.5
+done
+ok slurm_cluster_starts
+
+# ------------------------------------------------------------------------------ the reference
+scripts/dog_bites_man.sh --quick --out "$TMP/local" >"$TMP/local.out" 2>&1 || fail slurm_local_reference "$(tail -n 3 "$TMP/local.out")"
+
+# ------------------------------------------------------------------------------ a whole run
+O=$TMP/slurm_run
+if scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/s1.out" 2>"$TMP/s1.err"; then
+    job=$(sed -n 's/.*submitted Slurm job \([0-9]*\): 6 trainings.*/\1/p' "$TMP/s1.out")
+    ran=0
+    for i in 1 2 3 4 5 6; do grep -q "^\[.*\] train  $O/runs/" "$O/slurm/${job}_$i.out" 2>/dev/null && ran=$((ran + 1)); done
+    if [ -n "$job" ] && [ $ran -eq 6 ]; then ok slurm_array_ran_every_task
+    else fail slurm_array_ran_every_task "job '$job', $ran of 6 task logs show a training: $(head -c 300 "$TMP/s1.out")"; fi
+    if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_equal_local_run; else fail slurm_results_equal_local_run "$why"; fi
+else
+    fail slurm_array_ran_every_task "exit $?: $(tail -n 3 "$TMP/s1.err")"
+fi
+
+# ------------------------------------------------------------------------------ scancel mid-run
+# The tools through a wrapper that freezes (SIGSTOP) the first training of rope-s1 as soon as it
+# has logged step 1 of 150, so that the cancel comes mid-run: scancel's SIGCONT and SIGTERM
+# then make the trainer finish its step, save a checkpoint and exit 143. The premise (caught
+# before the last step) is checked, not assumed: the run must not hold a checkpoint yet (the
+# config saves one at step 800 only). Any resumed training goes straight to ./train.
+W=$TMP/wrapped; mkdir -p "$W"
+for tool in eval permute plot; do ln -s "$PWD/$BIN_DIR/$tool" "$W/$tool"; done
+cat >"$W/train" <<EOT
+#!/bin/sh
+case " \$* " in *" run.name=rope-s1 "*)
+    case " \$* " in *" train.resume="*) ;; *)
+        for a in "\$@"; do case \$a in run.out_dir=*) dir=\${a#*=}/rope-s1 ;; esac; done
+        "$PWD/$BIN_DIR/train" "\$@" &
+        pid=\$!
+        while ! grep -q '^1,train,' "\$dir/log.csv" 2>/dev/null; do kill -0 \$pid 2>/dev/null || break; done
+        kill -STOP \$pid
+        if [ -e "\$dir/model.safetensors" ]; then touch "$TMP/missed"; else touch "$TMP/held"; fi
+        wait \$pid
+        exit \$? ;;
+    esac ;;
+esac
+exec "$PWD/$BIN_DIR/train" "\$@"
+EOT
+chmod +x "$W/train"
+O=$TMP/cancel_run
+BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --no-wait --out "$O" >"$TMP/c1.out" 2>&1
+job=$(sed -n 's/.*submitted Slurm job \([0-9]*\): 6 trainings.*/\1/p' "$TMP/c1.out")
+task=$(grep -n "rope-s1" "$O"/slurm/plan-*.tasks 2>/dev/null | cut -d: -f1)
+if [ -z "$job" ] || [ -z "$task" ]; then fail slurm_no_wait_submits "$(head -c 300 "$TMP/c1.out")"
+else
+    ok slurm_no_wait_submits
+    expect_error slurm_job_blocks_local_training \
+        "^scripts/dog_bites_man.sh: Slurm job $job of an earlier --slurm call may still be training these runs" \
+        env BIN_DIR="$W" scripts/dog_bites_man.sh --quick --out "$O"
+    while [ ! -e "$TMP/held" ] && [ ! -e "$TMP/missed" ] && [ -n "$(squeue -h -j "$job" -o %i 2>/dev/null)" ]; do sleep 0.2; done
+    if [ -e "$TMP/held" ]; then
+        scancel "${job}_$task"
+        # The next call waits for the job, reports the cancelled task, resubmits it and finishes.
+        BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/c2.out" 2>"$TMP/c2.err"
+        rc=$?
+        if grep -q "Slurm task ${job}_$task ($O/runs/rope-s1) failed; its log $O/slurm/${job}_$task.out ends:" "$TMP/c2.err"
+        then ok slurm_cancelled_task_reported
+        else fail slurm_cancelled_task_reported "exit $rc: $(head -c 400 "$TMP/c2.err")"; fi
+        step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$O/runs/rope-s1/train.out")
+        if [ $rc -eq 0 ] && [ -n "$step" ] && grep -q "submitted Slurm job [0-9]*: 1 trainings" "$TMP/c2.out" &&
+                grep -q "^resumed from $O/runs/rope-s1/model.safetensors at step $step$" "$O/runs/rope-s1/train.out"
+        then ok slurm_cancelled_task_resubmitted_and_resumed; echo "# cancelled after step $step of 150, resumed there"
+        else fail slurm_cancelled_task_resubmitted_and_resumed "exit $rc: $(grep -h 'submitted\|resumed\|stopped' "$TMP/c2.out" "$O/runs/rope-s1/train.out" | head -c 300)"; fi
+        if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_unchanged_after_cancel; else fail slurm_results_unchanged_after_cancel "$why"; fi
+    else
+        skip slurm_cancel_mid_run "rope-s1 finished its 150 steps before the wrapper could freeze it"
+    fi
+    # Everything finished: one more call submits nothing.
+    BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/c3.out" 2>&1
+    if [ $? -eq 0 ] && ! grep -q submitted "$TMP/c3.out" && [ "$(grep -c "reuse  $O/runs/" "$TMP/c3.out")" -eq 6 ]
+    then ok slurm_finished_runs_not_redone
+    else fail slurm_finished_runs_not_redone "$(grep submitted "$TMP/c3.out")"; fi
+fi
+
+# ------------------------------------------------------------------------------ no controller
+sed "s/^SlurmctldPort=.*/SlurmctldPort=$((port + 2))/" "$SLURM_CONF" >"$S/nobody.conf"
+SLURM_CONF=$S/nobody.conf scripts/dog_bites_man.sh --quick --slurm --out "$TMP/nobody" >/dev/null 2>"$TMP/n.err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/n.err")" -eq 1 ] &&
+        grep -q "^scripts/dog_bites_man.sh: --slurm: the Slurm controller does not answer (.*)$" "$TMP/n.err"
+then ok slurm_unreachable_controller_one_line
+else fail slurm_unreachable_controller_one_line "exit $rc: $(head -c 300 "$TMP/n.err")"; fi
