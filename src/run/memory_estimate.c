@@ -132,9 +132,10 @@ static double file_size(const char *path) {
     return path[0] && stat(path, &st) == 0 ? (double)st.st_size : 0;
 }
 
-// Measured on Multi30k (4 MB of text; with BPE learning): loading holds about this many
-// bytes per byte of text at its peak (token offsets, the pieces, the vocabularies, splits).
-#define PARALLEL_BYTES_PER_FILE_BYTE 12.0
+// Measured on Multi30k (3.9 MB of train + val text, 6000 BPE merges, a tiny model): a peak of
+// 37.5 MiB, 21 MiB of it the data (token offsets, pieces, merge tables, vocabularies,
+// splits): about 6 bytes per byte of text (without BPE less).
+#define PARALLEL_BYTES_PER_FILE_BYTE 6.0
 // An example of the generated tasks: struct, two token arrays and malloc's overhead.
 #define EXAMPLE_BYTES(tokens) (96.0 + 8.0 * (tokens))
 
@@ -182,12 +183,13 @@ static void note_pass(MemoryEstimate *e, double bytes, const char *setting, cons
     snprintf(e->advice, sizeof e->advice, "%s", advice);
 }
 
-static void finish(MemoryEstimate *e, const Config *c) {
-    e->data = memory_data_bytes(c);
+// The data and program terms, the total, and the setting to name when the parameters or
+// the data weigh most (note_pass named it when activations do).
+static void finish(MemoryEstimate *e, const Config *c, double data) {
+    e->data = data;
     e->program = PROGRAM_BYTES;
     e->total = e->params + e->activations + e->data + e->program;
     char buf[96];
-    // Name the setting behind the largest term.
     if (e->params >= e->activations && e->params >= e->data) {
         snprintf(buf, sizeof buf, "model.d_model = %d, d_ff = %d, %d + %d layers", c->d_model, c->d_ff, c->enc_layers, c->dec_layers);
         snprintf(e->setting, sizeof e->setting, "%s", buf);
@@ -272,7 +274,7 @@ void memory_estimate_train(const Config *c, const Task *t, MemoryEstimate *e) {
     note_eval_splits(e, c, t, 1, 0);
     int lengths[64], n = c->eval_lengths[0] ? parse_lengths(c->eval_lengths, lengths, 64, NULL, 0) : 0;
     note_length_evals(e, c, t, lengths, n > 0 ? n : 0, c->val_size);
-    finish(e, c);
+    finish(e, c, memory_data_bytes(c));
 }
 
 void memory_estimate_eval(const Config *c, const Task *t, const int *lengths, int n_lengths, MemoryEstimate *e) {
@@ -283,18 +285,17 @@ void memory_estimate_eval(const Config *c, const Task *t, const int *lengths, in
     e->params_label = "parameters";
     note_eval_splits(e, c, t, strstr(c->splits, "val") != NULL, strstr(c->splits, "test") != NULL);
     note_length_evals(e, c, t, lengths, n_lengths, c->test_size);
-    finish(e, c);
+    finish(e, c, memory_data_bytes(c));
 }
 
 void memory_estimate_step(const Config *c, MemoryVocab v, const MemoryPass *p, MemoryEstimate *e) {
     memset(e, 0, sizeof *e);
     e->params = 16 * memory_param_count(c, v);
     e->params_label = "parameters and Adam";
-    e->activations = memory_pass_bytes(c, v, p);
-    e->program = PROGRAM_BYTES;
-    e->total = e->params + e->activations + e->program;
-    snprintf(e->setting, sizeof e->setting, "a training step of B = %d, T = %d / %d", p->B, p->T_src, p->T_tgt);
-    snprintf(e->advice, sizeof e->advice, "Pick smaller shapes");
+    char setting[96];
+    snprintf(setting, sizeof setting, "a training step of B = %d, T = %d / %d", p->B, p->T_src, p->T_tgt);
+    note_pass(e, memory_pass_bytes(c, v, p), setting, "Pick smaller shapes");
+    finish(e, c, 0);
 }
 
 void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int beam, int T_src, MemoryEstimate *e) {
@@ -309,10 +310,7 @@ void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int be
     char setting[96];
     snprintf(setting, sizeof setting, "--batch %d --beam %d", batch, beam);
     note_pass(e, bytes, setting, "Lower --batch or --beam");
-    e->data = 0;
-    finish(e, c);
-    e->data = 0;
-    e->total = e->params + e->activations + e->program;
+    finish(e, c, 0);   // the lines to translate are read, not a task's data
 }
 
 // ------------------------------------------------------------------------- what is available
