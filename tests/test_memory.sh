@@ -68,6 +68,14 @@ if [ "$rc" -eq 0 ] && head -1 "$TMP/out" | grep -Eq '^memory: about [0-9.]+ MiB 
     ok memory_max_memory_goes_ahead
 else fail memory_max_memory_goes_ahead "exit $rc, first line: $(head -1 "$TMP/out") $(head -c 300 "$TMP/err")"; fi
 
+# ./eval checks too, from the config before generating any data: an absurd test_size.
+run_measured 4000000 "$EVAL" "$RUNS/capped" test_size=100000000 run.max_memory=auto
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$kib" -lt 204800 ] &&
+   grep -Eq "^error: task.test_size = 100000000 needs about [0-9.]+ GiB \(.*data [0-9.]+ GiB.*\); .* Lower it or set run.max_memory\.$" "$TMP/err"; then
+    ok memory_eval_test_size_refused
+    echo "#   $(cat "$TMP/err") [exit $rc, $cpu s CPU, peak $((kib / 1024)) MiB]"
+else fail memory_eval_test_size_refused "exit $rc, peak $kib KiB: $(head -c 300 "$TMP/err")"; fi
+
 # ------------------------------------------------------------------ the arena running out mid-run
 
 # A run with a checkpoint at step 2 resumes with a batch far beyond the 1.5 GB virtual memory
@@ -90,7 +98,7 @@ else fail memory_arena_failure_keeps_checkpoint "the first run failed: $(head -c
 
 # MiB of "about N UNIT" in the first line of a run.
 estimate_mib() {
-    head -1 "$1" | awk '/^memory: about/ { u = $4; f = u ~ /^KiB/ ? 1 / 1024 : u ~ /^MiB/ ? 1 : u ~ /^GiB/ ? 1024 : 0; print $3 * f }'
+    head -1 "$1" | awk '/^memory: about/ { u = $4; f = u ~ /^KiB/ ? 1 / 1024 : u ~ /^MiB/ ? 1 : u ~ /^GiB/ ? 1024 : 0; printf "%.0f\n", $3 * f }'
 }
 
 # measured NAME SHAPE ARGS...: trains, and the peak resident memory must be within 25% of

@@ -197,9 +197,15 @@ static void finish(MemoryEstimate *e, const Config *c, double data) {
     } else if (e->data > e->activations) {
         if (!strcmp(c->task, "lm")) snprintf(buf, sizeof buf, "task.train_size = %d (window %d)", c->train_size, c->window);
         else if (!strcmp(c->task, "parallel_text")) snprintf(buf, sizeof buf, "task.train_src = %s", c->train_src);
-        else snprintf(buf, sizeof buf, "task.train_size = %d", c->train_size);
+        else {   // the largest of the generated splits
+            const char *key = c->train_size >= c->val_size && c->train_size >= c->test_size ? "train_size"
+                            : c->val_size >= c->test_size ? "val_size" : "test_size";
+            int size = key[0] == 't' && key[1] == 'r' ? c->train_size : key[0] == 'v' ? c->val_size : c->test_size;
+            snprintf(buf, sizeof buf, "task.%s = %d", key, size);
+        }
         snprintf(e->setting, sizeof e->setting, "%s", buf);
-        snprintf(e->advice, sizeof e->advice, "%s", !strcmp(c->task, "parallel_text") ? "Use smaller data files" : "Lower train_size");
+        snprintf(e->advice, sizeof e->advice, "%s", !strcmp(c->task, "parallel_text") ? "Use smaller data files"
+                                                    : strncmp(buf, "task.", 5) ? "Lower train_size" : "Lower it");
     }
 }
 

@@ -60,7 +60,9 @@ void run_inference_begin(Arena *arena, int threads) {
 int run_open(Run *r, char *err, int errlen) {
     run_inference_begin(&r->arena, r->cfg.threads);
     r->opened = OPENED_ARENA;
-    if (task_load(&r->task, &r->cfg, err, errlen)) return -1;
+    // Memory from the config alone first: an absurd test_size is refused before generating it.
+    memory_estimate_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory);
+    if (memory_check(&r->memory, &r->cfg, err, errlen) || task_load(&r->task, &r->cfg, err, errlen)) return -1;
     r->opened |= OPENED_TASK;
     const Task *t = &r->task;
     memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
