@@ -90,16 +90,28 @@ static double head(const Shapes *s, double rows, double V) {
     return 64 + tensor(rows * V, s->g) + tensor(1, s->g) + 2 * floats(rows) + (s->g ? ints(rows) : 0);
 }
 
+// kernels.c gemm packs its B operand (rounded up to NR = 32 columns) and per thread an A
+// block (8 MR x KC, MR = 12) in the arena for the length of one product: on top of the pass
+// at its peak, the largest such pair. Training peaks late in backward, where dW = dY^T X
+// packs a layer input X (rows x d_ff for the second FFN matrix); a forward pass peaks at its
+// end, the head's product, which packs the head's weights (V x d).
+static double gemm_scratch(const Shapes *s, double rows, double V) {
+    double d = s->d, f = s->c->d_ff, panel = 8 * 12;
+    if (!s->g) return floats(ceil(V / 32) * 32 * d) + floats(s->threads * panel * fmin(d, 384));
+    return floats(rows * ceil(fmax(d, f) / 32) * 32) + floats(s->threads * panel * fmin(rows, 384));
+}
+
 double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
     Shapes s = {c, p->train, p->train && c->dropout > 0, omp_get_num_procs(), c->d_model, c->n_heads, c->d_model / c->n_heads};
     double B = p->B, Ts = p->T_src, Tt = p->T_tgt;
     if (!strcmp(c->model, "lm"))
-        return embed(&s, B, Tt) + stack(&s, B, Tt, c->dec_layers, 1, 0, 0) + head(&s, B * Tt, v.src);
+        return embed(&s, B, Tt) + stack(&s, B, Tt, c->dec_layers, 1, 0, 0) + head(&s, B * Tt, v.src) + gemm_scratch(&s, B * Tt, v.src);
     double enc = embed(&s, B, Ts) + ints(B * Ts) + stack(&s, B, Ts, c->enc_layers, 0, 0, 0);
     if (!strcmp(c->model, "classifier"))
-        return enc + ints(B * Ts) + tensor(B * s.d, s.g) + (s.g ? ints(B * Ts) : 0) + head(&s, B, v.classes);
+        return enc + ints(B * Ts) + tensor(B * s.d, s.g) + (s.g ? ints(B * Ts) : 0) + head(&s, B, v.classes) +
+               gemm_scratch(&s, B * Ts, v.classes);
     double dec = embed(&s, B, Tt) + 2 * ints(B * Tt) + stack(&s, B, Tt, c->dec_layers, 1, 1, Ts);
-    double bytes = enc + dec + head(&s, B * Tt, v.tgt);
+    double bytes = enc + dec + head(&s, B * Tt, v.tgt) + gemm_scratch(&s, B * fmax(Ts, Tt), v.tgt);
     if (p->decode_len > 0) {   // evaluate.c decode_rows, after the forward pass is released: the
         Shapes f = s;          // encoder again, then at most every row's decoder at full length
         f.g = f.drop = 0;
