@@ -274,8 +274,22 @@ if cmp -s "$RUNS/crlf/src_vocab.txt" "$D/lf_src_vocab.txt"; then ok data_crlf_sa
 else fail data_crlf_same_vocab_as_lf "$(od -c "$RUNS/crlf/src_vocab.txt" | head -5)"; fi
 pt utf8 "ein \377\376 haus\nzwei\n" "a house\ntwo\n"
 pt_ok data_invalid_utf8_repaired "^$D/utf8.de, $D/utf8.en: 2 invalid UTF-8 bytes replaced by U\+FFFD"
-pt nul "ein \000 haus\nzwei\n" "a house\ntwo\n"
-pt_ok data_nul_byte_is_space ""
+pt nul "ein haus\nzwei \000\n" "a house\ntwo\n"
+pt_error data_nul_byte_refused "^error: $D/nul.de:2: NUL byte in a text file \(is it a binary file\?\)$"
+# Not a regular file: refused by name before anything is read (a FIFO would block on open).
+pt devzero "ein haus\n" "a house\n" task.train_src=/dev/zero
+pt_error data_dev_zero_refused "^$D/devzero.ini(:[0-9]+)?: train_src '/dev/zero' is a device or socket, not a regular file$"
+pt folder "ein haus\n" "a house\n" task.train_tgt="$D"
+pt_error data_folder_refused "^$D/folder.ini(:[0-9]+)?: train_tgt '$D' is a folder, not a regular file$"
+mkfifo "$D/pipe.de" 2>/dev/null   # not named like a pt run: pt writes NAME.de, and would block on a FIFO
+if [ -p "$D/pipe.de" ]; then
+    pt fifo "ein haus\n" "a house\n" task.train_src="$D/pipe.de"
+    pt_error data_fifo_refused "^$D/fifo.ini(:[0-9]+)?: train_src '$D/pipe.de' is a FIFO, not a regular file$"
+else skip data_fifo_refused "mkfifo not available here"; fi
+pt size_limit "ein haus\nzwei hunde\n" "a house\ntwo dogs\n" task.max_file_size=16
+pt_error data_size_limit "^$D/size_limit.ini:6: train_src '$D/size_limit.de' is 20 B, larger than task.max_file_size = 16 \(raise it to read this file\)$"
+pt size_limit_raised "ein haus\nzwei hunde\n" "a house\ntwo dogs\n" task.max_file_size=20
+pt_ok data_size_limit_raised ""
 python3 -c "
 import sys
 open(sys.argv[1] + '.de', 'w').write('wort ' * 200000 + '\nkurz\n')

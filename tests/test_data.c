@@ -125,7 +125,7 @@ static void test_vocab_bad_files(void) {
     VOCAB_ERROR("v_space", "<pad>\n<unk>\n<bos>\n<eos>\nder hund\n", ":5: token contains whitespace");
     VOCAB_ERROR("v_emptyline", "<pad>\n<unk>\n<bos>\n<eos>\n\nhund\n", ":5: empty token");
     VOCAB_ERROR("v_cls", "<pad>\n<unk>\n<bos>\n<eos>\nhund\n<cls>\n", ":6: <cls> may only appear on line 5");
-    VOCAB_ERROR("v_nul", "<pad>\n<unk>\n<bos>\n<eos>\nhu\0nd\n", ":5: token contains a NUL byte");
+    VOCAB_ERROR("v_nul", "<pad>\n<unk>\n<bos>\n<eos>\nhu\0nd\n", ":5: NUL byte in a text file");
     // A 100 kB line.
     size_t n = 100000;
     char *big = malloc(n + 64);

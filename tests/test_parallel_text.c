@@ -2,6 +2,7 @@
 // The Multi30k fixture is read from ../shared/data/multi30k (relative to the repository root,
 // where the tests run); bad-file cases are written to /tmp.
 #include "check.h"
+#include "data/lines.h"
 #include "data/parallel_text.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,15 +128,29 @@ static void test_bad_files(void) {
     CHECK(cr == 0 && pt_line_len(&pt.src, 1) == 3 && strcmp(pt_token(&pt.src, 1, 1), "katze") == 0, "crlf tokens");
     parallel_free(&pt);
 
-    // Invalid UTF-8 is replaced by U+FFFD and counted (documented choice), NUL is a space.
-    src = write_file(0, "bad.de", "gr\xfc\xdf" "e ok\n\xc3\n" "a\0b\n", 15);
+    // Invalid UTF-8 is replaced by U+FFFD and counted (documented choice).
+    src = write_file(0, "bad.de", "gr\xfc\xdf" "e ok\n\xc3\n" "a b\n", 15);
     CHECK(parallel_load(src, tgt, 1, &pt, err, sizeof err) == 0, "invalid utf-8: %s", err);
     CHECK(pt.n_replaced == 3, "replaced %ld bytes", pt.n_replaced);
     CHECK(strcmp(pt_token(&pt.src, 0, 0), "gr\xef\xbf\xbd\xef\xbf\xbd" "e") == 0 && strcmp(pt_token(&pt.src, 0, 1), "ok") == 0,
           "repaired token '%s'", pt_token(&pt.src, 0, 0));
     CHECK(strcmp(pt_token(&pt.src, 1, 0), "\xef\xbf\xbd") == 0, "truncated sequence");
-    CHECK(pt_line_len(&pt.src, 2) == 2 && strcmp(pt_token(&pt.src, 2, 1), "b") == 0, "NUL splits a b");
     parallel_free(&pt);
+    // A NUL byte is refused with its line, the moment it is read (a text file has none).
+    src = write_file(0, "nul.de", "a b\nc\n" "d\0e\n", 9);
+    snprintf(want, sizeof want, "%s:3: NUL byte in a text file (is it a binary file?)", src);
+    expect_load_error(src, tgt, want);
+    // A line over LINE_MAX_BYTES is refused before the reader holds more than that.
+    size_t over = LINE_MAX_BYTES + 1;
+    char *endless = malloc(over);
+    memset(endless, 'y', over);
+    src = write_file(0, "endless.de", endless, over);
+    free(endless);
+    snprintf(want, sizeof want, "%s:1: line is longer than 4 MiB (LINE_MAX_BYTES); is this a text file with one sentence per line?", src);
+    expect_load_error(src, tgt, want);
+    // Not a regular file: a device, a folder.
+    expect_load_error("/dev/zero", tgt, "/dev/zero: a device or socket, not a regular file");
+    expect_load_error("/tmp", tgt, "/tmp: a folder, not a regular file");
 
     // A 1 MB line (one huge token plus words): no crash, dropped by max_tokens, no vocab entry.
     size_t n = 1 << 20;

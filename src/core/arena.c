@@ -3,16 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void arena_free_blocks(Arena *a);
+
 struct ArenaBlock {
     ArenaBlock *next;
     size_t size, top;
     char *mem;
 };
 
-static ArenaBlock *block_new(size_t size) {
+static ArenaBlock *block_new(Arena *a, size_t size) {
     ArenaBlock *b = malloc(sizeof *b);
-    if (b) b->mem = aligned_alloc(64, (size + 63) / 64 * 64);
-    if (!b || !b->mem) {
+    if (b && !(b->mem = aligned_alloc(64, (size + 63) / 64 * 64))) { free(b); b = NULL; }
+    if (!b) {
+        if (a->on_failure) a->on_failure(size, a->failure_ctx);
         fprintf(stderr, "out of memory: cannot allocate %zu MiB for activations\n", size >> 20);
         exit(1);
     }
@@ -27,6 +30,11 @@ void arena_init(Arena *a, size_t block_size) {
     a->block_size = block_size ? block_size : (size_t)64 << 20;
 }
 
+void arena_on_failure(Arena *a, ArenaFailure fn, void *ctx) {
+    a->on_failure = fn;
+    a->failure_ctx = ctx;
+}
+
 void *arena_alloc(Arena *a, size_t bytes) {
     bytes = (bytes + 63) / 64 * 64;
     if (bytes == 0) bytes = 64;
@@ -36,7 +44,7 @@ void *arena_alloc(Arena *a, size_t bytes) {
         a->current = a->current->next;
     }
     if (!a->current || a->current->top + bytes > a->current->size) {
-        ArenaBlock *b = block_new(bytes > a->block_size ? bytes : a->block_size);
+        ArenaBlock *b = block_new(a, bytes > a->block_size ? bytes : a->block_size);
         if (!a->first) a->first = b;
         else a->current->next = b;
         a->current = b;
@@ -55,6 +63,14 @@ void *arena_calloc(Arena *a, size_t bytes) {
 }
 
 void arena_reset(Arena *a) {
+    // Blocks leave unused tails where an allocation did not fit. A later step allocating in
+    // another order writes into those tails, so resident memory would grow past the peak in
+    // use. One block of the peak size instead: every step then touches only what it uses.
+    if (a->first && a->first->next) {
+        size_t peak = (a->used_peak + 63) / 64 * 64;
+        arena_free_blocks(a);
+        a->first = block_new(a, peak > a->block_size ? peak : a->block_size);
+    }
     for (ArenaBlock *b = a->first; b; b = b->next) b->top = 0;
     a->current = a->first;
     a->used = 0;
@@ -73,11 +89,16 @@ void arena_release(Arena *a, ArenaMark m) {
     a->used = m.used;
 }
 
-void arena_free(Arena *a) {
+static void arena_free_blocks(Arena *a) {
     for (ArenaBlock *b = a->first, *next; b; b = next) {
         next = b->next;
         free(b->mem);
         free(b);
     }
+    a->first = a->current = NULL;
+}
+
+void arena_free(Arena *a) {
+    arena_free_blocks(a);
     memset(a, 0, sizeof *a);
 }

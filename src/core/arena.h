@@ -6,14 +6,22 @@
 #include <stddef.h>
 
 typedef struct ArenaBlock ArenaBlock;
+// Called when a new block cannot be allocated, with its size; it must not return (ops use
+// what arena_alloc gives without checking). The default prints the size and exits with 1.
+typedef void (*ArenaFailure)(size_t bytes, void *ctx);
 typedef struct Arena {
     ArenaBlock *first, *current;
     size_t block_size;   // default size of a new block
     size_t used_peak;    // most bytes in use at once, for reports
     size_t used;
+    ArenaFailure on_failure;
+    void *failure_ctx;
 } Arena;
 
 void  arena_init(Arena *a, size_t block_size);
+// A caller that can say more (the training loop: which step, which checkpoint is good)
+// installs its own handler.
+void  arena_on_failure(Arena *a, ArenaFailure fn, void *ctx);
 void *arena_alloc(Arena *a, size_t bytes);          // 64-byte aligned, uninitialised
 void *arena_calloc(Arena *a, size_t bytes);         // zeroed
 void  arena_reset(Arena *a);                        // keep the blocks, forget their contents

@@ -522,8 +522,6 @@ int bpe_load(Bpe *b, const char *path, char *err, int errlen) {
         const char *problem = NULL;
         if (r.line_no == 1) {
             if (strcmp(line, "#version: 0.2")) problem = "expected the header '#version: 0.2'";
-        } else if ((size_t)len != strlen(line)) {
-            problem = "NUL byte in line";
         } else if (len > BPE_MAX_LINE) {
             problem = "line too long";
         } else if (b->n_merges >= BPE_MAX_MERGES) {
@@ -546,6 +544,7 @@ int bpe_load(Bpe *b, const char *path, char *err, int errlen) {
         }
         if (problem) rc = errorf(err, errlen, "%s:%ld: %s", path, r.line_no, problem);
     }
+    if (rc == 0) rc = line_failed(&r, err, errlen);
     if (rc == 0 && r.line_no == 0) rc = errorf(err, errlen, "%s:1: empty file (expected '#version: 0.2')", path);
     line_close(&r);
     if (rc) bpe_free(b);

@@ -43,7 +43,6 @@ int order_load_lexicon(const char *path, OrderLexicon *lex, char *err, int errle
     long len;
     while (rc == 0 && (len = line_next(&r, &line)) >= 0) {
         long ln = r.line_no;
-        if ((long)strlen(line) != len) { rc = errorf(err, errlen, "%s:%ld: line contains a NUL byte", path, ln); break; }
         int nf = line_fields(line, f, 3);
         if (nf == 0) continue;
         int is_noun = strcmp(f[0], "noun") == 0, is_verb = strcmp(f[0], "verb") == 0;
@@ -74,6 +73,7 @@ int order_load_lexicon(const char *path, OrderLexicon *lex, char *err, int errle
         if (is_noun ? push_word(&lex->nouns, &lex->n_nouns, f[1]) : push_word(&lex->verbs, &lex->n_verbs, f[1]))
             rc = errorf(err, errlen, "out of memory");
     }
+    if (rc == 0) rc = line_failed(&r, err, errlen);
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
         rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
                       path, lex->n_nouns, lex->n_verbs);

@@ -107,7 +107,7 @@ static int read_side(const char *path, int lowercase, PtSide *s, long *n_replace
     while (rc == 0 && (len = line_next(&r, &line)) >= 0)
         if (pt_add_line(s, line, (size_t)len, lowercase, n_replaced) != 0)
             rc = errorf(err, errlen, "%s:%ld: out of memory", path, r.line_no);
-    if (rc == 0 && ferror(r.f)) rc = errorf(err, errlen, "%s: read error", path);
+    if (rc == 0) rc = line_failed(&r, err, errlen);
     if (rc == 0 && r.line_no == 0) rc = errorf(err, errlen, "%s: empty file", path);
     line_close(&r);
     return rc;

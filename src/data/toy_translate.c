@@ -160,10 +160,10 @@ int toy_load_lexicon(const char *path, ToyLexicon *lex, char *err, int errlen) {
     int entries = 0;
     while (rc == 0 && (len = line_next(&lr, &line)) >= 0) {
         r.line = lr.line_no;
-        if ((long)strlen(line) != len) rc = bad(&r, "line contains a NUL byte", NULL);
-        else if (++entries > TOY_MAX_ENTRIES) rc = bad(&r, "lexicon too large (over 100000 lines)", NULL);
+        if (++entries > TOY_MAX_ENTRIES) rc = bad(&r, "lexicon too large (over 100000 lines)", NULL);
         else rc = parse_line(&r, lex, line);
     }
+    if (rc == 0) rc = line_failed(&lr, err, errlen);
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
         rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
                       path, lex->n_nouns, lex->n_verbs);

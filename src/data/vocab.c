@@ -105,6 +105,7 @@ int vocab_load(Vocab *v, const char *path, char *err, int errlen) {
         if (!p && vocab_add(v, line) < 0) p = "out of memory";
         if (p) { rc = errorf(err, errlen, "%s:%ld: %s", path, r.line_no, p); break; }
     }
+    if (rc == 0) rc = line_failed(&r, err, errlen);
     if (rc == 0 && v->n == 0)
         rc = errorf(err, errlen, "%s: empty vocabulary file (expected <pad> <unk> <bos> <eos> "
                       "on lines 1-4)", path);

@@ -2,6 +2,7 @@
 // range); a single parser handles the file, the overrides and even the defaults, so a key
 // is added by adding one table row.
 #include "io/config.h"
+#include "core/byte_size.h"
 #include "core/errors.h"
 #include "io/fileio.h"
 #include "pos/pos.h"
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define MAX_LINE 4096             // longest accepted line (and override)
 #define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
@@ -47,6 +49,7 @@ static const Key KEYS[] = {
     STR("run", out_dir, "runs", 1),
     INT("run", seed, "1", 0, INT_MAX),
     INT("run", threads, "0", 0, 4096),
+    STR("run", max_memory, "auto", 1),      // "auto" or a size such as "8G" (checked in config_validate)
 
     ENUM("task", task, "toy_translate", "order|toy_translate|parallel_text|lm|algorithmic"),
     STR("task", lexicon, "", 0),  // "" = the task's default file (chosen by the data code)
@@ -70,6 +73,7 @@ static const Key KEYS[] = {
     INT("task", alphabet, "10", 1, 1000),       // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
     INT("task", min_length, "1", 1, 4096),      // algorithmic: training input lengths (ALGO_MAX_LENGTH)
     INT("task", max_length, "16", 1, 4096),
+    STR("task", max_file_size, "1G", 1),        // a size such as "1G" (checked in config_validate)
 
     ENUM("model", model, "translator", "classifier|translator|lm"),
     INT("model", d_model, "64", 1, 8192),
@@ -478,14 +482,32 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
+    double bytes;
+    if (strcmp(c->max_memory, "auto") && byte_size_parse(c->max_memory, &bytes))
+        return invalid(c, "max_memory", NULL, err, errlen, "max_memory: '%s' is not 'auto' or a size like 8G or 512M", c->max_memory);
+    if (byte_size_parse(c->max_file_size, &bytes))
+        return invalid(c, "max_file_size", NULL, err, errlen, "max_file_size: '%s' is not a size like 1G or 200M", c->max_file_size);
     return 0;
 }
 
 int config_check_files(const Config *c, char *err, int errlen) {
     static const char *keys[] = {"lexicon", "train_src", "train_tgt", "val_src", "val_tgt", "test_src", "test_tgt"};
     const char *paths[] = {c->lexicon, c->train_src, c->train_tgt, c->val_src, c->val_tgt, c->test_src, c->test_tgt};
+    double limit = 0;
+    byte_size_parse(c->max_file_size, &limit);   // config_validate has checked it
     for (int i = 0; i < 7; i++) {
         if (!paths[i][0]) continue;
+        // stat before fopen: opening a FIFO would wait for a writer.
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode))
+            return invalid(c, keys[i], NULL, err, errlen, "%s '%s' is %s, not a regular file", keys[i], paths[i],
+                           S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+        if (stat(paths[i], &st) == 0 && (double)st.st_size > limit) {
+            char size[32];
+            byte_size_format((double)st.st_size, size, sizeof size);
+            return invalid(c, keys[i], NULL, err, errlen, "%s '%s' is %s, larger than task.max_file_size = %s (raise it to read this file)",
+                           keys[i], paths[i], size, c->max_file_size);
+        }
         FILE *f = fopen(paths[i], "rb");
         if (!f) return invalid(c, keys[i], NULL, err, errlen, "%s '%s': %s", keys[i], paths[i], strerror(errno));
         fclose(f);

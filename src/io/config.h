@@ -15,6 +15,8 @@ typedef struct Config {
     char  out_dir[CFG_STR];    // runs are written to out_dir/name (default "runs")
     int   seed;                // one seed; init, data and dropout each get their own stream
     int   threads;             // OpenMP threads; 0 = as many as there are free cores, re-checked between steps
+    char  max_memory[CFG_STR]; // "auto": refuse a run whose memory estimate exceeds what is available;
+                               // "8G": the limit is 8 GiB instead (run/memory_estimate.h)
 
     // [task]
     char  task[CFG_STR];       // order | toy_translate | parallel_text | lm | algorithmic
@@ -32,6 +34,7 @@ typedef struct Config {
     char  algorithm[CFG_STR];  // algorithmic: copy | reverse | duplicate | sort
     int   alphabet;            // algorithmic: number of symbols (2 = binary, 10 = digits)
     int   min_length, max_length;  // algorithmic: input lengths of the training (and val, test) examples
+    char  max_file_size[CFG_STR]; // largest data file (lexicon, train/val/test files) read, e.g. "1G"
 
     // [model]
     char  model[CFG_STR];      // classifier | translator | lm
@@ -92,7 +95,8 @@ void config_defaults(Config *c);
 int  config_set(Config *c, const char *assignment, char *err, int errlen);
 // Cross-field checks (d_model % n_heads, rope needs even d_k, ...). 0 or -1 with err.
 int  config_validate(const Config *c, char *err, int errlen);
-// Every file the config names (lexicon, train/val/test files) can be opened; else
+// Every file the config names (lexicon, train/val/test files) is a regular file (not a
+// device, FIFO or folder) no larger than max_file_size, and can be opened; else
 // `file:line: key 'path': reason`.
 int  config_check_files(const Config *c, char *err, int errlen);
 // Render the full resolved config (every key, defaults included) as INI text.

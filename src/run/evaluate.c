@@ -92,6 +92,7 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
                               : count_correct(logits, b.tgt_out, nb * b.T_tgt, TOK_PAD);
         if (classifier)
             for (int i = 0; i < nb; i++) memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C, sizeof(float) * C);
+        arena_release(a, mark);   // the forward pass is counted: decoding reuses its memory
         if (decode && m->kind == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len);
@@ -106,7 +107,6 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
             for (int i = 0; i < nb; i++) exact += same_sequence(hyp + (long)i * max_len, max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
             free(hyp);
         }
-        arena_release(a, mark);
         batch_free(&b);
     }
     if (!rc) {

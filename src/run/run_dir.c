@@ -60,14 +60,19 @@ void run_inference_begin(Arena *arena, int threads) {
 int run_open(Run *r, char *err, int errlen) {
     run_inference_begin(&r->arena, r->cfg.threads);
     r->opened = OPENED_ARENA;
-    if (task_load(&r->task, &r->cfg, err, errlen)) return -1;
+    // Memory from the config alone first: an absurd test_size is refused before generating it.
+    memory_estimate_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory);
+    if (memory_check(&r->memory, &r->cfg, err, errlen) || task_load(&r->task, &r->cfg, err, errlen)) return -1;
     r->opened |= OPENED_TASK;
     const Task *t = &r->task;
+    memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
+    if (memory_check(&r->memory, &r->cfg, err, errlen)) return -1;
     if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
     model_build(&r->model, &r->cfg, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
     r->opened |= OPENED_MODEL;
     model_set_training(&r->model, 0);
     if (r->ckpt[0] && checkpoint_load(r->ckpt, &r->model, NULL, NULL, err, errlen)) return -1;
+    memory_report(&r->memory, &r->cfg, stderr);
     return 0;
 }
 

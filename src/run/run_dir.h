@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "core/arena.h"
 #include "models/model.h"
+#include "run/memory_estimate.h"
 #include "run/task.h"
 
 typedef struct Run {
@@ -25,6 +26,9 @@ typedef struct Run {
     Model  model;
     Arena  arena;       // the tensor arena of run_open (the Run must not move afterwards)
     int    opened;      // how far run_open got, for run_close
+    const int *lengths; // ./eval's lengths= (set before run_open), for the memory estimate
+    int    n_lengths;
+    MemoryEstimate memory;
 } Run;
 
 // Where a checkpoint argument points: a run folder (then its model.safetensors) or a
@@ -38,8 +42,8 @@ void run_locate(const char *arg, char *ckpt, char *dir, size_t n);
 int  run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err, int errlen);
 
 // After run_read_config: the config's thread count, a tensor arena with the tape off
-// (run_inference_begin), the task's data, the saved vocabularies checked against it, the
-// model built with dropout off and the checkpoint's weights loaded (a fresh model keeps its
+// (run_inference_begin), the task's data, the memory estimate checked (run/memory_estimate.h;
+// printed on stderr once all else succeeded), the saved vocabularies checked against the data, the model built with dropout off and the checkpoint's weights loaded (a fresh model keeps its
 // seeded initial weights). 0, or -1 with a message; call run_close either way.
 int  run_open(Run *r, char *err, int errlen);
 

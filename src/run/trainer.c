@@ -14,6 +14,7 @@
 #include "run/checkpoint.h"
 #include "run/evaluate.h"
 #include "run/stop.h"
+#include "run/memory_estimate.h"
 #include "run/task.h"
 
 #define LOG_HEADER "step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm\n"
@@ -101,6 +102,8 @@ typedef struct Run {
     int lengths[64], n_lengths;
     char last_good[600];         // the newest checkpoint known good ("" = none yet)
     long last_good_step;
+    long step;                   // the step running, for the out-of-memory message
+    MemoryEstimate memory;       // checked in setup, printed first once the run folder exists
 } Run;
 
 // Evaluate the validation split (and the extra lengths) and log one row each.
@@ -211,8 +214,10 @@ static int setup(Run *r, char *err, int errlen) {
                  r->dir, r->dir);
         return -1;
     }
-    if (task_load(&r->task, c, err, errlen)) return -1;
+    // Memory first: from the config alone before loading data, then with the data's shapes.
+    if (memory_check_train(c, NULL, &r->memory, err, errlen) || task_load(&r->task, c, err, errlen)) return -1;
     Task *t = &r->task;
+    if (memory_check_train(c, t, &r->memory, err, errlen)) return -1;
     model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
     // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
     int max_src = 0, max_tgt = 0;
@@ -253,6 +258,18 @@ static int resume(Run *r, long *start, char *err, int errlen) {
     return 0;
 }
 
+// The arena could not grow mid-run (the estimate was short, or memory went to others):
+// stop as a NaN does, naming the step and the checkpoint to resume from.
+static void out_of_memory(size_t bytes, void *ctx) {
+    const Run *r = ctx;
+    char good[700];
+    last_good_text(r, good, sizeof good);
+    fflush(stdout);
+    fprintf(stderr, "error: step %ld: out of memory: cannot allocate %zu MiB for activations; stopped, %s\n",
+            r->step, bytes >> 20, good);
+    exit(1);
+}
+
 // train.bucket: the length of each training pair, for batches of similar lengths.
 static int *bucket_lengths(const Split *s) {
     int *len = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
@@ -280,6 +297,7 @@ int train_run(Config *c, char *err, int errlen) {
     Arena arena;
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
+    arena_on_failure(&arena, out_of_memory, &r);
     long start = 0;
     int rc = setup(&r, err, errlen);
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
@@ -289,6 +307,7 @@ int train_run(Config *c, char *err, int errlen) {
         else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
     }
     if (!rc) rc = make_dirs(r.dir, err, errlen);   // only once everything loaded: no empty folders
+    if (!rc) memory_report(&r.memory, c, stdout);
     if (!rc) remove_stale_temps(r.dir);
     if (!rc) {
         char path[600];
@@ -308,6 +327,7 @@ int train_run(Config *c, char *err, int errlen) {
     double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
+        r.step = step;
         Batch b;
         make_batch(&r, &b);
         arena_reset(&arena);
@@ -342,7 +362,10 @@ int train_run(Config *c, char *err, int errlen) {
         progress(step, c->steps, loss->data[0], tokens / elapsed, elapsed / (step - start) * (c->steps - step));
         batch_free(&b);
         int last = step == c->steps;
-        if (step % c->eval_every == 0 || last) rc = evaluate_and_log(&r, step, last, err, errlen);
+        if (step % c->eval_every == 0 || last) {
+            arena_reset(&arena);   // the step's tensors are done with: evaluation reuses their memory
+            rc = evaluate_and_log(&r, step, last, err, errlen);
+        }
         if (!rc && (step % c->ckpt_every == 0 || last)) rc = save_checkpoint(&r, step, err, errlen);
         if (!rc && ferror(r.log)) {
             char good[700];

@@ -7,6 +7,8 @@
 #include "data/tokenize.h"
 #include "run/checkpoint.h"
 #include "run/decode.h"
+#include "run/memory_estimate.h"
+#include "core/errors.h"
 #include "run/run_dir.h"
 
 int translator_open(Translator *t, const char *arg, char *err, int errlen) {
@@ -83,6 +85,22 @@ int translator_encode(const Translator *t, const char *line, int **ids) {
     pt_side_free(&words);
     pt_side_free(&subwords);
     return *ids ? n + 1 : -1;
+}
+
+int translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch, char *err, int errlen) {
+    int longest = 1;
+    for (int i = 0; i < n; i++) {
+        int *ids, k = translator_encode(t, lines[i], &ids);
+        if (k < 0) return errorf(err, errlen, "out of memory");
+        free(ids);
+        if (k > longest) longest = k;
+    }
+    MemoryEstimate e;
+    MemoryVocab v = {t->src_vocab.n, t->tgt_vocab.n, 0};
+    memory_estimate_translate(&t->cfg, v, n < batch ? (n > 0 ? n : 1) : batch, beam, longest, &e);
+    if (memory_check(&e, &t->cfg, err, errlen)) return -1;
+    memory_report(&e, &t->cfg, stderr);
+    return 0;
 }
 
 char *translator_text(const Translator *t, const int *ids, int n) {

@@ -23,6 +23,7 @@
 #include "data/vocab.h"
 #include "models/model.h"
 #include "run/evaluate.h"
+#include "run/memory_estimate.h"
 
 static const char *USAGE =
     "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--busy] [--tsv]\n"
@@ -375,6 +376,22 @@ int main(int argc, char **argv) {
         }
     }
     if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    // Memory before any work: the largest shape's training step against what is available.
+    MemoryEstimate largest = {0};
+    Config largest_cfg;
+    for (int s = 0; s < (int)(sizeof SHAPES / sizeof SHAPES[0]); s++) {
+        const Shape *sh = &SHAPES[s];
+        Config c;
+        shape_config(sh, &c);
+        MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
+        MemoryPass p = {sh->B, sh->src_max + 1, sh->T ? sh->T : sh->tgt_max + 1, 1, 0};
+        MemoryEstimate e;
+        memory_estimate_step(&c, v, &p, &e);
+        if (wanted(only, sh->name) && e.total > largest.total) largest = e, largest_cfg = c;
+    }
+    char err[512];
+    if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); return 1; }
+    if (largest.total > 0 && !tsv) memory_report(&largest, &largest_cfg, stdout);
     pid_t competitor = busy ? start_busy() : 0;
     if (competitor < 0) { perror("bench: fork"); return 1; }
     if (!tsv) {

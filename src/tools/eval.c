@@ -85,8 +85,11 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     int lengths[256], n_lengths = 0, rc = 0;
     if (check_splits(c->splits, err, errlen) ||
         (c->lengths[0] && (n_lengths = parse_lengths(c->lengths, lengths, 256, err, errlen)) < 0) ||
-        check_lengths(c, lengths, n_lengths, err, errlen) || run_open(&run, err, errlen))
+        check_lengths(c, lengths, n_lengths, err, errlen))
         rc = -1;
+    run.lengths = lengths;   // for the memory estimate
+    run.n_lengths = n_lengths > 0 ? n_lengths : 0;
+    if (!rc && run_open(&run, err, errlen)) rc = -1;
     Model *m = &run.model;
     Task *t = &run.task;
     if (!rc && dump_path) {

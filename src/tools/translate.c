@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
     char **lines, **out = NULL;
     int n, rc = read_lines(stdin, &lines, &n);
     if (rc) snprintf(err, sizeof err, "cannot read standard input");
+    if (!rc) rc = translate_check_memory(&t, lines, n, beam, batch, err, sizeof err);
     if (!rc && attn_dir && n > 20) { snprintf(err, sizeof err, "--attention draws at most 20 lines, got %d", n); rc = -1; }
     if (!rc && !(out = calloc((size_t)(n ? n : 1), sizeof(char *)))) { snprintf(err, sizeof err, "out of memory"); rc = -1; }
     if (!rc) rc = translate_lines(&t, lines, n, beam, alpha, batch, out, err, sizeof err);

@@ -1,0 +1,78 @@
+// Memory a run will need, estimated from its shapes before any of it is allocated, and the
+// refusal when that is more than the machine allows.
+//
+// The estimate adds up what a run holds at its peak:
+//   parameters   weights and gradients, the AdamW moments, and the checkpoint written from
+//                them (a buffer of the whole file) or read into the model
+//   activations  the step arena's high-water mark: the largest training step (activations,
+//                their gradients, attention probabilities, the tape's saved arrays) or
+//                evaluation batch (forward pass plus greedy decoding), whichever is larger
+//   data         the task's examples or token streams, from the config and the data files' sizes
+//   program      code, libraries, thread stacks, the allocator's own overhead (measured)
+// Each term follows the code that allocates it (core/ops_*.c, run/evaluate.c, run/decode.c);
+// tests/test_memory.sh measures runs' peak resident memory against it (docs/robustness.md).
+//
+// What is available: MemAvailable (/proc/meminfo), lowered to the cgroup's room (v2
+// memory.max - memory.current, v1 memory.limit_in_bytes - memory.usage_in_bytes) where a
+// limit is set. run.max_memory = auto compares with that; run.max_memory = 8G compares with
+// 8 GiB instead, less or more than is available: a tighter budget, or going ahead on purpose.
+// It is a check before the run, not a limit on the process (use ulimit or a cgroup for that).
+#ifndef MEMORY_ESTIMATE_H
+#define MEMORY_ESTIMATE_H
+#include <stdio.h>
+#include "io/config.h"
+#include "run/task.h"
+
+typedef struct MemoryEstimate {
+    double params, activations, data, program;   // bytes
+    double total;
+    const char *params_label;                    // "parameters and Adam" (training) or "parameters"
+    // The setting behind the largest term and the advice, for the refusal:
+    // "train.batch_size = 1048576", "Lower batch_size".
+    char setting[96], advice[96];
+} MemoryEstimate;
+
+// The shapes a pass runs on. train: with gradients (a training step); else a forward pass
+// without tape; decode_len > 0 adds greedy decoding of that many tokens (translator).
+typedef struct MemoryPass {
+    int B, T_src, T_tgt;
+    int train;
+    int decode_len;
+} MemoryPass;
+
+typedef struct MemoryVocab { int src, tgt, classes; } MemoryVocab;
+
+// Parameter count of the model the config describes (model_build's, without allocating).
+double memory_param_count(const Config *c, MemoryVocab v);
+// Step-arena bytes of one pass (what core/ops_*.c allocate for it, at its peak).
+double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p);
+// Data bytes of the task, from the config and the sizes of the files it names.
+double memory_data_bytes(const Config *c);
+
+// Whole-run estimates. The task may be NULL (before its data is loaded): the vocabularies
+// are then the specials only and the lengths the config's bounds (max_tokens, window).
+void memory_estimate_train(const Config *c, const Task *t, MemoryEstimate *e);
+void memory_estimate_eval(const Config *c, const Task *t, const int *lengths, int n_lengths, MemoryEstimate *e);
+// One training step of a model on one batch shape (./bench): parameters, gradients and
+// AdamW moments, the step's activations, no data, no checkpoint.
+void memory_estimate_step(const Config *c, MemoryVocab v, const MemoryPass *p, MemoryEstimate *e);
+// ./translate: beam search over batches of `batch` lines of up to T_src tokens.
+void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int beam, int T_src, MemoryEstimate *e);
+
+// ./train's check: memory_estimate_train into e, then memory_check. Called before the data
+// is loaded (t = NULL: refuses an absurd model or batch without reading any data) and after.
+int  memory_check_train(const Config *c, const Task *t, MemoryEstimate *e, char *err, int errlen);
+
+// Bytes available to this process and where the figure comes from ("MemAvailable",
+// "cgroup memory.max"); a negative value when neither can be read.
+double memory_available(char *source, size_t n);
+
+// Compares e with the limit (run.max_memory, or what is available). Over it: -1 and one
+// line in err, e.g. "train.batch_size = 1048576 needs about 310 GiB (activations 305 GiB,
+// parameters and Adam 3 MiB, data 5 MiB, program 4 MiB); 21 GiB are available
+// (MemAvailable). Lower batch_size or set run.max_memory." Else 0.
+int  memory_check(const MemoryEstimate *e, const Config *c, char *err, int errlen);
+// The estimate as one line, for the start of a run once nothing can fail any more:
+// "memory: about 172 MiB (activations 156 MiB, ...); 21.9 GiB available".
+void memory_report(const MemoryEstimate *e, const Config *c, FILE *out);
+#endif

@@ -1,0 +1,109 @@
+// The memory estimate's parts against the code they describe: sizes as text, the parameter
+// count against model_build, and a pass's arena bytes against the arena's real high-water
+// mark after a training step and after a forward pass. (tests/test_memory.sh measures whole
+// runs' peak resident memory.)
+#include "check.h"
+#include <string.h>
+#include "core/byte_size.h"
+#include "core/tape.h"
+#include "run/evaluate.h"
+#include "run/memory_estimate.h"
+
+static void test_byte_sizes(void) {
+    const char *good[] = {"8G", "512M", "1.5G", "100K", "4096", "2GiB", "3gb", "1T", "7B"};
+    double want[] = {8.0 * (1 << 30), 512.0 * (1 << 20), 1.5 * (1 << 30), 100.0 * 1024, 4096, 2.0 * (1 << 30),
+                     3.0 * (1 << 30), 1099511627776.0, 7};
+    for (int i = 0; i < 9; i++) {
+        double v = -1;
+        CHECK(byte_size_parse(good[i], &v) == 0 && v == want[i], "'%s' -> %.0f, expected %.0f", good[i], v, want[i]);
+    }
+    const char *bad[] = {"", "-1G", "8Q", "8G extra", "G", "inf", "nan", "99999999999T"};
+    for (int i = 0; i < 8; i++) {
+        double v;
+        CHECK(byte_size_parse(bad[i], &v) == -1, "'%s' accepted", bad[i]);
+    }
+    char out[32];
+    byte_size_format(0, out, sizeof out);
+    CHECK(!strcmp(out, "0 B"), "0 -> '%s'", out);
+    byte_size_format(1.5 * (1 << 30), out, sizeof out);
+    CHECK(!strcmp(out, "1.50 GiB"), "1.5 GiB -> '%s'", out);
+    byte_size_format(310.0 * (1 << 30), out, sizeof out);
+    CHECK(!strcmp(out, "310 GiB"), "310 GiB -> '%s'", out);
+    byte_size_format(12.34 * (1 << 20), out, sizeof out);
+    CHECK(!strcmp(out, "12.3 MiB"), "12.34 MiB -> '%s'", out);
+}
+
+static Config small(const char *model, const char *pos) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.model, sizeof c.model, "%s", model);
+    snprintf(c.task, sizeof c.task, "%s", !strcmp(model, "lm") ? "lm" : !strcmp(model, "classifier") ? "order" : "toy_translate");
+    snprintf(c.pos, sizeof c.pos, "%s", pos);
+    c.d_model = 32; c.n_heads = 4; c.d_ff = 48; c.enc_layers = 2; c.dec_layers = 3; c.threads = 1;
+    return c;
+}
+
+static void test_param_count_matches_model_build(void) {
+    const char *models[] = {"translator", "lm", "classifier"}, *pos[] = {"learned", "t5", "rope", "none"};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+            Config c = small(models[i], pos[j]);
+            MemoryVocab v = {57, 43, 5};
+            Model m;
+            model_build(&m, &c, v.src, !strcmp(models[i], "lm") ? v.src : v.tgt, v.classes);
+            if (!strcmp(models[i], "lm")) v.tgt = v.src;
+            CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s: estimate %.0f, model %ld", models[i], pos[j],
+                  memory_param_count(&c, v), m.ps.total);
+            model_free(&m);
+        }
+}
+
+// One LM pass on a stream of tokens, as the trainer (train) or evaluate_lm (no tape) runs it;
+// the arena's high-water mark against memory_pass_bytes.
+static void lm_pass(const char *pos, int train, float dropout) {
+    Config c = small("lm", pos);
+    c.dropout = dropout;
+    c.d_model = 64; c.d_ff = 256;   // big enough that the gemms run on every thread, as in real runs
+    int V = 50, B = 3, T = 128, n = B * (T + 1) + 1;
+    int *stream = malloc(sizeof(int) * (size_t)n), starts[3] = {0, T + 1, 2 * (T + 1)};
+    for (int i = 0; i < n; i++) stream[i] = 4 + (i * 7) % (V - 4);
+    Model m;
+    model_build(&m, &c, V, V, 0);
+    model_set_training(&m, train);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    tape_set_enabled(train);
+    tape_reset();
+    Batch b;
+    CHECK(batch_lm(stream, n, starts, B, T, &b) == 0, "batch");
+    Tensor *loss = batch_loss(&m, &b, 0, NULL);
+    if (train) tape_backward(loss);
+    MemoryVocab v = {V, V, 0};
+    MemoryPass p = {B, 0, T, train, 0};
+    double est = memory_pass_bytes(&c, v, &p), got = (double)arena.used_peak;
+    // The gemm packing scratch is bounded, not followed product by product: allow 3%.
+    CHECK(fabs(est - got) <= 0.03 * got, "pos %s train %d dropout %g: estimate %.0f bytes, arena peak %.0f", pos, train,
+          dropout, est, got);
+    batch_free(&b);
+    tape_set_enabled(1);
+    model_free(&m);
+    arena_free(&arena);
+    free(stream);
+}
+
+static void test_lm_pass_matches_arena(void) {
+    const char *pos[] = {"rope", "alibi", "t5", "learned", "sinusoidal", "none"};
+    for (int i = 0; i < 6; i++) {
+        lm_pass(pos[i], 1, 0.1f);
+        lm_pass(pos[i], 1, 0);
+        lm_pass(pos[i], 0, 0);
+    }
+}
+
+int main(void) {
+    RUN(test_byte_sizes);
+    RUN(test_param_count_matches_model_build);
+    RUN(test_lm_pass_matches_arena);
+    return check_summary();
+}
