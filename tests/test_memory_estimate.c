@@ -3,6 +3,7 @@
 // mark after a training step and after a forward pass. (tests/test_memory.sh measures whole
 // runs' peak resident memory.)
 #include "check.h"
+#include "pos/pos.h"
 #include <string.h>
 #include "core/byte_size.h"
 #include "core/tape.h"
@@ -44,15 +45,16 @@ static Config small(const char *model, const char *pos) {
 }
 
 static void test_param_count_matches_model_build(void) {
-    const char *models[] = {"translator", "lm", "classifier"}, *pos[] = {"learned", "t5", "rope", "none"};
+    const char *models[] = {"translator", "lm", "classifier"};
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 4; j++) {
-            Config c = small(models[i], pos[j]);
+        for (int j = 0; j < pos_scheme_count(); j++) {   // every scheme of the registry
+            const char *pos = pos_scheme_at(j)->name;
+            Config c = small(models[i], pos);
             MemoryVocab v = {57, 43, 5};
             Model m;
             model_build(&m, &c, v.src, !strcmp(models[i], "lm") ? v.src : v.tgt, v.classes);
             if (!strcmp(models[i], "lm")) v.tgt = v.src;
-            CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s: estimate %.0f, model %ld", models[i], pos[j],
+            CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s: estimate %.0f, model %ld", models[i], pos,
                   memory_param_count(&c, v), m.ps.total);
             model_free(&m);
         }
@@ -93,11 +95,11 @@ static void lm_pass(const char *pos, int train, float dropout) {
 }
 
 static void test_lm_pass_matches_arena(void) {
-    const char *pos[] = {"rope", "alibi", "t5", "learned", "sinusoidal", "none"};
-    for (int i = 0; i < 6; i++) {
-        lm_pass(pos[i], 1, 0.1f);
-        lm_pass(pos[i], 1, 0);
-        lm_pass(pos[i], 0, 0);
+    for (int i = 0; i < pos_scheme_count(); i++) {
+        const char *pos = pos_scheme_at(i)->name;
+        lm_pass(pos, 1, 0.1f);
+        lm_pass(pos, 1, 0);
+        lm_pass(pos, 0, 0);
     }
 }
 
