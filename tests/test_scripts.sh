@@ -51,7 +51,7 @@ report() {   # NAME PROBLEM
 
 # ---- dog_bites_man.sh
 D=$TMP/dbm
-if sh scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
+if scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
 else fail dbm_quick_runs "exit status $?: $(tail -5 "$TMP/dbm.out")"; fi
 missing=""
 for f in runs.csv permute.csv curves.csv results.md pair_acc.svg train_loss.svg; do [ -s "$D/$f" ] || missing="$missing $f"; done
@@ -69,7 +69,7 @@ report dbm_permute_none "$(awk -F, '$1 == "none" && (($2 == "bidirectional" && $
 
 # ---- extrapolate.sh
 E=$TMP/ex
-if sh scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
+if scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
 else fail ex_quick_runs "exit status $?: $(tail -5 "$TMP/ex.out")"; fi
 missing=""
 for f in results.csv results.md curves.csv tr_train_loss.svg tr_val_loss_1x.svg tr_val_loss_4x.svg tr_length_loss.svg \
@@ -96,8 +96,8 @@ report ex_offset_invariance "$(awk -F, '$1 == "offset" { v[$2, $4] = $6 } END {
     else if (v["sinusoidal", 8] == v["sinusoidal", 0]) print "sinusoidal loss unchanged at offset 8"
 }' "$E/results.csv")"
 # A second run reuses every checkpoint and evaluation.
-if sh scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && ! grep -q "train  " "$TMP/ex2.out" \
+if scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && ! grep -q "train  " "$TMP/ex2.out" \
         && grep -q "reuse" "$TMP/ex2.out"; then ok ex_reuses_runs
 else fail ex_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ex2.out")"; fi
-expect_error ex_bad_option "unknown argument '--fast'" sh scripts/extrapolate.sh --fast
-expect_error ex_bad_views "--views wants a list of 1, 2, 3" sh scripts/extrapolate.sh --views 4
+expect_error ex_bad_option "unknown argument '--fast'" scripts/extrapolate.sh --fast
+expect_error ex_bad_views "--views wants a list of 1, 2, 3" scripts/extrapolate.sh --views 4
