@@ -64,7 +64,7 @@ FUZZ_DIR     ?= /tmp/tf-fuzz
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -Isrc
-FUZZ_SRC_safetensors = src/io/safetensors.c src/io/json.c src/io/fileio.c
+FUZZ_SRC_safetensors = src/io/safetensors.c src/io/json.c src/io/fileio.c src/core/crash_point.c
 FUZZ_SRC_config      = src/io/config.c
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/io/*.c src/io/*.h)
