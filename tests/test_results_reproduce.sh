@@ -8,7 +8,7 @@
 #    differences. Exact: the example counts, every saturated accuracy (0, 0.5 or 1: the five-word
 #    form, `none`, ALiBi's pair accuracy on reversals), and "below 1e-4" for the differences that
 #    are zero up to rounding (a twin or a permutation the model cannot tell apart). Within 0.05
-#    absolute: the other accuracies (measured 0.02). Relative: losses 2% (measured 1.5%), ALiBi's
+#    absolute: the other accuracies (measured 0.02). Relative: losses 2% (measured 1%, t5), ALiBi's
 #    losses 15% (measured 10%: it converges slowest, see the README), twin and permutation
 #    differences 5% (measured 3.3%).
 . tests/lib.sh
