@@ -57,27 +57,22 @@ static void test_free_threads_on_samples(void) {
     const unsigned char both[2] = {1, 1}, only0[2] = {1, 0};
     LoadSample a = sample(10, 5, 1000, 10, 2000, 20, both);
     CHECK(a.cores == 2 && fabs(a.idle - 30.3) < 1e-9, "cores %d, idle %g s (want 2, 30.3)", a.cores, a.idle);
-    // Idle machine, we used nothing: both cores free.
-    LoadSample b = sample(11, 5, 1100, 10, 2100, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 2, "idle: %d", runtime_free_threads(&a, &b));
-    // We ran 2 threads flat out (2 CPU s in 1 s), nobody else: still 2.
-    b = sample(11, 7, 1000, 10, 2000, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 2, "ours: %d", runtime_free_threads(&a, &b));
-    // Another process held one core, we had the other (1 CPU s) : 1 thread.
-    b = sample(11, 6, 1000, 10, 2000, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 1, "one busy: %d", runtime_free_threads(&a, &b));
-    // 0.6 core free: rounds to 1; 1.4: to 1; 1.6: to 2; iowait counts as idle.
-    b = sample(11, 5, 1030, 10, 2000, 40, both);
-    CHECK(runtime_free_threads(&a, &b) == 1, "0.5+: %d", runtime_free_threads(&a, &b));
-    b = sample(11, 6, 1040, 10, 2000, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 1, "1.4: %d", runtime_free_threads(&a, &b));
-    b = sample(11, 6, 1040, 30, 2000, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 2, "1.6 with iowait: %d", runtime_free_threads(&a, &b));
-    // Everything busy by others: at least 1. More free than cores (clock skew): at most 2.
-    b = sample(11, 5, 1000, 10, 2000, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 1, "all busy: %d", runtime_free_threads(&a, &b));
-    b = sample(11, 9, 1200, 10, 2200, 20, both);
-    CHECK(runtime_free_threads(&a, &b) == 2, "over: %d", runtime_free_threads(&a, &b));
+    // Each case 1 s after `a`: our CPU seconds, cpu0 idle and iowait ticks, cpu1 idle and iowait.
+    static const struct { double own; long idle0, iowait0, idle1, iowait1; int want; const char *what; } cases[] = {
+        {5, 1100, 10, 2100, 20, 2, "idle machine, we used nothing"},
+        {7, 1000, 10, 2000, 20, 2, "we ran 2 threads flat out, nobody else"},
+        {6, 1000, 10, 2000, 20, 1, "another process held one core, we had the other"},
+        {5, 1030, 10, 2000, 40, 1, "0.5 core free, iowait counted: rounds to 1"},
+        {6, 1040, 10, 2000, 20, 1, "1.4 cores free: rounds to 1"},
+        {6, 1040, 30, 2000, 20, 2, "1.6 cores free with iowait: rounds to 2"},
+        {5, 1000, 10, 2000, 20, 1, "everything busy by others: at least 1"},
+        {9, 1200, 10, 2200, 20, 2, "more free than cores (clock skew): at most 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        LoadSample b = sample(11, cases[i].own, cases[i].idle0, cases[i].iowait0, cases[i].idle1, cases[i].iowait1, both);
+        int got = runtime_free_threads(&a, &b);
+        CHECK(got == cases[i].want, "%s: %d threads, want %d", cases[i].what, got, cases[i].want);
+    }
     // Only cpu0 in the affinity mask: cpu1's idle time is not ours to use.
     LoadSample c = sample(10, 5, 1000, 10, 2000, 20, only0), d = sample(11, 5, 1100, 10, 2100, 20, only0);
     CHECK(c.cores == 1 && fabs(c.idle - 10.1) < 1e-9, "mask: cores %d, idle %g", c.cores, c.idle);
