@@ -57,10 +57,11 @@ int write_file_atomic(const char *path, const void *data, size_t n, char *err, i
     errno = 0;
     // In two halves, with a crash point between them: tests kill the process there (TF_CRASH_AT)
     // to leave a torn temporary file, as a crash in the middle of the write would.
+    // (n = 0 may come with data = NULL, which fwrite must not see.)
     size_t half = n / 2;
-    int ok = fwrite(data, 1, half, f) == half;
+    int ok = half == 0 || fwrite(data, 1, half, f) == half;
     if (ok && fflush(f) == 0) crash_point(path);
-    ok = ok && fwrite((const char *)data + half, 1, n - half, f) == n - half;
+    ok = ok && (n == half || fwrite((const char *)data + half, 1, n - half, f) == n - half);
     if (ok) ok = fflush(f) == 0;
     if (ok) { what = "fsync failed"; ok = fsync(fileno(f)) == 0; }
     int saved = errno ? errno : EIO;
