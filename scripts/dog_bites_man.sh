@@ -110,6 +110,7 @@ wall=$(( $(now) - start ))
     echo
     echo "Command: \`$command\` (seeds 1..$seeds; configs/order/<scheme>.ini$([ $quick = 1 ] && echo ', 150 steps'));"
     echo "wall time ${wall} s on this machine (finished runs are reused, so a rerun is faster)."
+    provenance
     echo "Held-out test split: \`the dog bites the man\` stands for the five-word sentences and their twins"
     echo "(\`the man bites the dog\`), \`dog bites man\` for the literal three-word reversals (a form never seen in training)."
     echo "Cells: mean ± sample standard deviation over seeds."

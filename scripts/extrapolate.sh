@@ -234,6 +234,7 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
     echo "Command: \`$command\` (seeds $(echo $seed_list | tr ' ' ','); translator configs/<scheme>.ini, $tr_steps steps;"
     echo "language model configs/lm/<scheme>.ini, $lm_steps steps$([ $quick = 1 ] && echo '; quick mode: tiny models, not meaningful'));"
     echo "wall time ${wall} s on this machine (finished runs and evaluations are reused, so a rerun is faster)."
+    provenance
     echo "Cells: mean ± sample standard deviation over the seeds. rope_pi4 = the rope models evaluated with"
     echo "\`rope_scale=4\` (position interpolation), rope_base40k = with \`rope_base=40000\`; no retraining."
     if want_view 1; then

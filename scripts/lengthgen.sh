@@ -107,6 +107,7 @@ wall=$(( $(now) - start ))
     echo "# Length generalisation on algorithmic tasks"
     echo
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
+    provenance
     echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
     echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."

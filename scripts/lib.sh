@@ -294,3 +294,18 @@ slurm_report() {
     rm -f "$_sd/job"
     [ $_failed -eq 0 ]
 }
+
+# provenance: the line every results.md carries, naming the commit, the build of the tools and
+# the CPU that made its numbers. They are bit-identical for the same build on the same CPU
+# (any thread count); -march=native makes another CPU a different build (README, Tests).
+provenance() {
+    _rev=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git checkout)")
+    git diff --quiet HEAD -- src Makefile 2>/dev/null || _rev="$_rev with uncommitted changes to src/ or Makefile"
+    # gcc records the compiler and its options, -march=native resolved, in the debug info.
+    _cc=$(LC_ALL=C grep -a -o -m1 'GNU C[0-9]* [[:print:]]*' "$BIN_DIR/train" 2>/dev/null | head -1)
+    _build="unknown build"
+    [ -n "$_cc" ] && _build="$(echo "$_cc" | grep -o '^GNU C[0-9]* [0-9.]*')$(echo "$_cc" |
+        grep -o -- ' -march=[^ ]*\| -O[^ ]*\| -ffp-contract=[^ ]*\| -fsanitize=[^ ]*' | tr -d '\n')"
+    _cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -1)
+    echo "Produced by commit $_rev; tools: $_build; CPU: ${_cpu:-unknown}."
+}

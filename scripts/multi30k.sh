@@ -161,6 +161,7 @@ wall=$(( $(now) - start ))
     echo "## Multi30k De→En: BLEU on test_2016_flickr per positional scheme"
     echo
     echo "Command: \`$command\`; wall time ${wall} s on this machine (finished runs are reused)."
+    provenance
     echo "Configs: configs/multi30k/<scheme>.ini$([ $quick = 1 ] && echo ' shrunk by --quick')$([ -n "$overrides" ] && echo "; overrides: \`$(echo $overrides)\`")."
     echo "BLEU: sacreBLEU-compatible corpus BLEU (13a, BLEU-4) of \`./translate --ref\`; training time is"
     echo "the trainer's own wall time; load is the 1-minute load average when the trainings started and ended"

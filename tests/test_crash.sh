@@ -1,62 +1,42 @@
-# Crash safety of ./train: SIGKILL at random moments (and while a checkpoint is being written)
-# leaves the last checkpoint loadable, and resuming gives the log.csv and the weights of an
-# unbroken run; a write error (file-size limit, full tmpfs) is reported and keeps the old
+# Crash safety of ./train: SIGKILL at chosen points (the start of a step, halfway through
+# writing a checkpoint or the log) leaves the last checkpoint loadable, and resuming gives the
+# log.csv and the weights of an unbroken run; a write error (file-size limit, full tmpfs) is reported and keeps the old
 # checkpoint; a loss or weights that stop being finite stop the run naming the step and the
 # last good checkpoint.
 . tests/lib.sh
 tiny_config "$TMP/crash.ini" seed=5 train_size=300 d_model=32 d_ff=64 steps=100 batch_size=16 log_every=5 eval_every=25
-
-# A pseudo-random delay in [0.05, 0.6) s, different on every call.
-n_delay=0
-delay() {
-    n_delay=$((n_delay + 1))
-    awk -v s="$$$n_delay" 'BEGIN { srand(s); printf "%.2f", 0.05 + rand() * 0.55 }'
-}
 
 # ------------------------------------------------------------------------------ kill and resume
 "$TRAIN" "$TMP/crash.ini" run.name=ref >"$TMP/ref.out" 2>&1 || fail crash_reference "$(tail -c 300 "$TMP/ref.out")"
 "$EVAL" "$RUNS/ref" >"$TMP/ref.eval" 2>&1 || fail crash_reference_eval "$(tail -c 300 "$TMP/ref.eval")"
 sed -i '/^memory: about/d' "$TMP/ref.eval"   # the memory line says what is available, which varies
 
+# Each round resumes the run and kills it (SIGKILL, from inside: TF_CRASH_AT, see
+# src/core/crash_point.h) at a chosen point, so every kill lands whatever the machine's load:
+# at the start of a step (counted from the round's first step), or halfway through writing the
+# checkpoint or log.csv (the N-th such write of the round), which leaves a torn temporary file.
 DIR=$RUNS/crash
-# tmp_appears / tmp_gone: busy-wait (no sleep: a checkpoint write takes milliseconds) until the
-# running trainer's temporary checkpoint file exists / no longer exists; 1 if it exited first.
-tmp_appears() { while kill -0 $pid 2>/dev/null; do [ -e "$DIR/model.safetensors.tmp.$pid" ] && return 0; done; return 1; }
-tmp_gone()    { while kill -0 $pid 2>/dev/null; do [ -e "$DIR/model.safetensors.tmp.$pid" ] || return 0; done; return 1; }
-kills=0; in_write=0; loads=0; load_failures=""; finished=0
-for round in 1 2 3 4 5 6; do
+kills=0; in_write=0; loads=0; problems=""
+for point in step:13 model.safetensors:2 step:31 model.safetensors:1 log.csv:1 step:1 step:9; do
     resume=""
     [ -e "$DIR/model.safetensors" ] && resume="train.resume=$DIR"
-    "$TRAIN" "$TMP/crash.ini" run.name=crash $resume >>"$TMP/crash.out" 2>&1 &
-    pid=$!
-    # Let one checkpoint complete, so that every round makes progress.
-    tmp_appears && tmp_gone
-    if [ $((round % 2)) -eq 1 ]; then
-        # Odd rounds: kill while the next checkpoint is being written.
-        tmp_appears && kill -9 $pid 2>/dev/null && in_write=$((in_write + 1))
-    else
-        sleep "$(delay)"   # even rounds: at a random moment
-    fi
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
+    TF_CRASH_AT=$point "$TRAIN" "$TMP/crash.ini" run.name=crash $resume >>"$TMP/crash.out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ]; then finished=1; break; fi
+    if [ $rc -ne 137 ]; then problems="$problems [$point: exit $rc, not killed]"; continue; fi
     kills=$((kills + 1))
-    if [ -e "$DIR/model.safetensors" ]; then
-        if "$EVAL" "$DIR" >"$TMP/eval.out" 2>&1; then loads=$((loads + 1))
-        else load_failures="$load_failures [round $round: $(head -c 200 "$TMP/eval.out")]"; fi
-    fi
+    case $point in
+        step:*) ;;
+        *) if ls "$DIR" | grep -q "^${point%:*}\.tmp\."; then in_write=$((in_write + 1))
+           else problems="$problems [$point: no torn temporary file]"; fi ;;
+    esac
+    if "$EVAL" "$DIR" >"$TMP/eval.out" 2>&1; then loads=$((loads + 1))
+    else problems="$problems [$point: $(head -c 200 "$TMP/eval.out")]"; fi
 done
-# Finish the run (the last kill may have come before the first checkpoint).
-if [ $finished -eq 0 ]; then
-    resume=""
-    [ -e "$DIR/model.safetensors" ] && resume="train.resume=$DIR"
-    "$TRAIN" "$TMP/crash.ini" run.name=crash $resume >>"$TMP/crash.out" 2>&1 || fail crash_resume_finishes "$(tail -c 300 "$TMP/crash.out")"
-fi
+"$TRAIN" "$TMP/crash.ini" run.name=crash train.resume="$DIR" >>"$TMP/crash.out" 2>&1 || fail crash_resume_finishes "$(tail -c 300 "$TMP/crash.out")"
 echo "# resumed at steps: $(grep -o "at step [0-9]*" "$TMP/crash.out" | cut -d" " -f3 | tr "\n" " ")"
-echo "# $kills kills ($in_write while a checkpoint was being written), checkpoint loaded after $loads of them"
-if [ -z "$load_failures" ] && [ $loads -gt 0 ]; then ok crash_checkpoint_loads_after_kill
-else fail crash_checkpoint_loads_after_kill "loaded $loads times;$load_failures"; fi
+echo "# $kills kills ($in_write while writing a file), checkpoint loaded after $loads of them"
+if [ -z "$problems" ] && [ $kills = 7 ] && [ $in_write = 3 ] && [ $loads = 7 ]; then ok crash_checkpoint_loads_after_kill
+else fail crash_checkpoint_loads_after_kill "$kills kills of 7, $in_write in a write of 3, loaded $loads times;$problems"; fi
 if cmp -s "$RUNS/ref/log.csv" "$DIR/log.csv"; then ok crash_resumed_log_identical
 else fail crash_resumed_log_identical "$(diff "$RUNS/ref/log.csv" "$DIR/log.csv" | head -5 | tr '\n' ' ')"; fi
 "$EVAL" "$DIR" >"$TMP/crash.eval" 2>&1
@@ -110,7 +90,7 @@ if mount -t tmpfs -o size=${size_k}k tmpfs "$FULL" 2>/dev/null; then
     check_write_error write_error_disk_full "$FULL/disk" 5 "No space left on device"
     umount "$FULL"
 else
-    echo "# write_error_disk_full skipped: cannot mount a tmpfs here"
+    skip write_error_disk_full "cannot mount a tmpfs here (needs root)"
 fi
 
 # ------------------------------------------------------------------------------ NaN and Inf

@@ -200,8 +200,7 @@ static void test_bad_files(void) {
 
 static void test_multi30k(void) {
     if (access(M30K "/train.de", R_OK) != 0) {
-        printf("# skip test_multi30k: %s not found (run from the repository root with shared/ beside it)\n", M30K);
-        return;
+        SKIP("%s not found (run from the repository root with shared/ beside it)", M30K);
     }
     ParallelText train, val;
     char err[256] = "";

@@ -51,7 +51,7 @@ report() {   # NAME PROBLEM
 
 # ---- dog_bites_man.sh
 D=$TMP/dbm
-if sh scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
+if scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
 else fail dbm_quick_runs "exit status $?: $(tail -5 "$TMP/dbm.out")"; fi
 missing=""
 for f in runs.csv permute.csv curves.csv results.md pair_acc.svg train_loss.svg; do [ -s "$D/$f" ] || missing="$missing $f"; done
@@ -62,6 +62,7 @@ report dbm_runs_csv_rows "$([ "$rows" = 12 ] || echo "$rows rows, want 6 schemes
 report dbm_permute_csv "$(csv_check "$D/permute.csv" 7 "6 7" "")"
 report dbm_curves_csv "$(csv_check "$D/curves.csv" 11 "2 3 5 6" "7 8 9 10 11")"
 report dbm_markdown "$(md_check "$D/results.md")"
+report dbm_provenance "$(grep -q "^Produced by commit [0-9a-f]\{7,\}.*; tools: .*; CPU: ." "$D/results.md" || echo "no provenance line (commit, tools, CPU) in results.md")"
 report dbm_svg "$(svg_check "$D"/*.svg)"
 # Without positions a sentence and its twin get the same logits, however short the training.
 report dbm_none_blind "$(awk -F, '$1 == "none" && ($7 != 0 || $8 > 1e-4) { print "none, form " $3 ": pair_acc " $7 ", twin diff " $8; exit }' "$D/runs.csv")"
@@ -69,7 +70,7 @@ report dbm_permute_none "$(awk -F, '$1 == "none" && (($2 == "bidirectional" && $
 
 # ---- extrapolate.sh
 E=$TMP/ex
-if sh scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
+if scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
 else fail ex_quick_runs "exit status $?: $(tail -5 "$TMP/ex.out")"; fi
 missing=""
 for f in results.csv results.md curves.csv tr_train_loss.svg tr_val_loss_1x.svg tr_val_loss_4x.svg tr_length_loss.svg \
@@ -96,15 +97,15 @@ report ex_offset_invariance "$(awk -F, '$1 == "offset" { v[$2, $4] = $6 } END {
     else if (v["sinusoidal", 8] == v["sinusoidal", 0]) print "sinusoidal loss unchanged at offset 8"
 }' "$E/results.csv")"
 # A second run reuses every checkpoint and evaluation.
-if sh scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && ! grep -q "train  " "$TMP/ex2.out" \
+if scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && ! grep -q "train  " "$TMP/ex2.out" \
         && grep -q "reuse" "$TMP/ex2.out"; then ok ex_reuses_runs
 else fail ex_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ex2.out")"; fi
-expect_error ex_bad_option "unknown argument '--fast'" sh scripts/extrapolate.sh --fast
-expect_error ex_bad_views "--views wants a list of 1, 2, 3" sh scripts/extrapolate.sh --views 4
+expect_error ex_bad_option "unknown argument '--fast'" scripts/extrapolate.sh --fast
+expect_error ex_bad_views "--views wants a list of 1, 2, 3" scripts/extrapolate.sh --views 4
 
 # ---- lengthgen.sh
 L=$TMP/lg
-if sh scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg.out" 2>&1; then ok lg_quick_runs
+if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg.out" 2>&1; then ok lg_quick_runs
 else fail lg_quick_runs "exit status $?: $(tail -5 "$TMP/lg.out")"; fi
 missing=""
 for f in results.csv results.md curves.csv copy_exact.svg copy_token_acc.svg reverse_exact.svg reverse_token_acc.svg; do
@@ -112,14 +113,15 @@ for f in results.csv results.md curves.csv copy_exact.svg copy_token_acc.svg rev
 done
 report lg_outputs "${missing:+missing:$missing}"
 report lg_results_csv "$(csv_check "$L/results.csv" 8 "3 4 5 6 7 8" "")"
-# 2 tasks x 6 schemes x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
-report lg_results_rows "$(awk -F, 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
+# 2 tasks x every scheme x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
+n_schemes=$("$TRAIN" --list-schemes | wc -l)
+report lg_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
     NR > 1 && ($5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
-    END { if (n != 24) print n " rows, want 2 tasks x 6 schemes x 2 lengths = 24" }' "$L/results.csv")"
+    END { if (n != 4 * s) print n " rows, want 2 tasks x " s " schemes x 2 lengths = " 4 * s }' "$L/results.csv")"
 report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 report lg_markdown "$(md_check "$L/results.md")"
 report lg_svg "$(svg_check "$L"/*.svg)"
-if sh scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "train  " "$TMP/lg2.out" \
+if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "train  " "$TMP/lg2.out" \
         && grep -q "reuse" "$TMP/lg2.out"; then ok lg_reuses_runs
 else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
-expect_error lg_bad_option "unknown argument '--fast'" sh scripts/lengthgen.sh --fast
+expect_error lg_bad_option "unknown argument '--fast'" scripts/lengthgen.sh --fast

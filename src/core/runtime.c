@@ -37,45 +37,62 @@ double wall_seconds(void) { return seconds(CLOCK_MONOTONIC); }
 
 double cpu_seconds(void) { return seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
-// Idle seconds (idle + iowait) summed over the cores in this process's affinity mask.
-static int idle_seconds(double *idle, int *cores) {
-    cpu_set_t mask;
-    if (sched_getaffinity(0, sizeof mask, &mask)) return -1;
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) return -1;
-    char line[512];
+int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed, long ticks_per_s,
+                       double *idle, int *cores) {
     unsigned long long total = 0;
     int n = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         int cpu;
         unsigned long long v[5];   // user nice system idle iowait
         if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]) ||   // "cpuN", not the "cpu " total
             sscanf(line + 3, "%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4]) != 6) continue;
-        if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mask)) continue;
+        if (cpu < 0 || cpu >= n_allowed || !allowed[cpu]) continue;
         total += v[3] + v[4];
         n++;
     }
-    fclose(f);
-    *idle = (double)total / sysconf(_SC_CLK_TCK);
+    *idle = (double)total / ticks_per_s;
     *cores = n;
     return n > 0 ? 0 : -1;
 }
 
+int runtime_free_threads(const LoadSample *before, const LoadSample *after) {
+    double dt = after->wall - before->wall;
+    if (dt <= 0 || after->cores < 1) return after->cores < 1 ? 1 : after->cores;
+    double free_cores = (after->idle - before->idle + after->own - before->own) / dt;
+    int n = (int)lround(free_cores);
+    return n < 1 ? 1 : n > after->cores ? after->cores : n;
+}
+
+// Idle seconds (idle + iowait) of the cores in this process's affinity mask, from /proc/stat.
+static int idle_seconds(double *idle, int *cores) {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask)) return -1;
+    unsigned char allowed[CPU_SETSIZE];
+    for (int c = 0; c < CPU_SETSIZE; c++) allowed[c] = CPU_ISSET(c, &mask) != 0;
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return -1;
+    static char text[1 << 16];   // a few lines per core
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return runtime_parse_stat(text, allowed, CPU_SETSIZE, sysconf(_SC_CLK_TCK), idle, cores);
+}
+
+int runtime_sample_load(LoadSample *s) {
+    s->wall = wall_seconds();
+    s->own = cpu_seconds();
+    return idle_seconds(&s->idle, &s->cores);
+}
+
 void runtime_adapt_threads(void) {
-    static double last_wall, last_own, last_idle;
+    static LoadSample last;
     static int have_last;
     if (!adapting) return;
-    double wall = wall_seconds(), idle;
-    int cores;
-    if (have_last && wall - last_wall < 0.5) return;
-    if (idle_seconds(&idle, &cores)) return;   // no /proc: keep the count
-    double own = cpu_seconds();
-    if (have_last) {
-        double free_cores = (idle - last_idle + own - last_own) / (wall - last_wall);
-        int n = (int)lround(free_cores);
-        omp_set_num_threads(n < 1 ? 1 : n > cores ? cores : n);
-    }
-    last_wall = wall, last_own = own, last_idle = idle, have_last = 1;
+    if (have_last && wall_seconds() - last.wall < 0.5) return;
+    LoadSample now;
+    if (runtime_sample_load(&now)) return;   // no /proc: keep the count
+    if (have_last) omp_set_num_threads(runtime_free_threads(&last, &now));
+    last = now, have_last = 1;
 }
 
 int runtime_usage(int argc, char **argv, const char *usage) {

@@ -26,6 +26,20 @@ void runtime_adapt_threads(void);
 double wall_seconds(void);
 double cpu_seconds(void);
 
+// The pieces of runtime_adapt_threads, apart so that tests can feed them recorded samples.
+// A sample: wall-clock and this process's CPU seconds, and the idle seconds (idle + iowait)
+// summed over the `cores` cores this process may run on.
+typedef struct { double wall, own, idle; int cores; } LoadSample;
+int runtime_sample_load(LoadSample *s);   // now, from /proc/stat; -1 if it cannot be read
+// Idle seconds and core count from the text of /proc/stat, counting the "cpuN" lines whose
+// N < n_allowed has allowed[N] set. -1 if no line counts.
+int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed, long ticks_per_s,
+                       double *idle, int *cores);
+// Threads for the cores other processes left free between two samples: (idle time + own CPU
+// time) / wall time, rounded, clamped to 1..cores. Our own threads count as free: they are
+// the ones that would run.
+int runtime_free_threads(const LoadSample *before, const LoadSample *after);
+
 // Shared `--help` handling of the tools: with no argument, usage on stderr and 2; with
 // --help or -h, usage on stdout and 0; otherwise -1 (carry on).
 int  runtime_usage(int argc, char **argv, const char *usage);

@@ -1,5 +1,6 @@
 // Whole-file I/O; see fileio.h.
 #include "io/fileio.h"
+#include "core/crash_point.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +55,13 @@ int write_file_atomic(const char *path, const void *data, size_t n, char *err, i
     // fwrite/fflush may fail without setting errno on some libcs; EIO is the honest fallback.
     const char *what = "write failed";
     errno = 0;
-    int ok = n == 0 || fwrite(data, 1, n, f) == n;
+    // In two halves, with a crash point between them: tests kill the process there (TF_CRASH_AT)
+    // to leave a torn temporary file, as a crash in the middle of the write would.
+    // (n = 0 may come with data = NULL, which fwrite must not see.)
+    size_t half = n / 2;
+    int ok = half == 0 || fwrite(data, 1, half, f) == half;
+    if (ok && fflush(f) == 0) crash_point(path);
+    ok = ok && (n == half || fwrite((const char *)data + half, 1, n - half, f) == n - half);
     if (ok) ok = fflush(f) == 0;
     if (ok) { what = "fsync failed"; ok = fsync(fileno(f)) == 0; }
     int saved = errno ? errno : EIO;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/crash_point.h"
 #include "core/optim.h"
 #include "core/runtime.h"
 #include "core/tape.h"
@@ -326,6 +327,7 @@ int train_run(Config *c, char *err, int errlen) {
     Schedule sched = schedule_parse(c->schedule);
     double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
+        crash_point("step");       // tests: TF_CRASH_AT=step:N stops the process here
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
         r.step = step;
         Batch b;
