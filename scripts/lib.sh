@@ -302,7 +302,9 @@ provenance() {
     _rev=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git checkout)")
     git diff --quiet HEAD -- src Makefile 2>/dev/null || _rev="$_rev with uncommitted changes to src/ or Makefile"
     # gcc records the compiler and its options, -march=native resolved, in the debug info.
-    _cc=$(LC_ALL=C grep -a -o -m1 'GNU C[0-9]* [[:print:]]*' "$BIN_DIR/train" 2>/dev/null | head -1)
+    # ./eval, not ./train: every tool is one build, and a wrapper around ./train (a Slurm test
+    # stops it mid-run that way) still leaves ./eval the real binary.
+    _cc=$(LC_ALL=C grep -a -o -m1 'GNU C[0-9]* [[:print:]]*' "$BIN_DIR/eval" 2>/dev/null | head -1)
     _build="unknown build"
     [ -n "$_cc" ] && _build="$(echo "$_cc" | grep -o '^GNU C[0-9]* [0-9.]*')$(echo "$_cc" |
         grep -o -- ' -march=[^ ]*\| -O[^ ]*\| -ffp-contract=[^ ]*\| -fsanitize=[^ ]*' | tr -d '\n')"
