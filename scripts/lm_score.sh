@@ -66,7 +66,7 @@ window=$(config_value task window configs/lm/rope.ini)
 [ "$length" -gt "$window" ] || die "--length $length is not beyond the training window ($window)"
 mkdir -p "$out/runs"
 start=$(now)
-command="scripts/lm_score.sh$([ $quick = 1 ] && echo ' --quick') --length $length --texts $texts --bin $bin"
+command="scripts/lm_score.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --length $length --texts $texts --bin $bin"
 
 trainings() {
     for scheme in $SCHEMES; do
@@ -117,9 +117,9 @@ awk -F, -v w="$bin" 'NR > 1 {
     }' "$out/scores.csv" >"$out/loss.csv"
 
 rm -f "$out"/*.svg
-plot --x position --y loss --group scheme --logy --vline "$window" --vline-label "training window" \
+plot --x position --y loss --group scheme --logx --logy --vline "$window" --vline-label "training window" \
     --title "Language model: loss at each position of a long held-out text" \
-    --xlabel "position in the text (trained on $window-token windows)" \
+    --xlabel "position in the text (log scale; trained on $window-token windows)" \
     --ylabel "loss (mean over $bin positions x $texts texts)" -o "$out/loss.svg" "$out/loss.csv"
 
 # Greedy samples, 100 tokens after "the dog": past the window for every scheme.
