@@ -40,7 +40,7 @@ static float *logits_at(const char *model, const char *pos, int k, long *n, floa
     model_build(&m, &c, V, V, 0);
     model_set_training(&m, 0);
     arena_reset(&arena);
-    Tensor *y = !strcmp(model, "lm") ? lm_logits(&m, lm_ids, B, LM_T) : translator_logits(&m, src, B, TS, tgt_in, TT);
+    Tensor *y = !strcmp(model, "lm") ? lm_logits(&m, lm_ids, B, LM_T, NULL) : translator_logits(&m, src, B, TS, tgt_in, TT);
     *n = y->size;
     float *out = malloc(sizeof(float) * (size_t)y->size);
     memcpy(out, y->data, sizeof(float) * (size_t)y->size);

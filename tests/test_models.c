@@ -59,7 +59,7 @@ static void test_causal_breaks_equivariance(void) {
     model_set_training(&m, 0);
     int T = 5, V = 20, ids[5] = {7, 9, 12, 8, 15}, perm[5] = {3, 0, 4, 2, 1}, pids[5];
     for (int t = 0; t < T; t++) pids[t] = ids[perm[t]];
-    Tensor *y = lm_logits(&m, ids, 1, T), *yp = lm_logits(&m, pids, 1, T);
+    Tensor *y = lm_logits(&m, ids, 1, T, NULL), *yp = lm_logits(&m, pids, 1, T, NULL);
     double worst = 0;
     for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(yp->data + t * V, y->data + perm[t] * V, V));
     CHECK(worst > 1e-3, "a causal stack without positions should not be equivariant (diff %g)", worst);
@@ -152,7 +152,7 @@ static void step_gradients(Model *m, const char *kind, Rng dropout, float fill, 
     params_zero_grad(&m->ps);
     static const int ids[2 * 6] = {4, 5, 6, 7, 8, 9, 9, 8, 7, 1, 0, 0}, labels[2] = {1, 0};
     Tensor *logits = !strcmp(kind, "translator") ? translator_logits(m, g_src, 2, 6, g_tin, 5)
-                   : !strcmp(kind, "lm") ? lm_logits(m, ids, 2, 6) : classifier_logits(m, ids, 2, 6);
+                   : !strcmp(kind, "lm") ? lm_logits(m, ids, 2, 6, NULL) : classifier_logits(m, ids, 2, 6);
     const int *targets = !strcmp(kind, "translator") ? g_tout : !strcmp(kind, "lm") ? ids : labels;
     tape_backward(op_cross_entropy(logits, targets, strcmp(kind, "classifier") ? 0 : -1, 0.1f));
     memcpy(out, m->ps.grad, sizeof(float) * (size_t)m->ps.total);
@@ -250,8 +250,8 @@ static void test_embed_scale_is_sqrt_d(void) {
             b = translator_logits(&without, ids, 1, 5, tgt, 4);
         } else {
             scale_embeddings(&without, "embed.weight", 4);
-            a = lm_logits(&with, ids, 1, 5);
-            b = lm_logits(&without, ids, 1, 5);
+            a = lm_logits(&with, ids, 1, 5, NULL);
+            b = lm_logits(&without, ids, 1, 5, NULL);
         }
         CHECK(max_abs_diff(a->data, b->data, a->size) < 1e-4, "%s: logits differ by %g", kinds[k],
               max_abs_diff(a->data, b->data, a->size));

@@ -125,3 +125,27 @@ if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "tr
         && grep -q "reuse" "$TMP/lg2.out"; then ok lg_reuses_runs
 else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
 expect_error lg_bad_option "unknown argument '--fast'" scripts/lengthgen.sh --fast
+
+# ---- lm_score.sh
+S=$TMP/ls
+if scripts/lm_score.sh --quick --out "$S" >"$TMP/ls.out" 2>&1; then ok ls_quick_runs
+else fail ls_quick_runs "exit status $?: $(tail -5 "$TMP/ls.out")"; fi
+missing=""
+for f in scores.csv loss.csv loss.svg samples.md results.md; do [ -s "$S/$f" ] || missing="$missing $f"; done
+report ls_outputs "${missing:+missing:$missing}"
+report ls_scores_csv "$(csv_check "$S/scores.csv" 4 "2 3 4" "")"
+report ls_loss_csv "$(csv_check "$S/loss.csv" 6 "2 3 4 5 6" "")"
+# One series per scheme plus 2 rope stretches, x 2 texts x positions 0..255; windows of 16 -> 16
+# rows each holding 32 losses.
+series=$((n_schemes + 2))
+report ls_rows "$(awk -F, -v want="$series" 'NR > 1 { n[$1]++; if ($3 < 0 || $3 > 255 || $4 <= 0) { print "row " NR ": " $0; exit } }
+    END { for (s in n) { k++; if (n[s] != 512) print s ": " n[s] " rows, want 2 x 256" } if (k != want) print k " series, want " want }' "$S/scores.csv")"
+report ls_windows "$(awk -F, -v want="$series" 'NR > 1 && $6 != 32 { print "row " NR ": " $0; exit } NR > 1 { n++ } END { if (n != 16 * want) print n " windows, want " want " x 16" }' "$S/loss.csv")"
+report ls_markdown "$(md_check "$S/results.md")"
+report ls_svg "$(svg_check "$S"/*.svg)"
+cp "$S/loss.csv" "$TMP/ls_loss_before.csv"
+if scripts/lm_score.sh --quick --out "$S" >"$TMP/ls2.out" 2>&1 && ! grep -q "train  " "$TMP/ls2.out" \
+        && grep -q "reuse" "$TMP/ls2.out" && cmp -s "$S/loss.csv" "$TMP/ls_loss_before.csv"; then ok ls_reuses_runs
+else fail ls_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ls2.out")"; fi
+expect_error ls_bad_option "unknown argument '--fast'" scripts/lm_score.sh --fast
+expect_error ls_short_length "is not beyond the training window" scripts/lm_score.sh --quick --out "$S" --length 16

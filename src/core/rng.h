@@ -4,7 +4,7 @@
 #define RNG_H
 #include <stdint.h>
 
-enum { RNG_INIT = 1, RNG_DATA = 2, RNG_DROPOUT = 3 };
+enum { RNG_INIT = 1, RNG_DATA = 2, RNG_DROPOUT = 3, RNG_SAMPLE = 4 };   // RNG_SAMPLE: ./generate
 
 typedef struct { uint64_t state; } Rng;
 

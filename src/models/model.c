@@ -112,7 +112,8 @@ Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tg
     return decoder_logits(m, memory, src, Ts, tgt_in, B, Tt, NULL);
 }
 
-Tensor *lm_logits(Model *m, const int *ids, int B, int T) {
-    Tensor *x = stack_embed(&m->decoder, ids, B, T, 0);
-    return generator(m, stack_forward(&m->decoder, x, NULL, NULL, NULL, NULL));   // (B*T,V)
+Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run) {
+    KVCache *cache = run ? run->cache : NULL;
+    Tensor *x = stack_embed(&m->decoder, ids, B, T, cache ? cache->len : 0);
+    return generator(m, stack_forward(&m->decoder, x, NULL, NULL, NULL, run));   // (B*T,V)
 }

@@ -39,7 +39,8 @@ Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tg
 // the tokens at positions cache->len .. (decode.h) and memory may be NULL (the cache has it).
 Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
                        const StackRun *run);
-Tensor *lm_logits(Model *m, const int *ids, int B, int T);                          // (B*T,V)
+// The language model: (B*T,V). With a cache, ids hold the tokens at positions cache->len ..
+Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run);
 // Can every stack encode sequences this long? (a learned table without wrap cannot)
 int model_check_length(const Model *m, int T, char *err, int errlen);
 #endif

@@ -10,17 +10,18 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     memset(s, 0, sizeof *s);
     s->m = m;
     s->N = N;
-    s->Ts = Ts;
+    s->Ts = m->kind == MODEL_LM ? 0 : Ts;
     s->was_training = m->training;
     s->was_recording = tape_enabled();
     model_set_training(m, 0);
     tape_set_enabled(0);
-    int *src_copy = malloc(sizeof(int) * (size_t)N * Ts);
+    int *src_copy = malloc(sizeof(int) * ((size_t)N * s->Ts + 1));
     if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, max_len)) { free(src_copy); decode_free(s); return -1; }
-    memcpy(src_copy, src, sizeof(int) * (size_t)N * Ts);
+    if (s->Ts) memcpy(src_copy, src, sizeof(int) * (size_t)N * s->Ts);
     s->src = src_copy;
     s->start = arena_mark(tensor_arena());
-    kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));   // memory (N,Ts,d)
+    if (m->kind != MODEL_LM)   // the language model has no encoder
+        kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));   // memory (N,Ts,d)
     s->mark = arena_mark(tensor_arena());
     return 0;
 }
@@ -36,13 +37,24 @@ void decode_free(DecodeState *s) {
     memset(s, 0, sizeof *s);
 }
 
-Tensor *decode_step(DecodeState *s, const int *tokens) {
+Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
     arena_release(tensor_arena(), s->mark);
     StackRun run = { .cache = &s->cache };
-    return decoder_logits(s->m, NULL, s->src, s->Ts, tokens, s->N, 1, &run);   // (N,V)
+    if (s->m->kind == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);        // (N*T,V)
+    return decoder_logits(s->m, NULL, s->src, s->Ts, tokens, s->N, T, &run);
 }
 
+Tensor *decode_step(DecodeState *s, const int *tokens) { return decode_feed(s, tokens, 1); }
+
 void decode_reorder(DecodeState *s, const int *parent) { kv_cache_reorder(&s->cache, parent); }
+
+double log_sum_exp(const float *z, int V) {
+    float mx = z[0];
+    for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+    double sum = 0;
+    for (int v = 0; v < V; v++) sum += exp((double)z[v] - mx);
+    return mx + log(sum);
+}
 
 // ---------------------------------------------------------------- beam search
 
@@ -92,14 +104,7 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
     int remaining = B;
     for (int t = 0; t < limit && remaining; t++) {
         Tensor *logits = decode_step(&s, tokens);                     // (N,V)
-        for (int n = 0; n < N; n++) {                                  // log-sum-exp per row
-            const float *z = logits->data + (long)n * V;
-            float mx = z[0];
-            for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
-            double sum = 0;
-            for (int v = 0; v < V; v++) sum += exp((double)z[v] - mx);
-            lse[n] = mx + log(sum);
-        }
+        for (int n = 0; n < N; n++) lse[n] = log_sum_exp(logits->data + (long)n * V, V);
         for (int b = 0; b < B; b++) {
             int base = b * K;
             if (n_done[b] >= K) {                                      // finished: rows idle

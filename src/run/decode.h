@@ -1,4 +1,4 @@
-// Decoding for the translator: incremental decoding with a key/value cache (one new token
+// Decoding for the translator and the language model: incremental decoding with a key/value cache (one new token
 // per step instead of re-running the whole prefix), beam search, and greedy decoding, which
 // is beam search with one hypothesis.
 //
@@ -20,14 +20,21 @@ typedef struct DecodeState {
 } DecodeState;
 
 // Encodes N sources (N,Ts) and prepares the caches for up to max_len steps. Allocates the
-// encoder output in the tensor arena (released by decode_free). 0, or -1 if out of memory.
+// encoder output in the tensor arena (released by decode_free). A language model (model =
+// lm) has no source: pass src NULL, Ts 0. 0, or -1 if out of memory.
 int  decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max_len);
 // Feeds tokens[N] at the next position (the first call takes <bos>) and returns the logits
 // of the next token, (N,V), valid until the next call.
 Tensor *decode_step(DecodeState *s, const int *tokens);
+// Feeds T tokens of each row, tokens (N,T), at the next T positions and returns the logits
+// of each position, (N*T,V), valid until the next call (a language model's prompt goes in
+// one call; decode_step is decode_feed with T = 1).
+Tensor *decode_feed(DecodeState *s, const int *tokens, int T);
 // Row n continues from row parent[n] (beam search keeps the best hypotheses).
 void decode_reorder(DecodeState *s, const int *parent);
 void decode_free(DecodeState *s);
+// log(sum_v exp(z[v])) of one row of logits, computed stably (z[v] minus it is a log-probability).
+double log_sum_exp(const float *z, int V);
 
 // Beam search over B sources (B,Ts). Each sentence keeps `beam` hypotheses; a hypothesis
 // ends at <eos> and is scored by its log-probability divided by the GNMT length penalty

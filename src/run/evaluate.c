@@ -19,7 +19,7 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
         targets = b->tgt_out;
         break;
     default:
-        logits = lm_logits(m, b->tgt_in, b->B, b->T_tgt);
+        logits = lm_logits(m, b->tgt_in, b->B, b->T_tgt, NULL);
         targets = b->tgt_out;
         break;
     }
