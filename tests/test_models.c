@@ -196,7 +196,7 @@ static void test_pool_cls_reads_first_row(void) {
     model_build(&m, &c, 20, 0, 3);
     model_set_training(&m, 0);
     int T = 4, d = c.d_model, ids[4] = {4, 9, 12, 15};
-    Tensor *h = model_encode(&m, ids, 1, T), *y = classifier_logits(&m, ids, 1, T);
+    Tensor *h = model_encode(&m, ids, 1, T, NULL), *y = classifier_logits(&m, ids, 1, T);
     CHECK(max_abs_diff(h->data, h->data + (T - 1) * d, d) > 1e-2, "first and last rows do not differ");
     Param *w = params_find(&m.ps, "head.weight"), *b = params_find(&m.ps, "head.bias");
     CHECK(w && b, "no head.weight / head.bias");
