@@ -95,12 +95,12 @@ static int best_token(const float *row, int V) {   // argmax over tokens other t
 // most likely token of the full model re-run on the whole prefix; given a reference, it stops
 // at the first token that leaves it.
 static void test_greedy_is_argmax_of_full_model(void) {
-    const char *schemes[] = {"sinusoidal", "rope", "alibi", "t5"};
     int B = 3, Ts = 5, V = 13, max_len = 12;
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < pos_scheme_count(); s++)   // every scheme of the registry
         for (int seed = 1; seed <= 3; seed++) {
+            const char *scheme = pos_scheme_at(s)->name;
             Model m;
-            translator(&m, schemes[s], seed % 2, V, seed);
+            translator(&m, scheme, seed % 2, V, seed);
             model_set_training(&m, 0);
             tape_set_enabled(0);
             int out[3 * 12], cut[3 * 12];
@@ -113,7 +113,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
                     Tensor *z = translator_logits(&m, SRC + b * Ts, 1, Ts, prefix, t + 1);   // (t+1,V)
                     int next = best_token(z->data + (long)t * V, V);
                     arena_release(&arena, mark);
-                    CHECK(out[b * max_len + t] == next, "%s seed %d row %d step %d: greedy %d, full model %d", schemes[s],
+                    CHECK(out[b * max_len + t] == next, "%s seed %d row %d step %d: greedy %d, full model %d", scheme,
                           seed, b, t, out[b * max_len + t], next);
                     if (t + 1 < max_len) prefix[t + 1] = next;
                     ended = next == TOK_EOS;
@@ -130,7 +130,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             for (int b = 0; b < B; b++)
                 for (int t = 0; t < max_len; t++) {
                     int want = out[b * max_len] == TOK_EOS ? (t == 0 ? TOK_EOS : 0) : t < 2 ? out[b * max_len + t] : 0;
-                    CHECK(cut[b * max_len + t] == want, "%s seed %d row %d step %d: %d, expected %d", schemes[s], seed, b, t,
+                    CHECK(cut[b * max_len + t] == want, "%s seed %d row %d step %d: %d, expected %d", scheme, seed, b, t,
                           cut[b * max_len + t], want);
                 }
             model_free(&m);

@@ -247,14 +247,13 @@ static Tensor *rows_of(const Tensor *x, int a, int n) {
 // give bit for bit what they give for the whole sequence at those positions, with and
 // without pos_offset: what incremental decoding relies on.
 static void test_spans_give_rows_of_the_whole(void) {
-    const char *schemes[] = {"none", "sinusoidal", "learned", "alibi", "rope", "t5"};
     int T = 12, d = 16, H = 4;
-    for (int s = 0; s < 6; s++)
+    for (int s = 0; s < pos_scheme_count(); s++)   // every scheme of the registry
         for (int bidir = 0; bidir < 2; bidir++)
             for (int offset = 0; offset <= 5; offset += 5) {
                 Config c;
                 config_defaults(&c);
-                snprintf(c.pos, sizeof c.pos, "%s", schemes[s]);
+                snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
                 c.d_model = d; c.n_heads = H; c.max_len = 8; c.pos_offset = offset;   // learned wraps past 8
                 Params ps = {0};
                 Positional p;
@@ -281,7 +280,7 @@ static void test_spans_give_rows_of_the_whole(void) {
                                 same &= !memcmp(bias->data + ((long)h * n + i) * (a + n),
                                                 full_bias->data + ((long)h * T + a + i) * T, sizeof(float) * (size_t)(a + n));
                     }
-                CHECK(same, "%s bidirectional=%d offset=%d: a span's rows differ from the whole's", schemes[s], bidir, offset);
+                CHECK(same, "%s bidirectional=%d offset=%d: a span's rows differ from the whole's", pos_scheme_at(s)->name, bidir, offset);
                 params_free(&ps);
             }
 }
