@@ -96,10 +96,11 @@ static int best_token(const float *row, int V) {   // argmax over tokens other t
 // at the first token that leaves it.
 static void test_greedy_is_argmax_of_full_model(void) {
     int B = 3, Ts = 5, V = 13, max_len = 12;
-    for (int s = 0; s < pos_scheme_count(); s++)
+    for (int s = 0; s < pos_scheme_count(); s++)   // every scheme of the registry
         for (int seed = 1; seed <= 3; seed++) {
+            const char *scheme = pos_scheme_at(s)->name;
             Model m;
-            translator(&m, pos_scheme_at(s)->name, seed % 2, V, seed);
+            translator(&m, scheme, seed % 2, V, seed);
             model_set_training(&m, 0);
             tape_set_enabled(0);
             int out[3 * 12], cut[3 * 12];
@@ -112,7 +113,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
                     Tensor *z = translator_logits(&m, SRC + b * Ts, 1, Ts, prefix, t + 1);   // (t+1,V)
                     int next = best_token(z->data + (long)t * V, V);
                     arena_release(&arena, mark);
-                    CHECK(out[b * max_len + t] == next, "%s seed %d row %d step %d: greedy %d, full model %d", pos_scheme_at(s)->name,
+                    CHECK(out[b * max_len + t] == next, "%s seed %d row %d step %d: greedy %d, full model %d", scheme,
                           seed, b, t, out[b * max_len + t], next);
                     if (t + 1 < max_len) prefix[t + 1] = next;
                     ended = next == TOK_EOS;
@@ -129,7 +130,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             for (int b = 0; b < B; b++)
                 for (int t = 0; t < max_len; t++) {
                     int want = out[b * max_len] == TOK_EOS ? (t == 0 ? TOK_EOS : 0) : t < 2 ? out[b * max_len + t] : 0;
-                    CHECK(cut[b * max_len + t] == want, "%s seed %d row %d step %d: %d, expected %d", pos_scheme_at(s)->name, seed, b, t,
+                    CHECK(cut[b * max_len + t] == want, "%s seed %d row %d step %d: %d, expected %d", scheme, seed, b, t,
                           cut[b * max_len + t], want);
                 }
             model_free(&m);
@@ -184,10 +185,46 @@ static void test_wide_beam_is_exact(void) {
     }
 }
 
+// decode_reorder moves each row's cached prefix to the rows that continue it (beam search's
+// parents): after steps <bos>, then 4 | 5, parents {1, 0} swap the two rows and {1, 1} copy
+// row 1 to both; the next step's logits are then the full model's on the reordered prefixes.
+static void test_reorder_follows_parents(void) {
+    int V = 13, Ts = 5, src[10], parents[2][2] = {{1, 0}, {1, 1}};
+    memcpy(src, SRC, sizeof(int) * 5);
+    memcpy(src + 5, SRC, sizeof(int) * 5);   // the rows of one sentence share its source
+    for (int s = 0; s < pos_scheme_count(); s++)
+        for (int k = 0; k < 2; k++) {
+            Model m;
+            translator(&m, pos_scheme_at(s)->name, 1, V, 2);
+            model_set_training(&m, 0);
+            tape_set_enabled(0);
+            DecodeState st;
+            CHECK(decode_init(&st, &m, src, 2, Ts, 4) == 0, "init");
+            int bos[2] = {TOK_BOS, TOK_BOS}, first[2] = {4, 5}, next[2] = {6, 7};
+            decode_step(&st, bos);
+            decode_step(&st, first);
+            decode_reorder(&st, parents[k]);
+            Tensor *z = decode_step(&st, next);   // (2,V)
+            double worst = 0;
+            for (int n = 0; n < 2; n++) {
+                int prefix[3] = {TOK_BOS, first[parents[k][n]], next[n]};
+                ArenaMark mark = arena_mark(&arena);
+                Tensor *full = translator_logits(&m, SRC, 1, Ts, prefix, 3);   // (3,V)
+                for (int v = 0; v < V; v++) worst = fmax(worst, fabs(z->data[(long)n * V + v] - full->data[2L * V + v]));
+                arena_release(&arena, mark);
+            }
+            CHECK(worst < 2e-5, "%s parents {%d, %d}: logits after the reorder differ by %g", pos_scheme_at(s)->name,
+                  parents[k][0], parents[k][1], worst);
+            decode_free(&st);
+            model_free(&m);
+        }
+}
+
 int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_incremental_equals_full);
+    RUN(test_reorder_follows_parents);
     RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_wide_beam_is_exact);
     arena_free(&arena);

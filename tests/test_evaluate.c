@@ -12,6 +12,9 @@
 #include "data/vocab.h"
 #include "run/decode.h"
 #include "run/evaluate.h"
+#include "run/grad_dump.h"
+#include "io/safetensors.h"
+#include <unistd.h>
 
 static Arena arena;
 enum { V = 6, X = 4, Y = 5 };   // ids 0-3 are <pad> <unk> <bos> <eos>
@@ -133,6 +136,80 @@ static void test_length_penalty_decides_beam(void) {
     model_free(&m);
 }
 
+// ./eval --dump-grads on two hand-built examples, targets X<eos> and X X<eos> (3 X, 2 <eos>
+// kept), with label smoothing 0.1. Logits ln 3 for X, 0 elsewhere: lse = ln 8, mean_z = ln3/6.
+// Row loss (1-eps)(lse - z_t) + eps (lse - mean_z): X 1.0723803, <eos> 2.0611313; mean
+// 1.4678807 (unsmoothed it would be 1.4202742). Gradient of the output bias: p_v - eps/V per
+// row minus (1-eps) times the share of targets equal to v: X 3/8 - 1/60 - 0.54 = -0.1816667,
+// <eos> 1/8 - 1/60 - 0.36 = -0.2516667, any other 1/8 - 1/60 = 0.1083333.
+static const StTensor *dumped(const StFile *f, const char *name) {
+    const StTensor *t = st_find(f, name);
+    CHECK(t != NULL, "the dump has no %s", name);
+    return t;
+}
+
+static void test_grad_dump_by_hand(void) {
+    float z[V] = {0, 0, 0, 0, logf(3), 0};
+    Model m;
+    constant_model(&m, "translator", z);
+    int src[1] = {Y}, one[1] = {X}, two[2] = {X, X};
+    Example ex[2] = { { .src = src, .n_src = 1, .tgt = one, .n_tgt = 1 }, { .src = src, .n_src = 1, .tgt = two, .n_tgt = 2 } };
+    Task t;
+    memset(&t, 0, sizeof t);
+    t.batch_kind = BATCH_TRANSLATE;
+    t.val = (Split){ ex, 2 };
+    Config c = m.cfg;
+    c.label_smoothing = 0.1f;
+    char path[64], err[256] = "";
+    snprintf(path, sizeof path, "/tmp/test_evaluate_%d.grads", (int)getpid());
+    CHECK(grad_dump(&m, &t, &c, path, err, sizeof err) == 0, "grad_dump: %s", err);
+    StFile *f = st_load(path, err, sizeof err);
+    CHECK(f != NULL, "st_load: %s", err);
+    if (f) {
+        const StTensor *loss = dumped(f, "loss"), *out = dumped(f, "batch.tgt_out"), *g = dumped(f, "grad.generator.bias");
+        if (loss) CHECK_NEAR(loss->data[0], 1.4678807, 1e-5);
+        float want[6] = {X, TOK_EOS, TOK_PAD, X, X, TOK_EOS};
+        if (out) CHECK(out->numel == 6 && !memcmp(out->data, want, sizeof want), "batch.tgt_out is not the targets");
+        double gw[V] = {0.1083333, 0.1083333, 0.1083333, -0.2516667, -0.1816667, 0.1083333};
+        for (int v = 0; g && v < V; v++) CHECK_NEAR(g->data[v], gw[v], 1e-5);
+        const char *ls = st_meta(f, "label_smoothing");
+        CHECK(ls && !strcmp(ls, "0.100000001"), "label_smoothing metadata '%s'", ls ? ls : "(none)");
+        st_free(f);
+    }
+    model_free(&m);
+    // Dropout is off for the dump: on a model with real weights and dropout 0.5, two dumps are
+    // the same bytes and the loss is the evaluation loss (unsmoothed here).
+    Config d;
+    config_defaults(&d);
+    snprintf(d.pos, sizeof d.pos, "sinusoidal");
+    d.d_model = 8; d.n_heads = 2; d.d_ff = 8; d.enc_layers = 1; d.dec_layers = 1; d.dropout = 0.5f; d.batch_size = 4;
+    model_build(&m, &d, V, V, 0);
+    model_set_training(&m, 1);
+    EvalResult r;
+    CHECK(evaluate_split(&m, &t, &t.val, 0, 0, &r, err, sizeof err) == 0, "evaluate_split: %s", err);
+    char path2[80];
+    snprintf(path2, sizeof path2, "%s.2", path);
+    CHECK(grad_dump(&m, &t, &d, path, err, sizeof err) == 0 && grad_dump(&m, &t, &d, path2, err, sizeof err) == 0,
+          "grad_dump: %s", err);
+    StFile *a = st_load(path, err, sizeof err), *b = st_load(path2, err, sizeof err);
+    CHECK(a && b, "st_load: %s", err);
+    if (a && b) {
+        const StTensor *loss = dumped(a, "loss");
+        if (loss) CHECK_NEAR(loss->data[0], r.loss, 1e-5);
+        int differ = st_count(a) != st_count(b);
+        for (int i = 0; !differ && i < st_count(a); i++) {
+            const StTensor *x = st_get(a, i), *y = st_find(b, x->name);
+            differ = !y || x->numel != y->numel || memcmp(x->data, y->data, sizeof(float) * (size_t)x->numel);
+        }
+        CHECK(!differ, "two dumps of the same model differ (dropout on?)");
+    }
+    if (a) st_free(a);
+    if (b) st_free(b);
+    unlink(path);
+    unlink(path2);
+    model_free(&m);
+}
+
 int main(void) {
     arena_init(&arena, 1 << 22);
     tensor_set_arena(&arena);
@@ -141,6 +218,7 @@ int main(void) {
     RUN(test_exact_match_needs_eos);
     RUN(test_token_accuracy_ties_and_padding);
     RUN(test_length_penalty_decides_beam);
+    RUN(test_grad_dump_by_hand);
     arena_free(&arena);
     return check_summary();
 }

@@ -297,7 +297,7 @@ static void test_utf8_validator(void) {
     static const struct { const char *s; int ok; } cases[] = {
         {"", 1}, {"abc", 1}, {"\xc3\xa9", 1}, {"\xe2\x82\xac", 1}, {"\xf0\x9f\x98\x80", 1}, {"\xf4\x8f\xbf\xbf", 1},
         {"\xed\x9f\xbf", 1}, {"\xee\x80\x80", 1},
-        {"\xc3", 0}, {"\xc0\x80", 0}, {"\xc1\xbf", 0}, {"\xe0\x9f\xbf", 0}, {"\xed\xa0\x80", 0}, {"\xf0\x8f\xbf\xbf", 0},
+        {"\xc3", 0}, {"\xc0\x80", 0}, {"\xc1\xbf", 0}, {"\xe0\x9f\xbf", 0}, {"\xed\xa0\x80", 0}, {"\xed\xb0\x80", 0}, {"\xed\xbf\xbf", 0}, {"\xf0\x8f\xbf\xbf", 0},
         {"\xf4\x90\x80\x80", 0}, {"\xf5\x80\x80\x80", 0}, {"\x80", 0}, {"\xfe", 0}, {"a\xe2\x82", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

@@ -278,6 +278,40 @@ static void test_parameter_names(void) {
     model_free(&m);
 }
 
+// The residual path: with every sub-layer's weights 0 (attention and FFN outputs 0) and
+// LayerNorms of weight 1, bias 0, a layer leaves its input to the norms, so the encoder's
+// output is LayerNorm of the embedding, pre- and post-LN. Embedding row (1, 2, 3, 4) (scaled
+// by sqrt(4), which LayerNorm undoes): (x - 2.5) / sqrt(1.25) = (-1.3416408, -0.4472136,
+// 0.4472136, 1.3416408). Without the residual the layers would pass on 0.
+static void test_residual_carries_the_input(void) {
+    for (int nf = 0; nf < 2; nf++) {
+        Config c;
+        small_config(&c, "classifier", "none");
+        c.d_model = 4; c.n_heads = 2; c.d_ff = 4; c.norm_first = nf;
+        Model m;
+        model_build(&m, &c, 8, 0, 2);
+        model_set_training(&m, 0);
+        memset(m.ps.data, 0, sizeof(float) * (size_t)m.ps.total);
+        for (int i = 0; i < m.ps.n; i++) {
+            Param *p = m.ps.list[i];
+            size_t n = strlen(p->name);
+            if (strstr(p->name, "norm") && n > 7 && !strcmp(p->name + n - 7, ".weight"))
+                for (long e = 0; e < p->t.size; e++) p->t.data[e] = 1;
+        }
+        Param *e = params_find(&m.ps, "embed.weight");
+        CHECK(e != NULL, "no embed.weight");
+        if (!e) { model_free(&m); continue; }
+        for (int k = 0; k < 4; k++) e->t.data[5 * 4 + k] = (float)(k + 1);
+        int ids[1] = {5};
+        ArenaMark mark = arena_mark(&arena);
+        Tensor *h = model_encode(&m, ids, 1, 1, NULL);   // (1,1,4)
+        const double want[4] = {-1.3416408, -0.4472136, 0.4472136, 1.3416408};
+        for (int k = 0; k < 4; k++) CHECK(fabs(h->data[k] - want[k]) < 1e-4, "norm_first=%d: h[%d] = %g, expected %g", nf, k, h->data[k], want[k]);
+        arena_release(&arena, mark);
+        model_free(&m);
+    }
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -290,6 +324,7 @@ int main(void) {
     RUN(test_pool_cls_reads_first_row);
     RUN(test_mean_pool_ignores_padding);
     RUN(test_embed_scale_is_sqrt_d);
+    RUN(test_residual_carries_the_input);
     arena_free(&arena);
     return check_summary();
 }

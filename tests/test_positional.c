@@ -248,7 +248,7 @@ static Tensor *rows_of(const Tensor *x, int a, int n) {
 // without pos_offset: what incremental decoding relies on.
 static void test_spans_give_rows_of_the_whole(void) {
     int T = 12, d = 16, H = 4;
-    for (int s = 0; s < pos_scheme_count(); s++)
+    for (int s = 0; s < pos_scheme_count(); s++)   // every scheme of the registry
         for (int bidir = 0; bidir < 2; bidir++)
             for (int offset = 0; offset <= 5; offset += 5) {
                 Config c;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/hash.h"
 #include "check.h"
 #include "io/svg.h"
 
@@ -264,6 +265,9 @@ static void test_xml_escape(void) {
 
 static void test_fixed_styles_keep_their_colour(void) {
     CHECK(plot_color_slot("val") == plot_color_slot("val"), "hash not stable");
+    // FNV-1a's published 32-bit vectors: every byte counts.
+    CHECK(fnv1a("", 0) == 0x811c9dc5u && fnv1a("a", 1) == 0xe40c292cu && fnv1a("foobar", 6) == 0xbf9cf968u,
+          "fnv1a: %08x %08x %08x", fnv1a("", 0), fnv1a("a", 1), fnv1a("foobar", 6));
     CHECK(strcmp(plot_color(0), "#0072B2") == 0, "slot 0 is %s", plot_color(0));
     Plot q;
     plot_init(&q, "", "", "");
