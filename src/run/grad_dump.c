@@ -87,11 +87,15 @@ int grad_dump(Model *m, const Task *t, Config *c, const char *path, char *err, i
     if (!rc) {
         char smoothing[32];
         snprintf(smoothing, sizeof smoothing, "%.9g", c->label_smoothing);
-        const char *config_text = config_to_ini(c);
+        Config copy = *c;   // config_to_ini keeps its text in the config: render a copy, free it here
+        copy.text = NULL;
+        char *config_text = config_to_ini(&copy);
         const char *keys[] = {"format", "config", "label_smoothing", "targets"};
         const char *vals[] = {"grad-dump-1", config_text, smoothing,
                               "batch.tgt_out 0 = <pad> (ignored); loss = mean over the kept targets"};
-        rc = st_save(path, ts, n, keys, vals, 4, err, errlen);
+        rc = config_text ? st_save(path, ts, n, keys, vals, 4, err, errlen)
+                         : (snprintf(err, errlen, "out of memory"), -1);
+        free(config_text);
     }
     for (int i = 0; i < n_params && names; i++) free(names[i]);
     for (int k = 0; k < n_owned; k++) free(owned[k]);
