@@ -33,14 +33,9 @@ EOF
 
 quick=0; seeds=""; out=""
 while [ $# -gt 0 ]; do
-    case "$1" in
-        --quick) quick=1 ;;
-        --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; shift ;;
-        --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) run_option "$@" || { usage >&2; die "unknown argument '$1'"; }; shift $run_shift ;;
-    esac
-    shift
+    common_option "$@"
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
 done
 if [ $quick = 1 ]; then seeds=${seeds:-1}; out=${out:-results/quick/dog_bites_man}
 else seeds=${seeds:-3}; out=${out:-results/dog_bites_man}; fi

@@ -44,14 +44,10 @@ EOF
 quick=0; seeds=""; out=""; views=1,2,3
 while [ $# -gt 0 ]; do
     case "$1" in
-        --quick) quick=1 ;;
-        --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; shift ;;
-        --views) [ $# -ge 2 ] || die "--views needs a list like 1,2,3"; views=$2; shift ;;
-        --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) run_option "$@" || { usage >&2; die "unknown argument '$1'"; }; shift $run_shift ;;
+        --views) [ $# -ge 2 ] || die "--views needs a list like 1,2,3"; views=$2; used=2 ;;
+        *) common_option "$@"; [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; } ;;
     esac
-    shift
+    shift "$used"
 done
 case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
 case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac

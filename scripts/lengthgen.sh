@@ -35,10 +35,7 @@ EOF
 quick=0; seeds=""; out=""
 while [ $# -gt 0 ]; do
     common_option "$@"
-    if [ "$used" -eq 0 ]; then
-        run_option "$@" || { usage >&2; die "unknown argument '$1'"; }
-        used=$((run_shift + 1))
-    fi
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
 TASKS="copy reverse"

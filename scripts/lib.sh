@@ -8,10 +8,10 @@ SCHEMES=$(echo $("$BIN_DIR/train" --list-schemes 2>/dev/null))
 die() { echo "$0: $*" >&2; exit 1; }
 now() { date +%s; }
 
-# common_option "$@": reads the options every experiment script takes from the front of its
-# arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), -h/--help (calls the
-# script's usage and exits). Sets used to the number of words taken: 1 or 2, 0 when $1 is none
-# of these (the caller handles its own options or refuses it).
+# common_option "$@": reads the options the seeded experiment scripts take from the front of
+# their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), -h/--help (calls
+# the script's usage and exits), and where the trainings run (run_option: --jobs, --slurm, ...).
+# Sets used to the number of words taken, 0 when $1 is none of these (the caller refuses it).
 common_option() {
     used=1
     case "$1" in
@@ -19,7 +19,7 @@ common_option() {
         --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; used=2 ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; used=2 ;;
         -h|--help) usage; exit 0 ;;
-        *) used=0 ;;
+        *) if run_option "$@"; then used=$((run_shift + 1)); else used=0; fi ;;
     esac
 }
 say() { echo "[$(date +%H:%M:%S)] $*"; }
