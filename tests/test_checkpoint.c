@@ -128,6 +128,48 @@ static void test_mismatch_refused(void) {
     config_free(&c);
 }
 
+// A checkpoint of one block (docs/design.md §2.5) loaded into a model of another: refused,
+// and the message names the config key that renames or drops the tensor.
+static void test_block_mismatch_refused(void) {
+    Config c;
+    config_for(&c, "rope");
+    Model m, other;
+    snprintf(c.norm, sizeof c.norm, "rmsnorm");
+    snprintf(c.activation, sizeof c.activation, "swiglu");
+    c.bias = 0;
+    model_build(&m, &c, 20, 24, 0);
+    char err[512] = "";
+    CHECK(checkpoint_save(path, &m, c.text, NULL, NULL, err, sizeof err) == 0, "save: %s", err);
+    struct { const char *norm, *act; int bias; const char *want; } cases[] = {
+        {"layernorm", "swiglu", 0, "tensor 'encoder.layers.0.norm1.bias' is missing (does the checkpoint match the config? model.norm = rmsnorm has no norm biases)"},
+        {"rmsnorm", "swiglu", 1, "tensor 'encoder.layers.0.self_attn.q_proj.bias' is missing (does the checkpoint match the config? model.bias = false"},
+        {"rmsnorm", "gelu", 0, "tensor 'encoder.layers.0.ffn.fc1.weight' is missing (does the checkpoint match the config? model.activation = swiglu"},
+    };
+    for (int i = 0; i < 3; i++) {
+        snprintf(c.norm, sizeof c.norm, "%s", cases[i].norm);
+        snprintf(c.activation, sizeof c.activation, "%s", cases[i].act);
+        c.bias = cases[i].bias;
+        model_build(&other, &c, 20, 24, 0);
+        CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, cases[i].want),
+              "case %d: '%s'", i, err);
+        model_free(&other);
+    }
+    // The other way: a default-block file has norm biases an rmsnorm model does not know.
+    snprintf(c.norm, sizeof c.norm, "layernorm");
+    snprintf(c.activation, sizeof c.activation, "relu");
+    c.bias = 1;
+    model_build(&other, &c, 20, 24, 0);
+    checkpoint_save(path, &other, c.text, NULL, NULL, err, sizeof err);
+    model_free(&other);
+    snprintf(c.norm, sizeof c.norm, "rmsnorm");
+    model_build(&other, &c, 20, 24, 0);
+    CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "unexpected tensor 'encoder.layers.0.norm1.bias'") &&
+          strstr(err, "model.norm = rmsnorm"), "unexpected norm bias: '%s'", err);
+    model_free(&other);
+    model_free(&m);
+    config_free(&c);
+}
+
 static void test_resume_state(void) {
     Config c;
     config_for(&c, "rope");
@@ -163,6 +205,7 @@ int main(void) {
     RUN(test_round_trip_logits);
     RUN(test_header_names_and_shapes);
     RUN(test_mismatch_refused);
+    RUN(test_block_mismatch_refused);
     RUN(test_resume_state);
     remove(path);
     arena_free(&arena);

@@ -144,7 +144,7 @@ ckpt_error ckpt_overlapping_offsets "${P}tensors '[a-z_.]+' and '[a-z_.]+' overl
 $EDIT "$CKPT" "$H/t" beyond generator.bias
 ckpt_error ckpt_offsets_out_of_range "${P}tensor 'generator.bias': data_offsets end [0-9]+ is beyond the data region" "$H/t"
 $EDIT "$CKPT" "$H/t" rename generator.bias generator.b
-ckpt_error ckpt_tensor_renamed "${P}tensor 'generator.bias' is missing \(does the checkpoint match the config\?\)$" "$H/t"
+ckpt_error ckpt_tensor_renamed "${P}tensor 'generator.bias' is missing \(does the checkpoint match the config\? model.bias = false has no Linear biases\)$" "$H/t"
 $EDIT "$CKPT" "$H/t" rename optimizer.exp_avg optimizer.other
 ckpt_error ckpt_extra_tensor "${P}unexpected tensor 'optimizer.other'" "$H/t"
 $EDIT "$CKPT" "$H/t" reshape generator.weight

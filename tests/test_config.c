@@ -51,6 +51,7 @@ static void test_defaults(void) {
     CHECK(!strcmp(c.model, "translator") && c.d_model == 64 && c.n_heads == 4 && c.d_ff == 256, "model dims");
     CHECK(c.enc_layers == 2 && c.dec_layers == 2, "layers %d %d", c.enc_layers, c.dec_layers);
     CHECK(c.dropout == 0.1f && !strcmp(c.activation, "relu") && c.norm_first && c.embed_scale, "dropout %g", c.dropout);
+    CHECK(config_activation(&c) == ACTIVATION_RELU && config_norm(&c) == NORM_LAYERNORM && c.bias, "default block: %s, bias %d", c.norm, c.bias);
     CHECK(!strcmp(c.pool, "mean") && !strcmp(c.pos, "sinusoidal") && c.max_len == 32 && c.pos_wrap, "pos '%s'", c.pos);
     CHECK(c.rope_base == 10000.0f && c.rope_scale == 1.0f && c.pos_offset == 0, "rope %g %g", c.rope_base, c.rope_scale);
     CHECK(c.steps == 2000 && c.batch_size == 64 && c.lr == 1e-3f && !strcmp(c.schedule, "cosine"), "train");
@@ -106,7 +107,9 @@ static const char *FULL =
     "n_heads = 6\n"
     "pos = rope\n"
     "dropout = 0\n"
-    "activation = gelu\n"
+    "activation = swiglu\n"
+    "norm = rmsnorm\n"
+    "bias = false\n"
     "norm_first = off\n"
     "embed_scale = 0\n"
     "pos_wrap = FALSE\n"
@@ -133,7 +136,8 @@ static void test_full_file(void) {
     CHECK(!strcmp(c.train_src, "a#b.de") && !strcmp(c.train_tgt, "train.en"), "src '%s' tgt '%s'", c.train_src, c.train_tgt);
     CHECK(c.lowercase == 0 && c.min_freq == 2 && c.max_tokens == 40, "lowercase %d min_freq %d", c.lowercase, c.min_freq);
     CHECK(c.d_model == 96 && c.n_heads == 6 && !strcmp(c.pos, "rope") && c.dropout == 0.0f, "model");
-    CHECK(!strcmp(c.activation, "gelu") && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
+    CHECK(!strcmp(c.activation, "swiglu") && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
+    CHECK(config_activation(&c) == ACTIVATION_SWIGLU && config_norm(&c) == NORM_RMSNORM && !c.bias, "the Llama-style block");
     CHECK(c.rope_scale == 2.5f && c.pos_offset == 100, "rope_scale %g", c.rope_scale);
     CHECK(c.lr == 3e-4f && !strcmp(c.schedule, "noam") && c.warmup == 4000, "lr %g", c.lr);
     CHECK(c.label_smoothing == 0.1f && c.beta2 == 0.999f && c.resume[0] == '\0' && c.ckpt_every == 1000, "train");
@@ -188,6 +192,9 @@ static void test_value_errors(void) {
     EXPECT_ERROR("[model]\npos = Rope\n", 2, "unknown value 'Rope'; did you mean 'rope'? expected none|");
     EXPECT_ERROR("[train]\nschedule = linear\n", 2, "expected constant|cosine|noam");
     EXPECT_ERROR("[model]\nnorm_first = maybe\n", 2, "norm_first: 'maybe' is not a boolean");
+    EXPECT_ERROR("[model]\nnorm = batchnorm\n", 2, "norm: unknown value 'batchnorm'; expected layernorm|rmsnorm");
+    EXPECT_ERROR("[model]\nactivation = silu\n", 2, "activation: unknown value 'silu'; expected relu|gelu|swiglu");
+    EXPECT_ERROR("[model]\nbias = none\n", 2, "bias: 'none' is not a boolean");
     char longname[400] = "[run]\nname = ";
     memset(longname + strlen(longname), 'x', 300);
     EXPECT_ERROR(longname, 2, "name: value is 300 characters, longer than 255");
@@ -352,7 +359,7 @@ static void test_round_trip(void) {
     // Every key appears once: count "key = value" lines.
     int n_lines = 0;
     for (const char *p = text; (p = strstr(p, " = ")); p++) n_lines++;
-    CHECK(n_lines == 67, "%d key lines, expected 67", n_lines);
+    CHECK(n_lines == 69, "%d key lines, expected 69", n_lines);
     CHECK(strstr(text, "\nlr = 0.1\n") && strstr(text, "\neps = 9.99999972e-10\n") == NULL && strstr(text, "\neps = 1e-09\n"),
           "floats not printed shortest-exact:\n%s", text);
     config_free(&a);

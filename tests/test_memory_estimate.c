@@ -44,26 +44,40 @@ static Config small(const char *model, const char *pos) {
     return c;
 }
 
+// The block options (docs/design.md §2.5): the default block, then one option at a time,
+// then the Llama-style combination.
+typedef struct { const char *norm, *activation; int bias; } Block;
+static const Block BLOCKS[] = {{"layernorm", "relu", 1}, {"rmsnorm", "relu", 1}, {"layernorm", "swiglu", 1},
+                               {"layernorm", "gelu", 0}, {"rmsnorm", "swiglu", 0}};
+#define N_BLOCKS (int)(sizeof BLOCKS / sizeof BLOCKS[0])
+static void set_block(Config *c, const Block *b) {
+    snprintf(c->norm, sizeof c->norm, "%s", b->norm);
+    snprintf(c->activation, sizeof c->activation, "%s", b->activation);
+    c->bias = b->bias;
+}
+
 static void test_param_count_matches_model_build(void) {
     const char *models[] = {"translator", "lm", "classifier"};
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < pos_scheme_count(); j++) {   // every scheme of the registry
-            const char *pos = pos_scheme_at(j)->name;
+        for (int j = 0; j < pos_scheme_count() + N_BLOCKS; j++) {   // every scheme of the registry, every block
+            const char *pos = pos_scheme_at(j < pos_scheme_count() ? j : 0)->name;
             Config c = small(models[i], pos);
+            if (j >= pos_scheme_count()) set_block(&c, &BLOCKS[j - pos_scheme_count()]);
             MemoryVocab v = {57, 43, 5};
             Model m;
             model_build(&m, &c, v.src, !strcmp(models[i], "lm") ? v.src : v.tgt, v.classes);
             if (!strcmp(models[i], "lm")) v.tgt = v.src;
-            CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s: estimate %.0f, model %ld", models[i], pos,
-                  memory_param_count(&c, v), m.ps.total);
+            CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s %s %s bias %d: estimate %.0f, model %ld",
+                  models[i], pos, c.norm, c.activation, c.bias, memory_param_count(&c, v), m.ps.total);
             model_free(&m);
         }
 }
 
 // One LM pass on a stream of tokens, as the trainer (train) or evaluate_lm (no tape) runs it;
 // the arena's high-water mark against memory_pass_bytes.
-static void lm_pass(const char *pos, int train, float dropout) {
+static void lm_pass(const char *pos, const Block *block, int train, float dropout) {
     Config c = small("lm", pos);
+    set_block(&c, block);
     c.dropout = dropout;
     c.d_model = 64; c.d_ff = 256;   // big enough that the gemms run on every thread, as in real runs
     int V = 50, B = 3, T = 128, n = B * (T + 1) + 1;
@@ -85,8 +99,8 @@ static void lm_pass(const char *pos, int train, float dropout) {
     MemoryPass p = {B, 0, T, train, 0};
     double est = memory_pass_bytes(&c, v, &p), got = (double)arena.used_peak;
     // The gemm packing scratch is bounded, not followed product by product: allow 3%.
-    CHECK(fabs(est - got) <= 0.03 * got, "pos %s train %d dropout %g: estimate %.0f bytes, arena peak %.0f", pos, train,
-          dropout, est, got);
+    CHECK(fabs(est - got) <= 0.03 * got, "pos %s %s %s bias %d train %d dropout %g: estimate %.0f bytes, arena peak %.0f",
+          pos, c.norm, c.activation, c.bias, train, dropout, est, got);
     batch_free(&b);
     tape_set_enabled(1);
     model_free(&m);
@@ -97,9 +111,13 @@ static void lm_pass(const char *pos, int train, float dropout) {
 static void test_lm_pass_matches_arena(void) {
     for (int i = 0; i < pos_scheme_count(); i++) {
         const char *pos = pos_scheme_at(i)->name;
-        lm_pass(pos, 1, 0.1f);
-        lm_pass(pos, 1, 0);
-        lm_pass(pos, 0, 0);
+        lm_pass(pos, &BLOCKS[0], 1, 0.1f);
+        lm_pass(pos, &BLOCKS[0], 1, 0);
+        lm_pass(pos, &BLOCKS[0], 0, 0);
+    }
+    for (int b = 1; b < N_BLOCKS; b++) {
+        lm_pass("rope", &BLOCKS[b], 1, 0.1f);
+        lm_pass("rope", &BLOCKS[b], 0, 0);
     }
 }
 

@@ -95,14 +95,21 @@ static float model_loss_value(Model *m) {
     return op_cross_entropy(logits, g_tout, 0, 0.1f)->data[0];
 }
 
+// llama: the Llama-style block (rmsnorm, swiglu, no biases; docs/design.md §2.5), with every
+// scheme as well as with rope.
 static void test_full_model_gradients(void) {
+    for (int llama = 0; llama < 2; llama++)
     for (int s = 0; s < pos_scheme_count(); s++)
         for (int norm_first = 0; norm_first < 2; norm_first++) {
             Config c;
             small_config(&c, "translator", pos_scheme_at(s)->name);
             c.d_model = 8; c.n_heads = 2; c.d_ff = 12; c.enc_layers = 1; c.dec_layers = 1;
             c.norm_first = norm_first;
-            snprintf(c.activation, sizeof c.activation, "gelu");   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
+            snprintf(c.activation, sizeof c.activation, llama ? "swiglu" : "gelu");   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
+            if (llama) {
+                snprintf(c.norm, sizeof c.norm, "rmsnorm");
+                c.bias = 0;
+            }
             c.max_len = 4;   // learned: the 6-token source wraps
             Model m;
             model_build(&m, &c, 16, 16, 0);
@@ -125,13 +132,14 @@ static void test_full_model_gradients(void) {
                     double num = (lp - lm) / 2e-2, ana = p->t.grad[j];
                     checked++;
                     if (fabs(num - ana) > 2e-2 * fmax(fabs(num), fabs(ana)) + 2e-3) {
-                        if (bad++ < 3) CHECK(0, "%s norm_first=%d %s[%ld]: numeric %.5f analytic %.5f",
-                                             pos_scheme_at(s)->name, norm_first, p->name, j, num, ana);
+                        if (bad++ < 3) CHECK(0, "%s norm_first=%d llama=%d %s[%ld]: numeric %.5f analytic %.5f",
+                                             pos_scheme_at(s)->name, norm_first, llama, p->name, j, num, ana);
                     }
                 }
                 arena_reset(&arena);
             }
-            CHECK(bad == 0, "%s norm_first=%d: %d of %d gradient elements off", pos_scheme_at(s)->name, norm_first, bad, checked);
+            CHECK(bad == 0, "%s norm_first=%d llama=%d: %d of %d gradient elements off", pos_scheme_at(s)->name, norm_first, llama,
+                  bad, checked);
             tape_set_enabled(1);
             model_free(&m);
         }

@@ -6,6 +6,7 @@
 //   ops_norm.c       layernorm, softmax, cross_entropy
 //   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
+//   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
 // Shapes are written (B,T,C) style; "..." means any leading dimensions.
 #ifndef OPS_H
 #define OPS_H
@@ -81,4 +82,10 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated
 // by pos[t] * base^(-2i/D). x (B,T,H*D), pos (T).
 Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
+
+// --- the Llama-style block ------------------------------------------------------------
+// RMSNorm over the last dim: x / sqrt(mean(x^2) + eps) * w; w (C). No mean, no bias.
+Tensor *op_rmsnorm(Tensor *x, Tensor *w, float eps);
+// SwiGLU's gated product: silu(gate) * up, silu(a) = a * sigmoid(a); gate and up same shape.
+Tensor *op_swiglu(Tensor *gate, Tensor *up);
 #endif

@@ -82,7 +82,9 @@ static const Key KEYS[] = {
     INT("model", enc_layers, "2", 1, 64),
     INT("model", dec_layers, "2", 0, 64),
     FLT("model", dropout, "0.1", 0, 1, HI_OPEN),
-    ENUM("model", activation, "relu", "relu|gelu"),
+    ENUM("model", activation, "relu", "relu|gelu|swiglu"),
+    ENUM("model", norm, "layernorm", "layernorm|rmsnorm"),
+    BOOL("model", bias, "true"),           // false: no bias in any Linear (attention, FFN, head)
     BOOL("model", norm_first, "true"),
     BOOL("model", embed_scale, "true"),
     ENUM("model", pool, "mean", "mean|cls"),
@@ -623,5 +625,7 @@ void config_free(Config *c) {
 }
 
 Activation config_activation(const Config *c) {
-    return strcmp(c->activation, "gelu") ? ACTIVATION_RELU : ACTIVATION_GELU;
+    return !strcmp(c->activation, "gelu") ? ACTIVATION_GELU : !strcmp(c->activation, "swiglu") ? ACTIVATION_SWIGLU : ACTIVATION_RELU;
 }
+
+NormKind config_norm(const Config *c) { return strcmp(c->norm, "rmsnorm") ? NORM_LAYERNORM : NORM_RMSNORM; }

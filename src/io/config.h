@@ -41,7 +41,9 @@ typedef struct Config {
     int   d_model, n_heads, d_ff;
     int   enc_layers, dec_layers;
     float dropout;
-    char  activation[CFG_STR]; // relu | gelu
+    char  activation[CFG_STR]; // relu | gelu | swiglu (gated FFN: gate, up and down projections)
+    char  norm[CFG_STR];       // layernorm | rmsnorm
+    int   bias;                // false: no bias in any Linear (Llama style); norms are not Linears
     int   norm_first;          // true: pre-LN (default); false: post-LN
     int   embed_scale;         // multiply embeddings by sqrt(d_model)
     char  pool[CFG_STR];       // classifier: mean | cls
@@ -105,7 +107,9 @@ char *config_to_ini(Config *c);
 // Parse config text (as stored in checkpoint metadata); `name` is used in error messages.
 int  config_load_text(Config *c, const char *name, const char *text, char *err, int errlen);
 void config_free(Config *c);
-// model.activation as an enum (the string is validated against "relu|gelu" when parsed).
-typedef enum { ACTIVATION_RELU, ACTIVATION_GELU } Activation;
+// model.activation and model.norm as enums (the strings are validated when parsed).
+typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
 Activation config_activation(const Config *c);
+typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
+NormKind config_norm(const Config *c);
 #endif

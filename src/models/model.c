@@ -25,19 +25,19 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     case MODEL_CLASSIFIER:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
         stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos", m->src_embed);
-        linear_declare(&m->head, ps, "head", d, n_classes);
+        linear_declare(&m->head, ps, "head", d, n_classes, cfg->bias);
         break;
     case MODEL_TRANSLATOR:
         m->src_embed = embed_table(ps, "src_embed.weight", src_vocab, d);
         m->tgt_embed = embed_table(ps, "tgt_embed.weight", tgt_vocab, d);
         stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "src_pos", m->src_embed);
         stack_declare(&m->decoder, ps, cfg, "decoder", 1, 1, "tgt_pos", m->tgt_embed);
-        linear_declare(&m->head, ps, "generator", d, tgt_vocab);
+        linear_declare(&m->head, ps, "generator", d, tgt_vocab, cfg->bias);
         break;
     case MODEL_LM:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
         stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos", m->src_embed);
-        linear_declare(&m->head, ps, "generator", d, src_vocab);
+        linear_declare(&m->head, ps, "generator", d, src_vocab, cfg->bias);
         break;
     }
     params_alloc(ps);

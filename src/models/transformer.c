@@ -8,6 +8,7 @@ void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int 
                    const char *pos_input_name, Tensor *embed) {
     int n = causal ? c->dec_layers : c->enc_layers, d = c->d_model;
     Activation act = config_activation(c);
+    NormKind norm = config_norm(c);
     s->layers = calloc((size_t)n, sizeof(Layer));
     s->n_layers = n;
     s->causal = causal;
@@ -19,25 +20,25 @@ void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int 
         Layer *l = &s->layers[i];
         l->has_cross = cross;
         snprintf(buf, sizeof buf, "%s.layers.%d.self_attn", name, i);
-        mha_declare(&l->self_attn, ps, buf, d, c->n_heads);
+        mha_declare(&l->self_attn, ps, buf, d, c->n_heads, c->bias);
         if (cross) {
             snprintf(buf, sizeof buf, "%s.layers.%d.cross_attn", name, i);
-            mha_declare(&l->cross_attn, ps, buf, d, c->n_heads);
+            mha_declare(&l->cross_attn, ps, buf, d, c->n_heads, c->bias);
         }
         snprintf(buf, sizeof buf, "%s.layers.%d.norm1", name, i);
-        layernorm_declare(&l->norm1, ps, buf, d);
+        norm_declare(&l->norm1, ps, buf, d, norm);
         if (cross) {
             snprintf(buf, sizeof buf, "%s.layers.%d.norm2", name, i);
-            layernorm_declare(&l->norm2, ps, buf, d);
+            norm_declare(&l->norm2, ps, buf, d, norm);
         }
         // The FFN's norm: norm2 in an encoder layer, norm3 in a decoder layer.
         snprintf(buf, sizeof buf, "%s.layers.%d.norm%d", name, i, causal ? 3 : 2);
-        layernorm_declare(&l->norm3, ps, buf, d);
+        norm_declare(&l->norm3, ps, buf, d, norm);
         snprintf(buf, sizeof buf, "%s.layers.%d.ffn", name, i);
-        ffn_declare(&l->ffn, ps, buf, d, c->d_ff, act);
+        ffn_declare(&l->ffn, ps, buf, d, c->d_ff, act, c->bias);
     }
     snprintf(buf, sizeof buf, "%s.norm", name);
-    layernorm_declare(&s->norm, ps, buf, d);
+    norm_declare(&s->norm, ps, buf, d, norm);
     pos_init(&s->pos, c, !causal, ps, pos_input_name, name);
 }
 
@@ -118,15 +119,15 @@ void kv_cache_free(KVCache *c) {
 typedef enum { SUB_SELF, SUB_CROSS, SUB_FFN } Sublayer;
 
 static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory, const AttnCall *call) {
-    const LayerNorm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
-    Tensor *h = s->norm_first ? layernorm_forward(norm, x) : x, *y;
+    const Norm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
+    Tensor *h = s->norm_first ? norm_forward(norm, x) : x, *y;
     switch (which) {
     case SUB_SELF:  y = mha_forward(&l->self_attn, h, h, call); break;
     case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, call); break;
     default:        y = ffn_forward(&l->ffn, h); break;
     }
     Tensor *sum = op_add(x, dropout_forward(&s->drop, y));
-    return s->norm_first ? sum : layernorm_forward(norm, sum);
+    return s->norm_first ? sum : norm_forward(norm, sum);
 }
 
 Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
@@ -162,5 +163,5 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
         x = sublayer(s, l, SUB_FFN, x, NULL, NULL);
     }
     if (cache) cache->len += T;
-    return layernorm_forward(&s->norm, x);
+    return norm_forward(&s->norm, x);
 }

@@ -1,7 +1,7 @@
 // Encoder and decoder layers and stacks (docs/design.md §2.5).
 //   pre-LN (norm_first):  x += Drop(SelfAttn(LN1(x))); [x += Drop(CrossAttn(LN2(x), memory))]; x += Drop(FFN(LN(x)))
 //   post-LN:              x = LN1(x + Drop(SelfAttn(x))); ...
-// Every stack ends with its own LayerNorm in both modes.
+// Every stack ends with its own norm in both modes. LN is LayerNorm or RMSNorm (model.norm).
 //
 // stack_forward is the one forward pass of a stack: training, evaluation, incremental
 // decoding (with a KVCache: the rows given are the next positions) and attention heat maps
@@ -13,7 +13,7 @@
 
 typedef struct Layer {
     MultiHeadAttention self_attn, cross_attn;   // cross_attn: decoder layers of the translator
-    LayerNorm norm1, norm2, norm3;              // encoder: norm1, norm2 (FFN); decoder: norm2 = cross, norm3 = FFN
+    Norm norm1, norm2, norm3;                   // encoder: norm1, norm2 (FFN); decoder: norm2 = cross, norm3 = FFN
     FFN ffn;
     int has_cross;
 } Layer;
@@ -21,7 +21,7 @@ typedef struct Layer {
 typedef struct Stack {
     Layer *layers;
     int n_layers;
-    LayerNorm norm;
+    Norm norm;
     Positional pos;
     Tensor *embed;       // the token table feeding this stack (declared by the model)
     int embed_scale;     // multiply embeddings by sqrt(d_model)

@@ -12,49 +12,72 @@ Tensor *dropout_forward(const Dropout *d, Tensor *x) {
     return op_dropout(x, d->p, rng_next(d->rng));
 }
 
-void linear_declare(Linear *l, Params *ps, const char *name, int in, int out) {
+void linear_declare(Linear *l, Params *ps, const char *name, int in, int out, int has_bias) {
     char buf[128];
     int ws[2] = {out, in};
     named(buf, sizeof buf, name, "weight");
     l->weight = param_new(ps, buf, 2, ws, 1, INIT_XAVIER);
+    l->bias = NULL;
+    if (!has_bias) return;
     named(buf, sizeof buf, name, "bias");
     l->bias = param_new(ps, buf, 1, &out, 0, INIT_ZEROS);
 }
 
 Tensor *linear_forward(const Linear *l, Tensor *x) { return op_linear(x, l->weight, l->bias); }
 
-void layernorm_declare(LayerNorm *n, Params *ps, const char *name, int d) {
+#define NORM_EPS 1e-5f   // both norms, as torch.nn.LayerNorm and Llama 3.2's rms_norm_eps
+
+void norm_declare(Norm *n, Params *ps, const char *name, int d, NormKind kind) {
     char buf[128];
+    n->kind = kind;
     named(buf, sizeof buf, name, "weight");
     n->weight = param_new(ps, buf, 1, &d, 0, INIT_ONES);
+    n->bias = NULL;
+    if (kind == NORM_RMSNORM) return;
     named(buf, sizeof buf, name, "bias");
     n->bias = param_new(ps, buf, 1, &d, 0, INIT_ZEROS);
 }
 
-Tensor *layernorm_forward(const LayerNorm *n, Tensor *x) { return op_layernorm(x, n->weight, n->bias, 1e-5f); }
+Tensor *norm_forward(const Norm *n, Tensor *x) {
+    if (n->kind == NORM_RMSNORM) return op_rmsnorm(x, n->weight, NORM_EPS);
+    return op_layernorm(x, n->weight, n->bias, NORM_EPS);
+}
 
-void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act) {
+void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act, int has_bias) {
     char buf[128];
-    named(buf, sizeof buf, name, "fc1");
-    linear_declare(&f->fc1, ps, buf, d, d_ff);
-    named(buf, sizeof buf, name, "fc2");
-    linear_declare(&f->fc2, ps, buf, d_ff, d);
     f->act = act;
+    if (act == ACTIVATION_SWIGLU) {   // Llama's names and order: gate, up, down
+        named(buf, sizeof buf, name, "gate_proj");
+        linear_declare(&f->gate_proj, ps, buf, d, d_ff, has_bias);
+        named(buf, sizeof buf, name, "up_proj");
+        linear_declare(&f->up_proj, ps, buf, d, d_ff, has_bias);
+        named(buf, sizeof buf, name, "down_proj");
+        linear_declare(&f->down_proj, ps, buf, d_ff, d, has_bias);
+        return;
+    }
+    named(buf, sizeof buf, name, "fc1");
+    linear_declare(&f->fc1, ps, buf, d, d_ff, has_bias);
+    named(buf, sizeof buf, name, "fc2");
+    linear_declare(&f->fc2, ps, buf, d_ff, d, has_bias);
 }
 
 Tensor *ffn_forward(const FFN *f, Tensor *x) {
+    if (f->act == ACTIVATION_SWIGLU) {
+        Tensor *h = op_swiglu(linear_forward(&f->gate_proj, x), linear_forward(&f->up_proj, x));
+        return linear_forward(&f->down_proj, h);
+    }
     Tensor *h = linear_forward(&f->fc1, x);
     h = f->act == ACTIVATION_GELU ? op_gelu(h) : op_relu(h);
     return linear_forward(&f->fc2, h);
 }
 
-void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads) {
+void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads, int has_bias) {
     char buf[128];
     const char *parts[4] = {"q_proj", "k_proj", "v_proj", "o_proj"};
     Linear *lins[4] = {&m->q_proj, &m->k_proj, &m->v_proj, &m->o_proj};
     for (int i = 0; i < 4; i++) {
         named(buf, sizeof buf, name, parts[i]);
-        linear_declare(lins[i], ps, buf, d, d);
+        linear_declare(lins[i], ps, buf, d, d, has_bias);
     }
     m->n_heads = n_heads;
 }

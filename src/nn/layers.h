@@ -1,8 +1,10 @@
-// Layers built from core ops: Linear, LayerNorm, FFN, multi-head attention. Each layer is
-// a struct of parameter tensors, a *_declare that names them in the parameter store and says
-// how each is initialised (ParamInit), and a *_forward; backward comes from the tape (each
-// op's backward sits beside its forward in src/core). Attention also serves incremental
-// decoding (a key/value cache) and heat maps (a probability sink), see AttnCall.
+// Layers built from core ops: Linear, the norms (LayerNorm, RMSNorm), FFN (ReLU/GELU, or
+// SwiGLU's gated form), multi-head attention. Each layer is a struct of parameter tensors, a
+// *_declare that names them in the parameter store and says how each is initialised
+// (ParamInit), and a *_forward; backward comes from the tape (each op's backward sits beside
+// its forward in src/core). Attention also serves incremental decoding (a key/value cache)
+// and heat maps (a probability sink), see AttnCall. The Llama-style options (model.norm,
+// activation = swiglu, bias = false) are choices made here, at declaration (docs/design.md §2.5).
 #ifndef LAYERS_H
 #define LAYERS_H
 #include <stdint.h>
@@ -15,21 +17,31 @@
 typedef struct Dropout { float p; Rng *rng; } Dropout;
 Tensor *dropout_forward(const Dropout *d, Tensor *x);
 
-// Linear: xavier-uniform weight (decayed), zero bias. LayerNorm: unit weight, zero bias.
-typedef struct Linear { Tensor *weight, *bias; } Linear;            // weight (out,in), bias (out)
-void    linear_declare(Linear *l, Params *ps, const char *name, int in, int out);
+// Linear: xavier-uniform weight (decayed), zero bias; with has_bias = 0 no bias tensor at all
+// (bias NULL, nothing named NAME.bias).
+typedef struct Linear { Tensor *weight, *bias; } Linear;            // weight (out,in), bias (out) or NULL
+void    linear_declare(Linear *l, Params *ps, const char *name, int in, int out, int has_bias);
 Tensor *linear_forward(const Linear *l, Tensor *x);                // (...,in) -> (...,out)
 
-typedef struct LayerNorm { Tensor *weight, *bias; } LayerNorm;      // (d), (d)
-void    layernorm_declare(LayerNorm *n, Params *ps, const char *name, int d);
-Tensor *layernorm_forward(const LayerNorm *n, Tensor *x);
+// A norm over the last dim, both with eps = 1e-5 and a unit weight. LayerNorm:
+// (x - mean) / sqrt(var + eps) * w + b with a zero-initialised bias; RMSNorm:
+// x / sqrt(mean(x^2) + eps) * w, no bias (bias NULL, nothing named NAME.bias).
+typedef struct Norm { NormKind kind; Tensor *weight, *bias; } Norm;  // (d), (d) or NULL
+void    norm_declare(Norm *n, Params *ps, const char *name, int d, NormKind kind);
+Tensor *norm_forward(const Norm *n, Tensor *x);
 
-typedef struct FFN { Linear fc1, fc2; Activation act; } FFN;       // d -> d_ff -> d
-void    ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act);
+// FFN, d -> d_ff -> d. relu/gelu: fc2(act(fc1 x)). swiglu: down_proj(silu(gate_proj x) *
+// up_proj x), d_ff the width of gate and up (three matrices instead of two).
+typedef struct FFN {
+    Activation act;
+    Linear fc1, fc2;                      // relu, gelu
+    Linear gate_proj, up_proj, down_proj; // swiglu
+} FFN;
+void    ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act, int has_bias);
 Tensor *ffn_forward(const FFN *f, Tensor *x);
 
 typedef struct MultiHeadAttention { Linear q_proj, k_proj, v_proj, o_proj; int n_heads; } MultiHeadAttention;
-void    mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads);
+void    mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads, int has_bias);
 
 // What one attention call needs besides its inputs. Zero-initialise and set what applies.
 typedef struct AttnCall {

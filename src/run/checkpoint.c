@@ -105,6 +105,18 @@ static void shape_text(char *buf, size_t n, int ndim, const long long *shape) {
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
+// Why a tensor the model and the file disagree on may be missing: the block options name
+// tensors differently (docs/design.md §3.2), so a file of another block is named, not guessed at.
+static const char *mismatch_hint(const char *name) {
+    size_t n = strlen(name);
+    int is_bias = n > 5 && !strcmp(name + n - 5, ".bias");
+    if (is_bias && strstr(name, "norm")) return "does the checkpoint match the config? model.norm = rmsnorm has no norm biases";
+    if (is_bias) return "does the checkpoint match the config? model.bias = false has no Linear biases";
+    if (strstr(name, ".ffn.")) return "does the checkpoint match the config? model.activation = swiglu has ffn.gate_proj, "
+                                      "up_proj, down_proj where relu and gelu have ffn.fc1, fc2";
+    return "does the checkpoint match the config?";
+}
+
 int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char *err, int errlen) {
     StFile *f = open_checked(path, err, errlen);
     if (!f) return -1;
@@ -112,7 +124,7 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
     for (int i = 0; i < m->ps.n && !rc; i++) {
         Param *p = m->ps.list[i];
         const StTensor *s = st_find(f, p->name);
-        if (!s) { snprintf(err, errlen, "%s: tensor '%s' is missing (does the checkpoint match the config?)", path, p->name); rc = -1; break; }
+        if (!s) { snprintf(err, errlen, "%s: tensor '%s' is missing (%s)", path, p->name, mismatch_hint(p->name)); rc = -1; break; }
         if (!shape_matches(s, &p->t)) {
             char have[96], want[96];
             long long w[4];
@@ -130,7 +142,7 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
     for (int i = 0; i < st_count(f) && !rc; i++) {   // nothing unexpected either
         const char *name = st_get(f, i)->name;
         if (!is_optimizer_tensor(name) && !params_find(&m->ps, name)) {
-            snprintf(err, errlen, "%s: unexpected tensor '%s' (does the checkpoint match the config?)", path, name);
+            snprintf(err, errlen, "%s: unexpected tensor '%s' (%s)", path, name, mismatch_hint(name));
             rc = -1;
         }
     }

@@ -34,8 +34,11 @@ typedef struct {
     int d, H, D;
 } Shapes;
 
-// A LayerNorm: its output and, for backward, mean and rstd per row.
-static double layernorm(const Shapes *s, double rows) { return tensor(rows * s->d, s->g) + (s->g ? floats(2 * rows) : 0); }
+// A norm: its output and, for backward, mean and rstd per row (LayerNorm) or rstd (RMSNorm).
+static double norm(const Shapes *s, double rows) {
+    double saved = config_norm(s->c) == NORM_RMSNORM ? rows : 2 * rows;
+    return tensor(rows * s->d, s->g) + (s->g ? floats(saved) : 0);
+}
 static double dropout(const Shapes *s, double n) { return s->drop ? tensor(n, s->g) + (s->g ? aligned(n) : 0) : 0; }
 
 // op_attention: output, saved probabilities, per-thread scratch, and in backward the
@@ -56,7 +59,7 @@ static double rope(const Shapes *s, double B, double T) {
 
 // One residual sub-layer around f: (pre-LN) norm, f, dropout, the sum; post-LN norms the sum.
 static double residual(const Shapes *s, double rows, double f) {
-    return layernorm(s, rows) + f + dropout(s, rows * s->d) + tensor(rows * s->d, s->g);
+    return norm(s, rows) + f + dropout(s, rows * s->d) + tensor(rows * s->d, s->g);
 }
 
 // A stack of layers over (B,T); cross attends to memory of length Tm.
@@ -69,9 +72,10 @@ static double stack(const Shapes *s, double B, double T, int layers, int causal,
     double self = 3 * tensor(N * d, s->g) + (is_rope ? 2 * rope(s, B, T) : 0) + attention(s, B, T, T, padded) +
                   tensor(N * d, s->g);
     double cross_attn = tensor(N * d, s->g) + 2 * tensor(B * Tm * d, s->g) + attention(s, B, T, Tm, 1) + tensor(N * d, s->g);
-    double ffn = 2 * tensor(N * f, s->g) + tensor(N * d, s->g);
+    // fc1 and the activation; swiglu: gate, up and their product. Then the output projection.
+    double ffn = (config_activation(c) == ACTIVATION_SWIGLU ? 3 : 2) * tensor(N * f, s->g) + tensor(N * d, s->g);
     bytes += layers * (residual(s, N, self) + (cross ? residual(s, N, cross_attn) : 0) + residual(s, N, ffn));
-    return bytes + layernorm(s, N);
+    return bytes + norm(s, N);
 }
 
 // Embedding lookup, sqrt(d) scale, input positions, dropout (model.c embed).
@@ -126,15 +130,16 @@ double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
 // ------------------------------------------------------------------------- parameters
 
 double memory_param_count(const Config *c, MemoryVocab v) {
-    double d = c->d_model, f = c->d_ff, H = c->n_heads;
-    double attn = 4 * (d * d + d), ffn = d * f + f + f * d + d, norm = 2 * d;
+    double d = c->d_model, f = c->d_ff, H = c->n_heads, bias = c->bias ? 1 : 0;
+    double attn = 4 * (d * d + bias * d), norm = config_norm(c) == NORM_RMSNORM ? d : 2 * d;
+    double ffn = config_activation(c) == ACTIVATION_SWIGLU ? 3 * d * f + bias * (2 * f + d) : 2 * d * f + bias * (f + d);
     double pos_table = !strcmp(c->pos, "learned") ? c->max_len * d : !strcmp(c->pos, "t5") ? 32 * H : 0;
     double enc = c->enc_layers * (attn + 2 * norm + ffn) + norm + pos_table;
     double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + pos_table;
     double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + pos_table;
-    if (!strcmp(c->model, "classifier")) return v.src * d + enc + d * v.classes + v.classes;
-    if (!strcmp(c->model, "lm")) return v.src * d + dec_self + d * v.src + v.src;
-    return (v.src + v.tgt) * d + enc + dec_cross + d * v.tgt + v.tgt;
+    if (!strcmp(c->model, "classifier")) return v.src * d + enc + (d + bias) * v.classes;
+    if (!strcmp(c->model, "lm")) return v.src * d + dec_self + (d + bias) * v.src;
+    return (v.src + v.tgt) * d + enc + dec_cross + (d + bias) * v.tgt;
 }
 
 // ------------------------------------------------------------------------- data
