@@ -4,8 +4,8 @@
 Written from the model math of the design (docs/design.md), not from the C code: the encoder
 classifier, the encoder-decoder translator and the decoder-only language model, with every
 option of the config (pos = none | sinusoidal | learned | alibi | rope | t5, max_len and
-pos_wrap, rope_base and rope_scale, pos_offset, norm_first, relu/gelu, embed_scale, mean/cls
-pooling). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
+pos_wrap, rope_base and rope_scale, pos_offset, norm_first, relu/gelu/swiglu, layernorm/rmsnorm,
+bias, embed_scale, mean/cls pooling). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
 load_state_dict(strict=True), and `model.state_dict()` gives the tensors back under the same
 names.
 
@@ -89,7 +89,7 @@ def read_safetensors(path):
 _INTS = {"seed", "threads", "d_model", "n_heads", "d_ff", "enc_layers", "dec_layers", "max_len",
          "pos_offset", "window", "batch_size", "steps", "val_size", "train_size", "test_size"}
 _FLOATS = {"dropout", "rope_base", "rope_scale", "label_smoothing", "lr"}
-_BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket"}
+_BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket", "bias"}
 
 
 def _value(key, text):
@@ -245,10 +245,10 @@ def rotate_pairs(x, cos, sin):
 # ------------------------------------------------------------------ layers and stacks
 
 class Attention(nn.Module):
-    def __init__(self, d, h):
+    def __init__(self, d, h, bias=True):
         super().__init__()
         self.h = h
-        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(d, d) for _ in range(4))
+        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(d, d, bias=bias) for _ in range(4))
 
     def forward(self, xq, xkv, key_pad=None, causal=False, bias=None, rot=None, drop=0.0):
         B, Tq, d = xq.shape
@@ -274,14 +274,54 @@ class Attention(nn.Module):
 
 
 class FFN(nn.Module):
-    def __init__(self, d, d_ff, gelu):
+    """fc2(act(fc1 x)) with act = relu or exact gelu."""
+
+    def __init__(self, d, d_ff, gelu, bias=True):
         super().__init__()
-        self.fc1, self.fc2, self.gelu = nn.Linear(d, d_ff), nn.Linear(d_ff, d), gelu
+        self.fc1, self.fc2, self.gelu = nn.Linear(d, d_ff, bias=bias), nn.Linear(d_ff, d, bias=bias), gelu
 
     def forward(self, x):
         z = self.fc1(x)
         z = 0.5 * z * (1 + torch.erf(z / math.sqrt(2))) if self.gelu else torch.relu(z)   # exact GELU
         return self.fc2(z)
+
+
+class SwiGLU(nn.Module):
+    """Llama's gated FFN: down_proj(silu(gate_proj x) * up_proj x), d_ff the width of gate and up."""
+
+    def __init__(self, d, d_ff, bias=True):
+        super().__init__()
+        self.gate_proj, self.up_proj = nn.Linear(d, d_ff, bias=bias), nn.Linear(d, d_ff, bias=bias)
+        self.down_proj = nn.Linear(d_ff, d, bias=bias)
+
+    def forward(self, x):
+        a = self.gate_proj(x)
+        return self.down_proj(a * torch.sigmoid(a) * self.up_proj(x))
+
+
+class RMSNorm(nn.Module):
+    """x / sqrt(mean(x^2) + eps) * weight: no mean subtracted, no bias."""
+
+    def __init__(self, d, eps=1e-5):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(d)), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def make_norm(cfg):
+    """model.norm: layernorm (weight and bias) or rmsnorm (weight only); eps 1e-5 for both."""
+    if cfg.get("norm", "layernorm") == "rmsnorm":
+        return RMSNorm(cfg["d_model"])
+    return nn.LayerNorm(cfg["d_model"], eps=1e-5)
+
+
+def make_ffn(cfg):
+    bias = cfg.get("bias", True)
+    if cfg["activation"] == "swiglu":
+        return SwiGLU(cfg["d_model"], cfg["d_ff"], bias)
+    return FFN(cfg["d_model"], cfg["d_ff"], cfg["activation"] == "gelu", bias)
 
 
 class Layer(nn.Module):
@@ -290,21 +330,20 @@ class Layer(nn.Module):
 
     def __init__(self, cfg, decoder, cross):
         super().__init__()
-        d = cfg["d_model"]
-        eps = 1e-5
-        self.self_attn = Attention(d, cfg["n_heads"])
-        self.norm1 = nn.LayerNorm(d, eps=eps)
+        d, bias = cfg["d_model"], cfg.get("bias", True)
+        self.self_attn = Attention(d, cfg["n_heads"], bias)
+        self.norm1 = make_norm(cfg)
         self.cross = cross
         if cross:
-            self.cross_attn = Attention(d, cfg["n_heads"])
-            self.norm2 = nn.LayerNorm(d, eps=eps)
-        ffn_norm = nn.LayerNorm(d, eps=eps)
+            self.cross_attn = Attention(d, cfg["n_heads"], bias)
+            self.norm2 = make_norm(cfg)
+        ffn_norm = make_norm(cfg)
         if decoder:
             self.norm3 = ffn_norm
         else:
             self.norm2 = ffn_norm
         self.ffn_norm_name = "norm3" if decoder else "norm2"
-        self.ffn = FFN(d, cfg["d_ff"], cfg["activation"] == "gelu")
+        self.ffn = make_ffn(cfg)
         self.pre_ln = cfg["norm_first"]
         self.p = cfg["dropout"]
 
@@ -322,13 +361,13 @@ class Layer(nn.Module):
 
 
 class Stack(nn.Module):
-    """Layers, then the stack's own final LayerNorm (both pre- and post-LN)."""
+    """Layers, then the stack's own final norm (both pre- and post-LN)."""
 
     def __init__(self, cfg, decoder, cross):
         super().__init__()
         n = cfg["dec_layers"] if decoder else cfg["enc_layers"]
         self.layers = nn.ModuleList(Layer(cfg, decoder, cross) for _ in range(n))
-        self.norm = nn.LayerNorm(cfg["d_model"], eps=1e-5)
+        self.norm = make_norm(cfg)
         self.causal = decoder
         self.scheme = Scheme(cfg, bidirectional=not decoder)
         if cfg["pos"] == "t5":
@@ -369,10 +408,11 @@ class Model(nn.Module):
             self.encoder = Stack(cfg, decoder=False, cross=False)
         if self.kind != "classifier":
             self.decoder = Stack(cfg, decoder=True, cross=self.kind == "translator")
+        bias = cfg.get("bias", True)                                    # Llama's lm_head has none either
         if self.kind == "classifier":
-            self.head = nn.Linear(d, n_classes)
+            self.head = nn.Linear(d, n_classes, bias=bias)
         else:
-            self.generator = nn.Linear(d, tgt_vocab if self.kind == "translator" else src_vocab)
+            self.generator = nn.Linear(d, tgt_vocab if self.kind == "translator" else src_vocab, bias=bias)
 
     def _embed(self, ids, table, stack, pos_table):
         d = self.cfg["d_model"]
@@ -603,13 +643,14 @@ def check_cases(cases_path, table_path, dtype, loss_tol, grad_tol):
 
 
 def markdown_tables(tsv_rows):
-    """The results as Markdown: a grid (scheme x kind and norm: loss / gradient differences),
-    then every column for every case. Case names are KIND_SCHEME_NORM."""
+    """The results as Markdown: a grid (scheme or block x kind and norm: loss / gradient
+    differences), then every column for every case. Case names are KIND_SCHEME_NORM, or
+    KIND_BLOCK_NORM for the block options (rmsnorm, swiglu, nobias, and llama: all three)."""
     head = tsv_rows[0].split("\t")
     rows = [dict(zip(head, r.split("\t"))) for r in tsv_rows[1:]]
     by_name = {r["case"]: r for r in rows}
     kinds = [k for k in ("classifier", "translator", "lm") if any(r["case"].startswith(k + "_") for r in rows)]
-    schemes = [s for s in ("none", "sinusoidal", "learned", "alibi", "rope", "t5")
+    schemes = [s for s in ("none", "sinusoidal", "learned", "alibi", "rope", "t5", "rmsnorm", "swiglu", "nobias", "llama")
                if any("_%s_" % s in r["case"] for r in rows)]
     cols = [(k, n) for k in kinds for n in ("pre", "post")]
     out = ["Largest relative differences, C (float32) against PyTorch (float64): ./eval loss / gradient "
@@ -675,9 +716,9 @@ def main(argv):
         return 2
     n = sum(p.numel() for p in model.parameters())
     c = model.cfg
-    print("%s: %s, pos = %s, d_model %d, %d heads, %s, %s, %d parameters" % (
-        locate(a.run), model.kind, c["pos"], c["d_model"], c["n_heads"],
-        "pre-LN" if c["norm_first"] else "post-LN", c["activation"], n))
+    print("%s: %s, pos = %s, d_model %d, %d heads, %s, %s, %s, bias %s, %d parameters" % (
+        locate(a.run), model.kind, c["pos"], c["d_model"], c["n_heads"], "pre-LN" if c["norm_first"] else "post-LN",
+        c.get("norm", "layernorm"), c["activation"], str(c.get("bias", True)).lower(), n))
     for k, v in model.state_dict().items():
         print("  %-44s %s" % (k, list(v.shape)))
     return 0

@@ -1,5 +1,7 @@
 # The C models against an independent PyTorch implementation (scripts/torch_model.py), for
-# every positional scheme x model kind (classifier, translator, lm) x {pre-LN, post-LN}:
+# every positional scheme x model kind (classifier, translator, lm) x {pre-LN, post-LN}, and
+# for each model kind the block options of docs/design.md §2.5 one at a time (rmsnorm,
+# swiglu, nobias = model.bias=false) and together with RoPE (llama, pre- and post-LN):
 # train a few steps with ./train, then on the validation data
 #   - ./eval's loss and token accuracy against the PyTorch module's (loss within 1e-4
 #     relative, accuracy equal), and
@@ -25,8 +27,20 @@ for p in python3 /usr/bin/python3; do
 done
 SCHEMES=$(echo $("$TRAIN" --list-schemes))   # the registry is the one list
 KINDS="classifier translator lm"
+# The block cases: each names its option(s) (block_options) and runs with one LN placement
+# (rmsnorm, nobias pre-LN; swiglu post-LN), llama with both.
+BLOCKS="rmsnorm swiglu nobias llama"
+block_options() {
+    case $1 in
+    rmsnorm) echo "model.pos=alibi model.norm=rmsnorm" ;;
+    swiglu)  echo "model.pos=t5 model.activation=swiglu" ;;
+    nobias)  echo "model.pos=learned model.bias=false" ;;
+    llama)   echo "model.pos=rope model.norm=rmsnorm model.activation=swiglu model.bias=false" ;;
+    esac
+}
 if [ -z "$PY" ]; then
-    for kind in $KINDS; do for pos in $SCHEMES; do for norm in pre post; do
+    for kind in $KINDS; do for pos in $SCHEMES $BLOCKS; do for norm in pre post; do
+        case $pos in rmsnorm|nobias) [ $norm = post ] && continue ;; swiglu) [ $norm = pre ] && continue ;; esac
         skip "torch_reference_${kind}_${pos}_$norm" "no python3 with torch (tried python3 and /usr/bin/python3; Debian: apt-get install python3-torch)"
     done; done; done
     exit 0
@@ -56,20 +70,29 @@ config() {
 i=0
 for kind in $KINDS; do
     config $kind "$TMP/$kind.ini"
-    for pos in $SCHEMES; do
+    for pos in $SCHEMES $BLOCKS; do
         for norm in pre post; do
-            i=$((i + 1))
+            case $pos in rmsnorm|nobias) [ $norm = post ] && continue ;; swiglu) [ $norm = pre ] && continue ;; esac
             name=${kind}_${pos}_$norm
             first=true; [ $norm = post ] && first=false
-            train="model.pos=$pos model.norm_first=$first run.name=$name"
-            [ $((i % 2)) = 0 ] && train="$train model.activation=gelu"
-            [ $((i % 3)) = 0 ] && train="$train model.embed_scale=false"
-            [ $((i % 4)) = 1 ] && train="$train train.label_smoothing=0.1"
+            block=$(block_options $pos)
+            if [ -z "$block" ]; then
+                i=$((i + 1))
+                train="model.pos=$pos model.norm_first=$first run.name=$name"
+                [ $((i % 2)) = 0 ] && train="$train model.activation=gelu"
+                [ $((i % 3)) = 0 ] && train="$train model.embed_scale=false"
+                [ $((i % 4)) = 1 ] && train="$train train.label_smoothing=0.1"
+            else
+                train="$block model.norm_first=$first run.name=$name"
+                [ $pos = llama ] && [ $norm = pre ] && train="$train train.label_smoothing=0.1"
+                [ $pos = swiglu ] && train="$train model.embed_scale=false"
+            fi
             [ $kind = classifier ] && [ $norm = post ] && train="$train model.pool=cls"
+            rope=; case $train in *model.pos=rope*) rope=1 ;; esac
             over=
             [ $norm = post ] && over="pos_offset=5"
-            [ $pos = rope ] && [ $norm = pre ] && over="rope_base=500 rope_scale=2"
-            [ $pos = rope ] && [ $norm = post ] && over="pos_offset=5 rope_base=2000 rope_scale=1.5"
+            [ -n "$rope" ] && [ $norm = pre ] && over="rope_base=500 rope_scale=2"
+            [ -n "$rope" ] && [ $norm = post ] && over="pos_offset=5 rope_base=2000 rope_scale=1.5"
             # shellcheck disable=SC2086
             if ! "$TRAIN" "$TMP/$kind.ini" $train >"$TMP/$name.train" 2>&1; then
                 fail "torch_reference_$name" "./train: $(tail -2 "$TMP/$name.train")"; continue
