@@ -6,7 +6,8 @@
 
 Needs the Debian packages python3-torch and libopenblas0-openmp; never part of `make test`.
 The models mirror src/models (pre-LN encoder/decoder, RoPE on self-attention, dropout 0.1,
-label smoothing 0.1, AdamW, global-norm clipping) and the batches are the same as bench.c's.
+label smoothing 0.1, AdamW, global-norm clipping; the llama shape with RMSNorm, SwiGLU and no
+biases) and the batches are the same as bench.c's.
 Every measurement runs in a child process of its own (its peak RSS is its own). --compare
 alternates one C run and one PyTorch run per repetition, so both see the same machine load,
 and prints the medians and their ratio (C / PyTorch; higher is better for C).
@@ -39,6 +40,8 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
                      dec=3, ff=1024, B=64, V_src=8000, V_tgt=8000, src=(8, 18), tgt=(8, 18), T=0, steps=3),
     "lm": dict(label="lm d128 h4 2L ff512 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=512, B=8,
                V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3),
+    "llama": dict(label="lm llama d128 h4 2L swiglu352 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=352,
+                  B=8, V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3, llama=True),
 }
 ATT = dict(B=8, H=8, T=256, D=32)
 PAD, BOS, EOS = 0, 2, 3
@@ -117,11 +120,25 @@ def child(kind, name, threads, runs):
         x1, x2 = x[..., 0::2], x[..., 1::2]
         return torch.stack((x1 * cs - x2 * sn, x1 * sn + x2 * cs), dim=-1).flatten(-2)
 
+    class RMSNorm(nn.Module):  # torch 1.13 has no nn.RMSNorm
+        def __init__(self, d):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(d))
+        def forward(self, x):
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * self.weight
+    class SwiGLU(nn.Module):
+        def __init__(self, d, ff):
+            super().__init__()
+            self.gate, self.up, self.down = nn.Linear(d, ff, bias=False), nn.Linear(d, ff, bias=False), nn.Linear(ff, d, bias=False)
+        def forward(self, x):
+            return self.down(F.silu(self.gate(x)) * self.up(x))
+    def norm(d, llama):
+        return RMSNorm(d) if llama else nn.LayerNorm(d)
     class MHA(nn.Module):
-        def __init__(self, d, h):
+        def __init__(self, d, h, bias=True):
             super().__init__()
             self.h = h
-            self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=bias) for _ in range(4))
 
         def forward(self, xq, xkv, mask, rot, p):
             B, Tq, d = xq.shape
@@ -138,12 +155,12 @@ def child(kind, name, threads, runs):
             return self.o(torch.matmul(a, v).transpose(1, 2).reshape(B, Tq, d))
 
     class Layer(nn.Module):
-        def __init__(self, d, h, ff, cross):
+        def __init__(self, d, h, ff, cross, llama):
             super().__init__()
-            self.self_attn = MHA(d, h)
-            self.cross_attn = MHA(d, h) if cross else None
-            self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(3 if cross else 2))
-            self.ffn = nn.Sequential(nn.Linear(d, ff), nn.ReLU(), nn.Linear(ff, d))
+            self.self_attn = MHA(d, h, not llama)
+            self.cross_attn = MHA(d, h, not llama) if cross else None
+            self.norms = nn.ModuleList(norm(d, llama) for _ in range(3 if cross else 2))
+            self.ffn = SwiGLU(d, ff) if llama else nn.Sequential(nn.Linear(d, ff), nn.ReLU(), nn.Linear(ff, d))
 
         def forward(self, x, mask, rot, memory, memory_mask, p):
             h = self.norms[0](x)
@@ -160,10 +177,11 @@ def child(kind, name, threads, runs):
             self.s, self.p = s, 0.1
             self.src_embed = nn.Embedding(s["V_src"], d)
             self.tgt_embed = nn.Embedding(s["V_tgt"], d) if s["model"] == "translator" else None
-            self.enc = nn.ModuleList(Layer(d, h, s["ff"], False) for _ in range(s["enc"]))
-            self.dec = nn.ModuleList(Layer(d, h, s["ff"], s["model"] == "translator") for _ in range(s["dec"]))
-            self.enc_norm, self.dec_norm = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.generator = nn.Linear(d, s["V_tgt"])
+            llama = s.get("llama", False)
+            self.enc = nn.ModuleList(Layer(d, h, s["ff"], False, llama) for _ in range(s["enc"]))
+            self.dec = nn.ModuleList(Layer(d, h, s["ff"], s["model"] == "translator", llama) for _ in range(s["dec"]))
+            self.enc_norm, self.dec_norm = norm(d, llama), norm(d, llama)
+            self.generator = nn.Linear(d, s["V_tgt"], bias=not llama)
 
         def stack(self, layers, norm, x, mask, rot, memory=None, memory_mask=None):
             x = F.dropout(x, self.p, self.training)
@@ -362,7 +380,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="", help="toy,multi30k,lm,matmul,attention")
+    ap.add_argument("--only", default="", help="toy,multi30k,lm,llama,matmul,attention")
     ap.add_argument("--compare", action="store_true", help="alternate with the C bench, print ratios")
     ap.add_argument("--bench", default="build/opt/bin/bench")
     ap.add_argument("--sizes", default="64,256,1024", help="matmul sizes for --compare")

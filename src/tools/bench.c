@@ -35,7 +35,7 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
     "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lm, matmul, attention, eval, forkjoin (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lm, llama, matmul, attention, eval, forkjoin (default all)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib [cpu_ms base_mib]\n"
     "\n"
@@ -52,12 +52,15 @@ typedef struct {
     int src_min, src_max, tgt_min, tgt_max;    // translator lengths (without specials)
     int T;                                     // lm window
     int steps;                                 // steps per timed run
+    int llama;                                 // the Llama-style block: rmsnorm, swiglu, no biases
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3},
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, 0},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, 0},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, 0},
+    // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16 (docs/design.md §2.5).
+    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", "lm", 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, 1},
 };
 
 static double peak_mib(void) {
@@ -127,6 +130,11 @@ static void shape_config(const Shape *s, Config *c) {
     c->d_model = s->d; c->n_heads = s->heads; c->d_ff = s->ff;
     c->enc_layers = s->enc; c->dec_layers = s->dec;
     c->dropout = 0.1f; c->label_smoothing = 0.1f; c->batch_size = s->B; c->seed = 1;
+    if (s->llama) {
+        snprintf(c->norm, sizeof c->norm, "rmsnorm");
+        snprintf(c->activation, sizeof c->activation, "swiglu");
+        c->bias = 0;
+    }
 }
 
 // One training step as the trainer does it: forward, backward, clip, AdamW.
