@@ -88,7 +88,7 @@ static void test_learned_wraps(void) {
     p.wrap = 1;
     int shape[3] = {1, 40, c.d_model};
     Tensor *x = tensor_zeros(3, shape, 0);
-    Tensor *y = pos_add_to_input(&p, x, (PosSpan){0, 40});
+    Tensor *y = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = 40});
     CHECK(memcmp(y->data + 33L * c.d_model, p.table->data + 1L * c.d_model, sizeof(float) * c.d_model) == 0,
           "token 33 did not receive row 1");
     params_free(&ps);
@@ -152,7 +152,7 @@ static void test_rope_scheme_angles(void) {
     for (int t = 0; t < 5; t++)
         for (int c2 = 0; c2 < 8; c2 += 2) x->data[t * 8 + c2] = 1;   // every pair (1, 0)
     const double want[2][4] = {{cos(1.5), sin(1.5), cos(0.15), sin(0.15)}, {cos(2.0), sin(2.0), cos(0.2), sin(0.2)}};
-    PosSpan rows = {0, 5};
+    PosSpan rows = {.start = 0, .len = 5};
     Tensor *y = pos_rotate(&p, x, rows);
     for (int t = 3; t < 5; t++)
         for (int h = 0; h < 2; h++)
@@ -174,7 +174,7 @@ static void test_t5_bias_buckets(void) {
         for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
     const int want_enc[4][4] = {{0, 17, 18, 19}, {1, 0, 17, 18}, {2, 1, 0, 17}, {3, 2, 1, 0}};
     const int want_dec[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}, {3, 2, 1, 0}};
-    PosSpan all = {0, 4};
+    PosSpan all = {.start = 0, .len = 4};
     Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     for (int h = 0; h < 2; h++)
         for (int i = 0; i < 4; i++)
@@ -203,7 +203,7 @@ static void test_alibi_bias_shape(void) {
     encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
-    PosSpan all = {0, T};
+    PosSpan all = {.start = 0, .len = T};
     Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     float slopes[4];
     alibi_slopes(4, slopes);
@@ -264,16 +264,16 @@ static void test_spans_give_rows_of_the_whole(void) {
                 int shape[3] = {1, T, d};
                 Tensor *x = tensor_new(3, shape, 0);
                 for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
-                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){0, T}), *full_rot = pos_rotate(&p, x, (PosSpan){0, T});
-                Tensor *full_bias = pos_self_bias(&p, (PosSpan){0, T}, (PosSpan){0, T});
+                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = T}), *full_rot = pos_rotate(&p, x, (PosSpan){.start = 0, .len = T});
+                Tensor *full_bias = pos_self_bias(&p, (PosSpan){.start = 0, .len = T}, (PosSpan){.start = 0, .len = T});
                 int same = 1;
                 for (int a = 0; a < T; a += 3)
                     for (int n = 1; a + n <= T; n += 4) {
                         Tensor *part = rows_of(x, a, n);
-                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){a, n}), *rot = pos_rotate(&p, part, (PosSpan){a, n});
+                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){.start = a, .len = n}), *rot = pos_rotate(&p, part, (PosSpan){.start = a, .len = n});
                         same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
-                        Tensor *bias = pos_self_bias(&p, (PosSpan){a, n}, (PosSpan){0, a + n});   // (H,n,a+n)
+                        Tensor *bias = pos_self_bias(&p, (PosSpan){.start = a, .len = n}, (PosSpan){.start = 0, .len = a + n});   // (H,n,a+n)
                         same &= !bias == !full_bias;
                         for (int h = 0; bias && h < H; h++)
                             for (int i = 0; i < n; i++)
