@@ -167,13 +167,18 @@ static void test_rope_scheme_angles(void) {
 // T5 through the bias a stack adds to its scores: table entry (bucket b, head h) = b + 100 h,
 // so each bias entry names its bucket. T = 4: the encoder puts key j before query i in
 // bucket i - j and after it in 16 + (j - i); the decoder uses i - j for keys before, 0 after.
+// A t5 encoder and decoder of 2 heads whose tables name their buckets: entry (b, h) = b + 100 h.
+static void t5_naming_buckets(Params *ps, Positional *enc, Positional *dec) {
+    encoder_and_decoder("t5", 2, ps, enc, dec);
+    params_alloc(ps);
+    for (int b = 0; b < T5_BUCKETS; b++)
+        for (int h = 0; h < 2; h++) enc->table->data[b * 2 + h] = dec->table->data[b * 2 + h] = (float)(b + 100 * h);
+}
+
 static void test_t5_bias_buckets(void) {
     Params ps = {0};
     Positional enc, dec;
-    encoder_and_decoder("t5", 2, &ps, &enc, &dec);
-    params_alloc(&ps);
-    for (int b = 0; b < T5_BUCKETS; b++)
-        for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
+    t5_naming_buckets(&ps, &enc, &dec);
     const int want_enc[4][4] = {{0, 17, 18, 19}, {1, 0, 17, 18}, {2, 1, 0, 17}, {3, 2, 1, 0}};
     const int want_dec[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}, {3, 2, 1, 0}};
     PosSpan all = {.start = 0, .len = 4};
@@ -446,10 +451,7 @@ static void test_hooks_use_drawn_positions(void) {
     {   // t5: table entry (bucket b, head h) = b + 100 h names the bucket
         Params ps = {0};
         Positional enc, dec;
-        encoder_and_decoder("t5", 2, &ps, &enc, &dec);
-        params_alloc(&ps);
-        for (int b = 0; b < T5_BUCKETS; b++)
-            for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
+        t5_naming_buckets(&ps, &enc, &dec);
         set_sample(&enc, pos, 3);
         set_sample(&dec, pos, 3);
         Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
