@@ -9,12 +9,16 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR]
+usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
 run with ./eval on test sets of exactly k input symbols (k = 16, 17, 20, 24, 32, 40, 48, 64;
-100 inputs each), and writes into DIR:
+100 inputs each). Each scheme is trained plainly and, as the variant "random", with
+randomized positions (model.pos_random=2048, docs/design.md §2.3.8; learned gets
+max_len=2048; none has no positions to randomize and is not repeated); a randomized run
+is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + random
+(plain)"). Writes into DIR:
   results.csv    task,scheme,seed,length,examples,loss,token_acc,exact_match
   curves.csv     every run's log.csv, with task, scheme and seed columns in front
   results.md     sequence and token accuracy tables (mean ± sample sd over seeds), the
@@ -27,13 +31,18 @@ run can be restarted.
               lengths 16 and 32 with 20 inputs each; DIR defaults to results/quick/lengthgen
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/lengthgen)
+  --variants LIST  which variants, of "plain random" (the default: both)
 EOF
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""
+quick=0; seeds=""; out=""; variants="plain random"
 while [ $# -gt 0 ]; do
+    if [ "$1" = --variants ]; then
+        [ $# -ge 2 ] || die "--variants needs a list such as 'plain random'"
+        variants=$2; shift 2; continue
+    fi
     common_option "$@"
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
@@ -49,10 +58,24 @@ else
     extra=""
 fi
 case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
+
+# ---- variants: a run-folder suffix, the overrides that make the variant, and its schemes
+variant_suffix() { [ "$1" = plain ] || echo "-$1"; }
+variant_overrides() {
+    case $1 in
+        plain) ;;
+        random) echo "model.pos_random=2048 model.max_len=2048" ;;   # the learned table covers every drawn position
+        *) die "unknown variant '$1' (plain, random)" ;;
+    esac
+}
+variant_schemes() {   # randomizing no positions (none) changes nothing: the plain run already is that one
+    if [ "$1" = plain ]; then echo "$SCHEMES"; else echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' '; fi
+}
+for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 need_tools train eval plot
 mkdir -p "$out/runs"
 start=$(now)
-command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --variants '$variants'"
 
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {
@@ -61,11 +84,14 @@ steps_of() {
 trainings() {
     for seed in $(seq_list "$seeds"); do
         for task in $TASKS; do
-            for scheme in $SCHEMES; do
-                # The longer lengths are scored once, by ./eval, not during training.
-                # shellcheck disable=SC2086
-                train_run "$out/runs/$task-$scheme-s$seed" "$(steps_of "$task")" "configs/algorithmic/$task.ini" \
-                    model.pos="$scheme" run.seed="$seed" train.eval_lengths= $extra
+            for variant in $variants; do
+                for scheme in $(variant_schemes "$variant"); do
+                    # The longer lengths are scored once, by ./eval, not during training.
+                    # shellcheck disable=SC2086
+                    train_run "$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed" "$(steps_of "$task")" \
+                        "configs/algorithmic/$task.ini" model.pos="$scheme" run.seed="$seed" train.eval_lengths= \
+                        $extra $(variant_overrides "$variant")
+                done
             done
         done
     done
@@ -73,21 +99,35 @@ trainings() {
 run_trainings trainings "$out"
 echo "task,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
 : >"$out/curves.body"
+# score RUN EVAL_CSV LABEL [OVERRIDES...]: evaluate RUN (cached in EVAL_CSV), rows labelled LABEL
+score() {
+    _run=$1 _csv=$2 _label=$3; shift 3
+    cached_eval "$_csv" "$BIN_DIR/eval" "$_run" splits=none lengths="$lengths" test_size="$test_size" "$@"
+    # eval columns: split,length,examples,loss,token_acc,exact_match,...
+    awk -F, -v p="$task,$_label,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+        "$_csv" >>"$out/results.csv.tmp"
+}
 for seed in $(seq_list "$seeds"); do
     for task in $TASKS; do
-        for scheme in $SCHEMES; do
-            run=$out/runs/$task-$scheme-s$seed
-            cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" test_size="$test_size"
-            # eval columns: split,length,examples,loss,token_acc,exact_match,...
-            awk -F, -v p="$task,$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
-                "$run/eval.csv" >>"$out/results.csv.tmp"
-            prefix_csv "$task,$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+        for variant in $variants; do
+            for scheme in $(variant_schemes "$variant"); do
+                run=$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed
+                if [ "$variant" = plain ]; then
+                    label=$scheme
+                    score "$run" "$run/eval.csv" "$label"
+                else   # positions drawn as in training (the paper's evaluation), and 0..n-1
+                    label="$scheme + $variant"
+                    score "$run" "$run/eval.csv" "$label" eval.positions=sampled
+                    score "$run" "$run/eval_plain.csv" "$label (plain)" eval.positions=plain
+                fi
+                prefix_csv "$task,$label,$seed" "$run/log.csv" >>"$out/curves.body"
+                log_header=$(head -1 "$run/log.csv")
+            done
         done
     done
 done
 mv "$out/results.csv.tmp" "$out/results.csv"
-first=$(echo "$TASKS" | cut -d' ' -f1)
-{ echo "task,scheme,seed,$(head -1 "$out/runs/$first-none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+{ echo "task,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
 
 # ---- plots: accuracy against input length, mean and spread over seeds, training length marked
@@ -107,6 +147,8 @@ wall=$(( $(now) - start ))
     provenance
     echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
     echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
+    echo "\"SCHEME + random\": trained with model.pos_random=2048 (positions drawn from 0..2047, sorted;"
+    echo "docs/design.md §2.3.8) and scored on drawn positions; \"(plain)\": the same runs scored on 0..n-1."
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
     for task in $TASKS; do
         echo

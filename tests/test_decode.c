@@ -1,5 +1,5 @@
 // Decoding: the cached incremental decoder equals the full decoder for every positional
-// scheme (pre- and post-LN); greedy decoding (beam 1) follows the full model's argmax; a beam
+// scheme (pre- and post-LN), also on randomized positions (model.pos_random); greedy decoding (beam 1) follows the full model's argmax; a beam
 // wide enough to keep every hypothesis finds the exact best sequence.
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +17,8 @@ static Arena arena;
 // With g_llama the Llama-style block (rmsnorm, swiglu, no biases; docs/design.md §2.5).
 static int g_llama;
 
-static void translator(Model *m, const char *pos, int norm_first, int V, int seed) {
+// pos_random > 0: positions drawn from [0, pos_random) (evaluation too: eval.positions = sampled).
+static void translator_drawn(Model *m, const char *pos, int norm_first, int V, int seed, int pos_random) {
     Config c;
     config_defaults(&c);
     snprintf(c.model, sizeof c.model, "translator");
@@ -25,7 +26,8 @@ static void translator(Model *m, const char *pos, int norm_first, int V, int see
     c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.enc_layers = 2; c.dec_layers = 2;
     c.dropout = 0.1f;                // must be switched off while decoding
     c.norm_first = norm_first;
-    c.max_len = 8;                   // learned: positions wrap past 8
+    c.max_len = pos_random ? pos_random : 8;   // learned: positions wrap past 8
+    c.pos_random = pos_random;
     c.seed = seed;
     if (g_llama) {
         snprintf(c.norm, sizeof c.norm, "rmsnorm");
@@ -35,6 +37,10 @@ static void translator(Model *m, const char *pos, int norm_first, int V, int see
     model_build(m, &c, V, V, 0);
     // Like a trained model, never predict <pad> or <bos> (the Llama block has no bias to say so).
     if (m->head.bias) m->head.bias->data[TOK_PAD] = m->head.bias->data[TOK_BOS] = -1e4f;
+}
+
+static void translator(Model *m, const char *pos, int norm_first, int V, int seed) {
+    translator_drawn(m, pos, norm_first, V, seed, 0);
 }
 
 // Sources (3,5) with padding.
@@ -93,6 +99,45 @@ static void test_incremental_equals_full(void) {
             model_free(&m);
         }
     g_llama = 0;
+}
+
+// Randomized positions: decoding draws the decoder's positions once, for the whole cache, so
+// with a cache of exactly T positions and the same stream it meets the positions a full
+// forward over T tokens draws, and must give its logits. (And those positions are drawn:
+// the logits differ from those on 0..T-1.)
+static void test_incremental_equals_full_on_drawn_positions(void) {
+    int B = 3, Ts = 5, T = 11, V = 13;
+    int tgt[3 * 11], ones[11], chunks[4] = {4, 1, 3, 3};
+    for (int i = 0; i < B * T; i++) tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % (V - 4);
+    for (int t = 0; t < T; t++) ones[t] = 1;
+    for (int s = 0; s < pos_scheme_count(); s++) {
+        Model m;
+        translator_drawn(&m, pos_scheme_at(s)->name, 1, V, 3, 64);
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        ArenaMark mark = arena_mark(&arena);
+        model_seed_positions(&m, 5);
+        Tensor *full = translator_logits(&m, SRC, B, Ts, tgt, T);        // (B*T,V)
+        float *ref = malloc(sizeof(float) * (size_t)B * T * V);
+        memcpy(ref, full->data, sizeof(float) * (size_t)B * T * V);
+        CHECK(m.decoder.pos.n_sampled == T && m.decoder.pos.sample[T - 1] < 64, "decoder drew %d positions", m.decoder.pos.n_sampled);
+        snprintf(m.cfg.positions, sizeof m.cfg.positions, "plain");
+        model_set_training(&m, 0);
+        Tensor *plain = translator_logits(&m, SRC, B, Ts, tgt, T);
+        double moved = 0;
+        for (long i = 0; i < (long)B * T * V; i++) moved = fmax(moved, fabs(plain->data[i] - ref[i]));
+        if (strcmp(pos_scheme_at(s)->name, "none")) CHECK(moved > 1e-3, "%s: drawn and plain positions give the same logits", pos_scheme_at(s)->name);
+        snprintf(m.cfg.positions, sizeof m.cfg.positions, "sampled");
+        model_seed_positions(&m, 5);
+        double step = cached_vs_full(&m, B, Ts, tgt, T, ref, ones, T);
+        model_seed_positions(&m, 5);
+        double chunked = cached_vs_full(&m, B, Ts, tgt, T, ref, chunks, 4);
+        CHECK(step < 2e-5, "%s: incremental on drawn positions differs by %g", pos_scheme_at(s)->name, step);
+        CHECK(chunked < 2e-5, "%s: chunked decoding on drawn positions differs by %g", pos_scheme_at(s)->name, chunked);
+        free(ref);
+        arena_release(&arena, mark);
+        model_free(&m);
+    }
 }
 
 static int best_token(const float *row, int V) {   // argmax over tokens other than <pad>, <bos>
@@ -235,6 +280,7 @@ int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_incremental_equals_full);
+    RUN(test_incremental_equals_full_on_drawn_positions);
     RUN(test_reorder_follows_parents);
     RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_wide_beam_is_exact);

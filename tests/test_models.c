@@ -1,6 +1,8 @@
 // Whole models: permutation equivariance without positions (and its failure under a causal
 // mask), the symmetric ALiBi bias on an exact reversal, and every scheme's full-model
-// gradients against finite differences; pool = cls reads the <cls> row and embed_scale is sqrt(d).
+// gradients against finite differences (also on randomized positions); pool = cls reads the
+// <cls> row and embed_scale is sqrt(d); with model.pos_random set but positions plain, a
+// translator and a language model compute exactly what they did without it.
 #include <string.h>
 #include "check.h"
 #include "core/arena.h"
@@ -90,14 +92,18 @@ static int g_src[2 * 6] = {5, 6, 7, 8, 3, 0, 9, 5, 3, 0, 0, 0};
 static int g_tin[2 * 5] = {2, 10, 11, 12, 0, 2, 13, 14, 0, 0};
 static int g_tout[2 * 5] = {10, 11, 12, 3, 0, 13, 14, 3, 0, 0};
 
+// Every forward pass restarts the positions stream, so that with model.pos_random each one
+// draws the same positions (a no-op without it).
 static float model_loss_value(Model *m) {
+    model_seed_positions(m, 1);
     Tensor *logits = translator_logits(m, g_src, 2, 6, g_tin, 5);
     return op_cross_entropy(logits, g_tout, 0, 0.1f)->data[0];
 }
 
 // llama: the Llama-style block (rmsnorm, swiglu, no biases; docs/design.md §2.5), with every
-// scheme as well as with rope.
-static void test_full_model_gradients(void) {
+// scheme as well as with rope. pos_random > 0: training draws positions from [0, pos_random)
+// (the learned table gets a row for each).
+static void check_model_gradients(int pos_random) {
     for (int llama = 0; llama < 2; llama++)
     for (int s = 0; s < pos_scheme_count(); s++)
         for (int norm_first = 0; norm_first < 2; norm_first++) {
@@ -110,12 +116,14 @@ static void test_full_model_gradients(void) {
                 snprintf(c.norm, sizeof c.norm, "rmsnorm");
                 c.bias = 0;
             }
-            c.max_len = 4;   // learned: the 6-token source wraps
+            c.max_len = pos_random ? pos_random : 4;   // learned: the 6-token source wraps
+            c.pos_random = pos_random;
             Model m;
             model_build(&m, &c, 16, 16, 0);
             arena_reset(&arena);
             tape_reset();
             params_zero_grad(&m.ps);
+            model_seed_positions(&m, 1);
             Tensor *loss = op_cross_entropy(translator_logits(&m, g_src, 2, 6, g_tin, 5), g_tout, 0, 0.1f);
             tape_backward(loss);
             tape_set_enabled(0);
@@ -138,10 +146,46 @@ static void test_full_model_gradients(void) {
                 }
                 arena_reset(&arena);
             }
-            CHECK(bad == 0, "%s norm_first=%d llama=%d: %d of %d gradient elements off", pos_scheme_at(s)->name, norm_first, llama,
-                  bad, checked);
+            CHECK(bad == 0, "%s norm_first=%d llama=%d pos_random=%d: %d of %d gradient elements off",
+                  pos_scheme_at(s)->name, norm_first, llama, pos_random, bad, checked);
             tape_set_enabled(1);
             model_free(&m);
+        }
+}
+
+static void test_full_model_gradients(void) { check_model_gradients(0); }
+static void test_gradients_on_drawn_positions(void) { check_model_gradients(24); }
+
+// model.pos_random with eval.positions = plain: every position is its index again, so a
+// translator and a language model give bit-identical logits to the same model without
+// pos_random (learned: both with a 64-row table); in training mode (drawn) they differ.
+static void test_plain_positions_equal_no_pos_random(void) {
+    static const char *kinds[2] = {"translator", "lm"};
+    for (int s = 0; s < pos_scheme_count(); s++)
+        for (int k = 0; k < 2; k++) {
+            Model m[2];
+            for (int i = 0; i < 2; i++) {
+                Config c;
+                small_config(&c, kinds[k], pos_scheme_at(s)->name);
+                c.max_len = 64;
+                c.pos_random = i ? 64 : 0;
+                snprintf(c.positions, sizeof c.positions, "plain");
+                model_build(&m[i], &c, 16, 16, 0);
+                model_set_training(&m[i], 0);
+            }
+            arena_reset(&arena);
+            Tensor *z[2], *drawn;
+            for (int i = 0; i < 2; i++)
+                z[i] = k ? lm_logits(&m[i], g_tin, 2, 5, NULL) : translator_logits(&m[i], g_src, 2, 6, g_tin, 5);
+            CHECK(z[0]->size == z[1]->size && !memcmp(z[0]->data, z[1]->data, sizeof(float) * (size_t)z[0]->size),
+                  "%s %s: plain positions with pos_random differ from no pos_random", kinds[k], pos_scheme_at(s)->name);
+            model_set_training(&m[1], 1);   // dropout is 0: only the positions change
+            drawn = k ? lm_logits(&m[1], g_tin, 2, 5, NULL) : translator_logits(&m[1], g_src, 2, 6, g_tin, 5);
+            if (strcmp(pos_scheme_at(s)->name, "none"))
+                CHECK(max_abs_diff(drawn->data, z[0]->data, z[0]->size) > 1e-3, "%s %s: training drew no positions",
+                      kinds[k], pos_scheme_at(s)->name);
+            model_free(&m[0]);
+            model_free(&m[1]);
         }
 }
 
@@ -327,6 +371,8 @@ int main(void) {
     RUN(test_causal_breaks_equivariance);
     RUN(test_symmetric_bias_blind_to_reversal);
     RUN(test_full_model_gradients);
+    RUN(test_gradients_on_drawn_positions);
+    RUN(test_plain_positions_equal_no_pos_random);
     RUN(test_gradients_ignore_stale_memory);
     RUN(test_parameter_names);
     RUN(test_pool_cls_reads_first_row);

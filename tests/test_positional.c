@@ -3,6 +3,8 @@
 // relative-only dot products and its angles with rope_scale and rope_base set, ALiBi slopes,
 // T5 buckets and the bias they give the encoder and the decoder; every hook given a span of
 // positions (as incremental decoding asks) gives exactly those rows of the whole sequence.
+// Randomized positions: the sorted sample (hand-followed for one seed, and its distribution),
+// and every hook fed with drawn positions computes with them.
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -88,7 +90,7 @@ static void test_learned_wraps(void) {
     p.wrap = 1;
     int shape[3] = {1, 40, c.d_model};
     Tensor *x = tensor_zeros(3, shape, 0);
-    Tensor *y = pos_add_to_input(&p, x, (PosSpan){0, 40});
+    Tensor *y = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = 40});
     CHECK(memcmp(y->data + 33L * c.d_model, p.table->data + 1L * c.d_model, sizeof(float) * c.d_model) == 0,
           "token 33 did not receive row 1");
     params_free(&ps);
@@ -152,7 +154,7 @@ static void test_rope_scheme_angles(void) {
     for (int t = 0; t < 5; t++)
         for (int c2 = 0; c2 < 8; c2 += 2) x->data[t * 8 + c2] = 1;   // every pair (1, 0)
     const double want[2][4] = {{cos(1.5), sin(1.5), cos(0.15), sin(0.15)}, {cos(2.0), sin(2.0), cos(0.2), sin(0.2)}};
-    PosSpan rows = {0, 5};
+    PosSpan rows = {.start = 0, .len = 5};
     Tensor *y = pos_rotate(&p, x, rows);
     for (int t = 3; t < 5; t++)
         for (int h = 0; h < 2; h++)
@@ -165,16 +167,21 @@ static void test_rope_scheme_angles(void) {
 // T5 through the bias a stack adds to its scores: table entry (bucket b, head h) = b + 100 h,
 // so each bias entry names its bucket. T = 4: the encoder puts key j before query i in
 // bucket i - j and after it in 16 + (j - i); the decoder uses i - j for keys before, 0 after.
+// A t5 encoder and decoder of 2 heads whose tables name their buckets: entry (b, h) = b + 100 h.
+static void t5_naming_buckets(Params *ps, Positional *enc, Positional *dec) {
+    encoder_and_decoder("t5", 2, ps, enc, dec);
+    params_alloc(ps);
+    for (int b = 0; b < T5_BUCKETS; b++)
+        for (int h = 0; h < 2; h++) enc->table->data[b * 2 + h] = dec->table->data[b * 2 + h] = (float)(b + 100 * h);
+}
+
 static void test_t5_bias_buckets(void) {
     Params ps = {0};
     Positional enc, dec;
-    encoder_and_decoder("t5", 2, &ps, &enc, &dec);
-    params_alloc(&ps);
-    for (int b = 0; b < T5_BUCKETS; b++)
-        for (int h = 0; h < 2; h++) enc.table->data[b * 2 + h] = dec.table->data[b * 2 + h] = (float)(b + 100 * h);
+    t5_naming_buckets(&ps, &enc, &dec);
     const int want_enc[4][4] = {{0, 17, 18, 19}, {1, 0, 17, 18}, {2, 1, 0, 17}, {3, 2, 1, 0}};
     const int want_dec[4][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}, {3, 2, 1, 0}};
-    PosSpan all = {0, 4};
+    PosSpan all = {.start = 0, .len = 4};
     Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     for (int h = 0; h < 2; h++)
         for (int i = 0; i < 4; i++)
@@ -203,7 +210,7 @@ static void test_alibi_bias_shape(void) {
     encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
     CHECK(ps.n == 0, "ALiBi has no parameters");
     int T = 6;
-    PosSpan all = {0, T};
+    PosSpan all = {.start = 0, .len = T};
     Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
     float slopes[4];
     alibi_slopes(4, slopes);
@@ -264,16 +271,16 @@ static void test_spans_give_rows_of_the_whole(void) {
                 int shape[3] = {1, T, d};
                 Tensor *x = tensor_new(3, shape, 0);
                 for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
-                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){0, T}), *full_rot = pos_rotate(&p, x, (PosSpan){0, T});
-                Tensor *full_bias = pos_self_bias(&p, (PosSpan){0, T}, (PosSpan){0, T});
+                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = T}), *full_rot = pos_rotate(&p, x, (PosSpan){.start = 0, .len = T});
+                Tensor *full_bias = pos_self_bias(&p, (PosSpan){.start = 0, .len = T}, (PosSpan){.start = 0, .len = T});
                 int same = 1;
                 for (int a = 0; a < T; a += 3)
                     for (int n = 1; a + n <= T; n += 4) {
                         Tensor *part = rows_of(x, a, n);
-                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){a, n}), *rot = pos_rotate(&p, part, (PosSpan){a, n});
+                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){.start = a, .len = n}), *rot = pos_rotate(&p, part, (PosSpan){.start = a, .len = n});
                         same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
-                        Tensor *bias = pos_self_bias(&p, (PosSpan){a, n}, (PosSpan){0, a + n});   // (H,n,a+n)
+                        Tensor *bias = pos_self_bias(&p, (PosSpan){.start = a, .len = n}, (PosSpan){.start = 0, .len = a + n});   // (H,n,a+n)
                         same &= !bias == !full_bias;
                         for (int h = 0; bias && h < H; h++)
                             for (int i = 0; i < n; i++)
@@ -283,6 +290,183 @@ static void test_spans_give_rows_of_the_whole(void) {
                 CHECK(same, "%s bidirectional=%d offset=%d: a span's rows differ from the whole's", pos_scheme_at(s)->name, bidir, offset);
                 params_free(&ps);
             }
+}
+
+// ---------------------------------------------------------------- randomized positions
+
+// Followed by hand: stream (7, 1) gives drng_below(10), (9), (8), (7), (6) = 5, 7, 1, 0, 0
+// (the test checks these draws too). Algorithm S keeps i when the draw is below the number
+// still needed: i = 0 (5 >= 3) no, i = 1 (7 >= 3) no, i = 2 (1 < 3) yes, i = 3 (0 < 2) yes,
+// i = 4 (0 < 1) yes: {2, 3, 4}. The next sample of the stream is {0, 3, 6}, and stream (7, 2)
+// with L = 2048, n = 5 gives {496, 1275, 1430, 1434, 2020} (both from a Python splitmix64).
+static void test_sample_by_hand(void) {
+    DRng r = drng_seed(7, 1), copy = r;
+    const int draws[5] = {5, 7, 1, 0, 0};
+    for (int i = 0; i < 5; i++) CHECK((int)drng_below(&copy, (uint64_t)(10 - i)) == draws[i], "draw %d", i);
+    int out[5], want1[3] = {2, 3, 4}, want2[3] = {0, 3, 6}, want3[5] = {496, 1275, 1430, 1434, 2020};
+    pos_sample_sorted(&r, 10, 3, out);
+    CHECK(!memcmp(out, want1, sizeof want1), "first sample {%d, %d, %d}, expected {2, 3, 4}", out[0], out[1], out[2]);
+    pos_sample_sorted(&r, 10, 3, out);
+    CHECK(!memcmp(out, want2, sizeof want2), "second sample {%d, %d, %d}, expected {0, 3, 6}", out[0], out[1], out[2]);
+    r = drng_seed(7, 2);
+    pos_sample_sorted(&r, 2048, 5, out);
+    CHECK(!memcmp(out, want3, sizeof want3), "L = 2048: {%d, %d, %d, %d, %d}", out[0], out[1], out[2], out[3], out[4]);
+    r = drng_seed(7, 2);   // the same stream gives the same sample
+    int again[5];
+    pos_sample_sorted(&r, 2048, 5, again);
+    CHECK(!memcmp(out, again, sizeof out), "not reproducible");
+    r = drng_seed(3, 0);   // n = L: every position
+    pos_sample_sorted(&r, 4, 4, out);
+    for (int i = 0; i < 4; i++) CHECK(out[i] == i, "n = L: out[%d] = %d", i, out[i]);
+}
+
+// Sorted, distinct, inside [0, L) for many draws; and uniform over subsets: each of the 6
+// pairs of {0, 1, 2, 3} comes up 1/6 of the time (60000 draws: sd of a count 91, allow 500).
+static void test_sample_properties(void) {
+    DRng r = drng_seed(11, 5);
+    int out[40], bad = 0;
+    for (int k = 0; k < 2000; k++) {
+        int L = 40 + k % 2009, n = 1 + k % 40;
+        pos_sample_sorted(&r, L, n, out);
+        for (int i = 0; i < n; i++) bad += out[i] < 0 || out[i] >= L || (i && out[i] <= out[i - 1]);
+    }
+    CHECK(bad == 0, "%d positions unsorted, repeated or out of range", bad);
+    int count[4][4] = {{0}};
+    for (int k = 0; k < 60000; k++) {
+        pos_sample_sorted(&r, 4, 2, out);
+        count[out[0]][out[1]]++;
+    }
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++) CHECK(abs(count[a][b] - 10000) < 500, "pair {%d, %d} drawn %d times of 60000", a, b, count[a][b]);
+}
+
+// pos_draw: nothing when off; otherwise the sample plus pos_offset, and a span then reads
+// those positions: row t of the span {start 1, len 2} sits at sample[1 + t].
+static void test_draw_feeds_spans(void) {
+    Params ps = {0};
+    Positional p;
+    encoder_and_decoder("sinusoidal", 2, &ps, &p, &p);
+    DRng r = drng_seed(7, 1);
+    pos_draw(&p, &r, 3);
+    CHECK(p.n_sampled == 0 && p.sample == NULL, "pos_random off drew positions");
+    p.draw_from = 10;
+    p.offset = 100;
+    pos_draw(&p, &r, 3);   // {2, 3, 4} (test_sample_by_hand) + 100
+    CHECK(p.n_sampled == 3 && p.sample[0] == 102 && p.sample[1] == 103 && p.sample[2] == 104,
+          "drawn {%d, %d, %d}, expected {102, 103, 104}", p.sample[0], p.sample[1], p.sample[2]);
+    int d = p.d_model, shape[3] = {1, 2, d};
+    Tensor *y = pos_add_to_input(&p, tensor_zeros(3, shape, 0), (PosSpan){.start = 1, .len = 2});
+    float row[1024];
+    for (int t = 0; t < 2; t++) {
+        sinusoidal_row(103 + t, d, row);
+        CHECK(!memcmp(y->data + t * d, row, sizeof(float) * (size_t)d), "span row %d is not P[%d]", t, 103 + t);
+    }
+    char err[256] = "";
+    CHECK(pos_check_length(&p, 10, err, sizeof err) == 0, "10 positions of 10");
+    CHECK(pos_check_length(&p, 11, err, sizeof err) == -1 && strstr(err, "model.pos_random = 10"),
+          "11 tokens from 10 positions: '%s'", err);
+    pos_free(&p);
+}
+
+// Each scheme computes with the drawn positions {0, 5, 7} (set by hand; pos_offset 0):
+// sinusoidal adds P[0], P[5], P[7]; learned adds rows 0, 5, 7; RoPE turns row t's pair 0 by
+// p_t (d_k = 2); ALiBi's bias is -m_h |p_i - p_j| in the encoder (m_0 = 1/4: 0, -1.25, -1.75 /
+// -1.25, 0, -0.5 / ...) and -m_h (p_i - p_j) for keys before the query in the decoder; T5
+// puts p_j - p_i in its buckets (encoder: key 5 before query 0 -> distance 5 -> bucket 16+5).
+static void set_sample(Positional *p, const int *pos, int n) {
+    p->draw_from = 8;
+    p->sample = malloc(sizeof(int) * (size_t)n);
+    memcpy(p->sample, pos, sizeof(int) * (size_t)n);
+    p->n_sampled = p->sample_capacity = n;
+}
+
+static void test_hooks_use_drawn_positions(void) {
+    const int pos[3] = {0, 5, 7};
+    PosSpan all = {.start = 0, .len = 3};
+    Config c;
+    config_defaults(&c);
+    c.d_model = 8; c.n_heads = 4; c.max_len = 8;
+    int shape[3] = {1, 3, 8};
+    float row[8];
+    {   // sinusoidal
+        Params ps = {0};
+        Positional p;
+        snprintf(c.pos, sizeof c.pos, "sinusoidal");
+        pos_init(&p, &c, 1, &ps, "pos", "encoder");
+        set_sample(&p, pos, 3);
+        Tensor *y = pos_add_to_input(&p, tensor_zeros(3, shape, 0), all);
+        for (int t = 0; t < 3; t++) {
+            sinusoidal_row(pos[t], 8, row);
+            for (int e = 0; e < 8; e++) CHECK_NEAR(y->data[t * 8 + e], row[e], 0);
+        }
+        CHECK_NEAR(y->data[1 * 8 + 0], sin(5.0), 1e-6);   // P[5, 0] = sin(5)
+        pos_free(&p);
+    }
+    {   // learned: row p_t of the table, whose entries are their own flat index
+        Params ps = {0};
+        Positional p;
+        snprintf(c.pos, sizeof c.pos, "learned");
+        pos_init(&p, &c, 1, &ps, "pos", "encoder");
+        params_alloc(&ps);
+        for (long i = 0; i < ps.total; i++) ps.data[i] = (float)i;
+        set_sample(&p, pos, 3);
+        Tensor *y = pos_add_to_input(&p, tensor_zeros(3, shape, 0), all);
+        for (int t = 0; t < 3; t++)
+            for (int e = 0; e < 8; e++) CHECK_NEAR(y->data[t * 8 + e], pos[t] * 8 + e, 0);
+        pos_free(&p);
+        params_free(&ps);
+    }
+    {   // rope, 4 heads of width 2: every pair (1, 0) of row t turns to (cos p_t, sin p_t)
+        Params ps = {0};
+        Positional p;
+        snprintf(c.pos, sizeof c.pos, "rope");
+        pos_init(&p, &c, 1, &ps, "pos", "encoder");
+        set_sample(&p, pos, 3);
+        Tensor *x = tensor_zeros(3, shape, 0);
+        for (int i = 0; i < 24; i += 2) x->data[i] = 1;
+        Tensor *y = pos_rotate(&p, x, all);
+        for (int t = 0; t < 3; t++) {
+            CHECK_NEAR(y->data[t * 8 + 6], cos(pos[t]), 1e-6);
+            CHECK_NEAR(y->data[t * 8 + 7], sin(pos[t]), 1e-6);
+        }
+        pos_free(&p);
+    }
+    {   // alibi, slopes 1/4, 1/16, 1/64, 1/256
+        Params ps = {0};
+        Positional enc, dec;
+        encoder_and_decoder("alibi", 4, &ps, &enc, &dec);
+        set_sample(&enc, pos, 3);
+        set_sample(&dec, pos, 3);
+        Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
+        const float want_enc0[3][3] = {{0, -1.25f, -1.75f}, {-1.25f, 0, -0.5f}, {-1.75f, -0.5f, 0}};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                CHECK_NEAR(be->data[i * 3 + j], want_enc0[i][j], 0);
+                CHECK_NEAR(be->data[(3 * 3) + i * 3 + j], want_enc0[i][j] / 4, 0);   // head 1: m = 1/16
+                if (j <= i) CHECK_NEAR(bd->data[i * 3 + j], want_enc0[i][j], 0);    // keys before the query
+            }
+        pos_free(&enc);
+        pos_free(&dec);
+    }
+    {   // t5: table entry (bucket b, head h) = b + 100 h names the bucket
+        Params ps = {0};
+        Positional enc, dec;
+        t5_naming_buckets(&ps, &enc, &dec);
+        set_sample(&enc, pos, 3);
+        set_sample(&dec, pos, 3);
+        Tensor *be = pos_self_bias(&enc, all, all), *bd = pos_self_bias(&dec, all, all);
+        // encoder: distance 5 and 7 ahead -> 16 + 5, 16 + 7 (exact, < 8); 2 ahead -> 18; behind: 5, 7, 2
+        const int want_enc[3][3] = {{0, 21, 23}, {5, 0, 18}, {7, 2, 0}};
+        const int want_dec[3][3] = {{0, 0, 0}, {5, 0, 0}, {7, 2, 0}};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                CHECK_NEAR(be->data[i * 3 + j], want_enc[i][j], 0);
+                CHECK_NEAR(bd->data[i * 3 + j], want_dec[i][j], 0);
+            }
+        pos_free(&enc);
+        pos_free(&dec);
+        params_free(&ps);
+    }
 }
 
 int main(void) {
@@ -299,6 +483,10 @@ int main(void) {
     RUN(test_t5_buckets);
     RUN(test_t5_bias_buckets);
     RUN(test_spans_give_rows_of_the_whole);
+    RUN(test_sample_by_hand);
+    RUN(test_sample_properties);
+    RUN(test_draw_feeds_spans);
+    RUN(test_hooks_use_drawn_positions);
     arena_free(&arena);
     return check_summary();
 }

@@ -113,11 +113,18 @@ for f in results.csv results.md curves.csv copy_exact.svg copy_token_acc.svg rev
 done
 report lg_outputs "${missing:+missing:$missing}"
 report lg_results_csv "$(csv_check "$L/results.csv" 8 "3 4 5 6 7 8" "")"
-# 2 tasks x every scheme x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
+# 2 tasks x (every scheme, plain; every scheme but none randomized, scored on drawn and on
+# plain positions) x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
 n_schemes=$("$TRAIN" --list-schemes | wc -l)
 report lg_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
     NR > 1 && ($5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
-    END { if (n != 4 * s) print n " rows, want 2 tasks x " s " schemes x 2 lengths = " 4 * s }' "$L/results.csv")"
+    END { if (n != 4 * (3 * s - 2)) print n " rows, want 2 tasks x (" s " + 2 x " s - 1 ") rows x 2 lengths = " 4 * (3 * s - 2) }' "$L/results.csv")"
+# The randomized variant: its runs draw from 2048 positions, both evaluations are in the table.
+report lg_random_variant "$(grep -q '^pos_random = 2048$' "$L/runs/copy-rope-random-s1/config.ini" || echo "no pos_random in the run's config"
+    grep -q '^copy,rope + random,1,32,' "$L/results.csv" || echo "no 'rope + random' row"
+    grep -q '^copy,rope + random (plain),1,32,' "$L/results.csv" || echo "no 'rope + random (plain)' row"
+    grep -q '| rope + random (plain) |' "$L/results.md" || echo "no 'rope + random (plain)' row in results.md"
+    [ ! -e "$L/runs/copy-none-random-s1" ] || echo "none was randomized")"
 report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 report lg_markdown "$(md_check "$L/results.md")"
 report lg_svg "$(svg_check "$L"/*.svg)"
@@ -125,6 +132,7 @@ if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "tr
         && grep -q "reuse" "$TMP/lg2.out"; then ok lg_reuses_runs
 else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
 expect_error lg_bad_option "unknown argument '--fast'" scripts/lengthgen.sh --fast
+expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
 
 # ---- lm_score.sh
 S=$TMP/ls

@@ -94,6 +94,7 @@ static const Key KEYS[] = {
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
     FLT("model", rope_scale, "1", 0, 1e6, LO_OPEN),
     INT("model", pos_offset, "0", 0, 1 << 24),
+    INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
 
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
@@ -118,6 +119,7 @@ static const Key KEYS[] = {
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
     INT("eval", beam, "1", 1, 256),      // ./translate: beam size (1 = greedy)
     FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
+    ENUM("eval", positions, "sampled", "sampled|plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
@@ -482,6 +484,10 @@ int config_validate(const Config *c, char *err, int errlen) {
     char msg[256];
     if (pos_check_config(c, &key, msg, sizeof msg))
         return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
+    if (c->pos_random && !strcmp(c->pos, "learned") && c->max_len < c->pos_random)
+        return invalid(c, "pos_random", "max_len", err, errlen,
+                       "pos_random = %d draws positions up to %d, but the learned table has max_len = %d rows; "
+                       "set max_len = %d", c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;
@@ -622,6 +628,10 @@ char *config_to_ini(Config *c) {
 void config_free(Config *c) {
     free(c->text);
     c->text = NULL;
+}
+
+EvalPositions config_eval_positions(const Config *c) {
+    return strcmp(c->positions, "plain") ? EVAL_POSITIONS_SAMPLED : EVAL_POSITIONS_PLAIN;
 }
 
 Activation config_activation(const Config *c) {

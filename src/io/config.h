@@ -53,6 +53,7 @@ typedef struct Config {
     float rope_base;           // default 10000
     float rope_scale;          // position interpolation: use p / rope_scale (default 1)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
+    int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
 
     // [train]
     int   steps;
@@ -75,6 +76,7 @@ typedef struct Config {
     char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
     int   beam;                // ./translate: beam size (1 = greedy)
     float length_penalty;      // ./translate: GNMT length penalty alpha
+    char  positions[CFG_STR];  // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];
@@ -112,4 +114,8 @@ typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
 Activation config_activation(const Config *c);
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
 NormKind config_norm(const Config *c);
+// eval.positions as an enum ("sampled|plain"): the positions of an evaluation when
+// model.pos_random > 0 (docs/design.md §2.3.8).
+typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
+EvalPositions config_eval_positions(const Config *c);
 #endif

@@ -44,6 +44,7 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     Rng init = rng_stream((uint64_t)cfg->seed, RNG_INIT);
     params_init(ps, &init);   // each declaration names its init (layers.h, pos/*.c, embed_table)
     m->dropout_rng = rng_stream((uint64_t)cfg->seed, RNG_DROPOUT);
+    model_seed_positions(m, MODEL_EVAL_DRAW);
     Stack *stacks[2] = {&m->encoder, &m->decoder};
     for (int i = 0; i < 2; i++) {
         stacks[i]->drop.rng = stacks[i]->attn_drop.rng = &m->dropout_rng;
@@ -56,6 +57,12 @@ void model_set_training(Model *m, int on) {
     float p = on ? m->cfg.dropout : 0.0f;
     m->encoder.drop.p = m->encoder.attn_drop.p = p;
     m->decoder.drop.p = m->decoder.attn_drop.p = p;
+    int drawn = on || config_eval_positions(&m->cfg) == EVAL_POSITIONS_SAMPLED;
+    m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_random : 0;
+}
+
+void model_seed_positions(Model *m, uint64_t draw) {
+    m->pos_rng = drng_seed(rng_stream((uint64_t)m->cfg.seed, RNG_POSITIONS).state, draw);
 }
 
 void model_free(Model *m) {
@@ -77,6 +84,7 @@ static int *pad_mask(const int *ids, int n) {
 }
 
 Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run) {
+    pos_draw(&m->encoder.pos, &m->pos_rng, T);
     Tensor *x = stack_embed(&m->encoder, src, B, T, 0);
     return stack_forward(&m->encoder, x, pad_mask(src, B * T), NULL, NULL, run);
 }
@@ -94,6 +102,13 @@ Tensor *classifier_logits(Model *m, const int *ids, int B, int T) {
     return linear_forward(&m->head, pooled);                     // (B,C)
 }
 
+// A decoder's positions: a whole sequence draws its own; incremental decoding draws once, on
+// its first call, for every position the cache can hold, so each step continues that draw.
+static void draw_decoder_positions(Model *m, const KVCache *cache, int T) {
+    if (!cache) pos_draw(&m->decoder.pos, &m->pos_rng, T);
+    else if (cache->len == 0) pos_draw(&m->decoder.pos, &m->pos_rng, cache->capacity);
+}
+
 static Tensor *generator(Model *m, Tensor *y) {                  // (B,T,d) -> (B*T,V)
     int shape[2] = {y->shape[0] * y->shape[1], m->cfg.d_model};
     return linear_forward(&m->head, tensor_view(y, 2, shape));
@@ -102,6 +117,7 @@ static Tensor *generator(Model *m, Tensor *y) {                  // (B,T,d) -> (
 Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
                        const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
+    draw_decoder_positions(m, cache, Tt);
     Tensor *y = stack_embed(&m->decoder, tgt_in, B, Tt, cache ? cache->len : 0);
     y = stack_forward(&m->decoder, y, cache ? NULL : pad_mask(tgt_in, B * Tt), memory, pad_mask(src, B * Ts), run);
     return generator(m, y);                                      // (B*Tt,V)
@@ -114,6 +130,7 @@ Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tg
 
 Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
+    draw_decoder_positions(m, cache, T);
     Tensor *x = stack_embed(&m->decoder, ids, B, T, cache ? cache->len : 0);
     return generator(m, stack_forward(&m->decoder, x, NULL, NULL, NULL, run));   // (B*T,V)
 }

@@ -19,7 +19,8 @@ typedef struct Model {
     Linear head;                // "head" (classifier) or "generator"
     int src_vocab, tgt_vocab, n_classes;
     Rng dropout_rng;            // one seed per dropout call; saved with the run for resume
-    int training;               // dropout on
+    DRng pos_rng;               // randomized positions (cfg.pos_random): every forward pass draws from it
+    int training;               // dropout on; positions drawn (when cfg.pos_random > 0)
 } Model;
 
 // Declare, allocate and initialise (each parameter as its declaration says: xavier-uniform
@@ -28,7 +29,16 @@ typedef struct Model {
 // otherwise (classifier and lm use src_vocab).
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
 void model_free(Model *m);
+// Training: dropout on, and with cfg.pos_random > 0 every forward pass draws its positions.
+// Evaluation: dropout off; positions drawn only when cfg.positions = sampled.
 void model_set_training(Model *m, int on);
+// Randomized positions (docs/design.md §2.3.8): restart pos_rng at draw number `draw` of the
+// run seed's RNG_POSITIONS stream. Training uses the step number (so a resumed run draws what
+// an unbroken one did, with nothing to save), every evaluation restarts at MODEL_EVAL_DRAW
+// (so a set is scored on the same positions whenever it is evaluated). model_build sets
+// MODEL_EVAL_DRAW. Each forward pass draws the encoder's positions, then the decoder's.
+#define MODEL_EVAL_DRAW 0   // steps count from 1
+void model_seed_positions(Model *m, uint64_t draw);
 
 // Forward passes. ids are (B,T) row-major, 0 = <pad>. run: the optional context of
 // stack_forward (attention sinks; a key/value cache), or NULL.

@@ -45,13 +45,14 @@ void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int 
 void stack_free(Stack *s) {
     free(s->layers);
     s->layers = NULL;
+    pos_free(&s->pos);
 }
 
 Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start) {
     int d = s->embed->shape[1], shape[3] = {B, T, d};
     Tensor *x = tensor_view(op_embedding(s->embed, ids, B * T), 3, shape);
     if (s->embed_scale) x = op_scale(x, sqrtf((float)d));
-    x = pos_add_to_input(&s->pos, x, (PosSpan){start, T});
+    x = pos_add_to_input(&s->pos, x, (PosSpan){.start = start, .len = T});
     return dropout_forward(&s->drop, x);
 }
 
@@ -138,9 +139,9 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     if (cache && key_pad) { fprintf(stderr, "stack_forward: key_pad with a cache\n"); abort(); }
     int B = x->shape[0], T = x->shape[1], H = s->pos.n_heads, start = cache ? cache->len : 0;
     int Tm = memory ? memory->shape[1] : cache && cache->mem_k[0] ? cache->mem_k[0]->shape[1] : 0;
-    PosSpan rows = {start, T};
+    PosSpan rows = {.start = start, .len = T};
     // (H,T,start+T) or NULL, shared by every layer: only the rows of the new positions.
-    Tensor *bias = pos_self_bias(&s->pos, rows, (PosSpan){0, start + T});
+    Tensor *bias = pos_self_bias(&s->pos, rows, (PosSpan){.start = 0, .len = start + T});
     // A padding position's own attention output is never used by a real position (it is a
     // masked key to every other row, and the loss ignores it): skip computing it.
     AttnCall self = { .rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL, .rows = rows, .bias = bias,

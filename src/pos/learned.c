@@ -18,9 +18,10 @@ static void learned_declare(Positional *p, Params *ps, const char *input_name, c
 }
 
 static int learned_check_length(const Positional *p, int T, char *err, int errlen) {
-    if (p->wrap || T + p->offset <= p->max_len) return 0;
+    int last = (p->draw_from ? p->draw_from : T) + p->offset - 1;   // drawn positions reach draw_from - 1
+    if (p->wrap || last < p->max_len) return 0;
     snprintf(err, errlen, "sequence of %d tokens (positions up to %d) is longer than the learned table "
-             "(max_len = %d) and pos_wrap = false", T, T + p->offset - 1, p->max_len);
+             "(max_len = %d) and pos_wrap = false", T, last, p->max_len);
     return -1;
 }
 

@@ -10,17 +10,25 @@
 // knowledge of how they came about: a whole sequence (start 0), the new rows of an
 // incremental decoding step (queries start at the cache length, keys at 0), or a shifted
 // probe. A bias or a rotation is built only for the rows it is asked for. Schemes read a
-// row's position through pos_at only, so positions given another way (an explicit sorted
-// sample, say) change PosSpan and pos_at, not the schemes. RoPE uses position / rope_scale.
+// row's position through pos_at only, so positions given another way change PosSpan and
+// pos_at, not the schemes. RoPE uses position / rope_scale.
+//
+// Randomized positions (model.pos_random = L, docs/design.md §2.3.8): while `draw_from` is L,
+// every forward pass first draws its positions, a sorted sample without replacement of
+// [0, L) (pos_draw), and the spans handed to the hooks point into that sample: row t of a
+// span then sits at position sample[start + t] + pos_offset instead of start + t.
 #ifndef POS_H
 #define POS_H
 #include "core/params.h"
+#include "data/data_rng.h"
 #include "io/config.h"
 
 typedef struct PosScheme PosScheme;
 
-typedef struct PosSpan { int start, len; } PosSpan;   // rows at positions start .. start+len-1
-static inline int pos_at(PosSpan s, int t) { return s.start + t; }   // position of row t
+// Rows start .. start+len-1 of a sequence. Their positions are those indices, or, when `at`
+// is set (drawn positions), at[start] .. at[start+len-1].
+typedef struct PosSpan { int start, len; const int *at; } PosSpan;
+static inline int pos_at(PosSpan s, int t) { return s.at ? s.at[s.start + t] : s.start + t; }   // position of row t
 
 typedef struct Positional {
     const PosScheme *scheme;
@@ -29,6 +37,12 @@ typedef struct Positional {
     float rope_base, rope_scale;
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
+    // Randomized positions: 0 = positions 0, 1, 2, ...; L = each forward pass draws them
+    // from [0, L) (pos_draw; the model sets it for training, and for evaluation when
+    // eval.positions = sampled). sample holds the last draw, pos_offset added (malloc'd,
+    // freed by pos_free: a decoding run keeps it across many arena resets).
+    int draw_from;
+    int *sample, n_sampled, sample_capacity;
 } Positional;
 
 struct PosScheme {
@@ -59,6 +73,14 @@ int              pos_check_config(const Config *c, const char **key, char *msg, 
 // rope_scale, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
+void pos_free(Positional *p);
+// Randomized positions. pos_sample_sorted writes n distinct integers of [0, L), ascending,
+// each n-subset equally likely (selection sampling, Knuth's Algorithm S: L draws of r);
+// n <= L. pos_draw draws the positions of the next n rows when p->draw_from > 0 (else it
+// does nothing): at most draw_from of them, as a longer sequence is refused first
+// (pos_check_length).
+void pos_sample_sorted(DRng *r, int L, int n, int *out);
+void pos_draw(Positional *p, DRng *r, int n);
 // The three hooks; each is the identity / NULL for schemes that do not use it. Spans are
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
@@ -66,7 +88,7 @@ Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
 Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
-// message (learned, no wrap).
+// message (learned, no wrap; drawn positions: T > draw_from).
 int     pos_check_length(const Positional *p, int T, char *err, int errlen);
 
 // The math of each scheme, exposed for tests and plots.

@@ -1,6 +1,7 @@
 // The list of positional schemes (the only one: config validation, --list-schemes, plots and
 // scripts ask it) and the hooks that dispatch to them.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "pos/pos.h"
@@ -57,7 +58,16 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
 
-static PosSpan shifted(const Positional *p, PosSpan s) { return (PosSpan){s.start + p->offset, s.len}; }
+// The span's positions as the hooks read them: the drawn sample (pos_offset already added),
+// or the indices plus pos_offset.
+static PosSpan shifted(const Positional *p, PosSpan s) {
+    if (!p->draw_from) return (PosSpan){s.start + p->offset, s.len, NULL};
+    if (s.start + s.len > p->n_sampled) {   // a caller forgot pos_draw: a bug, not bad input
+        fprintf(stderr, "positions %d..%d used but only %d drawn\n", s.start, s.start + s.len - 1, p->n_sampled);
+        abort();
+    }
+    return (PosSpan){s.start, s.len, p->sample};
+}
 
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows) {
     return p->scheme->add_to_input ? p->scheme->add_to_input(p, x, shifted(p, rows)) : x;
@@ -74,6 +84,12 @@ Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }
 
 int pos_check_length(const Positional *p, int T, char *err, int errlen) {
+    if (p->draw_from && T > p->draw_from) {
+        snprintf(err, errlen, "sequence of %d tokens needs %d distinct positions, but model.pos_random = %d draws "
+                 "them from 0..%d (raise pos_random, or evaluate with eval.positions = plain)",
+                 T, T, p->draw_from, p->draw_from - 1);
+        return -1;
+    }
     return p->scheme->check_length ? p->scheme->check_length(p, T, err, errlen) : 0;
 }
 

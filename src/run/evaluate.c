@@ -68,6 +68,7 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
     int was_training = m->training, was_recording = tape_enabled();
     model_set_training(m, 0);
+    model_seed_positions(m, MODEL_EVAL_DRAW);   // the same drawn positions whenever this set is scored
     tape_set_enabled(0);
     Arena *a = tensor_arena();
     double loss_sum = 0;
@@ -137,11 +138,12 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
 int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->exact_match = -1;
-    if (model_check_length(m, T, err, errlen)) return -1;
     int windows = (n - 1) / T < max_windows ? (n - 1) / T : max_windows;
     if (windows < 1) { snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T); return -1; }
     int was_training = m->training, was_recording = tape_enabled();
-    model_set_training(m, 0);
+    model_set_training(m, 0);   // first: evaluation may take other positions than training (pos_random)
+    if (model_check_length(m, T, err, errlen)) { model_set_training(m, was_training); return -1; }
+    model_seed_positions(m, MODEL_EVAL_DRAW);
     tape_set_enabled(0);
     int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;   // about 64k tokens a batch
     int *starts = malloc(sizeof(int) * (size_t)bs);

@@ -335,6 +335,7 @@ int train_run(Config *c, char *err, int errlen) {
         arena_reset(&arena);
         tape_reset();
         params_zero_grad(&r.model.ps);
+        model_seed_positions(&r.model, (uint64_t)step);   // randomized positions: this step's draw
         Tensor *logits;
         Tensor *loss = batch_loss(&r.model, &b, c->label_smoothing, &logits);
         float lr = lr_at(sched, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);

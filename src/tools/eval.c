@@ -24,7 +24,7 @@ static const char *USAGE =
     "  lengths=1..12         toy_translate: test sets of 1..12 clauses; algorithmic: of input\n"
     "                        lengths 1..12; lm: window sizes\n"
     "  pos_offset=16         shift every position index by 16\n"
-    "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
+    "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n  positions=plain       a run trained with model.pos_random: positions 0..n-1 instead\n                        of drawn ones (positions=sampled, the default)\n"
     "  test_size=200         sentences per generated test set\n"
     "\n"
     "--dump-grads FILE: instead of the CSV, one training step's gradients for checking the\n"
