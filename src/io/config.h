@@ -67,12 +67,15 @@ typedef struct Config {
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
     char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
     int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
+    int   eos;                 // translator: targets end with <eos> (default); false: no end token
+                               // (Newman et al. 2020, "-EOS"), decoded to the reference length
 
     // [eval] (used by ./eval; stored with the run so a checkpoint knows its defaults)
     char  splits[CFG_STR];     // "val,test"
     char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
     int   beam;                // ./translate: beam size (1 = greedy)
     float length_penalty;      // ./translate: GNMT length penalty alpha
+    char  length[CFG_STR];     // exact match: "model" (stop at <eos>) | "oracle" (the reference length)
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];
