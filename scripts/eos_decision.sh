@@ -153,7 +153,23 @@ wall=$(( $(now) - start ))
         md_pivot "$out/results.csv" scheme length exact_match 100 %.1f variant="$variant"
     done
     echo
+    echo "## All variants side by side: exact match (%) by clauses"
+    echo
+    awk -F, 'NR == 1 { print "run," $0; next } { print $2 " " $1 "," $0 }' "$out/results.csv" >"$out/side_by_side.tmp"
+    md_pivot "$out/side_by_side.tmp" run length exact_match 100 %.1f
+    rm -f "$out/side_by_side.tmp"
+    echo
     echo "## Where the outputs go wrong ($DIAG_SCHEME, seed 1)"
+    echo
+    echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause):"
+    echo
+    awk -F, 'NR == 1 { print "set," $0; next } $6 == "clause" { print $1 " at " $5 "," $0 }' "$out/positions.csv" >"$out/by_clause.tmp"
+    md_pivot "$out/by_clause.tmp" set index token_acc 100 %.1f scheme="$DIAG_SCHEME"
+    echo
+    echo "Greedy outputs whose first wrong token is in clause k:"
+    echo
+    md_pivot "$out/by_clause.tmp" set index departures 1 %d scheme="$DIAG_SCHEME"
+    rm -f "$out/by_clause.tmp"
     echo
     echo "Of the $test_size greedy outputs of k clauses: how many go wrong, and how many of those go wrong"
     echo "by ending early (\`<eos>\`, or \`.\` before the sentence is over) (positions.csv, by = clause):"
