@@ -143,7 +143,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len), *stop_at = malloc(sizeof(int) * (size_t)nb);
             for (int i = 0; hyp && stop_at && i < nb; i++) stop_at[i] = content_length(b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
             if (!hyp || !stop_at || (diag && !kept) ||
-                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, oracle ? stop_at : NULL, hyp) ||
+                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, oracle ? stop_at : NULL, task_end_token(t), hyp) ||
                 (diag && diagnose_batch(diag, t, &b, &kept_logits, hyp, max_len, oracle))) {
                 free(hyp);
                 free(stop_at);
