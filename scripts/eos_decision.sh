@@ -55,11 +55,7 @@ training_lines() { variant_lines | cut -d'|' -f2,3 | awk '!seen[$0]++'; }
 DIAG_SCHEME=rope   # the scheme whose per-position diagnosis is plotted
 
 quick=0; seeds=""; out=""
-while [ $# -gt 0 ]; do
-    common_option "$@"
-    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
-    shift "$used"
-done
+read_options "$@"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/eos_decision}
     lengths=3,4; test_size=20; steps=30
@@ -69,11 +65,7 @@ else
     lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini)
     extra=""
 fi
-case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
-need_tools train eval plot
-mkdir -p "$out/runs"
-start=$(now)
-command="scripts/eos_decision.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+begin_experiment eos_decision.sh train eval plot
 
 # ---- train every training, scheme and seed (here, --jobs N at once, or on Slurm)
 trainings() {

@@ -33,11 +33,7 @@ EOF
 }
 
 quick=0; seeds=""; out=""
-while [ $# -gt 0 ]; do
-    common_option "$@"
-    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
-    shift "$used"
-done
+read_options "$@"
 TASKS="copy reverse"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/lengthgen}
@@ -48,11 +44,7 @@ else
     lengths=16,17,20,24,32,40,48,64; test_size=100
     extra=""
 fi
-case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
-need_tools train eval plot
-mkdir -p "$out/runs"
-start=$(now)
-command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+begin_experiment lengthgen.sh train eval plot
 
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {
