@@ -32,18 +32,10 @@ EOF
 }
 
 quick=0; seeds=""; out=""
-while [ $# -gt 0 ]; do
-    common_option "$@"
-    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
-    shift "$used"
-done
+read_options "$@"
 if [ $quick = 1 ]; then seeds=${seeds:-1}; out=${out:-results/quick/dog_bites_man}
 else seeds=${seeds:-3}; out=${out:-results/dog_bites_man}; fi
-case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
-need_tools train eval permute plot
-mkdir -p "$out/runs"
-start=$(now)
-command="scripts/dog_bites_man.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+begin_experiment dog_bites_man.sh train eval permute plot
 
 # ---- train every scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 trainings() {

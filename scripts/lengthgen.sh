@@ -57,8 +57,6 @@ else
     lengths=16,17,20,24,32,40,48,64; test_size=100
     extra=""
 fi
-case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
-
 # ---- variants: a run-folder suffix, the overrides that make the variant, and its schemes
 variant_suffix() { [ "$1" = plain ] || echo "-$1"; }
 variant_overrides() {
@@ -72,10 +70,8 @@ variant_schemes() {   # randomizing no positions (none) changes nothing: the pla
     if [ "$1" = plain ]; then echo "$SCHEMES"; else echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' '; fi
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
-need_tools train eval plot
-mkdir -p "$out/runs"
-start=$(now)
-command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --variants '$variants'"
+begin_experiment lengthgen.sh train eval plot
+command="$command --variants '$variants'"
 
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {

@@ -24,6 +24,27 @@ common_option() {
 }
 say() { echo "[$(date +%H:%M:%S)] $*"; }
 
+# read_options "$@": the whole argument list of a script whose options are all common_option's;
+# anything else prints the script's usage and stops.
+read_options() {
+    while [ $# -gt 0 ]; do
+        common_option "$@"
+        [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+        shift "$used"
+    done
+}
+
+# begin_experiment SCRIPT TOOL...: once seeds and out are settled: checks --seeds and the tools,
+# makes $out/runs, and sets start (the clock) and command (the invocation, for results.md).
+begin_experiment() {
+    case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
+    _script=$1; shift
+    need_tools "$@"
+    mkdir -p "$out/runs"
+    start=$(now)
+    command="scripts/$_script$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+}
+
 need_tools() {
     for tool in "$@"; do
         [ -x "$BIN_DIR/$tool" ] || die "$BIN_DIR/$tool not found: run 'make' first (or set BIN_DIR)"

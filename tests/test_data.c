@@ -408,6 +408,20 @@ static void test_toy_render_by_hand(void) {
     c[2] = clause(TOY_SUB, "kind", adj("kleine"), "füttert", "hund", adj("alte"), SUB("während"));
     expect_render(c, 3, "der hund beißt den mann , und heute sieht die katze das pferd , während das kleine kind den alten hund füttert .",
                   "the dog bites the man and today the cat sees the horse while the small child feeds the old dog .");
+    // Clause index of each English token (the per-position diagnosis): a clause begins at
+    // "and" or at a subordinator; the final "." belongs to the last clause.
+    {
+        const char *de3[64], *en3[64];
+        int n_de3, n_en3, ids[64], clause_of[64];
+        CHECK(toy_render(&tlex, c, 3, de3, &n_de3, en3, &n_en3, 64) == 0 && n_en3 == 21, "render: %d English tokens", n_en3);
+        for (int i = 0; i < n_en3; i++) ids[i] = vocab_id(&ttgt, en3[i]);
+        toy_target_clauses(&tlex, &ttgt, ids, n_en3, clause_of);
+        static const int want[21] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+        int same = 1;
+        for (int i = 0; i < 21; i++) same &= clause_of[i] == want[i];
+        CHECK(same, "clauses of 'the dog bites the man and today ... while ...': token 5 in %d, 12 in %d, 20 in %d",
+              clause_of[5], clause_of[12], clause_of[20]);
+    }
     // The longest clauses: 29 German and 27 English tokens for three clauses.
     int a = adj("große"), b = adj("kleine");
     c[0] = clause(TOY_ADV, "hund", a, "beißt", "mann", b, ADV("heute"));
@@ -630,6 +644,20 @@ static void test_batches(void) {
     CHECK(b.n_tgt_tokens == 10 && nonpad == 10, "n_tgt_tokens %d, non-pad %d", b.n_tgt_tokens, nonpad);
     batch_free(&b);
 
+    // train.eos = false: the same rows without <eos> on the target side. The decoder input
+    // loses the last token (nothing follows it to predict); the source keeps its <eos>.
+    CHECK(batch_from_split(&s, idx, 3, BATCH_TRANSLATE_NO_EOS, 0, &b) == 0, "translate batch without <eos>");
+    CHECK(b.B == 3 && b.T_src == 4 && b.T_tgt == 4, "no-eos shape T_src %d T_tgt %d", b.T_src, b.T_tgt);
+    int n0i[] = { TOK_BOS }, n0o[] = { 26 }, n1i[] = { TOK_BOS, 20 }, n1o[] = { 20, 21 };
+    int n2i[] = { TOK_BOS, 22, 23, 24 }, n2o[] = { 22, 23, 24, 25 };
+    CHECK(row_is(b.src, 4, r0s, 3) && row_is(b.src + 4, 4, r1s, 4) && row_is(b.src + 8, 4, r2s, 2), "no-eos src rows");
+    CHECK(row_is(b.tgt_in, 4, n0i, 1) && row_is(b.tgt_in + 4, 4, n1i, 2) && row_is(b.tgt_in + 8, 4, n2i, 4), "no-eos tgt_in rows");
+    CHECK(row_is(b.tgt_out, 4, n0o, 1) && row_is(b.tgt_out + 4, 4, n1o, 2) && row_is(b.tgt_out + 8, 4, n2o, 4), "no-eos tgt_out rows");
+    int eos_targets = 0;
+    for (int i = 0; i < b.B * b.T_tgt; i++) eos_targets += b.tgt_out[i] == TOK_EOS;
+    CHECK(b.n_tgt_tokens == 7 && eos_targets == 0, "no-eos: n_tgt_tokens %d (expected 7), %d <eos> targets", b.n_tgt_tokens, eos_targets);
+    batch_free(&b);
+
     // T is the longest row of this batch, not of the split.
     int one[1] = { 2 };
     CHECK(batch_from_split(&s, one, 1, BATCH_TRANSLATE, 0, &b) == 0 && b.T_src == 3 && b.T_tgt == 2, "T per batch");
@@ -660,6 +688,9 @@ static void test_batches(void) {
     batch_free(&b);
     CHECK(batch_from_split(&es, both, 2, BATCH_TRANSLATE, 0, &b) == 0 && b.T_src == 1 && b.src[1] == TOK_EOS &&
           b.tgt_in[0] == TOK_BOS && b.tgt_out[0] == TOK_EOS && b.n_tgt_tokens == 2, "empty translate rows");
+    batch_free(&b);
+    CHECK(batch_from_split(&es, both, 2, BATCH_TRANSLATE_NO_EOS, 0, &b) == 0 && b.T_tgt == 1 && b.tgt_in[0] == TOK_BOS &&
+          b.tgt_out[0] == TOK_PAD && b.tgt_out[1] == TOK_PAD && b.n_tgt_tokens == 0, "empty translate rows without <eos>");
     batch_free(&b);
 
     int stream[10] = { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 }, starts[2] = { 0, 6 };

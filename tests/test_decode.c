@@ -160,7 +160,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             model_set_training(&m, 0);
             tape_set_enabled(0);
             int out[3 * 12], cut[3 * 12];
-            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, out) == 0, "greedy");
+            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, NULL, -1, out) == 0, "greedy");
             int steps = 0;
             for (int b = 0; b < B; b++) {
                 int prefix[12] = {TOK_BOS}, t = 0, ended = 0;
@@ -182,7 +182,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             int ref[3 * 12];
             memcpy(ref, out, sizeof ref);
             for (int b = 0; b < B; b++) ref[b * max_len + 1] = out[b * max_len + 1] == 4 ? 5 : 4;
-            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, ref, max_len, cut) == 0, "greedy with a reference");
+            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, ref, max_len, NULL, -1, cut) == 0, "greedy with a reference");
             for (int b = 0; b < B; b++)
                 for (int t = 0; t < max_len; t++) {
                     int want = out[b * max_len] == TOK_EOS ? (t == 0 ? TOK_EOS : 0) : t < 2 ? out[b * max_len + t] : 0;
@@ -191,6 +191,44 @@ static void test_greedy_is_argmax_of_full_model(void) {
                 }
             model_free(&m);
         }
+}
+
+// A length oracle (eval.length = oracle): with real models of every scheme, no row emits
+// <eos> before its stop_at and every row emits it exactly there, nor the end token (here id
+// END) before stop_at - 1; before the end, each token is the full model's most likely token
+// among those allowed.
+static void test_length_oracle_on_every_scheme(void) {
+    enum { END = 5 };
+    int B = 3, Ts = 5, V = 13, max_len = 12, stop_at[3] = {0, 4, 9}, ends_seen = 0;
+    for (int s = 0; s < pos_scheme_count(); s++) {
+        const char *scheme = pos_scheme_at(s)->name;
+        Model m;
+        translator(&m, scheme, s % 2, V, 7);
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        int out[3 * 12];
+        CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, stop_at, END, out) == 0, "greedy with a length oracle");
+        for (int b = 0; b < B; b++) {
+            int prefix[12] = {TOK_BOS};
+            for (int t = 0; t < max_len; t++) {
+                int got = out[b * max_len + t];
+                if (t > stop_at[b]) { CHECK(got == 0, "%s row %d step %d: %d after the end", scheme, b, t, got); continue; }
+                if (t == stop_at[b]) { CHECK(got == TOK_EOS, "%s row %d: %d at the reference length, not <eos>", scheme, b, got); continue; }
+                ArenaMark mark = arena_mark(&arena);
+                Tensor *z = translator_logits(&m, SRC + b * Ts, 1, Ts, prefix, t + 1);
+                float *row = z->data + (long)t * V;
+                row[TOK_EOS] = -INFINITY;   // what the oracle forbids
+                if (t < stop_at[b] - 1) row[END] = -INFINITY;
+                int want = best_token(row, V);
+                ends_seen += want == END;
+                arena_release(&arena, mark);
+                CHECK(got == want, "%s row %d step %d: %d, expected %d (never <eos> before %d)", scheme, b, t, got, want, stop_at[b]);
+                prefix[t + 1] = got;
+            }
+        }
+        model_free(&m);
+    }
+    CHECK(ends_seen > 0, "the end token was never chosen where it is allowed: the test shows nothing about it");
 }
 
 // Sum of log-probabilities of seq (len tokens) given the source, by the full model.
@@ -283,6 +321,7 @@ int main(void) {
     RUN(test_incremental_equals_full_on_drawn_positions);
     RUN(test_reorder_follows_parents);
     RUN(test_greedy_is_argmax_of_full_model);
+    RUN(test_length_oracle_on_every_scheme);
     RUN(test_wide_beam_is_exact);
     arena_free(&arena);
     return check_summary();

@@ -11,6 +11,7 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "run/decode.h"
+#include "run/diagnose.h"
 #include "run/evaluate.h"
 #include "run/grad_dump.h"
 #include "io/safetensors.h"
@@ -80,6 +81,109 @@ static void test_exact_match_needs_eos(void) {
     CHECK_NEAR(r.exact_match, 0, 0);
     CHECK_NEAR(r.loss, (2 * log(2.0) + log(6.0)) / 3, 1e-5);
     CHECK_NEAR(r.token_acc, 2.0 / 3, 1e-9);
+    model_free(&m);
+}
+
+// The length oracle (eval.length = oracle): a model that always prefers <eos> (X and Y tied
+// next, so X, the lower id) must write X until the reference length and <eos> exactly there.
+static void test_length_oracle_forbids_early_eos(void) {
+    float says_eos[V] = {-1e4f, -1e4f, -1e4f, logf(3), 0, 0};
+    Model m;
+    constant_model(&m, "translator", says_eos);
+    int src[3 * 2] = {Y, TOK_EOS, Y, TOK_EOS, Y, TOK_EOS}, stop_at[3] = {3, 0, 1}, out[3 * 6];
+    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, stop_at, -1, out) == 0, "greedy_decode with a length oracle");
+    const int want[3 * 6] = {X, X, X, TOK_EOS, 0, 0,   TOK_EOS, 0, 0, 0, 0, 0,   X, TOK_EOS, 0, 0, 0, 0};
+    for (int i = 0; i < 3 * 6; i++) CHECK(out[i] == want[i], "row %d step %d: %d, expected %d", i / 6, i % 6, out[i], want[i]);
+    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, NULL, -1, out) == 0 && out[0] == TOK_EOS && out[6] == TOK_EOS,
+          "without the oracle every row is <eos> at once");
+    // With X the end token (as "." ends every toy_translate sentence): X only at the last
+    // token, Y (next likeliest) before it.
+    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, stop_at, X, out) == 0, "greedy_decode with a length oracle and an end token");
+    const int want_end[3 * 6] = {Y, Y, X, TOK_EOS, 0, 0,   TOK_EOS, 0, 0, 0, 0, 0,   X, TOK_EOS, 0, 0, 0, 0};
+    for (int i = 0; i < 3 * 6; i++)
+        CHECK(out[i] == want_end[i], "end token X: row %d step %d: %d, expected %d", i / 6, i % 6, out[i], want_end[i]);
+    model_free(&m);
+}
+
+// Exact match with a length oracle. A model that always prefers <eos> (then X) matches
+// nothing when it stops itself, but X X <eos> when decoded to the reference length: the
+// reference X X then matches, X Y does not. Trained without <eos> (BATCH_TRANSLATE_NO_EOS) the
+// oracle is implied, and the loss covers the tokens only: p(X) = p(Y) = 1/5, ln 5 a token.
+static void test_exact_match_with_length_oracle(void) {
+    float says_eos[V] = {-1e4f, -1e4f, -1e4f, logf(3), 0, 0};
+    Model m;
+    constant_model(&m, "translator", says_eos);
+    int src[1] = {Y}, xx[2] = {X, X}, xy[2] = {X, Y};
+    Example ex[2] = {{ .src = src, .n_src = 1, .tgt = xx, .n_tgt = 2 }, { .src = src, .n_src = 1, .tgt = xy, .n_tgt = 2 }};
+    Task t;
+    memset(&t, 0, sizeof t);
+    Split s = { ex, 2 };
+    EvalResult r;
+    char err[256] = "";
+    const BatchKind kinds[3] = {BATCH_TRANSLATE, BATCH_TRANSLATE, BATCH_TRANSLATE_NO_EOS};
+    const char *length[3] = {"model", "oracle", "model"};
+    const double want[3] = {0, 0.5, 0.5};
+    for (int k = 0; k < 3; k++) {
+        t.batch_kind = kinds[k];
+        snprintf(t.cfg.length, sizeof t.cfg.length, "%s", length[k]);
+        CHECK(evaluate_split(&m, &t, &s, 0, 1, &r, err, sizeof err) == 0, "evaluate_split: %s", err);
+        CHECK(fabs(r.exact_match - want[k]) < 1e-12, "case %d: exact match %g, expected %g", k, r.exact_match, want[k]);
+    }
+    CHECK(r.n_tokens == 4, "without <eos>: %ld target tokens, expected 4", r.n_tokens);
+    CHECK_NEAR(r.loss, log(5.0), 1e-5);
+    model_free(&m);
+}
+
+// The per-position CSV of ./eval --positions on hand-built sets (all one clause: the task here
+// is not toy_translate). The X model on targets X Y X and X X, with X as the "end token": under
+// teacher forcing the argmax X is right where the target is X; greedy X X X ... leaves X Y X
+// <eos> at position 1 and X X <eos> at position 2 (an X where <eos> belongs), both departures
+// with the end token. The <eos> model on target X: departs at position 0 with an early <eos>.
+static char *diagnose_csv(Model *m, Example *ex, int n, int end_token) {
+    Task t;
+    memset(&t, 0, sizeof t);
+    t.batch_kind = BATCH_TRANSLATE;
+    Split s = { ex, n };
+    Diagnosis d;
+    diagnosis_init(&d, end_token);
+    EvalResult r;
+    char err[256] = "", *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(evaluate_diagnose(m, &t, &s, 0, 1, &d, &r, err, sizeof err) == 0, "evaluate_diagnose: %s", err);
+    diagnosis_write(f, &d, "test", 4, 1);
+    fclose(f);
+    diagnosis_free(&d);
+    return text;
+}
+
+static void test_positions_by_hand(void) {
+    float says_x[V] = {-1e4f, 0, -1e4f, 0, logf(3), 0};
+    Model m;
+    constant_model(&m, "translator", says_x);
+    int src[1] = {Y}, xyx[3] = {X, Y, X}, xx[2] = {X, X}, x[1] = {X};
+    Example ex[2] = {{ .src = src, .n_src = 1, .tgt = xyx, .n_tgt = 3 }, { .src = src, .n_src = 1, .tgt = xx, .n_tgt = 2 }};
+    char *csv = diagnose_csv(&m, ex, 2, X);
+    const char *want =
+        "split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end\n"
+        "test,4,position,0,2,1,2,0,0,0,0\n"
+        "test,4,position,1,2,0.5,2,1,0.5,0,1\n"
+        "test,4,position,2,2,0.5,1,1,1,0,1\n"
+        "test,4,position,3,1,0,0,0,,0,0\n"
+        "test,4,clause,0,7,0.571429,2,2,1,0,2\n";
+    CHECK(csv && !strcmp(csv, want), "X model:\n%s\nexpected\n%s", csv ? csv : "(none)", want);
+    free(csv);
+    model_free(&m);
+    float says_eos[V] = {-1e4f, 0, -1e4f, logf(3), 0, 0};
+    constant_model(&m, "translator", says_eos);
+    Example one = { .src = src, .n_src = 1, .tgt = x, .n_tgt = 1 };
+    csv = diagnose_csv(&m, &one, 1, -1);
+    want = "split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end\n"
+           "test,4,position,0,1,0,1,1,1,1,1\n"
+           "test,4,position,1,1,1,0,0,,0,0\n"
+           "test,4,clause,0,2,0.5,1,1,1,1,1\n";
+    CHECK(csv && !strcmp(csv, want), "<eos> model:\n%s\nexpected\n%s", csv ? csv : "(none)", want);
+    free(csv);
     model_free(&m);
 }
 
@@ -216,6 +320,9 @@ int main(void) {
     tape_set_enabled(0);
     RUN(test_loss_last_is_the_last_32);
     RUN(test_exact_match_needs_eos);
+    RUN(test_length_oracle_forbids_early_eos);
+    RUN(test_exact_match_with_length_oracle);
+    RUN(test_positions_by_hand);
     RUN(test_token_accuracy_ties_and_padding);
     RUN(test_length_penalty_decides_beam);
     RUN(test_grad_dump_by_hand);

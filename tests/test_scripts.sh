@@ -1,4 +1,4 @@
-# scripts/dog_bites_man.sh, scripts/extrapolate.sh and scripts/lengthgen.sh in --quick mode: they
+# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh and lm_score.sh in --quick mode: they
 # finish, and what they write is well-formed (CSV: the header's column count on every row,
 # numbers where numbers belong; SVG: parses as XML; Markdown tables: every row as wide as its
 # header) and says what the lessons say where even a tiny run must show it.
@@ -133,6 +133,39 @@ if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "tr
 else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
 expect_error lg_bad_option "unknown argument '--fast'" scripts/lengthgen.sh --fast
 expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
+
+# ---- eos_decision.sh
+Q=$TMP/ed
+if scripts/eos_decision.sh --quick --out "$Q" >"$TMP/ed.out" 2>&1; then ok ed_quick_runs
+else fail ed_quick_runs "exit status $?: $(tail -5 "$TMP/ed.out")"; fi
+missing=""
+for f in results.csv positions.csv curves.csv results.md exact_eos.svg exact_eos+oracle.svg exact_noeos+oracle.svg \
+         rope_eos_position.svg rope_noeos+oracle_departures.svg; do
+    [ -s "$Q/$f" ] || missing="$missing $f"
+done
+report ed_outputs "${missing:+missing:$missing}"
+report ed_results_csv "$(csv_check "$Q/results.csv" 8 "3 4 5 6 7 8" "")"
+# 3 variants x every scheme x 3 and 4 clauses, 20 sentences each, accuracies within [0, 1].
+report ed_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; v[$1] = 1 }
+    NR > 1 && ($4 != 3 && $4 != 4 || $5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
+    END { if (n != 6 * s || !v["eos"] || !v["eos+oracle"] || !v["noeos+oracle"]) print n " rows, want 3 variants x " s " schemes x 2 lengths" }' "$Q/results.csv")"
+report ed_positions_csv "$(csv_check "$Q/positions.csv" 14 "3 5 7 8 10 11 13 14" "9 12")"
+# Every output starts at position 0; with the length oracle no output ends early (<eos>, ".");
+# and the outputs that never depart are the exact matches of results.csv.
+report ed_positions_agree "$(awk -F, 'FNR == 1 { file++; next }
+    file == 1 { exact[$1 "," $2 "," $4] = $8 * $5; next }
+    $6 == "position" && $7 == 0 && $10 != 20 { print "reached " $10 " at position 0: " $0; exit }
+    $1 != "eos" && ($13 != 0 || $14 != 0) { print "early <eos> or \".\" under the oracle: " $0; exit }
+    $6 == "clause" { dep[$1 "," $2 "," $5] += $11 }
+    END { for (k in exact) if (20 - dep[k] != exact[k]) { print k ": " 20 - dep[k] " outputs never depart, exact matches " exact[k]; exit } }' \
+    "$Q/results.csv" "$Q/positions.csv")"
+report ed_curves_csv "$(csv_check "$Q/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
+report ed_markdown "$(md_check "$Q/results.md")"
+report ed_svg "$(svg_check "$Q"/*.svg)"
+if scripts/eos_decision.sh --quick --out "$Q" >"$TMP/ed2.out" 2>&1 && ! grep -q "train  " "$TMP/ed2.out" \
+        && grep -q "reuse" "$TMP/ed2.out"; then ok ed_reuses_runs
+else fail ed_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ed2.out")"; fi
+expect_error ed_bad_option "unknown argument '--fast'" scripts/eos_decision.sh --fast
 
 # ---- lm_score.sh
 S=$TMP/ls

@@ -18,16 +18,18 @@ static void copy_ids(int *dst, const int *src, int n) {
     if (n > 0) memcpy(dst, src, sizeof(int) * (size_t)n);
 }
 
-static void fill_translate(Batch *b, const Example *e, int row) {
+// eos: the target ends with <eos> (BATCH_TRANSLATE); else it ends with its last token, and
+// the decoder input drops that token, since nothing follows it to be predicted.
+static void fill_translate(Batch *b, const Example *e, int row, int eos) {
     int *src = b->src + (size_t)row * b->T_src;
     int *in = b->tgt_in + (size_t)row * b->T_tgt, *out = b->tgt_out + (size_t)row * b->T_tgt;
     copy_ids(src, e->src, e->n_src);
     src[e->n_src] = TOK_EOS;
     in[0] = TOK_BOS;
-    copy_ids(in + 1, e->tgt, e->n_tgt);
+    copy_ids(in + 1, e->tgt, eos ? e->n_tgt : e->n_tgt - 1);
     copy_ids(out, e->tgt, e->n_tgt);
-    out[e->n_tgt] = TOK_EOS;
-    b->n_tgt_tokens += e->n_tgt + 1;
+    if (eos) out[e->n_tgt] = TOK_EOS;
+    b->n_tgt_tokens += e->n_tgt + eos;
 }
 
 static void fill_classify(Batch *b, const Example *e, int row, int add_cls) {
@@ -49,14 +51,15 @@ int batch_from_split(const Split *split, const int *indices, int B, BatchKind ki
         if (e->n_tgt > max_tgt) max_tgt = e->n_tgt;
     }
     b->B = B;
-    if (kind == BATCH_TRANSLATE) {
+    if (kind == BATCH_TRANSLATE || kind == BATCH_TRANSLATE_NO_EOS) {
+        int eos = kind == BATCH_TRANSLATE;
         b->T_src = max_src + 1;
-        b->T_tgt = max_tgt + 1;
+        b->T_tgt = max_tgt + eos > 0 ? max_tgt + eos : 1;   // all-empty targets: one pad column
         b->src = zeros(B, b->T_src);
         b->tgt_in = zeros(B, b->T_tgt);
         b->tgt_out = zeros(B, b->T_tgt);
         if (!b->src || !b->tgt_in || !b->tgt_out) { batch_free(b); return -1; }
-        for (int i = 0; i < B; i++) fill_translate(b, &split->ex[indices[i]], i);
+        for (int i = 0; i < B; i++) fill_translate(b, &split->ex[indices[i]], i, eos);
     } else {
         b->T_src = max_src + (add_cls ? 1 : 0);
         if (b->T_src < 1) b->T_src = 1;           // all-empty rows: one pad column

@@ -4,6 +4,10 @@
 //                    tgt_in  = <bos> + tokens                 [B, T_tgt]
 //                    tgt_out = tokens + <eos>                 [B, T_tgt]
 //                    n_tgt_tokens = non-pad entries of tgt_out (the loss's token count)
+//   BATCH_TRANSLATE_NO_EOS  the same without the end token on the target side (train.eos =
+//                    false, "-EOS"): src = tokens + <eos>; tgt_in = <bos> + tokens[0..n-2];
+//                    tgt_out = tokens: the last position learns the last token, and no
+//                    position ever learns <eos>. T_tgt = longest target (at least 1).
 //   BATCH_CLASSIFY   src     = (<cls> when add_cls) + tokens  [B, T_src]
 //                    labels[b]; tgt_in = tgt_out = NULL, T_tgt = 0; n_tgt_tokens = B
 //   batch_lm         decoder-only language model windows of a token stream, in the target
@@ -14,7 +18,7 @@
 #define BATCH_H
 #include "data/dataset.h"
 
-typedef enum { BATCH_TRANSLATE, BATCH_CLASSIFY } BatchKind;
+typedef enum { BATCH_TRANSLATE, BATCH_TRANSLATE_NO_EOS, BATCH_CLASSIFY } BatchKind;
 
 typedef struct {
     int B, T_src, T_tgt;

@@ -368,6 +368,15 @@ int toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, i
     return 0;
 }
 
+void toy_target_clauses(const ToyLexicon *lex, const Vocab *tv, const int *ids, int n, int *clause) {
+    int and_id = vocab_id(tv, "and"), c = 0;
+    for (int t = 0; t < n; t++) {
+        int starts = t > 0 && ids[t] == and_id;
+        for (int w = 0; w < lex->n_subs && t > 0 && !starts; w++) starts = ids[t] == vocab_id(tv, lex->subs[w].en);
+        clause[t] = c += starts;
+    }
+}
+
 int toy_lm_stream(const ToyLexicon *lex, uint64_t seed, int n_tokens, const Vocab *tv,
                   int **ids, int *n) {
     *ids = NULL;

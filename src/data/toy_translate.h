@@ -72,6 +72,13 @@ int  toy_build_vocabs(const ToyLexicon *lex, Vocab *src_vocab, Vocab *tgt_vocab)
 int  toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, int max_clauses,
                   const Vocab *src_vocab, const Vocab *tgt_vocab, Split *out);
 
+// Clause index (0, 1, ...) of each token of an English target ids[0..n-1] made by the
+// generator: a clause after the first begins with "and" or with a subordinator's English
+// word (because, while, ...), so clause[t] counts those tokens in ids[0..t]; the final "."
+// belongs to the last clause. Exact as long as no subordinator's English word is also another
+// English word of the lexicon (true of data/toy_lexicon.txt).
+void toy_target_clauses(const ToyLexicon *lex, const Vocab *tgt_vocab, const int *ids, int n, int *clause);
+
 // English-only continuous text for the language-model task: sentences of 1..3 clauses from
 // the generator, concatenated (each ends with "."), cut to exactly n_tokens ids in *ids
 // (caller frees). Deterministic for a seed. -1 on bad arguments or out of memory.

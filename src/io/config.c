@@ -114,12 +114,14 @@ static const Key KEYS[] = {
     STR("train", resume, "", 0),
     STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation, e.g. "3,12"; "" = the val split
     BOOL("train", bucket, "false"),     // batches of similar lengths (less padding)
+    BOOL("train", eos, "true"),         // translator: targets end with <eos> (false: no end token, docs/design.md §5.2)
 
     STR("eval", splits, "val,test", 1),  // ./eval: which splits to report
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
     INT("eval", beam, "1", 1, 256),      // ./translate: beam size (1 = greedy)
     FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
     ENUM("eval", positions, "sampled", "sampled|plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
+    ENUM("eval", length, "model", "model|oracle"),  // exact match: stop at the model's <eos>, or at the reference length
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
@@ -488,6 +490,8 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, "pos_random", "max_len", err, errlen,
                        "pos_random = %d draws positions up to %d, but the learned table has max_len = %d rows; "
                        "set max_len = %d", c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
+    if (!c->eos && strcmp(c->model, "translator"))
+        return invalid(c, "eos", "model", err, errlen, "eos = false needs model = translator (only a translator's targets end with <eos>)");
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;

@@ -70,6 +70,8 @@ typedef struct Config {
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
     char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
     int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
+    int   eos;                 // translator: targets end with <eos> (default); false: no end token
+                               // (Newman et al. 2020, "-EOS"), decoded to the reference length
 
     // [eval] (used by ./eval; stored with the run so a checkpoint knows its defaults)
     char  splits[CFG_STR];     // "val,test"
@@ -77,6 +79,7 @@ typedef struct Config {
     int   beam;                // ./translate: beam size (1 = greedy)
     float length_penalty;      // ./translate: GNMT length penalty alpha
     char  positions[CFG_STR];  // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
+    char  length[CFG_STR];     // exact match: "model" (stop at <eos>) | "oracle" (the reference length)
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];

@@ -73,9 +73,19 @@ static double length_penalty(int len, float alpha) {
     return alpha == 0 ? 1.0 : pow((5.0 + len) / 6.0, alpha);
 }
 
+// May row b's hypotheses take token v at step t? <pad> and <bos> never; with a length oracle
+// (stop_at), <eos> exactly at step stop_at[b] and nothing else there, and end_token (the
+// sentence's last token, or -1) not before step stop_at[b] - 1.
+static int allowed(int v, int t, int b, const int *stop_at, int end_token) {
+    if (v == TOK_PAD || v == TOK_BOS) return 0;
+    if (!stop_at) return 1;
+    if ((v == TOK_EOS) != (t >= stop_at[b])) return 0;
+    return v != end_token || t >= stop_at[b] - 1;
+}
+
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
 static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len, const int *ref, int ref_T,
-                  int *out) {
+                  const int *stop_at, int end_token, int *out) {
     int N = B * K, V = m->tgt_vocab, rc = -1;
     int *rep = calloc((size_t)N * Ts + 1, sizeof(int)), *tokens = malloc(sizeof(int) * (size_t)N);
     int *parent = malloc(sizeof(int) * (size_t)N), *seq = malloc(sizeof(int) * (size_t)N * max_len);
@@ -116,8 +126,8 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
                 int n = base + k;
                 if (score[n] == -INFINITY) continue;
                 const float *z = logits->data + (long)n * V;
-                for (int v = 0; v < V; v++)   // <pad> and <bos> are never outputs
-                    if (v != TOK_PAD && v != TOK_BOS) offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
+                for (int v = 0; v < V; v++)
+                    if (allowed(v, t, b, stop_at, end_token)) offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
             }
             int live = 0;
             for (int i = 0; i < nc && live < K; i++) {
@@ -159,9 +169,10 @@ done:
 }
 
 int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len, int *out) {
-    return search(m, src, B, Ts, beam, alpha, max_len, NULL, 0, out);
+    return search(m, src, B, Ts, beam, alpha, max_len, NULL, 0, NULL, -1, out);
 }
 
-int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, int *out) {
-    return search(m, src, B, Ts, 1, 0.0f, max_len, ref, ref_T, out);
+int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, const int *stop_at,
+                  int end_token, int *out) {
+    return search(m, src, B, Ts, 1, 0.0f, max_len, ref, ref_T, stop_at, end_token, out);
 }

@@ -48,6 +48,10 @@ int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha,
 // <pad> and <bos>). ref (B,ref_T), reference tokens + <eos>, or NULL: a sentence stops as
 // soon as its output leaves its reference, since it can no longer be an exact match (scoring
 // long sentences a model gets wrong then costs a few steps instead of max_len); out then
-// ends with the first token that differs.
-int  greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, int *out);
+// ends with the first token that differs. stop_at (B) or NULL: a length oracle (eval.length =
+// oracle, docs/design.md §4.4): row b never takes <eos> before step stop_at[b] and takes it
+// there, so its output is exactly stop_at[b] tokens + <eos>; nor end_token (the token that
+// ends every sentence of the task, "." in toy_translate; -1 for none) before step stop_at[b] - 1.
+int  greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, const int *stop_at,
+                   int end_token, int *out);
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/tape.h"
 #include "run/decode.h"
+#include "run/diagnose.h"
 
 Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out) {
     Tensor *logits;
@@ -42,13 +43,24 @@ long count_correct(const Tensor *logits, const int *targets, int n, int ignore) 
     return right;
 }
 
-// Does the greedy output (up to <eos>) equal the reference target row (tokens + <eos>)?
-static int same_sequence(const int *hyp, int max_len, const int *ref, int T) {
-    for (int i = 0; i < T && i < max_len; i++) {
-        if (hyp[i] != ref[i]) return 0;
-        if (ref[i] == TOK_EOS) return 1;
-    }
-    return 0;
+// Reference length of a target row: its tokens before <eos> or <pad>.
+static int content_length(const int *ref, int T) {
+    int n = 0;
+    while (n < T && ref[n] != TOK_EOS && ref[n] != TOK_PAD) n++;
+    return n;
+}
+
+// The entries of a reference row an output must equal: its tokens, and its <eos> unless a length
+// oracle put the end there.
+static int compared_length(const int *ref, int T, int oracle) {
+    int n = content_length(ref, T);
+    return n + (!oracle && n < T && ref[n] == TOK_EOS);
+}
+
+// Exact match decodes to the reference length when asked to (eval.length = oracle), and always
+// for a model trained without <eos> (train.eos = false), which has no other way to stop.
+static int length_oracle(const Task *t) {
+    return t->batch_kind == BATCH_TRANSLATE_NO_EOS || !strcmp(t->cfg.length, "oracle");
 }
 
 static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
@@ -56,8 +68,31 @@ static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
     return model_check_length(m, T, err, errlen);
 }
 
+// Teacher-forced and greedy rows of one batch into the diagnosis.
+static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits, const int *hyp, int max_len,
+                          int oracle) {
+    int T = b->T_tgt, V = tensor_cols(logits), rc = 0;
+    int *clause = malloc(sizeof(int) * (size_t)T), *right = malloc(sizeof(int) * (size_t)T);
+    for (int i = 0; i < b->B && clause && right && !rc; i++) {
+        const int *ref = b->tgt_out + (long)i * T;
+        task_target_clauses(t, ref, T, clause);
+        for (int j = 0; j < T; j++) right[j] = argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
+        rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
+             diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause, compared_length(ref, T, oracle)) < 0;
+    }
+    if (!clause || !right) rc = -1;
+    free(clause);
+    free(right);
+    return rc ? -1 : 0;
+}
+
 int evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
                    char *err, int errlen) {
+    return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
+}
+
+int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode, Diagnosis *diag, EvalResult *r,
+                      char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->exact_match = -1;
     int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
@@ -93,21 +128,43 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
                               : count_correct(logits, b.tgt_out, nb * b.T_tgt, TOK_PAD);
         if (classifier)
             for (int i = 0; i < nb; i++) memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C, sizeof(float) * C);
-        arena_release(a, mark);   // the forward pass is counted: decoding reuses its memory
+        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
+        // logits until the outputs are decoded).
+        float *kept = NULL;
+        if (diag && decode && m->kind == MODEL_TRANSLATOR) {
+            kept = malloc(sizeof(float) * (size_t)logits->size);
+            if (kept) memcpy(kept, logits->data, sizeof(float) * (size_t)logits->size);
+        }
+        Tensor kept_logits = *logits;
+        kept_logits.data = kept;
+        arena_release(a, mark);
         if (decode && m->kind == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
-            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len);
-            if (!hyp || greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, hyp)) {
+            int oracle = length_oracle(t);
+            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len), *stop_at = malloc(sizeof(int) * (size_t)nb);
+            for (int i = 0; hyp && stop_at && i < nb; i++) stop_at[i] = content_length(b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
+            if (!hyp || !stop_at || (diag && !kept) ||
+                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, oracle ? stop_at : NULL, task_end_token(t), hyp) ||
+                (diag && diagnose_batch(diag, t, &b, &kept_logits, hyp, max_len, oracle))) {
                 free(hyp);
+                free(stop_at);
+                free(kept);
                 arena_release(a, mark);
                 batch_free(&b);
                 snprintf(err, errlen, "out of memory while decoding");
                 rc = -1;
                 break;
             }
-            for (int i = 0; i < nb; i++) exact += same_sequence(hyp + (long)i * max_len, max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
+            // Compared: the tokens, and the end unless the oracle placed it.
+            for (int i = 0; i < nb; i++) {
+                const int *ref = b.tgt_out + (long)i * b.T_tgt;
+                int n_cmp = compared_length(ref, b.T_tgt, oracle);
+                exact += first_departure(hyp + (long)i * max_len, ref, n_cmp) == n_cmp;
+            }
             free(hyp);
+            free(stop_at);
         }
+        free(kept);
         batch_free(&b);
     }
     if (!rc) {

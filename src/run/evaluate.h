@@ -3,6 +3,7 @@
 #define EVALUATE_H
 #include "data/batch.h"
 #include "models/model.h"
+#include "run/diagnose.h"
 #include "run/task.h"
 
 // Logits of a batch (classifier (B,C); translator and lm (B*T,V)) and the mean token
@@ -23,9 +24,14 @@ typedef struct EvalResult {
 } EvalResult;
 
 // Classifier or translator on a split; examples whose n_clauses differ from `length` are
-// skipped unless length <= 0. decode: run greedy decoding for exact_match (translator).
+// skipped unless length <= 0. decode: run greedy decoding for exact_match (translator), to the
+// model's <eos>, or to the reference length with eval.length = oracle or train.eos = false.
 int  evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
                     char *err, int errlen);
+// evaluate_split, and with diag (and decode) the per-position counts of run/diagnose.h added
+// into *diag (the caller initialises and frees it).
+int  evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode, Diagnosis *diag, EvalResult *r,
+                       char *err, int errlen);
 // Language model on non-overlapping windows of T tokens from a stream.
 int  evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen);
 #endif

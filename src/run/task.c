@@ -184,6 +184,9 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     case TASK_ALGORITHMIC: rc = load_algorithmic(t, err, errlen); break;
     default: rc = errorf(err, errlen, "unknown task '%s'", c->task);   // config validation stops it first
     }
+    // train.eos = false: the translator's targets have no end token (config validation allows
+    // it for translators only).
+    if (!rc && !c->eos && t->batch_kind == BATCH_TRANSLATE) t->batch_kind = BATCH_TRANSLATE_NO_EOS;
     if (rc) task_free(t);
     return rc;
 }
@@ -240,6 +243,18 @@ int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) 
         return -1;
     }
     return 0;
+}
+
+void task_target_clauses(const Task *t, const int *row, int T, int *clause) {
+    int n = 0;
+    while (n < T && row[n] != TOK_EOS && row[n] != TOK_PAD) n++;
+    if (t->kind == TASK_TOY_TRANSLATE) toy_target_clauses(&t->toy, &t->tgt_vocab, row, n, clause);
+    else for (int i = 0; i < n; i++) clause[i] = 0;
+    for (int i = n; i < T; i++) clause[i] = row[i] == TOK_EOS ? (n ? clause[n - 1] : 0) : -1;
+}
+
+int task_end_token(const Task *t) {
+    return t->kind == TASK_TOY_TRANSLATE ? vocab_id(&t->tgt_vocab, ".") : -1;
 }
 
 static void vocab_paths(const Task *t, const char *dir, char *a, char *b, size_t n) {

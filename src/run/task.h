@@ -47,6 +47,14 @@ int  task_check_length(const Config *c, int k, char *err, int errlen);
 // toy_translate: a held-out set of n sentences with exactly k clauses; algorithmic: n inputs of
 // exactly k symbols. Fixed seed per k (the same set for every run), prefix-stable in n.
 int  task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen);
+// Clause index of each position of a target row (a batch's tgt_out row of T entries: tokens,
+// then <eos> unless train.eos = false, then <pad>): toy_translate counts its clauses
+// (toy_target_clauses), and <eos> belongs to the last clause; every other task has one
+// clause, 0. <pad> positions get -1.
+void task_target_clauses(const Task *t, const int *row, int T, int *clause);
+// The target token that ends a sentence besides <eos>: "." in toy_translate (every English
+// sentence ends with it), -1 for the other tasks.
+int  task_end_token(const Task *t);
 // Vocabulary files beside a checkpoint: "vocab.txt" (classifier, lm) or
 // "src_vocab.txt" + "tgt_vocab.txt" (translator), and with BPE the merges "src_bpe.txt" +
 // "tgt_bpe.txt" (see data/bpe.h).

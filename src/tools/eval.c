@@ -4,13 +4,15 @@
 #include <string.h>
 #include "core/runtime.h"
 #include "io/config.h"
+#include "io/fileio.h"
+#include "run/diagnose.h"
 #include "run/evaluate.h"
 #include "run/grad_dump.h"
 #include "run/run_dir.h"
 #include "run/task.h"
 
 static const char *USAGE =
-    "usage: ./eval CHECKPOINT [key=value ...] [--dump-grads FILE]\n"
+    "usage: ./eval CHECKPOINT [key=value ...] [--positions FILE] [--dump-grads FILE]\n"
     "\n"
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
@@ -26,6 +28,17 @@ static const char *USAGE =
     "  pos_offset=16         shift every position index by 16\n"
     "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n  positions=plain       a run trained with model.pos_random: positions 0..n-1 instead\n                        of drawn ones (positions=sampled, the default)\n"
     "  test_size=200         sentences per generated test set\n"
+    "  length=oracle         exact match decodes to the reference length: <eos> is forbidden\n"
+    "                        before it and forced there, and toy_translate's final \".\" before\n"
+    "                        the last token (always so for a model trained with train.eos=false;\n"
+    "                        default length=model: stop at the model's <eos>)\n"
+    "\n"
+    "--positions FILE (translator): also write where the model goes wrong, one CSV row per\n"
+    "target position and per clause of every reported set:\n"
+    "  split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end\n"
+    "token_acc under teacher forcing; of the greedy outputs, `reached` were still right up to\n"
+    "this index, `departures` first went wrong here, early_eos of them with <eos>, early_end\n"
+    "with <eos> or the sentence's end (\".\" in toy_translate).\n"
     "\n"
     "--dump-grads FILE: instead of the CSV, one training step's gradients for checking the\n"
     "math against another implementation (scripts/torch_model.py). The data ./eval scores\n"
@@ -78,7 +91,20 @@ static int check_lengths(const Config *c, const int *lengths, int n, char *err, 
     return 0;
 }
 
-static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path, char *err, int errlen) {
+// Evaluates a translator's split and, with diag_out, appends its per-position rows.
+static int evaluate_translator(Model *m, const Task *t, const Split *s, FILE *diag_out, const char *split, int length,
+                               EvalResult *r, char *err, int errlen) {
+    if (!diag_out) return evaluate_split(m, t, s, 0, 1, r, err, errlen);
+    Diagnosis d;
+    diagnosis_init(&d, task_end_token(t));
+    int rc = evaluate_diagnose(m, t, s, 0, 1, &d, r, err, errlen);
+    if (!rc) diagnosis_write(diag_out, &d, split, length, 0);
+    diagnosis_free(&d);
+    return rc;
+}
+
+static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path, const char *positions_path,
+               char *err, int errlen) {
     Run run;
     if (run_read_config(&run, ckpt_arg, 0, n_over, over, err, errlen)) return -1;
     const Config *c = &run.cfg;
@@ -92,6 +118,16 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     if (!rc && run_open(&run, err, errlen)) rc = -1;
     Model *m = &run.model;
     Task *t = &run.task;
+    char *diag_text = NULL;
+    size_t diag_len = 0;
+    FILE *diag_out = NULL;
+    if (!rc && positions_path && m->kind != MODEL_TRANSLATOR) {
+        snprintf(err, errlen, "--positions: only a translator has target positions (this is model = %s)", c->model);
+        rc = -1;
+    } else if (!rc && positions_path) {
+        if (!(diag_out = open_memstream(&diag_text, &diag_len))) { snprintf(err, errlen, "out of memory"); rc = -1; }
+        else diagnosis_write(diag_out, &(Diagnosis){.end_token = -1}, "", 0, 1);   // the header
+    }
     if (!rc && dump_path) {
         rc = grad_dump(m, t, &run.cfg, dump_path, err, errlen);
     } else if (!rc) {
@@ -110,18 +146,23 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
                     for (int form = 5; form >= 3 && !rc; form -= 2)
                         if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) && r.n_examples)
                             print_row(names[k], form, &r);
-                } else if (!(rc = evaluate_split(m, t, splits[k], 0, 1, &r, err, errlen))) {
+                } else if (!(rc = evaluate_translator(m, t, splits[k], diag_out, names[k], 0, &r, err, errlen))) {
                     print_row(names[k], 0, &r);
                 }
             }
             for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of length k
                 Split ls = {0};
                 if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
-                    !(rc = evaluate_split(m, t, &ls, 0, 1, &r, err, errlen)))
+                    !(rc = evaluate_translator(m, t, &ls, diag_out, "test", lengths[i], &r, err, errlen)))
                     print_row("test", lengths[i], &r);
                 split_free(&ls);
             }
         }
+    }
+    if (diag_out) {
+        fclose(diag_out);   // diag_text now holds the rows
+        if (!rc) rc = write_file_atomic(positions_path, diag_text, diag_len, err, errlen);
+        free(diag_text);
     }
     run_close(&run);
     return rc;
@@ -133,16 +174,17 @@ int main(int argc, char **argv) {
     if (usage >= 0) return usage;
     char err[1024];
     // --dump-grads FILE may stand anywhere after the checkpoint; the rest are overrides.
-    const char *dump_path = NULL;
+    const char *dump_path = NULL, *positions_path = NULL;
     int n_over = 0;
     char **over = argv + 2;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--dump-grads")) {
+        if (!strcmp(argv[i], "--dump-grads") || !strcmp(argv[i], "--positions")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "error: --dump-grads needs a file name\n");
+                fprintf(stderr, "error: %s needs a file name\n", argv[i]);
                 return 1;
             }
-            dump_path = argv[++i];
+            *(argv[i][2] == 'd' ? &dump_path : &positions_path) = argv[i + 1];
+            i++;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "error: unknown option '%s' (see ./eval --help)\n", argv[i]);
             return 1;
@@ -150,7 +192,7 @@ int main(int argc, char **argv) {
             over[n_over++] = argv[i];
         }
     }
-    if (run(argv[1], n_over, over, dump_path, err, sizeof err)) {
+    if (run(argv[1], n_over, over, dump_path, positions_path, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
         return 1;
     }

@@ -1,0 +1,182 @@
+#!/bin/sh
+# The end-of-sentence decision (issue 15; Newman, Hewitt, Liang, Manning 2020, "The EOS Decision
+# and Length Extrapolation"): train the toy German -> English translator (1..3 clauses) with
+# every positional scheme, with and without <eos> on the target side, and score exact match at
+# 4, 6, 8 and 12 clauses when the model stops itself and when it is decoded to the reference
+# length. Also writes the per-position diagnosis (./eval --positions) of every run of seed 1.
+# Run from the top level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR]
+
+Trains configs/<scheme>.ini (toy_translate, 1..3 clauses) for each scheme of
+`./train --list-schemes`, seeds 1..N, once with train.eos=true (+EOS) and once with
+train.eos=false (-EOS: no <eos> target), and evaluates every variant on test sets of
+exactly 3, 4, 6, 8 and 12 clauses (200 sentences each):
+  eos            +EOS model, greedy decoding stops at its own <eos>
+  eos+oracle     +EOS model, eval.length=oracle: <eos> forbidden before the reference length
+  noeos+oracle   -EOS model, decoded to exactly the reference length
+Writes into DIR:
+  results.csv    variant,scheme,seed,length,examples,loss,token_acc,exact_match
+  positions.csv  variant,scheme,seed, then ./eval --positions columns (seed 1 only):
+                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
+                 early_eos,early_end
+  curves.csv     every run's log.csv, with training, scheme and seed columns in front
+  results.md     exact match tables (mean ± sample sd over seeds), the command, the wall time
+  exact_<variant>.svg          exact match against clauses, one line per scheme
+  rope_<variant>_position.svg  rope, seed 1: teacher-forced token accuracy by target position
+  rope_<variant>_departures.svg  rope, seed 1: where greedy outputs first go wrong, by clause
+Finished runs (DIR/runs/<training>-<scheme>-s<seed>) and evaluations are reused, so an
+interrupted run can be restarted.
+
+  --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds),
+              lengths 3 and 4 with 20 sentences each; DIR defaults to results/quick/eos_decision
+  --seeds N   seeds 1..N (default 3)
+  --out DIR   output folder (default results/eos_decision)
+EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
+}
+
+# The variants, one a line: name | training (the run folder's prefix; variants that share it
+# share the runs) | training overrides | ./eval overrides. A new variant is one more line,
+# e.g. randomized positions: `rand+oracle | rand | train.eos=false model.pos_random=2048 | length=oracle`.
+VARIANTS='eos | eos | train.eos=true | length=model
+eos+oracle | eos | train.eos=true | length=oracle
+noeos+oracle | noeos | train.eos=false | length=oracle'
+# Each line's fields, spaces trimmed, as "name|training|train overrides|eval overrides".
+variant_lines() { echo "$VARIANTS" | sed 's/ *| */|/g; s/^ *//; s/ *$//'; }
+# The distinct trainings, each with its overrides: "training|train overrides".
+training_lines() { variant_lines | cut -d'|' -f2,3 | awk '!seen[$0]++'; }
+DIAG_SCHEME=rope   # the scheme whose per-position diagnosis is plotted
+
+quick=0; seeds=""; out=""
+read_options "$@"
+if [ $quick = 1 ]; then
+    seeds=${seeds:-1}; out=${out:-results/quick/eos_decision}
+    lengths=3,4; test_size=20; steps=30
+    extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=500 task.val_size=50"
+else
+    seeds=${seeds:-3}; out=${out:-results/eos_decision}
+    lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini)
+    extra=""
+fi
+begin_experiment eos_decision.sh train eval plot
+
+# ---- train every training, scheme and seed (here, --jobs N at once, or on Slurm)
+trainings() {
+    training_lines | while IFS='|' read -r training train_over; do
+        for seed in $(seq_list "$seeds"); do
+            for scheme in $SCHEMES; do
+                # The longer lengths are scored once, by ./eval, not during training.
+                # shellcheck disable=SC2086
+                train_run "$out/runs/$training-$scheme-s$seed" "$steps" "configs/$scheme.ini" \
+                    run.seed="$seed" train.steps="$steps" train.eval_lengths= $train_over $extra
+            done
+        done
+    done
+}
+run_trainings trainings "$out"
+
+# ---- evaluate every variant of every run; the diagnosis rows of seed 1
+echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
+echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
+    >"$out/positions.csv.tmp"
+variant_lines | while IFS='|' read -r variant training train_over eval_over; do
+    for seed in $(seq_list "$seeds"); do
+        for scheme in $SCHEMES; do
+            run=$out/runs/$training-$scheme-s$seed
+            # ./eval's two outputs are made together: reuse them only as a pair.
+            [ -s "$run/positions_$variant.csv" ] || rm -f "$run/eval_$variant.csv"
+            # shellcheck disable=SC2086
+            cached_eval "$run/eval_$variant.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
+                test_size="$test_size" $eval_over --positions "$run/positions_$variant.csv"
+            # eval columns: split,length,examples,loss,token_acc,exact_match,...
+            awk -F, -v p="$variant,$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+                "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
+            [ "$seed" = 1 ] && prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"
+        done
+    done
+done
+mv "$out/results.csv.tmp" "$out/results.csv"
+mv "$out/positions.csv.tmp" "$out/positions.csv"
+: >"$out/curves.body"
+training_lines | while IFS='|' read -r training train_over; do
+    for seed in $(seq_list "$seeds"); do
+        for scheme in $SCHEMES; do prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"; done
+    done
+done >"$out/curves.body"
+first=$(training_lines | head -1 | cut -d'|' -f1)
+{ echo "training,scheme,seed,$(head -1 "$out/runs/$first-none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+
+# ---- plots: exact match against clauses per variant; rope's diagnosis per variant
+max_train=$(config_value task max_clauses configs/rope.ini)
+variant_lines | cut -d'|' -f1 | while read -r variant; do
+    plot --x length --y exact_match --group scheme --spread --filter variant="$variant" --vline "$max_train" \
+        --vline-label "trained on 1..$max_train" --title "exact match, $variant" --xlabel clauses \
+        -o "$out/exact_$variant.svg" "$out/results.csv"
+    plot --x index --y token_acc --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
+        --filter by=position --title "$DIAG_SCHEME, $variant: teacher-forced accuracy by target position" \
+        --xlabel "target position" -o "$out/${DIAG_SCHEME}_${variant}_position.svg" "$out/positions.csv"
+    plot --x index --y departure_rate --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
+        --filter by=clause --title "$DIAG_SCHEME, $variant: greedy outputs going wrong in clause k (of those still right)" \
+        --xlabel "clause (0 = first)" -o "$out/${DIAG_SCHEME}_${variant}_departures.svg" "$out/positions.csv"
+done
+
+# ---- results.md
+wall=$(( $(now) - start ))
+{
+    echo "# The end-of-sentence decision"
+    echo
+    echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
+    provenance
+    echo "Translators trained on 1..$max_train clauses (configs/<scheme>.ini, $steps steps), with (+EOS) and"
+    echo "without (-EOS, \`train.eos=false\`) the end token on the target side; scored on $test_size held-out"
+    echo "sentences of exactly k clauses. Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
+    variant_lines | while IFS='|' read -r variant training train_over eval_over; do
+        echo
+        echo "## $variant: exact match by clauses (\`$train_over\`, \`./eval $eval_over\`)"
+        echo
+        md_pivot "$out/results.csv" scheme length exact_match 100 %.1f variant="$variant"
+    done
+    echo
+    echo "## All variants side by side: exact match (%) by clauses"
+    echo
+    awk -F, 'NR == 1 { print "run," $0; next } { print $2 " " $1 "," $0 }' "$out/results.csv" >"$out/side_by_side.tmp"
+    md_pivot "$out/side_by_side.tmp" run length exact_match 100 %.1f
+    rm -f "$out/side_by_side.tmp"
+    echo
+    echo "## Where the outputs go wrong ($DIAG_SCHEME, seed 1)"
+    echo
+    echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause):"
+    echo
+    awk -F, 'NR == 1 { print "set," $0; next } $6 == "clause" { print $1 " at " $5 "," $0 }' "$out/positions.csv" >"$out/by_clause.tmp"
+    md_pivot "$out/by_clause.tmp" set index token_acc 100 %.1f scheme="$DIAG_SCHEME"
+    echo
+    echo "Greedy outputs whose first wrong token is in clause k:"
+    echo
+    md_pivot "$out/by_clause.tmp" set index departures 1 %d scheme="$DIAG_SCHEME"
+    rm -f "$out/by_clause.tmp"
+    echo
+    echo "Of the $test_size greedy outputs of k clauses: how many go wrong, and how many of those go wrong"
+    echo "by ending early (\`<eos>\`, or \`.\` before the sentence is over) (positions.csv, by = clause):"
+    echo
+    echo "| variant | clauses | wrong | of them early \`<eos>\` | early end (\`<eos>\` or \`.\`) |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    # positions.csv columns: variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,
+    # departures,departure_rate,early_eos,early_end
+    awk -F, -v s="$DIAG_SCHEME" 'NR > 1 && $2 == s && $6 == "clause" && $4 == "test" {
+            k = $1 SUBSEP $5; if (!(k in d)) order[++n] = k
+            d[k] += $11; e[k] += $13; f[k] += $14 }
+        END { for (i = 1; i <= n; i++) { split(order[i], p, SUBSEP); k = order[i]
+              printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
+    echo
+    variant_lines | cut -d'|' -f1 | while read -r variant; do echo "![exact match, $variant](exact_$variant.svg)"; done
+} >"$out/results.md.tmp"
+mv "$out/results.md.tmp" "$out/results.md"
+say "done in $wall s: $out/results.md"
