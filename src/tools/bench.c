@@ -158,15 +158,14 @@ static void shape_config(const Shape *s, Config *c) {
     c->dropout = s->dropout; c->label_smoothing = s->smoothing; c->batch_size = s->B; c->seed = 1;
 }
 
-// One training step as the trainer does it: forward, backward, clip, AdamW.
+// One training step as the trainer does it: forward, backward, AdamW with clipping folded in.
 static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float clip) {
     arena_reset(arena);
     tape_reset();
     params_zero_grad(&m->ps);
     Tensor *loss = batch_loss(m, b, m->cfg.label_smoothing, NULL);
     tape_backward(loss);
-    clip_grad_norm(&m->ps, clip);
-    adamw_step(opt, &m->ps, 1e-3f);
+    adamw_step_scaled(opt, &m->ps, 1e-3f, clip_scale(grad_norm(&m->ps), clip));
 }
 
 // value and aux: the measured numbers; peak: peak RSS (MiB); cpu: CPU ms per training step;
