@@ -62,20 +62,14 @@ typedef struct {
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10,
-     "rope", "relu", 0.1f, 0.1f},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3,
-     "rope", "relu", 0.1f, 0.1f},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3,
-     "rope", "relu", 0.1f, 0.1f},
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", "relu", 0.1f, 0.1f},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", "relu", 0.1f, 0.1f},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", "relu", 0.1f, 0.1f},
     // The wide language models of issue 17 (GPT-2 blocks at GPT-2 width in the last two):
     // GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train runs them.
-    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", "lm", 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3,
-     "learned", "gelu", 0.0f, 0.0f},
-    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", "lm", 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2,
-     "learned", "gelu", 0.0f, 0.0f},
-    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", "lm", 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2,
-     "learned", "gelu", 0.0f, 0.0f},
+    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", "lm", 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", "gelu", 0.0f, 0.0f},
+    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", "lm", 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", "gelu", 0.0f, 0.0f},
+    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", "lm", 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", "gelu", 0.0f, 0.0f},
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
