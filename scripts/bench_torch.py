@@ -42,7 +42,31 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
                V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3),
     "llama": dict(label="lm llama d128 h4 2L swiglu352 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=352,
                   B=8, V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3, llama=True),
+    # the wide language models of issue 17: GELU, a 32-row learned position table that wraps, no dropout
+    "lm256": dict(label="lm d256 h4 4L ff1024 B8 T256 gelu", model="lm", d=256, heads=4, enc=0, dec=4, ff=1024, B=8,
+                  V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=256, steps=3, pos="learned", act="gelu", p=0.0,
+                  smoothing=0.0),
+    "lm768": dict(label="lm d768 h12 2L ff3072 B4 T256 gelu", model="lm", d=768, heads=12, enc=0, dec=2, ff=3072, B=4,
+                  V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=256, steps=2, pos="learned", act="gelu", p=0.0,
+                  smoothing=0.0),
+    "lm768x4": dict(label="lm d768 h12 4L ff3072 B8 T128 gelu", model="lm", d=768, heads=12, enc=0, dec=4, ff=3072,
+                    B=8, V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=128, steps=2, pos="learned", act="gelu", p=0.0,
+                    smoothing=0.0),
 }
+for _s in SHAPES.values():  # the defaults of the first three: RoPE, ReLU, dropout and label smoothing 0.1
+    _s.setdefault("pos", "rope"), _s.setdefault("act", "relu"), _s.setdefault("p", 0.1), _s.setdefault("smoothing", 0.1)
+LEARNED_ROWS = 32  # model.max_len's default; positions wrap around the table (model.pos_wrap)
+
+
+def model_flops_per_token(s):
+    """As bench.c: 6 per weight of every matrix product + 12 L T d for attention; 0 for translators."""
+    if s["model"] != "lm":
+        return 0.0
+    d, L = s["d"], s["dec"]
+    ffn = (3 if s.get("llama") else 2) * d * s["ff"]  # swiglu: gate, up and down
+    return 6.0 * (L * (4 * d * d + ffn) + d * s["V_tgt"]) + 12.0 * L * s["T"] * d
+
+
 ATT = dict(B=8, H=8, T=256, D=32)
 PAD, BOS, EOS = 0, 2, 3
 
@@ -111,6 +135,9 @@ def child(kind, name, threads, runs):
             tokens += ns + 1 + nt + 1
         return src, tin, tout, tokens
 
+    def dropout(x, p, training):  # p = 0: no op at all (F.dropout would still sweep the tensor)
+        return F.dropout(x, p, training) if p > 0 else x
+
     def rope_tables(T, D, base=10000.0):
         inv = base ** (-torch.arange(0, D, 2, dtype=torch.float64) / D)
         ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
@@ -151,40 +178,43 @@ def child(kind, name, threads, runs):
             s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
             if mask is not None:
                 s = s + mask
-            a = F.dropout(torch.softmax(s, dim=-1), p, self.training)
+            a = dropout(torch.softmax(s, dim=-1), p, self.training)
             return self.o(torch.matmul(a, v).transpose(1, 2).reshape(B, Tq, d))
 
     class Layer(nn.Module):
-        def __init__(self, d, h, ff, cross, llama):
+        def __init__(self, d, h, ff, cross, act, llama):
             super().__init__()
             self.self_attn = MHA(d, h, not llama)
             self.cross_attn = MHA(d, h, not llama) if cross else None
             self.norms = nn.ModuleList(norm(d, llama) for _ in range(3 if cross else 2))
-            self.ffn = SwiGLU(d, ff) if llama else nn.Sequential(nn.Linear(d, ff), nn.ReLU(), nn.Linear(ff, d))
+            self.ffn = SwiGLU(d, ff) if llama else \
+                nn.Sequential(nn.Linear(d, ff), nn.GELU() if act == "gelu" else nn.ReLU(), nn.Linear(ff, d))
 
         def forward(self, x, mask, rot, memory, memory_mask, p):
             h = self.norms[0](x)
-            x = x + F.dropout(self.self_attn(h, h, mask, rot, p), p, self.training)
+            x = x + dropout(self.self_attn(h, h, mask, rot, p), p, self.training)
             if self.cross_attn is not None:
                 h = self.norms[1](x)
-                x = x + F.dropout(self.cross_attn(h, memory, memory_mask, None, p), p, self.training)
-            return x + F.dropout(self.ffn(self.norms[-1](x)), p, self.training)
+                x = x + dropout(self.cross_attn(h, memory, memory_mask, None, p), p, self.training)
+            return x + dropout(self.ffn(self.norms[-1](x)), p, self.training)
 
     class Model(nn.Module):
         def __init__(self, s):
             super().__init__()
             d, h = s["d"], s["heads"]
-            self.s, self.p = s, 0.1
+            self.s, self.p = s, s["p"]
             self.src_embed = nn.Embedding(s["V_src"], d)
+            self.pos_table = nn.Embedding(LEARNED_ROWS, d) if s["pos"] == "learned" else None
             self.tgt_embed = nn.Embedding(s["V_tgt"], d) if s["model"] == "translator" else None
             llama = s.get("llama", False)
-            self.enc = nn.ModuleList(Layer(d, h, s["ff"], False, llama) for _ in range(s["enc"]))
-            self.dec = nn.ModuleList(Layer(d, h, s["ff"], s["model"] == "translator", llama) for _ in range(s["dec"]))
+            self.enc = nn.ModuleList(Layer(d, h, s["ff"], False, s["act"], llama) for _ in range(s["enc"]))
+            self.dec = nn.ModuleList(Layer(d, h, s["ff"], s["model"] == "translator", s["act"], llama)
+                                     for _ in range(s["dec"]))
             self.enc_norm, self.dec_norm = norm(d, llama), norm(d, llama)
             self.generator = nn.Linear(d, s["V_tgt"], bias=not llama)
 
         def stack(self, layers, norm, x, mask, rot, memory=None, memory_mask=None):
-            x = F.dropout(x, self.p, self.training)
+            x = dropout(x, self.p, self.training)
             for layer in layers:
                 x = layer(x, mask, rot, memory, memory_mask, self.p)
             return norm(x)
@@ -196,7 +226,10 @@ def child(kind, name, threads, runs):
             causal = torch.full((Tt, Tt), float("-inf")).triu(1)
             cs, sn = rope_tables(max(Tt, src.shape[1] if src is not None else 0), d // H)
             rot_t = ((cs[:Tt], sn[:Tt]),) * 2
-            if src is None:  # lm
+            if src is None and self.pos_table is not None:  # lm, learned positions (no translator uses them here)
+                x = self.src_embed(tin) * scale + self.pos_table(torch.arange(Tt) % LEARNED_ROWS)
+                y = self.stack(self.dec, self.dec_norm, x, causal, None)
+            elif src is None:  # lm
                 y = self.stack(self.dec, self.dec_norm, self.src_embed(tin) * scale, causal, rot_t)
             else:
                 Ts = src.shape[1]
@@ -219,7 +252,7 @@ def child(kind, name, threads, runs):
             opt.zero_grad(set_to_none=True)
             logits = model(src, tin)
             loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tout.view(-1), ignore_index=PAD,
-                                   label_smoothing=0.1)
+                                   label_smoothing=s["smoothing"])
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -303,6 +336,13 @@ def run_c(args, only, threads):
     return rows
 
 
+def warn_blas(blas):
+    """PyTorch without OpenBLAS falls back to the reference (netlib) BLAS, ~100x slower: say so."""
+    if blas == "?":
+        print("WARNING: PyTorch did not load OpenBLAS (libopenblas0-openmp not installed?); it runs the reference BLAS "
+              "and its numbers are not a fair baseline", flush=True)
+
+
 def wanted(args, name):
     return not args.only or name in args.only.split(",")
 
@@ -335,6 +375,7 @@ def table(args):
             label = "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT
             print("%-44s %7d %12.1f %10.2f" % (label, t, r["value"], r["aux"]), flush=True)
     print("\nOpenBLAS core: %s; OpenMP waiting: %s" % (blas, args.torch_wait))
+    warn_blas(blas)
 
 
 def compare(args):
@@ -342,7 +383,16 @@ def compare(args):
           % (args.bench, args.runs, "; a competing process spins on one core" if args.busy else ""))
     rows, blas = [], None
 
-    def both(c_only, c_key, kind, name, t, label, unit):
+    # The machine's peak per thread count (./bench --only peak: a register-only FMA loop), for
+    # the model FLOP/s of the language models as a fraction of it, C and PyTorch alike.
+    peak = {}
+    if any(wanted(args, n) and model_flops_per_token(s) for n, s in SHAPES.items()):
+        print("\n%-44s %7s %12s" % ("peak: register-only FMA loop (./bench)", "threads", "GFLOP/s"))
+        for t in args.threads:
+            peak[t] = statistics.median(run_c(args, "peak", t)[("peak", "fma")]["value"] for _ in range(args.runs))
+            print("%-44s %7d %12.1f" % ("fused multiply-adds", t, peak[t]), flush=True)
+
+    def both(c_only, c_key, kind, name, t, label, unit, flops=0.0):
         nonlocal blas
         c, p = [], []
         for _ in range(args.runs):
@@ -351,14 +401,22 @@ def compare(args):
         blas = p[-1]["blas"]
         cv, pv = statistics.median(x["value"] for x in c), statistics.median(x["value"] for x in p)
         cpk, ppk = max(x["peak"] for x in c), max(x["peak"] for x in p)
-        print("%-44s %7d %12.1f %12.1f %8.2fx %9.0f %9.0f   %s" % (label, t, cv, pv, cv / pv, cpk, ppk, unit), flush=True)
-        rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=cv / pv, c_peak=cpk, torch_peak=ppk, unit=unit))
+        if flops and peak.get(t):
+            frac = "%5.1f%% %5.1f%%" % (100 * cv * flops / 1e9 / peak[t], 100 * pv * flops / 1e9 / peak[t])
+        else:
+            frac = "%6s %6s" % ("-", "-")
+        print("%-44s %7d %12.1f %12.1f %8.2fx %9.0f %9.0f %s   %s" % (label, t, cv, pv, cv / pv, cpk, ppk, frac, unit),
+              flush=True)
+        rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=cv / pv, c_peak=cpk, torch_peak=ppk, unit=unit,
+                         c_peak_frac=cv * flops / 1e9 / peak[t] if flops and peak.get(t) else None,
+                         torch_peak_frac=pv * flops / 1e9 / peak[t] if flops and peak.get(t) else None))
 
-    print("\n%-44s %7s %12s %12s %9s %9s %9s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB", "torch MiB"))
+    print("\n%-44s %7s %12s %12s %9s %9s %9s %6s %6s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB", "torch MiB",
+                                                         "C pk", "pt pk"))
     for name, s in SHAPES.items():
         if wanted(args, name):
             for t in args.threads:
-                both(name, ("train", name), "train", name, t, s["label"], "tokens/s")
+                both(name, ("train", name), "train", name, t, s["label"], "tokens/s", model_flops_per_token(s))
     if wanted(args, "matmul"):
         for n in args.sizes:
             for t in args.threads:
@@ -368,6 +426,9 @@ def compare(args):
             both("attention", ("attention", "causal"), "attention", "causal", t,
                  "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT, "GFLOP/s")
     print("\nOpenBLAS core: %s; OpenMP waiting: C %s, PyTorch %s" % (blas, args.c_wait, args.torch_wait))
+    print("MiB: peak resident memory of the run; pk: model FLOP/s (6 per weight + 12 L T d per token) as a fraction "
+          "of the peak above")
+    warn_blas(blas)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -380,7 +441,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="", help="toy,multi30k,lm,llama,matmul,attention")
+    ap.add_argument("--only", default="", help="toy,multi30k,lm,llama,lm256,lm768,lm768x4,matmul,attention")
     ap.add_argument("--compare", action="store_true", help="alternate with the C bench, print ratios")
     ap.add_argument("--bench", default="build/opt/bin/bench")
     ap.add_argument("--sizes", default="64,256,1024", help="matmul sizes for --compare")

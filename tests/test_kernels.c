@@ -98,6 +98,22 @@ static void test_expf_accuracy(void) {
     CHECK_NEAR(out[2] / out[0], exp(2.0), 1e-5);
 }
 
+// kernel_erff (GELU's Phi) against double erf: absolute error within the 1.5e-7 of its
+// formula plus float rounding (1 - t poly exp(-x^2) cancels near 0: ~4e-7 measured), odd,
+// the right limits.
+static void test_erff_accuracy(void) {
+    double worst = 0;
+    float at = 0;
+    for (float x = -6.0f; x <= 6.0f; x += 0.000917f) {
+        double err = fabs((double)kernel_erff(x) - erf((double)x));
+        if (err > worst) { worst = err; at = x; }
+    }
+    CHECK(worst < 5e-7, "kernel_erff: absolute error %g at x = %g", worst, at);
+    CHECK(kernel_erff(0.7f) == -kernel_erff(-0.7f), "erf must be odd");
+    CHECK(kernel_erff(INFINITY) == 1 && kernel_erff(-INFINITY) == -1 && kernel_erff(20) == 1, "erf limits");
+    CHECK(isnan(kernel_erff(NAN)), "erf(NaN) must be NaN");
+}
+
 // hash_uniform converts through int32 so dropout loops vectorise; that must equal the plain
 // uint64 -> float conversion of the same 24 bits, and stay in [0, 1).
 static void test_hash_uniform_exact(void) {
@@ -161,6 +177,7 @@ int main(void) {
     RUN(test_gemm_matches_naive);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_expf_accuracy);
+    RUN(test_erff_accuracy);
     RUN(test_hash_uniform_exact);
     RUN(test_fused_ops_same_for_any_thread_count);
     arena_free(&arena);

@@ -167,6 +167,36 @@ static void test_clip_grad_norm(void) {
     params_free(&ps);
 }
 
+// Clipping folded into the update (what the trainer runs) must give the same parameters, bit
+// for bit, as clipping the gradients first and then updating, clipped or not.
+static void test_adamw_scaled_equals_clip_then_step(void) {
+    for (int clipped = 0; clipped < 2; clipped++) {
+        Params a = {0}, b = {0};
+        int n = 70000;   // above the parallel threshold
+        Tensor *wa = param_new(&a, "w", 1, &n, 1, INIT_ZEROS), *wb = param_new(&b, "w", 1, &n, 1, INIT_ZEROS);
+        params_alloc(&a);
+        params_alloc(&b);
+        for (int i = 0; i < n; i++) wa->data[i] = wb->data[i] = 0.001f * (float)(i % 97) - 0.05f;
+        float max_norm = clipped ? 1.0f : 1e6f;
+        AdamW oa, ob;
+        adamw_init(&oa, &a, 0.9f, 0.98f, 1e-9f, 0.01f);
+        adamw_init(&ob, &b, 0.9f, 0.98f, 1e-9f, 0.01f);
+        for (int step = 0; step < 2; step++) {   // each step a fresh gradient, as after backward
+            for (int i = 0; i < n; i++) wa->grad[i] = wb->grad[i] = 0.003f * (float)((i + step) % 89) - 0.1f;
+            float na = clip_grad_norm(&a, max_norm);
+            adamw_step(&oa, &a, 1e-3f);
+            float nb = grad_norm(&b);
+            adamw_step_scaled(&ob, &b, 1e-3f, clip_scale(nb, max_norm));
+            CHECK(na == nb, "norms %g and %g", na, nb);
+        }
+        CHECK(clip_scale(5, 1) < 1 && clip_scale(5, 10) == 1 && clip_scale(5, 0) == 1, "clip_scale");
+        CHECK(memcmp(wa->data, wb->data, sizeof(float) * (size_t)n) == 0, "clipped %d: parameters differ", clipped);
+        CHECK(memcmp(oa.v, ob.v, sizeof(float) * (size_t)n) == 0, "clipped %d: moments differ", clipped);
+        adamw_free(&oa); adamw_free(&ob);
+        params_free(&a); params_free(&b);
+    }
+}
+
 static void test_schedules(void) {
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 0, 100, 1.0f, 10, 0), 0.1, 1e-7);
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 50, 100, 1.0f, 10, 0), 1.0, 0);
@@ -209,6 +239,7 @@ int main(void) {
     RUN(test_determinism);
     RUN(test_adamw_step_by_hand);
     RUN(test_clip_grad_norm);
+    RUN(test_adamw_scaled_equals_clip_then_step);
     RUN(test_schedules);
     RUN(test_rng_streams);
     arena_free(&arena);

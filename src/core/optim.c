@@ -11,7 +11,9 @@ void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps,
     o->v = calloc((size_t)(o->n ? o->n : 1), sizeof(float));
 }
 
-void adamw_step(AdamW *o, Params *ps, float lr) {
+void adamw_step(AdamW *o, Params *ps, float lr) { adamw_step_scaled(o, ps, lr, 1.0f); }
+
+void adamw_step_scaled(AdamW *o, Params *ps, float lr, float grad_scale) {
     o->step++;
     float c1 = 1.0f - powf(o->beta1, (float)o->step), c2 = 1.0f - powf(o->beta2, (float)o->step);
     // One parallel region for all parameters (waking the threads once, not once per
@@ -20,11 +22,13 @@ void adamw_step(AdamW *o, Params *ps, float lr) {
     for (int k = 0; k < ps->n; k++) {
         Param *p = ps->list[k];
         float decay = p->decay ? 1.0f - lr * o->weight_decay : 1.0f;
-        float *w = p->t.data, *g = p->t.grad, *m = o->m + p->offset, *v = o->v + p->offset;
+        float *w = p->t.data, *m = o->m + p->offset, *v = o->v + p->offset;
+        const float *grad = p->t.grad;
         #pragma omp for schedule(static) nowait
         for (long i = 0; i < p->t.size; i++) {
-            m[i] = o->beta1 * m[i] + (1.0f - o->beta1) * g[i];
-            v[i] = o->beta2 * v[i] + (1.0f - o->beta2) * g[i] * g[i];
+            float g = grad[i] * grad_scale;   // the very product clip_grad_norm would have stored
+            m[i] = o->beta1 * m[i] + (1.0f - o->beta1) * g;
+            v[i] = o->beta2 * v[i] + (1.0f - o->beta2) * g * g;
             w[i] = w[i] * decay - lr * (m[i] / c1) / (sqrtf(v[i] / c2) + o->eps);
         }
     }
@@ -36,24 +40,32 @@ void adamw_free(AdamW *o) {
     memset(o, 0, sizeof *o);
 }
 
-float clip_grad_norm(Params *ps, float max_norm) {
-    enum { CHUNK = 1 << 14 };
-    long chunks = (ps->total + CHUNK - 1) / CHUNK;
+enum { NORM_CHUNK = 1 << 14 };
+
+float grad_norm(const Params *ps) {
+    long chunks = (ps->total + NORM_CHUNK - 1) / NORM_CHUNK;
     double *partial = calloc((size_t)(chunks ? chunks : 1), sizeof(double));
-    #pragma omp parallel for schedule(static) if (ps->total > 4 * CHUNK)
+    #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
     for (long c = 0; c < chunks; c++) {
         double s = 0;
-        long end = (c + 1) * CHUNK < ps->total ? (c + 1) * CHUNK : ps->total;
-        for (long i = c * CHUNK; i < end; i++) s += (double)ps->grad[i] * ps->grad[i];
+        long end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
+        for (long i = c * NORM_CHUNK; i < end; i++) s += (double)ps->grad[i] * ps->grad[i];
         partial[c] = s;
     }
     double sum = 0;
     for (long c = 0; c < chunks; c++) sum += partial[c];
     free(partial);
-    float norm = (float)sqrt(sum);
-    if (max_norm > 0 && norm > max_norm) {
-        float s = max_norm / (norm + 1e-6f);
-        #pragma omp parallel for schedule(static) if (ps->total > 4 * CHUNK)
+    return (float)sqrt(sum);
+}
+
+float clip_scale(float norm, float max_norm) {
+    return max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
+}
+
+float clip_grad_norm(Params *ps, float max_norm) {
+    float norm = grad_norm(ps), s = clip_scale(norm, max_norm);
+    if (s != 1.0f) {
+        #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
         for (long i = 0; i < ps->total; i++) ps->grad[i] *= s;
     }
     return norm;

@@ -340,7 +340,7 @@ int train_run(Config *c, char *err, int errlen) {
         Tensor *loss = batch_loss(&r.model, &b, c->label_smoothing, &logits);
         float lr = lr_at(sched, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);
         tape_backward(loss);
-        float gnorm = clip_grad_norm(&r.model.ps, c->clip);
+        float gnorm = grad_norm(&r.model.ps);   // clipped inside the update below
         if (!isfinite(loss->data[0]) || !isfinite(gnorm)) {
             char good[700];
             last_good_text(&r, good, sizeof good);
@@ -350,7 +350,7 @@ int train_run(Config *c, char *err, int errlen) {
             rc = -1;
             break;
         }
-        adamw_step(&r.opt, &r.model.ps, lr);
+        adamw_step_scaled(&r.opt, &r.model.ps, lr, clip_scale(gnorm, c->clip));
         long n_tok = b.n_tgt_tokens;
         for (long i = 0; b.src && i < (long)b.B * b.T_src; i++) n_tok += b.src[i] != TOK_PAD;
         tokens += n_tok;

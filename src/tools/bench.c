@@ -35,12 +35,17 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
     "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lm, llama, matmul, attention, eval, forkjoin (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lm, llama, lm256, lm768, lm768x4, peak, matmul,\n"
+    "                   attention, eval, forkjoin (default all)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
-    "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib [cpu_ms base_mib]\n"
+    "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
+    "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
     "\n"
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
-    "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n";
+    "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n"
+    "GFLOP/s (language models): model FLOPs per token (6 per weight + 12 L T d) times tokens/s;\n"
+    "% peak: that against `peak`, a register-only FMA loop on the same number of threads,\n"
+    "measured by this run (GFLOP/s by the wall clock, and per CPU-second of all threads).\n";
 
 // --- model shapes ---------------------------------------------------------------------
 // Row b of a batch has a source of src_min + (7b mod span) tokens and a target of
@@ -52,16 +57,34 @@ typedef struct {
     int src_min, src_max, tgt_min, tgt_max;    // translator lengths (without specials)
     int T;                                     // lm window
     int steps;                                 // steps per timed run
-    int llama;                                 // the Llama-style block: rmsnorm, swiglu, no biases
+    const char *pos, *act;                     // positional scheme, FFN activation
+    float dropout, smoothing;                  // dropout everywhere, label smoothing
+    int llama;                                 // the Llama-style block: rmsnorm, (act swiglu), no biases
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, 0},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, 0},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, 0},
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", "relu", 0.1f, 0.1f, 0},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", "relu", 0.1f, 0.1f, 0},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", "relu", 0.1f, 0.1f, 0},
     // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16 (docs/design.md §2.5).
-    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", "lm", 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, 1},
+    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", "lm", 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", "swiglu", 0.1f, 0.1f, 1},
+    // The wide language models of issue 17 (GPT-2 blocks at GPT-2 width in the last two):
+    // GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train runs them.
+    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", "lm", 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", "gelu", 0.0f, 0.0f, 0},
+    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", "lm", 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", "gelu", 0.0f, 0.0f, 0},
+    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", "lm", 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", "gelu", 0.0f, 0.0f, 0},
 };
+#define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
+
+// Model FLOPs of one training token of a language model, the usual count (as llm.c and the
+// PaLM paper give it): 6 per weight of every matrix product (forward 2, backward 4), plus
+// attention's scores and weighted sums, 12 L T d, as if nothing were masked. Translators: 0.
+static double model_flops_per_token(const Shape *s) {
+    if (strcmp(s->model, "lm")) return 0;
+    double ffn = (s->llama ? 3.0 : 2.0) * s->d * s->ff;   // swiglu: gate, up and down
+    double weights = (double)s->dec * (4.0 * s->d * s->d + ffn) + (double)s->d * s->V_tgt;
+    return 6.0 * weights + 12.0 * s->dec * (double)s->T * s->d;
+}
 
 static double peak_mib(void) {
     struct rusage ru;
@@ -126,26 +149,25 @@ static void shape_config(const Shape *s, Config *c) {
     config_defaults(c);
     snprintf(c->model, sizeof c->model, "%s", s->model);
     snprintf(c->task, sizeof c->task, "%s", strcmp(s->model, "lm") ? "toy_translate" : "lm");
-    snprintf(c->pos, sizeof c->pos, "rope");
+    snprintf(c->pos, sizeof c->pos, "%s", s->pos);
+    snprintf(c->activation, sizeof c->activation, "%s", s->act);
     c->d_model = s->d; c->n_heads = s->heads; c->d_ff = s->ff;
     c->enc_layers = s->enc; c->dec_layers = s->dec;
-    c->dropout = 0.1f; c->label_smoothing = 0.1f; c->batch_size = s->B; c->seed = 1;
+    c->dropout = s->dropout; c->label_smoothing = s->smoothing; c->batch_size = s->B; c->seed = 1;
     if (s->llama) {
         snprintf(c->norm, sizeof c->norm, "rmsnorm");
-        snprintf(c->activation, sizeof c->activation, "swiglu");
         c->bias = 0;
     }
 }
 
-// One training step as the trainer does it: forward, backward, clip, AdamW.
+// One training step as the trainer does it: forward, backward, AdamW with clipping folded in.
 static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float clip) {
     arena_reset(arena);
     tape_reset();
     params_zero_grad(&m->ps);
     Tensor *loss = batch_loss(m, b, m->cfg.label_smoothing, NULL);
     tape_backward(loss);
-    clip_grad_norm(&m->ps, clip);
-    adamw_step(opt, &m->ps, 1e-3f);
+    adamw_step_scaled(opt, &m->ps, 1e-3f, clip_scale(grad_norm(&m->ps), clip));
 }
 
 // value and aux: the measured numbers; peak: peak RSS (MiB); cpu: CPU ms per training step;
@@ -310,9 +332,64 @@ static Result bench_forkjoin(int runs) {
     return res;
 }
 
+// The machine's peak: every thread runs a loop of independent fused multiply-adds on
+// vectors that never leave the registers (no loads, no stores), the widest the build's
+// -march allows. Twelve accumulators cover the FMA latency on two pipes. GFLOP/s counts 2
+// per lane per FMA; aux is the same per CPU-second of all threads, which survives a loaded
+// machine (the wall-clock figure does not).
+#if defined(__AVX512F__)
+#define PEAK_LANES 16
+#define PEAK_WIDTH "AVX-512"
+#elif defined(__AVX__)
+#define PEAK_LANES 8
+#define PEAK_WIDTH "AVX2"
+#else
+#define PEAK_LANES 4
+#define PEAK_WIDTH "128-bit"
+#endif
+typedef float peak_vec __attribute__((vector_size(PEAK_LANES * sizeof(float))));
+enum { PEAK_ACC = 12 };
+
+static float peak_loop(long iters, float seed) {
+    peak_vec acc[PEAK_ACC], mul = {0}, add = {0};
+    mul += 0.999999f;
+    add += seed * 1e-7f;
+    for (int a = 0; a < PEAK_ACC; a++) acc[a] = add + (float)a;
+    for (long i = 0; i < iters; i++)   // the sum below uses every accumulator: nothing is dropped
+        for (int a = 0; a < PEAK_ACC; a++) acc[a] = acc[a] * mul + add;
+    float sum = 0;
+    for (int a = 0; a < PEAK_ACC; a++)
+        for (int l = 0; l < PEAK_LANES; l++) sum += acc[a][l];
+    return sum;
+}
+
+static Result bench_peak(int runs) {
+    const long iters = 20000000;   // ~0.1 s on one core
+    double *g = malloc(sizeof(double) * runs), *gc = malloc(sizeof(double) * runs);
+    volatile float sink = 0;
+    for (int r = -1; r < runs; r++) {   // r = -1 warms up (and wakes the threads)
+        double t0 = wall_seconds(), c0 = cpu_seconds();
+        int threads = 1;
+        #pragma omp parallel reduction(+ : sink)
+        {
+            #pragma omp single
+            threads = omp_get_num_threads();
+            sink += peak_loop(iters, (float)omp_get_thread_num());
+        }
+        double flops = 2.0 * PEAK_LANES * PEAK_ACC * (double)iters * threads;
+        if (r >= 0) {
+            g[r] = flops / (wall_seconds() - t0) / 1e9;
+            gc[r] = flops / (cpu_seconds() - c0) / 1e9 * threads;
+        }
+    }
+    Result res = {median(g, runs), median(gc, runs), peak_mib(), 0, 0};
+    free(g); free(gc);
+    return res;
+}
+
 // --- child processes and the table ------------------------------------------------------
 
-typedef enum { K_MODEL, K_MATMUL, K_ATTENTION, K_EVAL, K_FORKJOIN } Kind;
+typedef enum { K_MODEL, K_MATMUL, K_ATTENTION, K_EVAL, K_FORKJOIN, K_PEAK } Kind;
 
 // Run f in a child with `threads` OpenMP threads; the result comes back through a pipe.
 static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
@@ -327,7 +404,8 @@ static int measure(Kind kind, int arg, int threads, int runs, Result *out) {
         Result r = kind == K_MODEL ? bench_model(&SHAPES[arg], runs)
                  : kind == K_MATMUL ? bench_matmul(arg, runs)
                  : kind == K_EVAL ? bench_eval(arg, runs)
-                 : kind == K_FORKJOIN ? bench_forkjoin(runs) : bench_attention(runs);
+                 : kind == K_FORKJOIN ? bench_forkjoin(runs)
+                 : kind == K_PEAK ? bench_peak(runs) : bench_attention(runs);
         ssize_t w = write(fd[1], &r, sizeof r);
         _exit(w == (ssize_t)sizeof r ? 0 : 1);
     }
@@ -387,7 +465,7 @@ int main(int argc, char **argv) {
     // Memory before any work: the largest shape's training step against what is available.
     MemoryEstimate largest = {0};
     Config largest_cfg;
-    for (int s = 0; s < (int)(sizeof SHAPES / sizeof SHAPES[0]); s++) {
+    for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
         Config c;
         shape_config(sh, &c);
@@ -406,16 +484,36 @@ int main(int argc, char **argv) {
         printf("bench: median of %d runs; OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s%s\n\n", runs,
                getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)",
                getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)", busy ? "; a competing process spins on one core" : "");
-        printf("%-44s %7s %10s %9s %9s %9s %9s\n", "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB", "base MiB");
     }
     int failed = 0;
-    for (int s = 0; s < (int)(sizeof SHAPES / sizeof SHAPES[0]); s++) {
+    // The peak first: the language-model rows give their FLOP/s as a fraction of it.
+    int need_peak = wanted(only, "peak");
+    for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
+    double peak[8] = {0};
+    if (need_peak && !tsv) printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s", "per CPU-s");
+    for (int t = 0; need_peak && t < n_threads; t++) {
+        Result r;
+        if (measure(K_PEAK, 0, threads[t], runs, &r)) { failed = 1; continue; }
+        peak[t] = r.value;
+        if (tsv) printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", threads[t], r.value, r.aux, r.peak);
+        else printf("%-44s %7s %10.1f %13.1f\n", "fused multiply-adds, " PEAK_WIDTH, threads_label(threads[t]), r.value, r.aux);
+        fflush(stdout);
+    }
+    if (!tsv) printf("%s%-44s %7s %10s %9s %9s %9s %9s %8s %7s\n", need_peak ? "\n" : "", "training step", "threads", "tokens/s",
+                     "ms/step", "cpu ms", "peak MiB", "base MiB", "GFLOP/s", "% peak");
+    for (int s = 0; s < N_SHAPES; s++) {
         if (!wanted(only, SHAPES[s].name)) continue;
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\n", SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu, r.base);
-            else printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f\n", SHAPES[s].label, threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base);
+            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9, pct = peak[t] > 0 ? 100 * gflops / peak[t] : 0;
+            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n", SHAPES[s].name, threads[t],
+                            r.value, r.aux, r.peak, r.cpu, r.base, gflops, pct);
+            else if (gflops > 0)
+                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8.1f %6.1f%%\n", SHAPES[s].label, threads_label(threads[t]), r.value,
+                       r.aux, r.cpu, r.peak, r.base, gflops, pct);
+            else printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8s %7s\n", SHAPES[s].label, threads_label(threads[t]), r.value, r.aux,
+                        r.cpu, r.peak, r.base, "-", "-");
             fflush(stdout);
         }
     }
