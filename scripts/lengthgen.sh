@@ -48,11 +48,7 @@ else
     lengths=16,17,20,24,32,40,48,64; test_size=100
     extra=""
 fi
-case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
-need_tools train eval plot
-mkdir -p "$out/runs"
-start=$(now)
-command="scripts/lengthgen.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+begin_experiment scripts/lengthgen.sh
 
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {

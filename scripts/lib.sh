@@ -24,6 +24,17 @@ common_option() {
 }
 say() { echo "[$(date +%H:%M:%S)] $*"; }
 
+# begin_experiment SCRIPT: once the options are read: checks --seeds and that the tools are
+# built, makes $out/runs, and sets start (for the wall time) and command (the invocation that
+# results.md quotes, SCRIPT with --quick and --seeds).
+begin_experiment() {
+    case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
+    need_tools train eval plot
+    mkdir -p "$out/runs"
+    start=$(now)
+    command="$1$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
+}
+
 need_tools() {
     for tool in "$@"; do
         [ -x "$BIN_DIR/$tool" ] || die "$BIN_DIR/$tool not found: run 'make' first (or set BIN_DIR)"
