@@ -3,7 +3,7 @@
 # stretch RoPE to 4x that window with each method of docs/design.md §2.3.5, fine-tuned briefly
 # at 128 tokens (linear = position interpolation, ntk, yarn; and plain RoPE as a control) or not
 # at all (dynamic NTK, and every method as an evaluation override), beside the other schemes
-# trained at 32 only. Every model is scored on windows of 32 … 4096 tokens: loss overall and on
+# trained at 32 only. Every model is scored on windows of 32 … 2048 tokens: loss overall and on
 # the last 32 tokens. Writes CSV, Markdown and SVG into the output folder. Run from the top
 # level after `make`.
 set -eu
@@ -30,7 +30,7 @@ its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
   rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
 (rope_original_len = 32), and evaluates the pretrained rope model without fine-tuning as
 rope_dynamic (dynamic NTK) and rope_linear / rope_ntk / rope_yarn (the same stretches as
-./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 4096 tokens (at
+./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 2048 tokens (at
 most 256 windows of the 200,000-token held-out text each). Writes into DIR:
   results.csv    block,method,kind,seed,window,examples,loss,token_acc,loss_last
                  (kind: scheme = trained at 32 only, as configs/lm has it; rope = a RoPE stretch)
@@ -84,7 +84,7 @@ if [ $quick = 1 ]; then
     extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=2000 train.eval_every=30 train.log_every=10"
 else
     seeds=${seeds:-3}; out=${out:-results/extend_context}
-    windows=32..4096; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
+    windows=32..2048; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
     extra=""
 fi
 ft_over="task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=4 train.schedule=cosine train.eval_every=$ft_steps train.ckpt_every=$ft_steps train.log_every=5"
