@@ -3,6 +3,7 @@
 # to the printed digit), log.csv names the source in a comment line that survives a resume and
 # that ./plot reads past, the window and the RoPE stretch may change, and a source whose
 # tensors do not fit the model is refused before any run folder exists, naming the tensor.
+# Also: configs with the old key rope_scale train what they trained before.
 . tests/lib.sh
 cat >"$TMP/lm.ini" <<EOT
 [run]
@@ -65,3 +66,13 @@ if lm src; then
 else
     fail init_from_source_run "$(tail -3 "$TMP/src.out")"
 fi
+
+# Old configs: rope_scale = 1 (what every checkpoint before rope_scaling stored) trains the run
+# the default does, byte for byte, and rope_scale = 2 the run rope_scaling = linear with factor 2
+# does (the rule of design §2.3.5); the resolved config writes the new keys only.
+if lm plain train.steps=6 && lm old1 train.steps=6 model.rope_scale=1 &&
+   lm old2 train.steps=6 model.rope_scale=2 && lm new2 train.steps=6 model.rope_scaling=linear model.rope_factor=2 &&
+   cmp -s "$RUNS/plain/log.csv" "$RUNS/old1/log.csv" && cmp -s "$RUNS/old2/log.csv" "$RUNS/new2/log.csv" &&
+   ! cmp -s "$RUNS/plain/log.csv" "$RUNS/old2/log.csv" && ! grep -q rope_scale "$RUNS/old2/config.ini" &&
+   grep -q "^rope_scaling = linear$" "$RUNS/old2/config.ini"; then ok old_rope_scale_same_log
+else fail old_rope_scale_same_log "$(diff "$RUNS/old2/log.csv" "$RUNS/new2/log.csv" 2>&1 | head -3 | tr '\n' ' ')"; fi
