@@ -72,8 +72,8 @@ cached_eval() {
     mv "$_out.tmp" "$_out"
 }
 
-# prefix_csv PREFIX_VALUES FILE: the data rows of FILE (header dropped), each prefixed.
-prefix_csv() { awk -v p="$1" 'NR > 1 && NF { print p "," $0 }' "$2"; }
+# prefix_csv PREFIX_VALUES FILE: the data rows of FILE (comment lines and header dropped), each prefixed.
+prefix_csv() { awk -v p="$1" '/^#/ && !h { next } !h { h = 1; next } NF { print p "," $0 }' "$2"; }
 
 # md_pivot CSV ROWCOL COLCOL METRIC SCALE FORMAT [FILTER...] -> a Markdown table: one row per
 # distinct ROWCOL value (first-seen order), one column per COLCOL value (numeric order; words

@@ -87,8 +87,9 @@ def read_safetensors(path):
 
 # Keys whose values are not strings, with their types (the rest stay strings).
 _INTS = {"seed", "threads", "d_model", "n_heads", "d_ff", "enc_layers", "dec_layers", "max_len",
-         "pos_offset", "window", "batch_size", "steps", "val_size", "train_size", "test_size"}
-_FLOATS = {"dropout", "rope_base", "rope_scale", "label_smoothing", "lr"}
+         "pos_offset", "window", "batch_size", "steps", "val_size", "train_size", "test_size",
+         "rope_original_len"}
+_FLOATS = {"dropout", "rope_base", "rope_scale", "rope_factor", "yarn_alpha", "yarn_beta", "label_smoothing", "lr"}
 _BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket", "bias"}
 
 
@@ -124,6 +125,17 @@ def parse_config(text):
         key = key.strip()
         cfg[key] = _value(key, val)
         cfg[section + "." + key] = cfg[key]
+    return _old_rope_scale(cfg)
+
+
+def _old_rope_scale(cfg):
+    """rope_scale = s, the spelling of old configs: linear scaling by s (s = 1: nothing)."""
+    s = cfg.pop("rope_scale", 1.0)
+    cfg.pop("model.rope_scale", None)
+    if s != 1:
+        cfg["rope_scaling"], cfg["rope_factor"] = "linear", s
+    cfg.setdefault("rope_scaling", "none")
+    cfg.setdefault("rope_factor", 1.0)
     return cfg
 
 
@@ -134,9 +146,10 @@ def apply_overrides(cfg, overrides):
         if not eq:
             raise ValueError("override '%s': expected key=value" % o)
         short = key.split(".")[-1]
-        if short not in cfg:
+        if short not in cfg and short != "rope_scale":
             raise ValueError("override '%s': unknown key '%s'" % (o, short))
         cfg[short] = _value(short, val)
+        _old_rope_scale(cfg)
     return cfg
 
 
@@ -193,7 +206,9 @@ class Scheme:
         self.bidirectional = bidirectional
         self.offset = cfg["pos_offset"]
         self.max_len, self.wrap = cfg["max_len"], cfg["pos_wrap"]
-        self.rope_base, self.rope_scale = cfg["rope_base"], cfg["rope_scale"]
+        self.rope_base, self.rope_scaling, self.rope_factor = cfg["rope_base"], cfg["rope_scaling"], cfg["rope_factor"]
+        self.rope_original_len = cfg.get("rope_original_len", 32)
+        self.yarn_alpha, self.yarn_beta = cfg.get("yarn_alpha", 1.0), cfg.get("yarn_beta", 32.0)
         self.h = cfg["n_heads"]
 
     def positions(self, T):
@@ -227,10 +242,27 @@ class Scheme:
     def rotation(self, T, d_k, dtype):                   # (cos, sin) each (T, d_k/2), or None
         if self.name != "rope":
             return None
-        p = self.positions(T).to(torch.float64) / self.rope_scale
-        i = torch.arange(0, d_k, 2, dtype=torch.float64)
-        angle = p[:, None] * self.rope_base ** (-i / d_k)
-        return torch.cos(angle).to(dtype), torch.sin(angle).to(dtype)
+        p = self.positions(T).to(torch.float64)
+        angle = p[:, None] * self.inv_freq(T + self.offset, d_k)
+        s = self.rope_factor
+        factor = 0.1 * math.log(s) + 1 if self.rope_scaling == "yarn" and s > 1 else 1.0   # YaRN's temperature
+        return (factor * torch.cos(angle)).to(dtype), (factor * torch.sin(angle)).to(dtype)
+
+    def inv_freq(self, n, d_k):
+        """Radians per position of each pair for a sequence of n positions (design §2.3.5)."""
+        kind, b, s, L = self.rope_scaling, self.rope_base, self.rope_factor, self.rope_original_len
+        if kind == "dynamic":
+            kind, s = "ntk", max(1.0, n / L)
+        if kind == "ntk" and d_k > 2:
+            b = b * s ** (d_k / (d_k - 2))
+        theta = b ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
+        if kind == "linear":
+            theta = theta / s
+        if kind == "yarn":
+            turns = L * theta / (2 * math.pi)
+            keep = ((turns - self.yarn_alpha) / (self.yarn_beta - self.yarn_alpha)).clamp(0, 1)
+            theta = (1 - keep) * theta / s + keep * theta
+        return theta
 
 
 def rotate_pairs(x, cos, sin):

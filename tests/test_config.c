@@ -53,7 +53,9 @@ static void test_defaults(void) {
     CHECK(c.dropout == 0.1f && !strcmp(c.activation, "relu") && c.norm_first && c.embed_scale, "dropout %g", c.dropout);
     CHECK(config_activation(&c) == ACTIVATION_RELU && config_norm(&c) == NORM_LAYERNORM && c.bias, "default block: %s, bias %d", c.norm, c.bias);
     CHECK(!strcmp(c.pool, "mean") && !strcmp(c.pos, "sinusoidal") && c.max_len == 32 && c.pos_wrap, "pos '%s'", c.pos);
-    CHECK(c.rope_base == 10000.0f && c.rope_scale == 1.0f && c.pos_offset == 0, "rope %g %g", c.rope_base, c.rope_scale);
+    CHECK(c.rope_base == 10000.0f && !strcmp(c.rope_scaling, "none") && c.rope_factor == 1.0f && c.pos_offset == 0,
+          "rope %g %s %g", c.rope_base, c.rope_scaling, c.rope_factor);
+    CHECK(c.rope_original_len == 32 && c.yarn_alpha == 1.0f && c.yarn_beta == 32.0f && c.init_from[0] == '\0', "yarn, init_from");
     CHECK(c.steps == 2000 && c.batch_size == 64 && c.lr == 1e-3f && !strcmp(c.schedule, "cosine"), "train");
     CHECK(c.warmup == 100 && c.min_lr_ratio == 0.1f && c.weight_decay == 0.01f, "warmup %d", c.warmup);
     CHECK(c.beta1 == 0.9f && c.beta2 == 0.98f && c.eps == 1e-9f && c.clip == 1.0f && c.label_smoothing == 0.0f, "adam");
@@ -138,7 +140,9 @@ static void test_full_file(void) {
     CHECK(c.d_model == 96 && c.n_heads == 6 && !strcmp(c.pos, "rope") && c.dropout == 0.0f, "model");
     CHECK(!strcmp(c.activation, "swiglu") && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
     CHECK(config_activation(&c) == ACTIVATION_SWIGLU && config_norm(&c) == NORM_RMSNORM && !c.bias, "the Llama-style block");
-    CHECK(c.rope_scale == 2.5f && c.pos_offset == 100, "rope_scale %g", c.rope_scale);
+    // rope_scale, the old spelling, is linear scaling with that factor.
+    CHECK(config_rope_scaling(&c) == ROPE_SCALING_LINEAR && c.rope_factor == 2.5f && c.pos_offset == 100,
+          "rope_scale: %s %g", c.rope_scaling, c.rope_factor);
     CHECK(c.lr == 3e-4f && !strcmp(c.schedule, "noam") && c.warmup == 4000, "lr %g", c.lr);
     CHECK(c.label_smoothing == 0.1f && c.beta2 == 0.999f && c.resume[0] == '\0' && c.ckpt_every == 1000, "train");
     CHECK(c.steps == 2000 && c.batch_size == 64, "untouched defaults");
@@ -187,6 +191,8 @@ static void test_value_errors(void) {
     EXPECT_ERROR("[model]\nd_model = 8193\n", 2, "out of range [1, 8192]");
     EXPECT_ERROR("[model]\ndec_layers = -1\n", 2, "dec_layers = -1 is out of range [0, 64]");
     EXPECT_ERROR("[model]\nrope_base = 1\n", 2, "rope_base = 1 is out of range (1, 1e+09]");
+    EXPECT_ERROR("[model]\nrope_scale = -2\n", 2, "rope_scale = -2 is out of range (0, 1e+06]");
+    EXPECT_ERROR("[model]\nrope_scaling = yarn\nyarn_alpha = 4\nyarn_beta = 2\n", 4, "yarn_beta (2) must be > yarn_alpha (4)");
     EXPECT_ERROR("[run]\nthreads = -1\n", 2, "threads = -1 is out of range");
     EXPECT_ERROR("[model]\npos = rotary\n", 2, "pos: unknown value 'rotary'; expected none|");   // the registry's names
     EXPECT_ERROR("[model]\npos = Rope\n", 2, "unknown value 'Rope'; did you mean 'rope'? expected none|");
@@ -322,7 +328,14 @@ static void test_config_set(void) {
     char err[256] = "";
     config_defaults(&c);
     CHECK(config_set(&c, "pos=rope", err, sizeof err) == 0 && !strcmp(c.pos, "rope"), "pos '%s' %s", c.pos, err);
-    CHECK(config_set(&c, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_scale == 4.0f, "%s", err);
+    CHECK(config_set(&c, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_factor == 4.0f &&
+          config_rope_scaling(&c) == ROPE_SCALING_LINEAR, "%s", err);
+    // rope_scale = 1 (every old checkpoint's config says so) leaves a scaling as it is.
+    CHECK(config_set(&c, "rope_scaling=yarn", err, sizeof err) == 0 && config_set(&c, "rope_scale=1", err, sizeof err) == 0 &&
+          config_rope_scaling(&c) == ROPE_SCALING_YARN && c.rope_factor == 4.0f, "%s %g %s", c.rope_scaling, c.rope_factor, err);
+    CHECK(config_set(&c, "rope_scale=0", err, sizeof err) == -1 && strstr(err, "rope_scale = 0 is out of range"), "err '%s'", err);
+    CHECK(config_set(&c, "rope_scaling=ntk-aware", err, sizeof err) == -1 && strstr(err, "none|linear|ntk|yarn|dynamic"), "err '%s'", err);
+    CHECK(config_set(&c, "rope_scaling=none", err, sizeof err) == 0 && config_set(&c, "rope_factor=1", err, sizeof err) == 0, "%s", err);
     CHECK(c.text == NULL, "config_set must not allocate text when there is none");
     CHECK(config_set(&c, "norm_first=Off", err, sizeof err) == 0 && c.norm_first == 0, "norm_first %d %s", c.norm_first, err);
     CHECK(config_set(&c, "norm_first=YES", err, sizeof err) == 0 && c.norm_first == 1, "bool words are case-insensitive: %s", err);
@@ -361,7 +374,7 @@ static void test_round_trip(void) {
     // Every key appears once: count "key = value" lines.
     int n_lines = 0;
     for (const char *p = text; (p = strstr(p, " = ")); p++) n_lines++;
-    CHECK(n_lines == 73, "%d key lines, expected 73", n_lines);
+    CHECK(n_lines == 78, "%d key lines, expected 78", n_lines);
     CHECK(strstr(text, "\nlr = 0.1\n") && strstr(text, "\neps = 9.99999972e-10\n") == NULL && strstr(text, "\neps = 1e-09\n"),
           "floats not printed shortest-exact:\n%s", text);
     config_free(&a);

@@ -30,6 +30,9 @@ static Tensor *f_split(Tensor **in) { return op_split_heads(in[0], g_heads); }
 static Tensor *f_merge(Tensor **in) { return op_merge_heads(in[0]); }
 static Tensor *f_rel_bias(Tensor **in) { return op_rel_bias(in[0], g_buckets, g_row, g_n_ids); }
 static Tensor *f_rope(Tensor **in) { return op_rope(in[0], g_heads, g_pos, 10000.0f); }
+// Stretched frequencies (YaRN-like: pair 0 kept, the others slowed unevenly) and q, k scaled.
+static const double g_inv_freq[8] = {1, 0.1543102, 0.0252, 0.0079057, 0.0025, 7.9e-4, 2.5e-4, 7.9e-5};
+static Tensor *f_rope_freq(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f); }
 static Tensor *f_attention(Tensor **in) {
     AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_use_pad ? g_key_pad : NULL,
                    .causal = g_causal, .dropout = g_p, .seed = 99 };
@@ -259,6 +262,7 @@ static void test_rope(void) {
         for (int t = 0; t < 64; t++) g_pos[t] = t * 1.5f + 3;
         Tensor *in[1] = {gc_input(3, shapes[s], 1)};
         grad_check("rope", f_rope, in, 1);
+        grad_check("rope_freq", f_rope_freq, in, 1);
     }
 }
 

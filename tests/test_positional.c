@@ -138,14 +138,16 @@ static void encoder_and_decoder(const char *scheme, int n_heads, Params *ps, Pos
     pos_init(enc, &c, 1, ps, "pos", "encoder");
     pos_init(dec, &c, 0, ps, "pos", "decoder");
 }
-// The scheme as a model stack sets it up: rope_scale 2 (position interpolation) and rope_base
-// 100, d_k = 4. Token t sits at p = t / 2; pair 0 turns by p, pair 1 by p * 100^(-2/4) = p / 10.
+// The scheme as a model stack sets it up: linear scaling by 2 (position interpolation) and
+// rope_base 100, d_k = 4. Token t sits at p = t / 2; pair 0 turns by p, pair 1 by p * 100^(-2/4) = p / 10.
 // Token 3: angles 1.5 and 0.15; token 4: 2 and 0.2. With pos_offset 1, token 3 is at p = 2.
 static void test_rope_scheme_angles(void) {
     Config c;
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "rope");
-    c.d_model = 8; c.n_heads = 2; c.rope_scale = 2; c.rope_base = 100;
+    c.d_model = 8; c.n_heads = 2; c.rope_base = 100;
+    snprintf(c.rope_scaling, sizeof c.rope_scaling, "linear");
+    c.rope_factor = 2;
     Params ps = {0};
     Positional p;
     pos_init(&p, &c, 0, &ps, "pos", "decoder");
@@ -162,6 +164,106 @@ static void test_rope_scheme_angles(void) {
     p.offset = 1;
     y = pos_rotate(&p, x, rows);
     for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[3 * 8 + e], want[1][e], 1e-6);
+}
+
+// A rope stack of head width 16 (the LM's d_k) with base 10000 and the given stretch; L = 32.
+static Positional rope16(const char *scaling, float factor) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "rope");
+    snprintf(c.rope_scaling, sizeof c.rope_scaling, "%s", scaling);
+    c.d_model = 64; c.n_heads = 4; c.rope_factor = factor; c.rope_original_len = 32;
+    c.yarn_alpha = 0.5f; c.yarn_beta = 4;
+    Params ps = {0};
+    Positional p;
+    pos_init(&p, &c, 0, &ps, "pos", "decoder");
+    return p;
+}
+
+// D = 16, b = 10000: θ_i = 10000^(-i/8) = 1, 0.316228, 0.1, ..., 10^-3.5 = 3.16228e-4.
+// linear s = 4 divides each by 4. NTK s = 2: b' = 10000 · 2^(16/14) = 22,081.8 (s = 4:
+// 48,760.5), so θ_1 = b'^(-1/8), the slowest pair exactly half as fast and pair 0 unchanged.
+static void test_rope_inv_freq_by_hand(void) {
+    double none[8], f[8];
+    Positional p = rope16("none", 1);
+    rope_inv_freq(&p, 32, none);
+    const double want[8] = {1, 0.316227766, 0.1, 0.0316227766, 0.01, 0.00316227766, 0.001, 0.000316227766};
+    for (int i = 0; i < 8; i++) CHECK_NEAR(none[i], want[i], 1e-9);
+    p = rope16("linear", 4);
+    rope_inv_freq(&p, 32, f);
+    for (int i = 0; i < 8; i++) CHECK_NEAR(f[i], want[i] / 4, 1e-9);
+    p = rope16("ntk", 2);
+    rope_inv_freq(&p, 32, f);
+    CHECK_NEAR(f[0], 1, 0);
+    CHECK_NEAR(pow(f[1], -8), 22081.79, 0.01);          // the base the pair implies
+    CHECK_NEAR(f[2], pow(22081.79, -2.0 / 8), 1e-9);
+    CHECK_NEAR(f[7], want[7] / 2, 1e-12);
+    p = rope16("ntk", 4);
+    rope_inv_freq(&p, 32, f);
+    CHECK_NEAR(pow(f[1], -8), 48760.55, 0.01);
+    CHECK_NEAR(f[7], want[7] / 4, 1e-12);
+}
+
+// YaRN, L = 32, s = 4, alpha 0.5, beta 4. Pair i turns r_i = 32 θ_i / 2π times in the window:
+// r_0 = 5.093 > beta: kept (γ = 1, θ' = 1); r_2 = 0.5093 just above alpha and r_3 = 0.161
+// below it: γ_3 = 0, θ' = θ/4. The middle pair by hand: r_1 = 32 · 0.316228 / 2π = 1.610535,
+// γ = (1.610535 - 0.5) / 3.5 = 0.317296, θ' = 0.316228 · (0.682704/4 + 0.317296) = 0.154310.
+static void test_yarn_by_hand(void) {
+    CHECK_NEAR(yarn_ramp(0.4, 0.5, 4), 0, 0);
+    CHECK_NEAR(yarn_ramp(0.5, 0.5, 4), 0, 0);
+    CHECK_NEAR(yarn_ramp(2.25, 0.5, 4), 0.5, 1e-15);
+    CHECK_NEAR(yarn_ramp(4, 0.5, 4), 1, 0);
+    CHECK_NEAR(yarn_ramp(9, 0.5, 4), 1, 0);
+    double f[8];
+    Positional p = rope16("yarn", 4);
+    rope_inv_freq(&p, 4096, f);
+    CHECK_NEAR(f[0], 1, 0);
+    CHECK_NEAR(f[1], 0.1543102, 1e-7);
+    CHECK_NEAR(f[2], 0.1 * (0.997344 / 4 + 0.002656), 1e-6);
+    for (int i = 3; i < 8; i++) CHECK_NEAR(f[i], pow(10000, -i / 8.0) / 4, 1e-15);
+    // The temperature: q and k each times 0.1 ln 4 + 1 = 1.138629, the logits times 1.296477.
+    CHECK_NEAR(rope_qk_factor(&p), 1.138629436, 1e-9);
+    CHECK_NEAR(rope_qk_factor(&p) * rope_qk_factor(&p), 1.296476993, 1e-9);
+    Positional q = rope16("yarn", 1), r = rope16("ntk", 4);
+    CHECK_NEAR(rope_qk_factor(&q), 1, 0);
+    CHECK_NEAR(rope_qk_factor(&r), 1, 0);
+    // Through the stack's rotation: at position 0 nothing turns, so a query (1, 2, 0, ...) comes
+    // out times 1.138629 and its dot product with itself times 1.296477 (5 -> 6.482385). At
+    // position 1 pair 0 (kept, θ' = 1) of (1, 0) is 1.138629 · (cos 1, sin 1) = (0.615204, 0.958124).
+    int shape[3] = {1, 2, 64};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    x->data[0] = 1; x->data[1] = 2; x->data[64] = 1;
+    Tensor *y = pos_rotate(&p, x, (PosSpan){0, 2});
+    CHECK_NEAR(y->data[0], 1.138629436, 1e-6);
+    CHECK_NEAR(y->data[0] * y->data[0] + y->data[1] * y->data[1], 6.482384964, 1e-5);
+    CHECK_NEAR(y->data[64], 0.6152041, 1e-6);
+    CHECK_NEAR(y->data[65], 0.9581236, 1e-6);
+}
+
+// Dynamic NTK is no stretch up to L = 32 positions (bit for bit) and NTK with s = n / L past it.
+static void test_rope_dynamic(void) {
+    double none[8], ntk[8], f[8];
+    Positional d = rope16("dynamic", 1), p = rope16("none", 1);
+    rope_inv_freq(&p, 32, none);
+    for (int n = 1; n <= 32; n += 31) {
+        rope_inv_freq(&d, n, f);
+        CHECK(!memcmp(f, none, sizeof f), "dynamic at n = %d differs from none", n);
+    }
+    for (int s = 2; s <= 128; s *= 4) {
+        p = rope16("ntk", (float)s);
+        rope_inv_freq(&p, 0, ntk);
+        rope_inv_freq(&d, 32 * s, f);
+        for (int i = 0; i < 8; i++) CHECK_NEAR(f[i], ntk[i], 1e-15);
+    }
+    rope_inv_freq(&d, 48, f);   // s = 1.5: b' = 10000 · 1.5^(8/7)
+    CHECK_NEAR(pow(f[1], -8), 10000 * pow(1.5, 8.0 / 7), 1e-6);
+    // The stack takes n from the rows it rotates: positions 0..63 are n = 64, s = 2.
+    int shape[3] = {1, 64, 64};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    for (int t = 0; t < 64; t++) x->data[t * 64 + 14] = 1;   // pair 7 of head 0 = (1, 0)
+    Tensor *y = pos_rotate(&d, x, (PosSpan){0, 64});
+    CHECK_NEAR(y->data[63 * 64 + 14], cos(63 * 0.000316227766 / 2), 1e-7);
+    CHECK_NEAR(y->data[63 * 64 + 15], sin(63 * 0.000316227766 / 2), 1e-7);
 }
 
 // T5 through the bias a stack adds to its scores: table entry (bucket b, head h) = b + 100 h,
@@ -478,6 +580,9 @@ int main(void) {
     RUN(test_learned_wraps);
     RUN(test_rope_relative);
     RUN(test_rope_scheme_angles);
+    RUN(test_rope_inv_freq_by_hand);
+    RUN(test_yarn_by_hand);
+    RUN(test_rope_dynamic);
     RUN(test_alibi_slopes);
     RUN(test_alibi_bias_shape);
     RUN(test_t5_buckets);

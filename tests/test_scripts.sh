@@ -1,4 +1,4 @@
-# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh and lm_score.sh in --quick mode: they
+# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh, extend_context.sh and lm_score.sh in --quick mode: they
 # finish, and what they write is well-formed (CSV: the header's column count on every row,
 # numbers where numbers belong; SVG: parses as XML; Markdown tables: every row as wide as its
 # header) and says what the lessons say where even a tiny run must show it.
@@ -47,6 +47,17 @@ PY
 
 report() {   # NAME PROBLEM
     if [ -z "$2" ]; then ok "$1"; else fail "$1" "$2"; fi
+}
+
+# markdown_svg_rerun PREFIX SCRIPT DIR: SCRIPT --quick wrote well-formed DIR/results.md and
+# DIR/*.svg; run again, it reuses every run and trains none; an unknown option is refused.
+markdown_svg_rerun() {
+    report "$1_markdown" "$(md_check "$3/results.md")"
+    report "$1_svg" "$(svg_check "$3"/*.svg)"
+    if "$2" --quick --out "$3" >"$TMP/$1.rerun" 2>&1 && ! grep -q "train  " "$TMP/$1.rerun" \
+            && grep -q "reuse" "$TMP/$1.rerun"; then ok "$1_reuses_runs"
+    else fail "$1_reuses_runs" "$(grep -m 3 -E 'train  |error' "$TMP/$1.rerun")"; fi
+    expect_error "$1_bad_option" "unknown argument '--fast'" "$2" --fast
 }
 
 # ---- dog_bites_man.sh
@@ -126,12 +137,7 @@ report lg_random_variant "$(grep -q '^pos_random = 2048$' "$L/runs/copy-rope-ran
     grep -q '| rope + random (plain) |' "$L/results.md" || echo "no 'rope + random (plain)' row in results.md"
     [ ! -e "$L/runs/copy-none-random-s1" ] || echo "none was randomized")"
 report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
-report lg_markdown "$(md_check "$L/results.md")"
-report lg_svg "$(svg_check "$L"/*.svg)"
-if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg2.out" 2>&1 && ! grep -q "train  " "$TMP/lg2.out" \
-        && grep -q "reuse" "$TMP/lg2.out"; then ok lg_reuses_runs
-else fail lg_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/lg2.out")"; fi
-expect_error lg_bad_option "unknown argument '--fast'" scripts/lengthgen.sh --fast
+markdown_svg_rerun lg scripts/lengthgen.sh "$L"
 expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
 
 # ---- eos_decision.sh
@@ -160,12 +166,34 @@ report ed_positions_agree "$(awk -F, 'FNR == 1 { file++; next }
     END { for (k in exact) if (20 - dep[k] != exact[k]) { print k ": " 20 - dep[k] " outputs never depart, exact matches " exact[k]; exit } }' \
     "$Q/results.csv" "$Q/positions.csv")"
 report ed_curves_csv "$(csv_check "$Q/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
-report ed_markdown "$(md_check "$Q/results.md")"
-report ed_svg "$(svg_check "$Q"/*.svg)"
-if scripts/eos_decision.sh --quick --out "$Q" >"$TMP/ed2.out" 2>&1 && ! grep -q "train  " "$TMP/ed2.out" \
-        && grep -q "reuse" "$TMP/ed2.out"; then ok ed_reuses_runs
-else fail ed_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ed2.out")"; fi
-expect_error ed_bad_option "unknown argument '--fast'" scripts/eos_decision.sh --fast
+markdown_svg_rerun ed scripts/eos_decision.sh "$Q"
+
+# ---- extend_context.sh
+E=$TMP/ec
+if scripts/extend_context.sh --quick --out "$E" >"$TMP/ec.out" 2>&1; then ok ec_quick_runs
+else fail ec_quick_runs "exit status $?: $(tail -5 "$TMP/ec.out")"; fi
+missing=""
+for f in results.csv results.md curves.csv default_loss_last.svg default_rope_loss_last.svg; do
+    [ -s "$E/$f" ] || missing="$missing $f"
+done
+report ec_outputs "${missing:+missing:$missing}"
+report ec_results_csv "$(csv_check "$E/results.csv" 9 "4 5 6 7 8 9" "")"
+# Every scheme, 4 stretches without and 4 runs with fine-tuning, x windows 32 and 128.
+report ec_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; if ($5 != 32 && $5 != 128) { print "window " $5; exit } }
+    END { if (n != 2 * (s + 8)) print n " rows, want (" s " schemes + 8 rope methods) x 2 windows = " 2 * (s + 8) }' "$E/results.csv")"
+# Dynamic NTK is no stretch within the training window: at 32 it scores exactly what rope does;
+# the fixed NTK stretch does not.
+loss_at() { awk -F, -v m="$1" -v w="$2" '$2 == m && $5 == w { print $7 "," $9 }' "$E/results.csv"; }
+if [ -n "$(loss_at rope 32)" ] && [ "$(loss_at rope_dynamic 32)" = "$(loss_at rope 32)" ] &&
+   [ "$(loss_at rope_ntk 32)" != "$(loss_at rope 32)" ]; then ok ec_dynamic_is_rope_within_window
+else fail ec_dynamic_is_rope_within_window "rope '$(loss_at rope 32)' dynamic '$(loss_at rope_dynamic 32)' ntk '$(loss_at rope_ntk 32)'"; fi
+# The fine-tuned runs name the pretrained run their weights came from.
+report ec_finetune_provenance "$(for m in rope_ft rope_linear_ft rope_ntk_ft rope_yarn_ft; do
+    head -n 1 "$E/runs/default-$m-s1/log.csv" | grep -q "^# init_from = $E/runs/default-pre-rope-s1/model.safetensors (step 30)$" ||
+        echo "$m: $(head -n 1 "$E/runs/default-$m-s1/log.csv")"; done)"
+report ec_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
+markdown_svg_rerun ec scripts/extend_context.sh "$E"
+expect_error ec_bad_block "no block style 'gpt'" scripts/extend_context.sh --quick --blocks gpt --out "$E"
 
 # ---- lm_score.sh
 S=$TMP/ls

@@ -65,7 +65,8 @@ config() {
 
 # The options each case varies (training config; evaluation overrides), so that every option of
 # the design meets the reference somewhere: pooling, activation, embed_scale, label smoothing,
-# a learned table shorter than the sequences (wrap), pos_offset, rope_base and rope_scale.
+# a learned table shorter than the sequences (wrap), pos_offset, rope_base, the old rope_scale and
+# every RoPE stretch (dynamic on the LM only: it follows the padded batch length elsewhere).
 : >"$TMP/cases"
 i=0
 for kind in $KINDS; do
@@ -93,6 +94,12 @@ for kind in $KINDS; do
             [ $norm = post ] && over="pos_offset=5"
             [ -n "$rope" ] && [ $norm = pre ] && over="rope_base=500 rope_scale=2"
             [ -n "$rope" ] && [ $norm = post ] && over="pos_offset=5 rope_base=2000 rope_scale=1.5"
+            [ $pos = rope ] && [ $kind = translator ] && [ $norm = pre ] && over="rope_scaling=ntk rope_factor=3"
+            [ $pos = rope ] && [ $kind = translator ] && [ $norm = post ] &&
+                over="pos_offset=5 rope_scaling=yarn rope_factor=2.5 rope_original_len=12 yarn_alpha=0.5 yarn_beta=3"
+            [ $pos = rope ] && [ $kind = lm ] && [ $norm = pre ] &&
+                over="rope_scaling=yarn rope_factor=4 rope_original_len=16 yarn_alpha=0.5 yarn_beta=4"
+            [ $pos = rope ] && [ $kind = lm ] && [ $norm = post ] && over="pos_offset=5 rope_scaling=dynamic rope_original_len=8"
             # shellcheck disable=SC2086
             if ! "$TRAIN" "$TMP/$kind.ini" $train >"$TMP/$name.train" 2>&1; then
                 fail "torch_reference_$name" "./train: $(tail -2 "$TMP/$name.train")"; continue

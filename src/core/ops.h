@@ -80,7 +80,10 @@ typedef struct AttnArgs {
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated
-// by pos[t] * base^(-2i/D). x (B,T,H*D), pos (T).
+// by pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
+// rotation; YaRN scales q and k so). x (B,T,H*D), pos (T).
+Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq, float factor);
+// The plain case: inv_freq[i] = base^(-2i/D), factor 1.
 Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
 
 // --- the Llama-style block ------------------------------------------------------------

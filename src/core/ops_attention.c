@@ -220,8 +220,9 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     return out;
 }
 
-// --- rope: rotate pair (2i, 2i+1) of each head by angle pos[t] * base^(-2i/D) ----------
-// Backward rotates the gradient by the opposite angle. saved: cos, sin tables (T, D/2).
+// --- rope: rotate pair (2i, 2i+1) of each head by angle pos[t] * inv_freq[i], times factor ---
+// y = factor · R(θ) x, so dx = factor · R(-θ) dy: backward applies the same tables with the
+// sine negated. saved: factor·cos, factor·sin tables (T, D/2).
 
 static void rope_apply(const float *src, float *dst, const float *cs, const float *sn,
                        int B, int T, int H, int D, int inverse, int add) {
@@ -248,15 +249,15 @@ static void rope_backward(const Node *n) {
     rope_apply(n->out->grad, x->grad, cs, sn, B, T, H, D, 1, grad_accumulates(x));
 }
 
-Tensor *op_rope(Tensor *x, int H, const float *pos, float base) {
+Tensor *op_rope_freq(Tensor *x, int H, const float *pos, const double *inv_freq, float factor) {
     int B = x->shape[0], T = x->shape[1], C = x->shape[2], D = C / H, half = D / 2;
     if (C % H || D % 2) { fprintf(stderr, "op_rope: head width %d must be even\n", D); abort(); }
     float *tab = arena_alloc(tensor_arena(), sizeof(float) * 2 * (size_t)T * half);
     for (int t = 0; t < T; t++)
         for (int i = 0; i < half; i++) {
-            double angle = pos[t] * pow((double)base, -2.0 * i / D);
-            tab[(long)t * half + i] = (float)cos(angle);
-            tab[(long)T * half + (long)t * half + i] = (float)sin(angle);
+            double angle = pos[t] * inv_freq[i];
+            tab[(long)t * half + i] = (float)cos(angle) * factor;
+            tab[(long)T * half + (long)t * half + i] = (float)sin(angle) * factor;
         }
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new(3, x->shape, grad);
@@ -267,4 +268,11 @@ Tensor *op_rope(Tensor *x, int H, const float *pos, float base) {
         n->saved = tab;
     }
     return out;
+}
+
+Tensor *op_rope(Tensor *x, int H, const float *pos, float base) {
+    int D = x->shape[2] / H;
+    double *inv_freq = arena_alloc(tensor_arena(), sizeof(double) * (size_t)(D / 2 + 1));
+    for (int i = 0; i < D / 2; i++) inv_freq[i] = pow((double)base, -2.0 * i / D);
+    return op_rope_freq(x, H, pos, inv_freq, 1.0f);
 }

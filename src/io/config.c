@@ -92,7 +92,11 @@ static const Key KEYS[] = {
     INT("model", max_len, "32", 1, 1 << 20),
     BOOL("model", pos_wrap, "true"),
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
-    FLT("model", rope_scale, "1", 0, 1e6, LO_OPEN),
+    ENUM("model", rope_scaling, "none", "none|linear|ntk|yarn|dynamic"),   // model.rope_scale = s: see old_rope_scale
+    FLT("model", rope_factor, "1", 0, 1e6, LO_OPEN),
+    INT("model", rope_original_len, "32", 1, 1 << 24),
+    FLT("model", yarn_alpha, "1", 0, 1e6, 0),
+    FLT("model", yarn_beta, "32", 0, 1e6, 0),
     INT("model", pos_offset, "0", 0, 1 << 24),
     INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
 
@@ -112,6 +116,7 @@ static const Key KEYS[] = {
     INT("train", eval_every, "500", 1, 1e9),
     INT("train", ckpt_every, "500", 1, 1e9),
     STR("train", resume, "", 0),
+    STR("train", init_from, "", 0),     // weights only: fresh optimizer, schedule and data order
     STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation, e.g. "3,12"; "" = the val split
     BOOL("train", bucket, "false"),     // batches of similar lengths (less padding)
     BOOL("train", eos, "true"),         // translator: targets end with <eos> (false: no end token, docs/design.md §5.2)
@@ -302,6 +307,25 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
     return 0;
 }
 
+// model.rope_scale = s, the spelling before model.rope_scaling existed (old configs and the
+// config stored in old checkpoints): s != 1 means rope_scaling = linear, rope_factor = s;
+// s = 1 changes nothing. It is read, never written: config_to_ini writes the new keys.
+static const Key OLD_ROPE_SCALE = {"model", "rope_scale", T_FLOAT, offsetof(Config, rope_factor), "1", 0, 1e6, LO_OPEN, NULL};
+
+static int is_old_rope_scale(const char *section, const char *key) {
+    return !strcmp(section, "model") && !strcmp(key, "rope_scale");
+}
+
+static int set_old_rope_scale(Config *c, const char *text, int line, char *msg, int n) {
+    float before = c->rope_factor;
+    if (set_value(c, &OLD_ROPE_SCALE, text, msg, n)) return -1;
+    if (c->rope_factor == 1.0f) { c->rope_factor = before; return 0; }
+    memset(c->rope_scaling, 0, CFG_STR);
+    strcpy(c->rope_scaling, "linear");
+    c->key_line[find_key("model", "rope_scaling")] = c->key_line[find_key("model", "rope_factor")] = line;
+    return 0;
+}
+
 // Extract the value from the text after '=' (modified in place): strip an inline comment
 // (';' or '#' after whitespace) when `comments`, then optional "double quotes". Quotes
 // inside a value are refused, which keeps config_to_ini's quoting trivially reversible.
@@ -358,13 +382,19 @@ static int parse_line(Config *c, const char *file, int ln, char *line, int *sect
         return errorf(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln, key, hint);
     }
     int k = find_key(SECTIONS[*section], key);
+    char *value;
+    if (k < 0 && is_old_rope_scale(SECTIONS[*section], key)) {
+        if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_old_rope_scale(c, value, ln, msg, sizeof msg))
+            return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
+        (*n_set)++;
+        return 0;
+    }
     if (k < 0) {
         key_hint(SECTIONS[*section], key, 0, hint, sizeof hint);
         return errorf(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key, SECTIONS[*section], hint);
     }
     if (c->key_line[k] > 0)
         return errorf(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file, ln, key, SECTIONS[*section], c->key_line[k]);
-    char *value;
     if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_value(c, &KEYS[k], value, msg, sizeof msg))
         return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
     c->key_line[k] = ln;
@@ -410,6 +440,7 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
     *eq = '\0';
     char *lhs = trim(buf), *dot = strchr(lhs, '.');
     int k = -1;
+    char *value;
     if (dot) {
         *dot = '\0';
         const char *section = lhs, *key = dot + 1;
@@ -417,6 +448,7 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
             section_hint(section, hint, sizeof hint);
             return errorf(msg, n, "unknown section [%.80s]%s", section, hint);
         }
+        if (is_old_rope_scale(section, key)) return read_value(eq + 1, 0, &value, msg, n) || set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
         if ((k = find_key(section, key)) < 0) {
             key_hint(section, key, 1, hint, sizeof hint);
             return errorf(msg, n, "unknown key '%.80s' in [%s]%s", key, section, hint);
@@ -431,12 +463,12 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
                 snprintf(where + w, sizeof where - w, "%s[%s]", matches++ ? " and " : "", KEYS[i].section);
             }
         if (matches > 1) return errorf(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs, where);
+        if (!matches && is_old_rope_scale("model", lhs)) return read_value(eq + 1, 0, &value, msg, n) || set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
         if (k < 0) {
             key_hint(NULL, lhs, 1, hint, sizeof hint);
             return errorf(msg, n, "unknown key '%.80s'%s", lhs, hint);
         }
     }
-    char *value;
     if (read_value(eq + 1, 0, &value, msg, n) || set_value(c, &KEYS[k], value, msg, n)) return -1;
     c->key_line[k] = -1;
     return 0;
@@ -492,6 +524,8 @@ int config_validate(const Config *c, char *err, int errlen) {
                        "set max_len = %d", c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
     if (!c->eos && strcmp(c->model, "translator"))
         return invalid(c, "eos", "model", err, errlen, "eos = false needs model = translator (only a translator's targets end with <eos>)");
+    if (c->yarn_alpha >= c->yarn_beta)
+        return invalid(c, "yarn_beta", "yarn_alpha", err, errlen, "yarn_beta (%g) must be > yarn_alpha (%g)", c->yarn_beta, c->yarn_alpha);
     if (!strcmp(c->schedule, "noam") && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;
@@ -643,3 +677,10 @@ Activation config_activation(const Config *c) {
 }
 
 NormKind config_norm(const Config *c) { return strcmp(c->norm, "rmsnorm") ? NORM_LAYERNORM : NORM_RMSNORM; }
+
+RopeScaling config_rope_scaling(const Config *c) {
+    static const char *names[] = {"none", "linear", "ntk", "yarn", "dynamic"};   // in RopeScaling's order
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(c->rope_scaling, names[i])) return (RopeScaling)i;
+    return ROPE_SCALING_NONE;   // unreachable: parsing accepts only these words
+}

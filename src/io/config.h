@@ -50,8 +50,11 @@ typedef struct Config {
     char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
     int   max_len;             // learned table rows (default 32)
     int   pos_wrap;            // learned: row pos % max_len (default true)
-    float rope_base;           // default 10000
-    float rope_scale;          // position interpolation: use p / rope_scale (default 1)
+    float rope_base;           // b, before any stretch (default 10000)
+    char  rope_scaling[CFG_STR]; // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
+    float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
+    int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
+    float yarn_alpha, yarn_beta; // yarn: pairs turning < alpha times in L are interpolated, > beta kept
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
     int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
 
@@ -68,6 +71,7 @@ typedef struct Config {
     float label_smoothing;
     int   log_every, eval_every, ckpt_every;
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
+    char  init_from[CFG_STR];  // run folder or checkpoint whose weights start a fresh run ("" = none)
     char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
     int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
     int   eos;                 // translator: targets end with <eos> (default); false: no end token
@@ -121,4 +125,7 @@ NormKind config_norm(const Config *c);
 // model.pos_random > 0 (docs/design.md §2.3.8).
 typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
 EvalPositions config_eval_positions(const Config *c);
+// model.rope_scaling as an enum (validated against its words when parsed).
+typedef enum { ROPE_SCALING_NONE, ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN, ROPE_SCALING_DYNAMIC } RopeScaling;
+RopeScaling config_rope_scaling(const Config *c);
 #endif

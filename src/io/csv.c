@@ -136,6 +136,12 @@ int csv_parse(const char *text, size_t len, const char *name, CsvTable *t, char 
             line++;
             continue;
         }
+        if (!t->header && text[pos] == '#') {   // a comment before the header (log.csv's init_from line)
+            while (pos < len && text[pos] != '\n') pos++;
+            pos++;
+            line++;
+            continue;
+        }
         int row_line = line;
         Row row = {0};
         if (parse_record(text, len, &pos, &line, row_line, t->name, &row, err, errlen)) {

@@ -11,7 +11,8 @@
 // incremental decoding step (queries start at the cache length, keys at 0), or a shifted
 // probe. A bias or a rotation is built only for the rows it is asked for. Schemes read a
 // row's position through pos_at only, so positions given another way change PosSpan and
-// pos_at, not the schemes. RoPE uses position / rope_scale.
+// pos_at, not the schemes. RoPE's frequencies may be stretched (rope_scaling: linear, ntk,
+// yarn, dynamic; rope_inv_freq below).
 //
 // Randomized positions (model.pos_random = L, docs/design.md §2.3.8): while `draw_from` is L,
 // every forward pass first draws its positions, a sorted sample without replacement of
@@ -34,7 +35,11 @@ typedef struct Positional {
     const PosScheme *scheme;
     int d_model, n_heads;
     int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), pos_offset
-    float rope_base, rope_scale;
+    float rope_base;             // b before any stretch
+    RopeScaling rope_scaling;    // how rope_inv_freq stretches the frequencies (docs/design.md §2.3.5)
+    float rope_factor;           // s (linear, ntk, yarn)
+    int rope_original_len;       // L, the training window (yarn, dynamic)
+    float yarn_alpha, yarn_beta; // yarn's ramp, in turns of a pair within L
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
     // Randomized positions: 0 = positions 0, 1, 2, ...; L = each forward pass draws them
@@ -69,8 +74,8 @@ const PosScheme *pos_scheme_find(const char *name);
 int              pos_scheme_plot_style(const char *name);
 // The check_config hook of the scheme c->pos names (0 when it has none).
 int              pos_check_config(const Config *c, const char **key, char *msg, int n);
-// Set up p for one stack from the config (model.pos, max_len, pos_wrap, rope_base,
-// rope_scale, pos_offset) and declare its parameters.
+// Set up p for one stack from the config (model.pos, max_len, pos_wrap, the rope_* and yarn_*
+// keys, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
 void pos_free(Positional *p);
@@ -98,4 +103,16 @@ void  alibi_slopes(int n_heads, float *out);                       // m_1..m_H
 #define T5_BUCKETS 32
 #define T5_MAX_DISTANCE 128
 int   t5_bucket(int rel, int bidirectional);                       // rel = j - i (key - query)
+// RoPE's D/2 inverse frequencies (radians per position) for head width D = d_model/n_heads
+// and a sequence of n positions (0 .. n-1, pos_offset included; only dynamic looks at n),
+// stretched as p->rope_scaling says (docs/design.md §2.3.5):
+//   none     b^(-2i/D)                      linear  b^(-2i/D) / s
+//   ntk      b'^(-2i/D), b' = b·s^(D/(D-2))  dynamic ntk with s = max(1, n/L)
+//   yarn     per pair (1-γ)·θ/s + γ·θ, γ the ramp of r = L/λ_i between yarn_alpha and yarn_beta
+void   rope_inv_freq(const Positional *p, int n, double *out);
+// YaRN's ramp: 0 for r <= alpha (interpolate), 1 for r >= beta (keep), linear between.
+double yarn_ramp(double r, double alpha, double beta);
+// What q and k are each multiplied by: 0.1·ln s + 1 for yarn with s > 1 (so the attention
+// logits by its square, YaRN's temperature), else 1.
+double rope_qk_factor(const Positional *p);
 #endif

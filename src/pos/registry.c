@@ -53,7 +53,11 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     p->wrap = c->pos_wrap;
     p->offset = c->pos_offset;
     p->rope_base = c->rope_base;
-    p->rope_scale = c->rope_scale;
+    p->rope_scaling = config_rope_scaling(c);
+    p->rope_factor = c->rope_factor;
+    p->rope_original_len = c->rope_original_len;
+    p->yarn_alpha = c->yarn_alpha;
+    p->yarn_beta = c->yarn_beta;
     p->bidirectional = bidirectional;
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }

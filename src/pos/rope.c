@@ -1,15 +1,71 @@
 // Rotary embeddings (Su et al.): queries and keys of self-attention are rotated pair by pair
-// by angle p * base^(-2i/d_k), p = position / rope_scale, so q_m . k_n depends on m - n
-// only. rope_scale > 1 is position interpolation; a larger rope_base the NTK-style stretch.
+// by angle p * θ_i, θ_i = base^(-2i/d_k), so q_m . k_n depends on m - n only. rope_scaling
+// stretches the frequencies for contexts longer than the training window L (docs/design.md
+// §2.3.5): linear = position interpolation (Chen et al. 2023), ntk = a larger base, dynamic =
+// ntk with the stretch taken from the current length, yarn = per-pair interpolation with an
+// attention temperature (Peng et al. 2024). All of them are rope_inv_freq below.
+#include <math.h>
 #include "core/errors.h"
 #include "core/ops.h"
 #include "pos/pos.h"
 
+#define PI 3.14159265358979323846
+
+static int head_width(const Positional *p) { return p->d_model / p->n_heads; }
+
+double yarn_ramp(double r, double alpha, double beta) {
+    if (r <= alpha) return 0;
+    if (r >= beta) return 1;
+    return (r - alpha) / (beta - alpha);
+}
+
+// b^(-2i/D) for i < D/2.
+static void plain_inv_freq(double base, int D, double *out) {
+    for (int i = 0; i < D / 2; i++) out[i] = pow(base, -2.0 * i / D);
+}
+
+// The NTK-aware base for stretch s: b·s^(D/(D-2)), which slows the slowest pair by exactly s
+// (its angle p·b^(-(D-2)/D) becomes (p/s)·b^(-(D-2)/D)) and leaves pair 0 as it is. s = 1 is b.
+// With D = 2 the only pair is pair 0, which no base changes.
+static double ntk_base(double base, double s, int D) { return s == 1 || D == 2 ? base : base * pow(s, (double)D / (D - 2)); }
+
+void rope_inv_freq(const Positional *p, int n, double *out) {
+    int D = head_width(p);
+    double b = p->rope_base, s = p->rope_factor;
+    switch (p->rope_scaling) {
+    case ROPE_SCALING_NONE: plain_inv_freq(b, D, out); return;
+    case ROPE_SCALING_LINEAR:
+        plain_inv_freq(b, D, out);
+        for (int i = 0; i < D / 2; i++) out[i] /= s;
+        return;
+    case ROPE_SCALING_NTK: plain_inv_freq(ntk_base(b, s, D), D, out); return;
+    case ROPE_SCALING_DYNAMIC: {
+        double grow = (double)n / p->rope_original_len;
+        plain_inv_freq(ntk_base(b, grow > 1 ? grow : 1, D), D, out);
+        return;
+    }
+    case ROPE_SCALING_YARN:
+        plain_inv_freq(b, D, out);
+        for (int i = 0; i < D / 2; i++) {
+            double turns = p->rope_original_len * out[i] / (2 * PI);   // r = L / λ_i, λ_i = 2π / θ_i
+            double keep = yarn_ramp(turns, p->yarn_alpha, p->yarn_beta);
+            out[i] = (1 - keep) * out[i] / s + keep * out[i];
+        }
+        return;
+    }
+}
+
+double rope_qk_factor(const Positional *p) {
+    return p->rope_scaling == ROPE_SCALING_YARN && p->rope_factor > 1 ? 0.1 * log(p->rope_factor) + 1 : 1;
+}
+
 static Tensor *rope_rotate(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
-    for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t) / p->rope_scale;
-    return op_rope(x, p->n_heads, pos, p->rope_base);
+    double *inv_freq = arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
+    for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t);
+    rope_inv_freq(p, rows.start + rows.len, inv_freq);   // the sequence so far: positions 0 .. last
+    return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p));
 }
 
 static int rope_check_config(const Config *c, const char **key, char *msg, int n) {

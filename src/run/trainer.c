@@ -34,16 +34,22 @@ static void resume_path(const char *value, char *out, size_t n) {
 
 // Keep the header and the rows up to `step` (a resumed run rewrites what came after). A last
 // line without '\n' was torn by a crash and is dropped. Written atomically: a kill here
-// leaves the old log whole.
-static int truncate_log(const char *path, long step, char *err, int errlen) {
+// leaves the old log whole. The lines before the header are comments: `note` replaces them
+// (a fresh run), or with note NULL they are kept (a resumed run).
+static int truncate_log(const char *path, long step, const char *note, char *err, int errlen) {
     size_t n = 0;
     char *text = NULL;
     if (file_exists(path) && !(text = read_file(path, &n, (size_t)1 << 30, err, errlen))) return -1;
-    char *out = malloc(strlen(LOG_HEADER) + n + 1);
+    char *old_header = text;
+    while (old_header && *old_header == '#' && strchr(old_header, '\n')) old_header = strchr(old_header, '\n') + 1;
+    size_t kept = old_header && !note ? (size_t)(old_header - text) : 0, len = 0;
+    if (!note) note = "";
+    char *out = malloc(strlen(note) + kept + strlen(LOG_HEADER) + n + 1);
     if (!out) { free(text); snprintf(err, errlen, "%s: out of memory", path); return -1; }
-    size_t len = strlen(LOG_HEADER);
-    memcpy(out, LOG_HEADER, len);
-    char *line = text ? strchr(text, '\n') : NULL;   // skip the old header
+    if (kept) memcpy(out, text, kept), len = kept;
+    memcpy(out + len, note, strlen(note)), len += strlen(note);
+    memcpy(out + len, LOG_HEADER, strlen(LOG_HEADER)), len += strlen(LOG_HEADER);
+    char *line = old_header ? strchr(old_header, '\n') : NULL;   // skip the old header
     while (line && line[1]) {
         char *next = strchr(line + 1, '\n');
         if (!next) break;                             // torn last row
@@ -101,6 +107,7 @@ typedef struct Run {
     char dir[512], ckpt[600], log_path[600];
     FILE *log;
     int lengths[64], n_lengths;
+    char init_note[700];         // log.csv's first line when train.init_from gave the weights
     char last_good[600];         // the newest checkpoint known good ("" = none yet)
     long last_good_step;
     long step;                   // the step running, for the out-of-memory message
@@ -259,6 +266,25 @@ static int resume(Run *r, long *start, char *err, int errlen) {
     return 0;
 }
 
+// train.init_from: another run's weights (a checkpoint, or a run folder holding one) start this
+// run; its optimizer moments, step, schedule, data order and dropout stream are this run's
+// own, as in a fresh run. The model is built from this run's config, so the window and the
+// RoPE stretch may differ from the source's; a tensor the source lacks, holds extra or has in
+// another shape is refused by checkpoint_load, which names it and both shapes.
+static int init_weights(Run *r, char *err, int errlen) {
+    char path[600], why[1024];
+    resume_path(r->c->init_from, path, sizeof path);
+    Rng own_dropout = r->model.dropout_rng;
+    TrainState source;
+    if (checkpoint_load(path, &r->model, NULL, &source, why, sizeof why)) {
+        snprintf(err, errlen, "train.init_from = %s: %s", r->c->init_from, why);
+        return -1;
+    }
+    r->model.dropout_rng = own_dropout;
+    snprintf(r->init_note, sizeof r->init_note, "# init_from = %s (step %ld)\n", path, source.step);
+    return 0;
+}
+
 // The arena could not grow mid-run (the estimate was short, or memory went to others):
 // stop as a NaN does, naming the step and the checkpoint to resume from.
 static void out_of_memory(size_t bytes, void *ctx) {
@@ -302,6 +328,7 @@ int train_run(Config *c, char *err, int errlen) {
     long start = 0;
     int rc = setup(&r, err, errlen);
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
+    else if (!rc && c->init_from[0]) rc = init_weights(&r, err, errlen);
     int *lengths = NULL;
     if (!rc && c->bucket && r.model.kind != MODEL_LM) {
         if (!(lengths = bucket_lengths(&r.task.train))) { snprintf(err, errlen, "out of memory"); rc = -1; }
@@ -314,12 +341,13 @@ int train_run(Config *c, char *err, int errlen) {
         char path[600];
         snprintf(path, sizeof path, "%s/config.ini", r.dir);
         rc = write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
-             task_save_vocabs(&r.task, r.dir, err, errlen) || truncate_log(r.log_path, start, err, errlen) ? -1 : 0;
+             task_save_vocabs(&r.task, r.dir, err, errlen) || truncate_log(r.log_path, start, c->resume[0] ? NULL : r.init_note, err, errlen) ? -1 : 0;
     }
     if (!rc && !(r.log = fopen(r.log_path, "a"))) { snprintf(err, errlen, "%s: cannot append", r.log_path); rc = -1; }
     if (!rc) {
         printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir, c->model,
                c->task, c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
+        if (r.init_note[0]) printf("weights: %s", r.init_note + 2);   // "init_from = PATH (step N)"
         if (r.model.kind != MODEL_LM && r.task.val.n == 0)
             printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
         fflush(stdout);

@@ -39,7 +39,7 @@ static const char *USAGE =
     "\n"
     "Overrides change the stored config for this run, for example:\n"
     "  threads=1           OpenMP threads (0 = all)\n"
-    "  rope_scale=4        RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
+    "  rope_scaling=ntk rope_factor=4   stretch RoPE (linear, ntk, dynamic, yarn; see ./eval --help)\n"
     "  pos_offset=16       shift every position index by 16\n"
     "\n"
     "Example:\n"

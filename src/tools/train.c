@@ -16,6 +16,8 @@ static const char *USAGE =
     "  section.key=value   override a config entry (e.g. model.pos=rope train.steps=500);\n"
     "                      a bare key=value works when the key is unique\n"
     "  train.resume=DIR    continue the run in DIR (or from a checkpoint file) exactly\n"
+    "  train.init_from=DIR start a new run from the weights of DIR (fresh optimizer and\n"
+    "                      schedule; the window and the RoPE stretch may differ, shapes may not)\n"
     "  --list-schemes      print the positional schemes (model.pos values), one a line\n"
     "  --help              this text\n"
     "\n"

@@ -1,0 +1,203 @@
+#!/bin/sh
+# Longer contexts for RoPE (issue 16): pretrain the language model at a 32-token window, then
+# stretch RoPE to 4x that window with each method of docs/design.md §2.3.5, fine-tuned briefly
+# at 128 tokens (linear = position interpolation, ntk, yarn; and plain RoPE as a control) or not
+# at all (dynamic NTK, and every method as an evaluation override), beside the other schemes
+# trained at 32 only. Every model is scored on windows of 32 … 2048 tokens: loss overall and on
+# the last 32 tokens. Writes CSV, Markdown and SVG into the output folder. Run from the top
+# level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+# Block styles: NAME:overrides (words; empty = the configs as they are), one a line. Every run is
+# trained once per style, and the tables and figures have one section per style. To compare
+# the Llama-style block (RMSNorm, SwiGLU, no biases), add the line
+#   llama:model.norm=rmsnorm model.activation=swiglu model.bias=false
+BLOCK_STYLES='default:'
+
+usage() {
+    cat <<'EOF'
+usage: scripts/extend_context.sh [--quick] [--seeds N] [--blocks "NAMES"] [--out DIR]
+
+Pretrains configs/lm/<scheme>.ini (task lm, 32-token windows) with model.pos = each scheme of
+`./train --list-schemes` and seeds 1..N. Then, from each seed's rope model, fine-tunes with the
+same budget (40 steps of 16 windows of 128 tokens: 6.7% of the 600 pretraining steps, 13% of
+its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
+  rope_ft          plain RoPE (no stretch), the control
+  rope_linear_ft   rope_scaling=linear (position interpolation), s = 4
+  rope_ntk_ft      rope_scaling=ntk, s = 4
+  rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
+(rope_original_len = 32), and evaluates the pretrained rope model without fine-tuning as
+rope_dynamic (dynamic NTK) and rope_linear / rope_ntk / rope_yarn (the same stretches as
+./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 2048 tokens (at
+most 256 windows of the 200,000-token held-out text each). Writes into DIR:
+  results.csv    block,method,kind,seed,window,examples,loss,token_acc,loss_last
+                 (kind: scheme = trained at 32 only, as configs/lm has it; rope = a RoPE stretch)
+  curves.csv     every run's log.csv, with block, run and seed columns in front
+  results.md     loss on the last 32 tokens and over the window, by window (mean ± sample sd
+                 over seeds), the command, the wall times
+  <block>_loss_last.svg        loss on the last 32 tokens against the window, every method
+  <block>_rope_loss_last.svg   the same for the RoPE methods only
+Finished runs (DIR/runs/) and evaluations are reused, so an interrupted run can be restarted.
+
+  --quick        a smoke test: tiny models (d_model 16), 30 pretraining and 4 fine-tuning
+                 steps, 1 seed (unless --seeds), windows 32 and 128; DIR defaults to
+                 results/quick/extend_context
+  --seeds N      seeds 1..N (default 3)
+  --blocks NAMES the block styles to run, of those listed in the script (default: all)
+  --out DIR      output folder (default results/extend_context)
+EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
+}
+
+quick=0; seeds=""; out=""; blocks=""
+while [ $# -gt 0 ]; do
+    if [ "$1" = --blocks ]; then
+        [ $# -ge 2 ] || die "--blocks needs names, e.g. \"default\""
+        blocks=$2; shift 2; continue
+    fi
+    common_option "$@"
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
+done
+all_blocks=$(echo "$BLOCK_STYLES" | cut -d: -f1 | tr '\n' ' ')
+blocks=${blocks:-$all_blocks}
+for b in $blocks; do
+    echo "$BLOCK_STYLES" | grep -q "^$b:" || die "--blocks: no block style '$b' (the script lists: $all_blocks)"
+done
+# block_overrides NAME: the overrides of block style NAME
+block_overrides() { echo "$BLOCK_STYLES" | sed -n "s/^$1://p"; }
+
+factor=4; original=32; long=128
+stretch_linear="model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original"
+stretch_ntk="model.rope_scaling=ntk model.rope_factor=$factor model.rope_original_len=$original"
+# α = 0.5, β = 4 turns (design §2.3.5): at L = 32 pair 0 turns 5.1 times (kept), pair 1 1.6
+# times (blended), pairs 2–7 under 0.51 times (interpolated). The paper's 1 and 32 would blend
+# pair 0 too, which has seen every angle already.
+stretch_yarn="model.rope_scaling=yarn model.rope_factor=$factor model.rope_original_len=$original model.yarn_alpha=0.5 model.yarn_beta=4"
+stretch_dynamic="model.rope_scaling=dynamic model.rope_original_len=$original"
+if [ $quick = 1 ]; then
+    seeds=${seeds:-1}; out=${out:-results/quick/extend_context}
+    windows=32,128; pre_steps=30; ft_steps=4
+    extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=2000 train.eval_every=30 train.log_every=10"
+else
+    seeds=${seeds:-3}; out=${out:-results/extend_context}
+    windows=32..2048; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
+    extra=""
+fi
+ft_over="task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=4 train.schedule=cosine train.eval_every=$ft_steps train.ckpt_every=$ft_steps train.log_every=5"
+begin_experiment extend_context.sh train eval plot
+command="$command --blocks \"$(echo $blocks)\""
+
+# ---- 1. pretrain every scheme at 32 tokens; 2. fine-tune the rope models at 128
+pretrainings() {
+    for block in $blocks; do
+        for seed in $(seq_list "$seeds"); do
+            for scheme in $SCHEMES; do
+                # shellcheck disable=SC2046,SC2086 # the overrides are separate words
+                train_run "$out/runs/$block-pre-$scheme-s$seed" "$pre_steps" "configs/lm/$scheme.ini" \
+                    run.seed="$seed" $extra $(block_overrides "$block")
+            done
+        done
+    done
+}
+FT_METHODS="rope_ft rope_linear_ft rope_ntk_ft rope_yarn_ft"
+# stretch_of METHOD: the overrides that stretch RoPE for METHOD (empty for plain RoPE)
+stretch_of() {
+    case $1 in
+        rope|rope_ft) echo "" ;;
+        rope_linear*) echo "$stretch_linear" ;;
+        rope_ntk*) echo "$stretch_ntk" ;;
+        rope_yarn*) echo "$stretch_yarn" ;;
+        rope_dynamic) echo "$stretch_dynamic" ;;
+    esac
+}
+finetunings() {
+    for block in $blocks; do
+        for seed in $(seq_list "$seeds"); do
+            for method in $FT_METHODS; do
+                # shellcheck disable=SC2046,SC2086
+                train_run "$out/runs/$block-$method-s$seed" "$ft_steps" configs/lm/rope.ini \
+                    run.seed="$seed" $extra $(block_overrides "$block") $ft_over $(stretch_of "$method") \
+                    train.init_from="$out/runs/$block-pre-rope-s$seed"
+            done
+        done
+    done
+}
+t_phase=$(now)
+run_trainings pretrainings "$out"
+wall_pre=$(( $(now) - t_phase )); t_phase=$(now)
+run_trainings finetunings "$out"
+wall_ft=$(( $(now) - t_phase )); t_phase=$(now)
+
+# ---- 3. evaluate every model on every window
+# The evaluated models: METHOD KIND RUN [overrides]; RUN is the run's name without block and seed.
+models() {
+    for scheme in $SCHEMES; do echo "$scheme scheme pre-$scheme"; done
+    for method in rope_dynamic rope_linear rope_ntk rope_yarn; do echo "$method rope pre-rope $(stretch_of "$method")"; done
+    for method in $FT_METHODS; do echo "$method rope $method"; done
+}
+echo "block,method,kind,seed,window,examples,loss,token_acc,loss_last" >"$out/results.csv.tmp"
+: >"$out/curves.body"
+for block in $blocks; do
+    for seed in $(seq_list "$seeds"); do
+        models | while read -r method kind name over; do
+            run=$out/runs/$block-$name-s$seed
+            # shellcheck disable=SC2086 # the overrides are separate words
+            cached_eval "$run/eval_$method.csv" "$BIN_DIR/eval" "$run" lengths="$windows" $over
+            # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
+            awk -F, -v p="$block,$method,$kind,$seed" 'NR > 1 && $1 == "val" { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
+                "$run/eval_$method.csv" >>"$out/results.csv.tmp"
+        done
+        for method in $SCHEMES $FT_METHODS; do
+            name=$method; case $method in rope_*) ;; *) name=pre-$method ;; esac
+            prefix_csv "$block,$name,$seed" "$out/runs/$block-$name-s$seed/log.csv" >>"$out/curves.body"
+        done
+    done
+done
+mv "$out/results.csv.tmp" "$out/results.csv"
+first=$(echo $blocks | cut -d' ' -f1)
+{ echo "block,run,seed,$(grep -v '^#' "$out/runs/$first-pre-rope-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+wall_eval=$(( $(now) - t_phase ))
+
+# ---- plots: loss on the last 32 tokens against the window (log x), mean and spread over seeds
+for block in $blocks; do
+    awk -F, -v b="$block" 'NR == 1 || $1 == b' "$out/results.csv" >"$out/$block.tmp.csv"
+    plot --x window --y loss_last --group method --spread --logx --vline "$original" \
+        -o "$out/${block}_loss_last.svg" "$out/$block.tmp.csv"
+    plot --x window --y loss_last --group method --spread --logx --vline "$original" --filter kind=rope \
+        -o "$out/${block}_rope_loss_last.svg" "$out/$block.tmp.csv"
+    rm -f "$out/$block.tmp.csv"
+done
+
+# ---- results.md
+# table TITLE METRIC: METRIC by method (rows) and window (columns) for $block, under TITLE
+table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" method window "$2" 1 %.3f block="$block"; }
+wall=$(( $(now) - start ))
+{
+    echo "# Longer contexts: stretching RoPE, with and without fine-tuning"
+    echo
+    echo "Command: \`$command\` ($wall s wall for this invocation: pretraining $wall_pre s, fine-tuning"
+    echo "$wall_ft s, evaluation $wall_eval s; finished runs and evaluations are reused)."
+    provenance
+    echo "Language models pretrained for $pre_steps steps at a 32-token window (configs/lm/<scheme>.ini,"
+    echo "one line changed per scheme: model.pos). \`*_ft\`: the seed's rope model fine-tuned for $ft_steps"
+    echo "steps at a $long-token window (\`$ft_over\`) with the stretch of the method (s = $factor,"
+    echo "L = $original; yarn_alpha 0.5, yarn_beta 4); the other rope_* rows are the pretrained rope model"
+    echo "with the stretch as an ./eval override, not fine-tuned. Cells: mean ± sample standard"
+    echo "deviation over seeds 1..$seeds; windows of the held-out text (at most 256 per window size)."
+    for block in $blocks; do
+        echo
+        echo "## Block style \`$block\`$(o=$(block_overrides "$block"); [ -n "$o" ] && echo " ($o)")"
+        table "Loss on the last 32 tokens of each window:" loss_last
+        table "Loss over the whole window:" loss
+        echo
+        echo "![$block: loss on the last 32 tokens against the window](${block}_loss_last.svg)"
+        echo "![$block: the RoPE methods](${block}_rope_loss_last.svg)"
+    done
+} >"$out/results.md.tmp"
+mv "$out/results.md.tmp" "$out/results.md"
+say "done in $wall s: $out/results.md"
