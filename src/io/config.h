@@ -51,6 +51,8 @@ typedef struct Config {
     float rope_base;           // default 10000
     float rope_scale;          // position interpolation: use p / rope_scale (default 1)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
+    char  attn_logit_scale[CFG_STR]; // none | log: self-attention scores times log(n)/log(n_train) past n_train
+    int   attn_train_length;   // n_train: the longest training sequence (./train records it; 0 = unknown)
 
     // [train]
     int   steps;

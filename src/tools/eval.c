@@ -15,9 +15,10 @@ static const char *USAGE =
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
     "  split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n"
-    "token_acc is the classifier's accuracy; exact_match compares greedy translations with\n"
-    "the reference; pair_acc counts twins that are both right; loss_last is the language\n"
-    "model's loss on the last 32 tokens of each window.\n"
+    "token_acc is the classifier's accuracy; exact_match compares greedy translations (the\n"
+    "decoder-only algorithmic form: greedy continuations after the input) with the\n"
+    "reference; pair_acc counts twins that are both right; loss_last is the language model's\n"
+    "loss on the last 32 tokens of each window.\n"
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
     "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
@@ -25,6 +26,8 @@ static const char *USAGE =
     "                        lengths 1..12; lm: window sizes\n"
     "  pos_offset=16         shift every position index by 16\n"
     "  rope_scale=4          RoPE position interpolation; rope_base=40000 the NTK-style stretch\n"
+    "  attn_logit_scale=log  self-attention scores times log(n)/log(n_train) past the training\n"
+    "                        length n_train (model.attn_train_length, recorded by ./train)\n"
     "  test_size=200         sentences per generated test set\n"
     "\n"
     "--dump-grads FILE: instead of the CSV, one training step's gradients for checking the\n"
@@ -97,7 +100,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     } else if (!rc) {
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
         EvalResult r;
-        if (m->kind == MODEL_LM) {
+        if (t->kind == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
                 if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], 256, &r, err, errlen))) print_row("val", lengths[i], &r);
