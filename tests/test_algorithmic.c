@@ -33,6 +33,12 @@ static void test_rules_by_hand(void) {
     static const int z[] = {3, 1, 2, 1, 0, 9}, z_sorted[] = {0, 1, 1, 2, 3, 9}, z_rev[] = {9, 0, 1, 2, 1, 3};
     EXPECT_RULE("sort", z, z_sorted);
     EXPECT_RULE("reverse", z, z_rev);
+    // Binary: sorting counts the zeros, duplicating repeats the whole string.
+    static const int b[] = {1, 0, 1, 1, 0}, b_sorted[] = {0, 0, 1, 1, 1}, b_dup[] = {1, 0, 1, 1, 0, 1, 0, 1, 1, 0},
+                     b_rev[] = {0, 1, 1, 0, 1};
+    EXPECT_RULE("sort", b, b_sorted);
+    EXPECT_RULE("duplicate", b, b_dup);
+    EXPECT_RULE("reverse", b, b_rev);
     static const int one[] = {7};
     EXPECT_RULE("reverse", one, one);
     EXPECT_RULE("sort", one, one);
