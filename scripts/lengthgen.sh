@@ -1,7 +1,10 @@
 #!/bin/sh
 # Length generalisation on algorithmic tasks: train the copy and reverse translators on inputs of
 # 1..16 symbols with every positional scheme and several seeds, then score each on held-out
-# inputs of 16..64 symbols (sequence accuracy = exact match, and per-symbol accuracy).
+# inputs of 16..64 symbols (sequence accuracy = exact match, and per-symbol accuracy). The
+# decoder-only part does the same with a decoder-only model (copy, reverse, duplicate), with
+# and without the attention temperature at evaluation, and ranks the schemes by mean
+# reciprocal rank as Kazemnejad et al. (2023) do.
 # Writes CSV, Markdown and SVG into the output folder. Run from the top level after `make`.
 set -eu
 cd "$(dirname "$0")/.."
@@ -9,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST]
+usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--part translator|decoder|all]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
@@ -27,26 +30,44 @@ is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + r
 Finished runs (DIR/runs/<task>-<scheme>-s<seed>) and evaluations are reused, so an interrupted
 run can be restarted.
 
+The decoder-only part trains configs/algorithmic/lm_<task>.ini (task: copy, reverse, duplicate;
+model = lm, one sequence <eos> input <bos> output <eos>, docs/design.md §5.8) the same way
+(runs DIR/runs/lm-<task>-<scheme>-s<seed>), evaluates each on the same lengths once per
+variant (plain: as trained; logscale: ./eval attn_logit_scale=log, docs/design.md §2.4), and
+writes:
+  lm_results.csv task,scheme,variant,seed,length,examples,loss,token_acc,exact_match
+  lm_curves.csv  every decoder-only run's log.csv, with task, scheme and seed columns in front
+  lm_mrr.csv     variant,scheme,mrr,tasks: mean reciprocal rank over the tasks of the sequence
+                 accuracy averaged over seeds and the lengths beyond 16 (scripts/mrr.sh)
+  decoder_only.md  the tables, the MRR beside Kazemnejad et al.'s, the command and wall time
+  lm_<task>_<variant>_exact.svg  sequence accuracy against input length, one line per scheme
+
   --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds),
               lengths 16 and 32 with 20 inputs each; DIR defaults to results/quick/lengthgen
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/lengthgen)
   --variants LIST  which variants, of "plain random" (the default: both)
+  --part P    translator, decoder (the decoder-only part) or all (default)
 EOF
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""; variants="plain random"
+quick=0; seeds=""; out=""; variants="plain random"; part=all
 while [ $# -gt 0 ]; do
     if [ "$1" = --variants ]; then
         [ $# -ge 2 ] || die "--variants needs a list such as 'plain random'"
-        variants=$2; shift 2; continue
+        variants=$2; used=2
+    elif [ "$1" = --part ]; then
+        [ $# -ge 2 ] || die "--part needs translator, decoder or all"
+        part=$2; used=2
+    else
+        common_option "$@"
     fi
-    common_option "$@"
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
+case "$part" in translator|decoder|all) ;; *) die "--part wants translator, decoder or all, not '$part'" ;; esac
 TASKS="copy reverse"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/lengthgen}
@@ -71,12 +92,169 @@ variant_schemes() {   # randomizing no positions (none) changes nothing: the pla
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 begin_experiment lengthgen.sh train eval plot
-command="$command --variants '$variants'"
+command="$command --variants '$variants'$(if [ "$part" != all ]; then echo " --part $part"; fi)"
 
+# ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
+# with --part decoder). Tasks, variants and the paper's ranking are data; each function does one
+# step: train, evaluate and collect, plot, report.
+LM_TASKS="copy reverse duplicate"
+# The variants, one a line: name|train overrides|eval overrides. A variant without train
+# overrides evaluates the plain runs (DIR/runs/lm-<task>-<scheme>-s<seed>); one with them
+# trains runs of its own (DIR/runs/lm-<task>-<scheme>-<name>-s<seed>).
+LM_VARIANTS="plain||
+logscale||attn_logit_scale=log"
+
+# lm_field LINE N: field N of a variant line.
+lm_field() { echo "$1" | cut -d'|' -f"$2"; }
+
+# lm_run TASK SCHEME SEED VARIANT_LINE: the run folder the variant evaluates.
+lm_run() {
+    if [ -z "$(lm_field "$4" 2)" ]; then echo "$out/runs/lm-$1-$2-s$3"
+    else echo "$out/runs/lm-$1-$2-$(lm_field "$4" 1)-s$3"; fi
+}
+
+# Kazemnejad et al.'s mean reciprocal ranks (their Figure 1 / §4), by our scheme names: their
+# absolute scheme is sinusoidal; they had no learned table. Empty: not in the paper.
+lm_paper_mrr() {
+    case "$1" in
+        none) echo 0.69 ;;
+        t5) echo 0.55 ;;
+        alibi) echo 0.50 ;;
+        rope) echo 0.33 ;;
+        sinusoidal) echo 0.22 ;;
+        *) echo "" ;;
+    esac
+}
+
+lm_trainings() {
+    for seed in $(seq_list "$seeds"); do
+        for task in $LM_TASKS; do
+            for scheme in $SCHEMES; do
+                plain_done=0
+                echo "$LM_VARIANTS" | while IFS= read -r variant; do
+                    train_over=$(lm_field "$variant" 2)
+                    if [ -z "$train_over" ]; then [ $plain_done = 0 ] || continue; plain_done=1; fi
+                    # shellcheck disable=SC2086 # the overrides are separate words
+                    train_run "$(lm_run "$task" "$scheme" "$seed" "$variant")" "$(steps_of "lm_$task")" \
+                        "configs/algorithmic/lm_$task.ini" model.pos="$scheme" run.seed="$seed" train.eval_lengths= \
+                        $extra $train_over
+                done
+            done
+        done
+    done
+}
+
+# Evaluates every run once per variant and gathers lm_results.csv and lm_curves.csv.
+lm_collect() {
+    echo "task,scheme,variant,seed,length,examples,loss,token_acc,exact_match" >"$out/lm_results.csv.tmp"
+    : >"$out/lm_curves.body"
+    for seed in $(seq_list "$seeds"); do
+        for task in $LM_TASKS; do
+            for scheme in $SCHEMES; do
+                echo "$LM_VARIANTS" | while IFS= read -r variant; do
+                    name=$(lm_field "$variant" 1); run=$(lm_run "$task" "$scheme" "$seed" "$variant")
+                    # shellcheck disable=SC2046 # the eval overrides are separate words
+                    cached_eval "$run/eval-$name.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
+                        test_size="$test_size" $(lm_field "$variant" 3)
+                    awk -F, -v p="$task,$scheme,$name,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+                        "$run/eval-$name.csv" >>"$out/lm_results.csv.tmp"
+                    [ -n "$(lm_field "$variant" 2)" ] || [ "$name" != plain ] || prefix_csv "$task,$scheme,$seed" "$run/log.csv" >>"$out/lm_curves.body"
+                done
+            done
+        done
+    done
+    mv "$out/lm_results.csv.tmp" "$out/lm_results.csv"
+    { echo "task,scheme,seed,$(head -1 "$out/runs/lm-copy-none-s1/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
+    rm -f "$out/lm_curves.body"
+    scripts/mrr.sh --beyond "$lm_train_max" "$out/lm_results.csv" >"$out/lm_mrr.csv"
+}
+
+lm_plots() {
+    for task in $LM_TASKS; do
+        for name in $(echo "$LM_VARIANTS" | cut -d'|' -f1); do
+            plot --x length --y exact_match --group scheme --spread --filter task="$task" --filter variant="$name" \
+                --vline "$lm_train_max" -o "$out/lm_${task}_${name}_exact.svg" "$out/lm_results.csv"
+        done
+    done
+}
+
+# decoder_only.md: the ranking first, then the tables it comes from.
+lm_report() {
+    names=$(echo "$LM_VARIANTS" | cut -d'|' -f1)
+    {
+        echo "# Length generalisation of a decoder-only model: the Kazemnejad et al. ranking"
+        echo
+        echo "Command: \`$command\` ($1 s wall for the decoder-only part of this invocation; finished runs and"
+        echo "evaluations are reused)."
+        provenance
+        echo "Decoder-only models (configs/algorithmic/lm_<task>.ini$lm_size; one line changed per scheme:"
+        echo "model.pos) read \`<eos> input <bos> output <eos>\` and"
+        echo "are trained on inputs of 1..$lm_train_max digits, scored on $test_size held-out inputs of exactly k"
+        echo "digits: sequence accuracy by greedy continuation after \`<bos>\`, token accuracy under teacher"
+        echo "forcing. Variants (evaluation only, the same trained models): \`plain\`; \`logscale\` ="
+        echo "\`./eval attn_logit_scale=log\` (self-attention scores times log(n)/log(n_train) past the"
+        echo "training length, docs/design.md §2.4). Cells: mean ± sample standard deviation over seeds"
+        echo "1..$seeds, in %."
+        echo
+        echo "## Mean reciprocal rank"
+        echo
+        echo "Per task and variant, the schemes are ranked by sequence accuracy averaged over the seeds"
+        echo "and the test lengths beyond $lm_train_max; tied schemes share their places and each gets the mean"
+        echo "of 1/rank over them (scripts/mrr.sh). MRR = the mean over the tasks ($LM_TASKS)."
+        echo "Kazemnejad et al. (2023) ranked their schemes by accuracy beyond the training length on each"
+        echo "of their tasks (copy, reverse, addition, sorting, SCAN, PCFG, ...; trained on length ≤ 20,"
+        echo "tested up to 40, models of about 107M parameters, many more steps) and averaged the reciprocal"
+        echo "ranks; how they broke ties and pooled seeds is not reproduced here. Their absolute scheme is"
+        echo "sinusoidal; they had no learned table."
+        echo
+        line="| scheme |"; sep="| --- |"
+        for name in $names; do line="$line MRR ($name) |"; sep="$sep ---: |"; done
+        echo "$line Kazemnejad et al. |"; echo "$sep ---: |"
+        for scheme in $SCHEMES; do
+            line="| $scheme |"
+            for name in $names; do
+                line="$line $(awk -F, -v v="$name" -v s="$scheme" '$1 == v && $2 == s { print $3 }' "$out/lm_mrr.csv") |"
+            done
+            echo "$line $(lm_paper_mrr "$scheme") |"
+        done
+        for task in $LM_TASKS; do
+            for name in $names; do
+                echo
+                echo "## $task ($name): sequence accuracy (exact match, greedy continuation) by input length"
+                echo
+                md_pivot "$out/lm_results.csv" scheme length exact_match 100 %.1f task="$task" variant="$name"
+            done
+            echo
+            echo "## $task (plain): token accuracy (teacher forcing) by input length"
+            echo
+            md_pivot "$out/lm_results.csv" scheme length token_acc 100 %.1f task="$task" variant=plain
+        done
+        echo
+        for task in $LM_TASKS; do
+            for name in $names; do echo "![$task ($name): sequence accuracy against input length](lm_${task}_${name}_exact.svg)"; done
+        done
+    } >"$out/decoder_only.md.tmp"
+    mv "$out/decoder_only.md.tmp" "$out/decoder_only.md"
+}
+
+decoder_part() {
+    lm_start=$(now)
+    lm_train_max=$(config_value task max_length configs/algorithmic/lm_copy.ini)
+    c=configs/algorithmic/lm_copy.ini
+    lm_size=": d_model $(config_value model d_model $c), $(config_value model dec_layers $c) layers, $(config_value model n_heads $c) heads, $(steps_of lm_copy) steps"
+    [ $quick = 0 ] || lm_size=" with --quick's tiny models: $extra, $(steps_of lm_copy) steps"
+    run_trainings lm_trainings "$out"
+    lm_collect
+    lm_plots
+    lm_wall=$(( $(now) - lm_start ))
+    lm_report "$lm_wall"
+    say "decoder-only part done in $lm_wall s: $out/decoder_only.md"
+}
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {
     if [ $quick = 1 ]; then echo 30; else config_value train steps "configs/algorithmic/$1.ini"; fi
 }
+if [ "$part" = decoder ]; then decoder_part; exit 0; fi
 trainings() {
     for seed in $(seq_list "$seeds"); do
         for task in $TASKS; do
@@ -161,3 +339,4 @@ wall=$(( $(now) - start ))
 } >"$out/results.md.tmp"
 mv "$out/results.md.tmp" "$out/results.md"
 say "done in $wall s: $out/results.md"
+[ "$part" = translator ] || decoder_part

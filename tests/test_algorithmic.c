@@ -33,6 +33,12 @@ static void test_rules_by_hand(void) {
     static const int z[] = {3, 1, 2, 1, 0, 9}, z_sorted[] = {0, 1, 1, 2, 3, 9}, z_rev[] = {9, 0, 1, 2, 1, 3};
     EXPECT_RULE("sort", z, z_sorted);
     EXPECT_RULE("reverse", z, z_rev);
+    // Binary: sorting counts the zeros, duplicating repeats the whole string.
+    static const int b[] = {1, 0, 1, 1, 0}, b_sorted[] = {0, 0, 1, 1, 1}, b_dup[] = {1, 0, 1, 1, 0, 1, 0, 1, 1, 0},
+                     b_rev[] = {0, 1, 1, 0, 1};
+    EXPECT_RULE("sort", b, b_sorted);
+    EXPECT_RULE("duplicate", b, b_dup);
+    EXPECT_RULE("reverse", b, b_rev);
     static const int one[] = {7};
     EXPECT_RULE("reverse", one, one);
     EXPECT_RULE("sort", one, one);
@@ -206,8 +212,8 @@ static void test_config_errors(void) {
     expect_config_error(__LINE__, "[task]\ntask = algorithmic\nalgorithm = rotate\n", 3,
                         "algorithm: unknown value 'rotate'; expected copy|reverse|duplicate|sort");
     expect_config_error(__LINE__, "[task]\ntask = algorithmic\nmax_length = 5000\n", 3, "max_length = 5000 is out of range [1, 4096]");
-    expect_config_error(__LINE__, "[task]\ntask = algorithmic\n[model]\nmodel = lm\n", 4,
-                        "task = algorithmic needs model = translator, not lm");
+    expect_config_error(__LINE__, "[task]\ntask = algorithmic\n[model]\nmodel = classifier\n", 4,
+                        "task = algorithmic needs model = translator or lm, not classifier");
     Config c;
     char err[256];
     config_defaults(&c);

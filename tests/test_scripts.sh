@@ -139,6 +139,44 @@ report lg_random_variant "$(grep -q '^pos_random = 2048$' "$L/runs/copy-rope-ran
 report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun lg scripts/lengthgen.sh "$L"
 expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
+expect_error lg_bad_part "--part wants translator, decoder or all, not 'both'" scripts/lengthgen.sh --part both
+# The decoder-only part of the same --quick call: 3 tasks x every scheme x 2 variants (plain,
+# logscale) x lengths 16 and 32, 20 inputs each, and a mean reciprocal rank per scheme and variant.
+missing=""
+for f in lm_results.csv lm_curves.csv lm_mrr.csv decoder_only.md lm_copy_plain_exact.svg lm_reverse_logscale_exact.svg \
+        lm_duplicate_plain_exact.svg; do
+    [ -s "$L/$f" ] || missing="$missing $f"
+done
+report lg_lm_outputs "${missing:+missing:$missing}"
+report lg_lm_results_csv "$(csv_check "$L/lm_results.csv" 9 "4 5 6 7 8 9" "")"
+report lg_lm_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; v[$3]++; t[$1]++ }
+    NR > 1 && ($5 != 16 && $5 != 32 || $6 != 20 || $8 < 0 || $8 > 1 || $9 < 0 || $9 > 1) { print "row " NR ": " $0; exit }
+    END { if (n != 12 * s || v["plain"] != 6 * s || v["logscale"] != 6 * s || t["duplicate"] != 4 * s)
+          print n " rows, want 3 tasks x " s " schemes x 2 variants x 2 lengths = " 12 * s }' "$L/lm_results.csv")"
+report lg_lm_curves_csv "$(csv_check "$L/lm_curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
+# Every task hands out 1 + 1/2 + ... + 1/k (ties share places), so the MRRs of a variant add
+# up to the harmonic number H_k whatever the accuracies.
+report lg_lm_mrr "$(awk -F, -v s="$n_schemes" 'NR > 1 { sum[$1] += $3; n[$1]++; if ($3 <= 0 || $3 > 1 || $4 != 3) { print "row " NR ": " $0; exit } }
+    END { h = 0; for (i = 1; i <= s; i++) h += 1 / i
+          for (v in sum) if (n[v] != s || sum[v] < h - 0.001 || sum[v] > h + 0.001) { print v ": " n[v] " schemes, MRRs add up to " sum[v] ", want H_" s " = " h; exit }
+          if (!("plain" in sum) || !("logscale" in sum)) print "variants: want plain and logscale" }' "$L/lm_mrr.csv")"
+report lg_lm_markdown "$(md_check "$L/decoder_only.md")"
+report lg_lm_mrr_table "$(grep -q '^| none | [0-9.]* | [0-9.]* | 0.69 |$' "$L/decoder_only.md" || echo "no MRR row for none beside the paper's 0.69")"
+# scripts/mrr.sh on a hand-made table (scripts/mrr.sh --help gives the rule): task x: a 0.75
+# (seeds 1 and 0.5; its length-16 row is not beyond 16), b and c 0.25, tied for places 2 and 3:
+# each (1/2 + 1/3) / 2 = 5/12; task y: all three 0, each (1 + 1/2 + 1/3) / 3 = 11/18.
+# MRR a = (1 + 11/18) / 2 = 29/36 = 0.8056, b = c = (5/12 + 11/18) / 2 = 37/72 = 0.5139.
+printf 'task,scheme,seed,length,exact_match\nx,a,1,20,1\nx,a,2,20,0.5\nx,a,1,16,0\nx,b,1,20,0.25\nx,c,1,24,0.25\ny,a,1,20,0\ny,b,1,20,0\ny,c,1,20,0\n' >"$TMP/mrr.csv"
+printf 'variant,scheme,mrr,tasks\n,a,0.8056,2\n,b,0.5139,2\n,c,0.5139,2\n' >"$TMP/mrr.want"
+if scripts/mrr.sh --beyond 16 "$TMP/mrr.csv" >"$TMP/mrr.got" 2>&1 && cmp -s "$TMP/mrr.got" "$TMP/mrr.want"; then ok mrr_by_hand
+else fail mrr_by_hand "got: $(tr '\n' ' ' <"$TMP/mrr.got")"; fi
+# Every length counted, and a fourth scheme d on task x only (0.9): on x, d is first, a second
+# ((1 + 0.5 + 0) / 3 = 0.5), b and c share places 3 and 4; a = (1/2 + 11/18) / 2 = 0.5556,
+# d = 1 over its one task.
+printf 'x,d,1,20,0.9\n' >>"$TMP/mrr.csv"
+scripts/mrr.sh "$TMP/mrr.csv" >"$TMP/mrr.got" 2>&1
+report mrr_partial_tasks "$(awk -F, '$2 == "d" && ($3 != "1.0000" || $4 != 1) { print "d: " $0 } $2 == "a" && $3 != "0.5556" { print "a: " $0 }' "$TMP/mrr.got")"
+expect_error mrr_missing_column 'mrr.want:1: no column "task"' scripts/mrr.sh "$TMP/mrr.want"
 
 # ---- eos_decision.sh
 Q=$TMP/ed

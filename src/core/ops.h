@@ -74,9 +74,16 @@ typedef struct AttnArgs {
     float *probs;               // (B,H,Tq,Tk) or NULL: receives the softmax probabilities
                                 // (masked entries and padding query rows 0; before dropout),
                                 // e.g. for attention heat maps; costs nothing when NULL
+    int logit_train_length;     // > 0: each row's scores (bias included) are multiplied by
+                                // attn_logit_factor(n, logit_train_length), n = the keys the row
+                                // may attend to (model.attn_logit_scale = log); 0: off
 } AttnArgs;
+// The attention temperature of model.attn_logit_scale = log (docs/design.md §2.4):
+// log(n) / log(n_train) for n > n_train >= 2, else exactly 1.
+float attn_logit_factor(int n, int n_train);
 // Multi-head attention on head-interleaved inputs: q (B,Tq,H*D), k and v (B,Tk,H*D);
-// scores = q k^T / sqrt(D) + bias, masked, softmax over keys, dropout, times v -> (B,Tq,H*D).
+// scores = (q k^T / sqrt(D) + bias) [* attn_logit_factor], masked, softmax over keys, dropout,
+// times v -> (B,Tq,H*D).
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated

@@ -28,6 +28,20 @@ static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {   // keys j < 
     return end < 0 ? 0 : end > Tk ? Tk : end;
 }
 
+float attn_logit_factor(int n, int n_train) {
+    if (n_train < 2 || n <= n_train) return 1.0f;
+    return (float)(log((double)n) / log((double)n_train));
+}
+
+// The temperature of row i (1 when off): n counts the keys the row may attend to, so a
+// decoding step with a cache gets the factor of the same row in the full pass.
+static float row_factor(const AttnArgs *a, const int *pad, int end) {
+    if (a->logit_train_length <= 0) return 1.0f;
+    int n = end;
+    if (pad) for (int j = 0; j < end; j++) n -= pad[j] != 0;
+    return attn_logit_factor(n, a->logit_train_length);
+}
+
 // Rows of scores are computed 16 keys at a time (whole vectors, no scalar tail): the
 // transposed keys and values are zero-padded to a multiple of 16 columns.
 static int round16(int n) { return (n + 15) / 16 * 16; }
@@ -114,9 +128,11 @@ static void attention_backward(const Node *n) {
                 dp[j] *= ds;
             }
             if (v->grad) add_outer(dv, w, dy, end, D);
-            // softmax: dscore_j = p_j (dp_j - sum p dp); scores = q.k * scale + bias
+            // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
             float dot = kernel_dot(pa, dp, end);
             for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
+            float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
+            if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
             if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
                 memcpy(p, dp, sizeof(float) * (size_t)end);
                 for (int j = end; j < Tk; j++) p[j] = 0;
@@ -184,6 +200,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
             row_times(qi, kt, D, Tp, end16, s);
             if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
             else    for (int j = 0; j < end; j++) s[j] *= scale;
+            float f = row_factor(args, pad, end);
+            if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
             if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
             for (int j = end; j < end16; j++) s[j] = -INFINITY;
             kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros

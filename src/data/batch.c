@@ -32,6 +32,18 @@ static void fill_translate(Batch *b, const Example *e, int row, int eos) {
     b->n_tgt_tokens += e->n_tgt + eos;
 }
 
+// Input tokens are context, not targets: their tgt_out entries stay <pad> (zeros()).
+static void fill_prompt(Batch *b, const Example *e, int row) {
+    int *in = b->tgt_in + (size_t)row * b->T_tgt, *out = b->tgt_out + (size_t)row * b->T_tgt;
+    in[0] = TOK_EOS;
+    copy_ids(in + 1, e->src, e->n_src);
+    in[e->n_src + 1] = TOK_BOS;
+    copy_ids(in + e->n_src + 2, e->tgt, e->n_tgt);
+    copy_ids(out + e->n_src + 1, e->tgt, e->n_tgt);
+    out[e->n_src + 1 + e->n_tgt] = TOK_EOS;
+    b->n_tgt_tokens += e->n_tgt + 1;
+}
+
 static void fill_classify(Batch *b, const Example *e, int row, int add_cls) {
     int *src = b->src + (size_t)row * b->T_src;
     if (add_cls) *src++ = TOK_CLS;
@@ -43,15 +55,22 @@ int batch_from_split(const Split *split, const int *indices, int B, BatchKind ki
                      Batch *b) {
     memset(b, 0, sizeof *b);
     if (B < 1) return -1;
-    int max_src = 0, max_tgt = 0;
+    int max_src = 0, max_tgt = 0, max_both = 0;
     for (int i = 0; i < B; i++) {
         if (indices[i] < 0 || indices[i] >= split->n) return -1;
         const Example *e = &split->ex[indices[i]];
         if (e->n_src > max_src) max_src = e->n_src;
         if (e->n_tgt > max_tgt) max_tgt = e->n_tgt;
+        if (e->n_src + e->n_tgt > max_both) max_both = e->n_src + e->n_tgt;
     }
     b->B = B;
-    if (kind == BATCH_TRANSLATE || kind == BATCH_TRANSLATE_NO_EOS) {
+    if (kind == BATCH_PROMPT) {
+        b->T_tgt = max_both + 2;
+        b->tgt_in = zeros(B, b->T_tgt);
+        b->tgt_out = zeros(B, b->T_tgt);
+        if (!b->tgt_in || !b->tgt_out) { batch_free(b); return -1; }
+        for (int i = 0; i < B; i++) fill_prompt(b, &split->ex[indices[i]], i);
+    } else if (kind == BATCH_TRANSLATE || kind == BATCH_TRANSLATE_NO_EOS) {
         int eos = kind == BATCH_TRANSLATE;
         b->T_src = max_src + 1;
         b->T_tgt = max_tgt + eos > 0 ? max_tgt + eos : 1;   // all-empty targets: one pad column

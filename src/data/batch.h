@@ -8,6 +8,13 @@
 //                    false, "-EOS"): src = tokens + <eos>; tgt_in = <bos> + tokens[0..n-2];
 //                    tgt_out = tokens: the last position learns the last token, and no
 //                    position ever learns <eos>. T_tgt = longest target (at least 1).
+//   BATCH_PROMPT     a decoder-only model reads start, source, separator, target as one
+//                    sequence <eos> x_1..x_n <bos> y_1..y_m <eos> (<eos> starts it, as the end
+//                    of whatever came before; <bos> is the separator) and is scored on the
+//                    target part only (docs/design.md §5.8):
+//                    tgt_in  = <eos> x_1..x_n <bos> y_1..y_m      [B, T_tgt], T_tgt = max n+m+2
+//                    tgt_out = <pad>*(n+1)    y_1..y_m <eos>      (<pad>: not scored)
+//                    src = NULL, T_src = 0; n_tgt_tokens = sum of m + 1
 //   BATCH_CLASSIFY   src     = (<cls> when add_cls) + tokens  [B, T_src]
 //                    labels[b]; tgt_in = tgt_out = NULL, T_tgt = 0; n_tgt_tokens = B
 //   batch_lm         decoder-only language model windows of a token stream, in the target
@@ -18,7 +25,7 @@
 #define BATCH_H
 #include "data/dataset.h"
 
-typedef enum { BATCH_TRANSLATE, BATCH_TRANSLATE_NO_EOS, BATCH_CLASSIFY } BatchKind;
+typedef enum { BATCH_TRANSLATE, BATCH_TRANSLATE_NO_EOS, BATCH_CLASSIFY, BATCH_PROMPT } BatchKind;
 
 typedef struct {
     int B, T_src, T_tgt;

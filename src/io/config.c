@@ -99,6 +99,8 @@ static const Key KEYS[] = {
     FLT("model", yarn_beta, "32", 0, 1e6, 0),
     INT("model", pos_offset, "0", 0, 1 << 24),
     INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
+    ENUM("model", attn_logit_scale, "none", "none|log"),  // self-attention temperature past the training length (§2.4)
+    INT("model", attn_train_length, "0", 0, 1 << 24),    // n_train of attn_logit_scale; 0 = not recorded yet (./train sets it)
 
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
@@ -502,10 +504,13 @@ int config_validate(const Config *c, char *err, int errlen) {
     if (c->min_length > c->max_length)
         return invalid(c, "max_length", "min_length", err, errlen, "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
     static const char *model_for[][2] = {{"order", "classifier"}, {"toy_translate", "translator"}, {"parallel_text", "translator"},
-                                         {"lm", "lm"}, {"algorithmic", "translator"}};
-    for (int i = 0; i < 5; i++)
+                                         {"lm", "lm"}};
+    for (int i = 0; i < 4; i++)
         if (!strcmp(c->task, model_for[i][0]) && strcmp(c->model, model_for[i][1]))
             return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", c->task, model_for[i][1], c->model);
+    // algorithmic: a translator (source -> target), or the decoder-only form (model = lm, §5.8).
+    if (!strcmp(c->task, "algorithmic") && strcmp(c->model, "translator") && strcmp(c->model, "lm"))
+        return invalid(c, "model", "task", err, errlen, "task = algorithmic needs model = translator or lm, not %s", c->model);
     if (!strcmp(c->task, "parallel_text") && (!c->train_src[0] || !c->train_tgt[0]))
         return invalid(c, "task", NULL, err, errlen, "task = parallel_text needs train_src and train_tgt");
     if (!c->val_src[0] != !c->val_tgt[0])

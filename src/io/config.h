@@ -57,6 +57,8 @@ typedef struct Config {
     float yarn_alpha, yarn_beta; // yarn: pairs turning < alpha times in L are interpolated, > beta kept
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
     int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
+    char  attn_logit_scale[CFG_STR]; // none | log: self-attention scores times log(n)/log(n_train) past n_train
+    int   attn_train_length;   // n_train: the longest training sequence (./train records it; 0 = unknown)
 
     // [train]
     int   steps;

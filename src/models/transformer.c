@@ -15,6 +15,7 @@ void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int 
     s->norm_first = c->norm_first;
     s->embed = embed;
     s->embed_scale = c->embed_scale;
+    s->logit_train_length = !strcmp(c->attn_logit_scale, "log") ? c->attn_train_length : 0;
     char buf[128];
     for (int i = 0; i < n; i++) {
         Layer *l = &s->layers[i];
@@ -145,7 +146,8 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     // A padding position's own attention output is never used by a real position (it is a
     // masked key to every other row, and the loss ignores it): skip computing it.
     AttnCall self = { .rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL, .rows = rows, .bias = bias,
-                      .key_pad = key_pad, .query_pad = key_pad, .causal = s->causal, .drop = &s->attn_drop };
+                      .key_pad = key_pad, .query_pad = key_pad, .causal = s->causal, .drop = &s->attn_drop,
+                      .logit_train_length = s->logit_train_length };
     AttnCall cross = { .rows = rows, .key_pad = memory_pad, .query_pad = key_pad, .drop = &s->attn_drop };
     long self_size = (long)B * H * T * (start + T), cross_size = (long)B * H * T * Tm;
     for (int i = 0; i < s->n_layers; i++) {

@@ -27,6 +27,7 @@ typedef struct Stack {
     int embed_scale;     // multiply embeddings by sqrt(d_model)
     int causal;          // decoder stacks mask future keys
     int norm_first;
+    int logit_train_length;  // self-attention temperature: n_train with attn_logit_scale = log, else 0
     Dropout drop, attn_drop;
 } Stack;
 

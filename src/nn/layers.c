@@ -111,7 +111,7 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
     const Dropout *drop = c->drop;
     AttnArgs args = { .n_heads = m->n_heads, .bias = c->bias, .key_pad = c->key_pad, .query_pad = c->query_pad,
                       .causal = c->causal, .dropout = drop->p, .seed = drop->p > 0 ? rng_next(drop->rng) : 0,
-                      .probs = c->probs };
+                      .probs = c->probs, .logit_train_length = c->logit_train_length };
     Tensor *y = op_attention(q, k, v, &args);                          // (B,Tq,d)
     return linear_forward(&m->o_proj, y);
 }

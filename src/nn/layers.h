@@ -53,6 +53,7 @@ typedef struct AttnCall {
     int causal;
     const Dropout *drop;        // on the probabilities (required)
     float *probs;               // (B,H,Tq,Tk) sink for the probabilities, or NULL
+    int logit_train_length;     // model.attn_logit_scale = log: n_train (AttnArgs), else 0
     // Incremental decoding. Cross-attention: the memory's keys and values, projected once
     // (x_kv is not read). Self-attention: past_k, past_v (B,capacity,d) hold the keys and
     // values of positions 0 .. rows.start-1; the new rows' are appended there and every

@@ -10,19 +10,21 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     memset(s, 0, sizeof *s);
     s->m = m;
     s->N = N;
-    s->Ts = m->kind == MODEL_LM ? 0 : Ts;
+    int lm = m->kind == MODEL_LM;
+    s->Ts = lm ? 0 : Ts;
     s->was_training = m->training;
     s->was_recording = tape_enabled();
     model_set_training(m, 0);
     tape_set_enabled(0);
     int *src_copy = malloc(sizeof(int) * ((size_t)N * s->Ts + 1));
-    if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, max_len)) { free(src_copy); decode_free(s); return -1; }
+    if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, lm ? Ts + max_len : max_len)) { free(src_copy); decode_free(s); return -1; }
     if (s->Ts) memcpy(src_copy, src, sizeof(int) * (size_t)N * s->Ts);
     s->src = src_copy;
     s->start = arena_mark(tensor_arena());
-    if (m->kind != MODEL_LM)   // the language model has no encoder
+    if (!lm)   // the language model has no encoder
         kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));   // memory (N,Ts,d)
     s->mark = arena_mark(tensor_arena());
+    if (lm && Ts > 0) decode_feed(s, src, Ts);   // its prompt: positions 0 .. Ts-1 in the cache
     return 0;
 }
 
@@ -110,7 +112,7 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
     // A learned table without wrap-around cannot go past its rows: stop there.
     int limit = max_len;
     char msg[256];
-    while (limit > 1 && pos_check_length(&m->decoder.pos, limit, msg, sizeof msg)) limit--;
+    while (limit > 1 && pos_check_length(&m->decoder.pos, s.cache.len + limit, msg, sizeof msg)) limit--;
     int remaining = B;
     for (int t = 0; t < limit && remaining; t++) {
         Tensor *logits = decode_step(&s, tokens);                     // (N,V)

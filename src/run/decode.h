@@ -21,7 +21,9 @@ typedef struct DecodeState {
 
 // Encodes N sources (N,Ts) and prepares the caches for up to max_len steps. Allocates the
 // encoder output in the tensor arena (released by decode_free). A language model (model =
-// lm) has no source: pass src NULL, Ts 0. 0, or -1 if out of memory.
+// lm) has no encoder: src (N,Ts), if any, is a prompt fed into its cache at positions
+// 0 .. Ts-1 (every row the same length; room for Ts + max_len positions), or NULL with Ts 0.
+// 0, or -1 if out of memory.
 int  decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max_len);
 // Feeds tokens[N] at the next position (the first call takes <bos>) and returns the logits
 // of the next token, (N,V), valid until the next call.
@@ -36,7 +38,8 @@ void decode_free(DecodeState *s);
 // log(sum_v exp(z[v])) of one row of logits, computed stably (z[v] minus it is a log-probability).
 double log_sum_exp(const float *z, int V);
 
-// Beam search over B sources (B,Ts). Each sentence keeps `beam` hypotheses; a hypothesis
+// Beam search over B sources (B,Ts); for a language model the sources are prompts and the
+// output continues them after <bos> (the decoder-only algorithmic form, docs/design.md §5.8). Each sentence keeps `beam` hypotheses; a hypothesis
 // ends at <eos> and is scored by its log-probability divided by the GNMT length penalty
 // ((5 + len) / 6)^alpha (len counts <eos>); a sentence is done when `beam` hypotheses have
 // ended, or after max_len tokens (then its unfinished ones compete as they are; a learned

@@ -63,6 +63,56 @@ static int length_oracle(const Task *t) {
     return t->batch_kind == BATCH_TRANSLATE_NO_EOS || !strcmp(t->cfg.length, "oracle");
 }
 
+// The decoder-only form (BATCH_PROMPT): rows idx[0..n) of s, grouped by input length, are
+// continued greedily after <eos> input <bos> (greedy_decode with prompts <eos> input, then
+// <bos> as the first step; the key/value cache holds rows of one length). Returns how many
+// continuations are exactly output <eos>, or -1 if out of memory.
+static long exact_continuations(Model *m, const Split *s, const int *idx, int n) {
+    long exact = 0;
+    for (int g = 0, k; g < n; g = k) {
+        int len = s->ex[idx[g]].n_src, ref_T = 1;
+        for (k = g; k < n && s->ex[idx[k]].n_src == len; k++)
+            if (s->ex[idx[k]].n_tgt + 1 > ref_T) ref_T = s->ex[idx[k]].n_tgt + 1;
+        int rows = k - g, max_len = ref_T + 2, P = len + 1;
+        int *prompt = malloc(sizeof(int) * (size_t)rows * P), *ref = calloc((size_t)rows * ref_T, sizeof(int));
+        int *hyp = malloc(sizeof(int) * (size_t)rows * max_len);
+        int rc = !prompt || !ref || !hyp;
+        for (int r = 0; !rc && r < rows; r++) {
+            const Example *e = &s->ex[idx[g + r]];
+            prompt[(long)r * P] = TOK_EOS;
+            memcpy(prompt + (long)r * P + 1, e->src, sizeof(int) * (size_t)len);
+            memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
+            ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
+        }
+        if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
+        for (int r = 0; !rc && r < rows; r++) {
+            const int *want = ref + (long)r * ref_T;
+            int n_cmp = compared_length(want, ref_T, 0);
+            exact += first_departure(hyp + (long)r * max_len, want, n_cmp) == n_cmp;
+        }
+        free(prompt); free(ref); free(hyp);
+        if (rc) return -1;
+    }
+    return exact;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+// Orders idx[0..n) by input length, then index: the decoder-only form decodes rows of one input
+// length together. -1 if out of memory.
+static int sort_by_length(const Split *s, int *idx, int n) {
+    long *key = malloc(sizeof(long) * (size_t)(n ? n : 1));
+    if (!key) return -1;
+    for (int i = 0; i < n; i++) key[i] = ((long)s->ex[idx[i]].n_src << 32) | idx[i];
+    qsort(key, (size_t)n, sizeof(long), cmp_long);
+    for (int i = 0; i < n; i++) idx[i] = (int)(key[i] & 0xffffffffL);
+    free(key);
+    return 0;
+}
+
 static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
     int T = b->T_src > b->T_tgt ? b->T_src : b->T_tgt;
     return model_check_length(m, T, err, errlen);
@@ -99,6 +149,11 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     int n = 0;
     for (int i = 0; i < s->n; i++)
         if (length <= 0 || s->ex[i].n_clauses == length) idx[n++] = i;
+    if (t->batch_kind == BATCH_PROMPT && sort_by_length(s, idx, n)) {
+        free(idx);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     int C = m->n_classes, classifier = m->kind == MODEL_CLASSIFIER;
     float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
     int was_training = m->training, was_recording = tape_enabled();
@@ -163,6 +218,15 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             }
             free(hyp);
             free(stop_at);
+        } else if (decode && t->batch_kind == BATCH_PROMPT) {
+            long right = exact_continuations(m, s, idx + start, nb);
+            if (right < 0) {
+                batch_free(&b);
+                snprintf(err, errlen, "out of memory while decoding");
+                rc = -1;
+                break;
+            }
+            exact += right;
         }
         free(kept);
         batch_free(&b);
@@ -171,7 +235,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         r->n_examples = n;
         r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
         r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
-        if (decode && m->kind == MODEL_TRANSLATOR) r->exact_match = n ? (double)exact / n : 0;
+        if (decode && (m->kind == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT)) r->exact_match = n ? (double)exact / n : 0;
         if (classifier) {   // twins: both right, and how far apart their logits are
             int pairs = 0, both = 0;
             for (int k = 0; k < n; k++) {

@@ -190,6 +190,7 @@ static void split_lengths(const Config *c, const Task *t, const Split *s, int *T
     if (t && s) split_max_lengths(s, &max_src, &max_tgt);
     else max_src = max_tgt = !strcmp(c->task, "order") ? 6 : c->max_tokens;   // before loading: the bound
     if (!strcmp(c->model, "classifier")) *Ts = (max_src > 0 ? max_src : 1) + cls, *Tt = 1;
+    else if (!strcmp(c->model, "lm")) *Ts = 0, *Tt = max_src + max_tgt + 2;   // <eos> input <bos> output (BATCH_PROMPT)
     else *Ts = max_src + 1, *Tt = max_tgt + 1;
 }
 

@@ -68,6 +68,8 @@ int run_open(Run *r, char *err, int errlen) {
     memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
     if (memory_check(&r->memory, &r->cfg, err, errlen)) return -1;
     if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
+    // A run trained before model.attn_train_length was recorded: its training data, rebuilt, tells.
+    if (!r->cfg.attn_train_length) r->cfg.attn_train_length = task_train_length(t);
     model_build(&r->model, &r->cfg, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
     r->opened |= OPENED_MODEL;
     model_set_training(&r->model, 0);

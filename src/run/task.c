@@ -53,12 +53,14 @@ static int load_algorithmic(Task *t, char *err, int errlen) {
     const Config *c = &t->cfg;
     int algo = algo_parse(c->algorithm);
     if (algo < 0) { snprintf(err, errlen, "unknown algorithm '%s'", c->algorithm); return -1; }
-    if (algo_build_vocab(c->alphabet, &t->src_vocab) || algo_build_vocab(c->alphabet, &t->tgt_vocab)) {
+    // The decoder-only form reads <eos> input <bos> output as one sequence, in one vocabulary (vocab.txt).
+    int decoder_only = !strcmp(c->model, "lm");
+    if (algo_build_vocab(c->alphabet, &t->src_vocab) || (!decoder_only && algo_build_vocab(c->alphabet, &t->tgt_vocab))) {
         snprintf(err, errlen, "alphabet = %d: expected 1..%d symbols", c->alphabet, ALGO_MAX_ALPHABET);
         return -1;
     }
-    t->has_tgt_vocab = 1;
-    t->batch_kind = BATCH_TRANSLATE;
+    t->has_tgt_vocab = !decoder_only;
+    t->batch_kind = t->has_tgt_vocab ? BATCH_TRANSLATE : BATCH_PROMPT;
     const uint64_t seeds[3] = {(uint64_t)c->seed, HELDOUT(VAL_SEED), HELDOUT(TEST_SEED)};
     const int sizes[3] = {c->train_size, c->val_size, c->test_size};
     Split *splits[3] = {&t->train, &t->val, &t->test};
@@ -255,6 +257,16 @@ void task_target_clauses(const Task *t, const int *row, int T, int *clause) {
 
 int task_end_token(const Task *t) {
     return t->kind == TASK_TOY_TRANSLATE ? vocab_id(&t->tgt_vocab, ".") : -1;
+}
+
+int task_train_length(const Task *t) {
+    if (t->kind == TASK_LM) return t->cfg.window;
+    int max_src = 0, max_tgt = 0, max_both = 0;
+    split_max_lengths(&t->train, &max_src, &max_tgt);
+    for (int i = 0; i < t->train.n; i++)
+        if (t->train.ex[i].n_src + t->train.ex[i].n_tgt > max_both) max_both = t->train.ex[i].n_src + t->train.ex[i].n_tgt;
+    if (t->batch_kind == BATCH_PROMPT) return max_both + 2;   // <eos> input <bos> output
+    return (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
 }
 
 static void vocab_paths(const Task *t, const char *dir, char *a, char *b, size_t n) {

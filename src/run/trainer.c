@@ -118,7 +118,7 @@ typedef struct Run {
 static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen) {
     Model *m = &r->model;
     EvalResult res;
-    if (m->kind == MODEL_LM) {
+    if (r->task.kind == TASK_LM) {   // windows of text (the decoder-only algorithmic form is scored as a split)
         int T = r->c->window;
         if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, T, 256, &res, err, errlen)) return -1;
         log_row(r->log, step, "val", T, res.loss, res.token_acc, -1, res.loss_last, -1, -1);
@@ -226,11 +226,16 @@ static int setup(Run *r, char *err, int errlen) {
     if (memory_check_train(c, NULL, &r->memory, err, errlen) || task_load(&r->task, c, err, errlen)) return -1;
     Task *t = &r->task;
     if (memory_check_train(c, t, &r->memory, err, errlen)) return -1;
+    // The longest training sequence: recorded in the run's config as n_train of
+    // model.attn_logit_scale (docs/design.md §2.4), so ./eval scales by the length trained on.
+    int T = task_train_length(t);
+    if (!c->attn_train_length) {
+        char set[64];
+        snprintf(set, sizeof set, "model.attn_train_length=%d", T);
+        if (config_set(c, set, err, errlen)) return -1;
+    }
     model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
     // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
-    int max_src = 0, max_tgt = 0;
-    split_max_lengths(&t->train, &max_src, &max_tgt);
-    int T = t->kind == TASK_LM ? c->window : (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
     if (model_check_length(&r->model, T, err, errlen)) return -1;
     adamw_init(&r->opt, &r->model.ps, c->beta1, c->beta2, c->eps, c->weight_decay);
     long train_n = t->kind == TASK_LM ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
@@ -307,7 +312,7 @@ static int *bucket_lengths(const Split *s) {
 static void make_batch(Run *r, Batch *b) {
     int B = r->c->batch_size, *idx = malloc(sizeof(int) * (size_t)B);
     sampler_next(&r->sampler, idx, B);
-    if (r->model.kind == MODEL_LM) {
+    if (r->task.kind == TASK_LM) {
         for (int i = 0; i < B; i++) idx[i] *= r->c->window + 1;   // window i starts here
         batch_lm(r->task.lm_train, r->task.n_lm_train, idx, B, r->c->window, b);
     } else {
@@ -330,7 +335,7 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
     else if (!rc && c->init_from[0]) rc = init_weights(&r, err, errlen);
     int *lengths = NULL;
-    if (!rc && c->bucket && r.model.kind != MODEL_LM) {
+    if (!rc && c->bucket && r.task.kind != TASK_LM) {
         if (!(lengths = bucket_lengths(&r.task.train))) { snprintf(err, errlen, "out of memory"); rc = -1; }
         else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
     }
@@ -348,7 +353,7 @@ int train_run(Config *c, char *err, int errlen) {
         printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir, c->model,
                c->task, c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
         if (r.init_note[0]) printf("weights: %s", r.init_note + 2);   // "init_from = PATH (step N)"
-        if (r.model.kind != MODEL_LM && r.task.val.n == 0)
+        if (r.task.kind != TASK_LM && r.task.val.n == 0)
             printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
         fflush(stdout);
     }

@@ -17,9 +17,10 @@ static const char *USAGE =
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
     "  split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n"
-    "token_acc is the classifier's accuracy; exact_match compares greedy translations with\n"
-    "the reference; pair_acc counts twins that are both right; loss_last is the language\n"
-    "model's loss on the last 32 tokens of each window.\n"
+    "token_acc is the classifier's accuracy; exact_match compares greedy translations (the\n"
+    "decoder-only algorithmic form: greedy continuations after the input) with the\n"
+    "reference; pair_acc counts twins that are both right; loss_last is the language model's\n"
+    "loss on the last 32 tokens of each window.\n"
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
     "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
@@ -31,6 +32,8 @@ static const char *USAGE =
     "                        interpolation), ntk, dynamic or yarn; rope_base=40000 a larger base\n"
     "  positions=plain       a run trained with model.pos_random: positions 0..n-1 instead\n"
     "                        of drawn ones (positions=sampled, the default)\n"
+    "  attn_logit_scale=log  self-attention scores times log(n)/log(n_train) past the training\n"
+    "                        length n_train (model.attn_train_length, recorded by ./train)\n"
     "  test_size=200         sentences per generated test set\n"
     "  length=oracle         exact match decodes to the reference length: <eos> is forbidden\n"
     "                        before it and forced there, and toy_translate's final \".\" before\n"
@@ -137,7 +140,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     } else if (!rc) {
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
         EvalResult r;
-        if (m->kind == MODEL_LM) {
+        if (t->kind == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
                 if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], 256, &r, err, errlen))) print_row("val", lengths[i], &r);
