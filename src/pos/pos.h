@@ -18,6 +18,7 @@
 #include "io/config.h"
 
 typedef struct PosScheme PosScheme;
+#define POS_MAX_WEIGHTS 4
 
 typedef struct PosSpan { int start, len; } PosSpan;   // rows at positions start .. start+len-1
 static inline int pos_at(PosSpan s, int t) { return s.start + t; }   // position of row t
@@ -29,6 +30,9 @@ typedef struct Positional {
     float rope_base, rope_scale;
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
+    // A scheme with several parameter tensors keeps them here, in the order it declared
+    // them (each scheme's file names its slots); unused slots are NULL.
+    Tensor *weights[POS_MAX_WEIGHTS];
 } Positional;
 
 struct PosScheme {
