@@ -48,6 +48,9 @@ struct PosScheme {
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
     int     (*check_config)(const Config *c, const char **key, char *msg, int n);
+    // Step-arena bytes the score-bias hook takes in one stack forward over T positions
+    // (grad: while recording), for the memory estimate (run/memory_estimate.c); NULL: none.
+    double  (*bias_arena_bytes)(const Config *c, double T, int grad);
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
@@ -59,6 +62,10 @@ const PosScheme *pos_scheme_find(const char *name);
 int              pos_scheme_plot_style(const char *name);
 // The check_config hook of the scheme c->pos names (0 when it has none).
 int              pos_check_config(const Config *c, const char **key, char *msg, int n);
+// For the memory estimate: the parameters one stack's instance declares (pos_init into a
+// scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
+long   pos_param_count(const Config *c, int bidirectional);
+double pos_bias_arena_bytes(const Config *c, double T, int grad);
 // Set up p for one stack from the config (model.pos, max_len, pos_wrap, rope_base,
 // rope_scale, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,

@@ -57,6 +57,20 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
 
+long pos_param_count(const Config *c, int bidirectional) {
+    Params scratch = {0};
+    Positional p;
+    pos_init(&p, c, bidirectional, &scratch, "pos", bidirectional ? "encoder" : "decoder");
+    long total = scratch.total;
+    params_free(&scratch);
+    return total;
+}
+
+double pos_bias_arena_bytes(const Config *c, double T, int grad) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->bias_arena_bytes ? s->bias_arena_bytes(c, T, grad) : 0;
+}
+
 static PosSpan shifted(const Positional *p, PosSpan s) { return (PosSpan){s.start + p->offset, s.len}; }
 
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows) {
