@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "grad_check.h"
 #include "core/arena.h"
 #include "core/ops.h"
 #include "pos/pos.h"
@@ -235,6 +236,67 @@ static void test_t5_buckets(void) {
     CHECK(t5_bucket(5, 0) == 0 && t5_bucket(-1000, 0) == 31, "decoder edges");
 }
 
+// KERPLE-log by hand, H = 2: raw_r1 = (0, 1), raw_r2 = (0, -1), so r1 = softplus = (ln 2,
+// 1.3132617) and r2 = (ln 2, 0.3132617); bias_h(d) = -r1_h log(1 + r2_h d) for d = |i - j|:
+// head 0: 0, -0.3650037, -0.6028590, -0.7796161; head 1: 0, -0.3578820, -0.6388294,
+// -0.8701372. Encoder and decoder alike (the decoder's keys after the query are masked).
+// Shifting every position (pos_offset 100) leaves every entry unchanged, bit for bit.
+static void test_kerple_bias_by_hand(void) {
+    Params ps = {0};
+    Positional enc, dec;
+    encoder_and_decoder("kerple", 2, &ps, &enc, &dec);
+    CHECK(ps.n == 4 && !strcmp(ps.list[0]->name, "encoder.kerple.raw_r1") && !strcmp(ps.list[3]->name, "decoder.kerple.raw_r2"),
+          "KERPLE parameters: %d, first '%s'", ps.n, ps.n ? ps.list[0]->name : "");
+    params_alloc(&ps);
+    Positional *both[2] = {&enc, &dec};
+    for (int k = 0; k < 2; k++) {
+        both[k]->weights[0]->data[1] = 1;
+        both[k]->weights[1]->data[1] = -1;
+    }
+    const double want[2][4] = {{0, -0.3650037, -0.6028590, -0.7796161}, {0, -0.3578820, -0.6388294, -0.8701372}};
+    PosSpan all = {0, 4};
+    for (int k = 0; k < 2; k++) {
+        Tensor *b = pos_self_bias(both[k], all, all);
+        CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) CHECK_NEAR(b->data[(h * 4 + i) * 4 + j], want[h][abs(i - j)], 1e-6);
+        both[k]->offset = 100;
+        Tensor *shifted = pos_self_bias(both[k], all, all);
+        CHECK(!memcmp(shifted->data, b->data, sizeof(float) * (size_t)b->size), "KERPLE bias changed with pos_offset");
+    }
+    params_free(&ps);
+}
+
+// Gradients of the score bias reach the stack's learned parameters through the tape: a
+// finite-difference check of the bias (H, 3 queries at positions 5.., 7 keys) against each
+// tensor in Positional.table and .weights, for every scheme of the registry that learns
+// its bias, encoder and decoder.
+static const Positional *gc_pos;
+static Tensor *f_self_bias(Tensor **in) { return pos_self_bias(gc_pos, (PosSpan){5, 3}, (PosSpan){0, 8}); }
+
+static void test_learned_bias_gradients(void) {
+    for (int s = 0; s < pos_scheme_count(); s++)
+        for (int bidir = 0; bidir < 2; bidir++) {
+            Config c;
+            config_defaults(&c);
+            snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
+            c.d_model = 8; c.n_heads = 2;
+            Params ps = {0};
+            Positional p;
+            pos_init(&p, &c, bidir, &ps, "pos", "decoder");
+            if (!p.scheme->self_bias || ps.n == 0) continue;   // no learned bias
+            params_alloc(&ps);
+            gc_rng = rng_stream(11, 0);
+            for (long i = 0; i < ps.total; i++) ps.data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            Tensor *in[POS_MAX_WEIGHTS + 1] = {p.table};
+            for (int w = 0; w < POS_MAX_WEIGHTS; w++) in[w + 1] = p.weights[w];
+            gc_pos = &p;
+            grad_check(pos_scheme_at(s)->name, f_self_bias, in, POS_MAX_WEIGHTS + 1);
+            params_free(&ps);
+        }
+}
+
 // Rows [a, a+n) of a (1,T,d) tensor as a (1,n,d) tensor.
 static Tensor *rows_of(const Tensor *x, int a, int n) {
     int d = x->shape[2], shape[3] = {1, n, d};
@@ -298,6 +360,8 @@ int main(void) {
     RUN(test_alibi_bias_shape);
     RUN(test_t5_buckets);
     RUN(test_t5_bias_buckets);
+    RUN(test_kerple_bias_by_hand);
+    RUN(test_learned_bias_gradients);
     RUN(test_spans_give_rows_of_the_whole);
     arena_free(&arena);
     return check_summary();

@@ -14,7 +14,8 @@
     X(learned, 4)      \
     X(alibi, 2)        \
     X(rope, 0)         \
-    X(t5, 3)
+    X(t5, 3)           \
+    X(kerple, 5)
 
 #define DECLARE(name, style) extern const PosScheme pos_##name;
 POS_SCHEMES(DECLARE)
