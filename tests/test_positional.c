@@ -268,6 +268,50 @@ static void test_kerple_bias_by_hand(void) {
     params_free(&ps);
 }
 
+// FIRE by hand, H = 2, with an MLP that shows its input: hidden unit 0 = relu(z), the others
+// 0; head 0 = unit 0, head 1 = 2 unit 0 + 0.5. Within the threshold L = 32 the input is
+// z = log(1 + |i - j|) / log(1 + 32): 0, 0.1982399, 0.3142027, 0.3964797 for distances 0..3,
+// in the encoder and the decoder alike, and unchanged by pos_offset 10 (every position
+// still below L). With pos_offset 40 the normaliser is log(1 + max(i, j)): query 43 and key
+// 40 give log 4 / log 44 = 0.3663385, query 41 and key 40 log 2 / log 42 = 0.1854490: FIRE is not
+// offset-invariant beyond L, by design.
+static void test_fire_bias_by_hand(void) {
+    Params ps = {0};
+    Positional enc, dec;
+    encoder_and_decoder("fire", 2, &ps, &enc, &dec);
+    CHECK(ps.n == 8 && !strcmp(ps.list[0]->name, "encoder.fire.fc1.weight") && !strcmp(ps.list[7]->name, "decoder.fire.fc2.bias"),
+          "FIRE parameters: %d, first '%s'", ps.n, ps.n ? ps.list[0]->name : "");
+    params_alloc(&ps);
+    Positional *both[2] = {&enc, &dec};
+    for (int k = 0; k < 2; k++) {
+        Tensor **w = both[k]->weights;   // fc1.weight (32,1), fc1.bias (32), fc2.weight (2,32), fc2.bias (2)
+        w[0]->data[0] = 1;
+        w[2]->data[0] = 1;
+        w[2]->data[32] = 2;
+        w[3]->data[1] = 0.5f;
+    }
+    const double z[4] = {0, 0.1982399, 0.3142027, 0.3964797};
+    PosSpan all = {0, 4};
+    for (int k = 0; k < 2; k++) {
+        Tensor *b = pos_self_bias(both[k], all, all);
+        CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                CHECK_NEAR(b->data[i * 4 + j], z[abs(i - j)], 1e-6);
+                CHECK_NEAR(b->data[16 + i * 4 + j], 2 * z[abs(i - j)] + 0.5, 1e-6);
+            }
+        both[k]->offset = 10;
+        Tensor *within = pos_self_bias(both[k], all, all);
+        CHECK(!memcmp(within->data, b->data, sizeof(float) * (size_t)b->size), "FIRE bias changed with pos_offset 10 < L");
+        both[k]->offset = 40;
+        Tensor *beyond = pos_self_bias(both[k], all, all);
+        CHECK_NEAR(beyond->data[3 * 4 + 0], 0.3663385, 1e-6);   // query 43, key 40
+        CHECK_NEAR(beyond->data[0 * 4 + 3], 0.3663385, 1e-6);   // query 40, key 43 (masked in the decoder)
+        CHECK_NEAR(beyond->data[1 * 4 + 0], 0.1854490, 1e-6);   // query 41, key 40: log 2 / log 42
+    }
+    params_free(&ps);
+}
+
 // Gradients of the score bias reach the stack's learned parameters through the tape: a
 // finite-difference check of the bias (H, 3 queries at positions 5.., 7 keys) against each
 // tensor in Positional.table and .weights, for every scheme of the registry that learns
@@ -289,6 +333,11 @@ static void test_learned_bias_gradients(void) {
             params_alloc(&ps);
             gc_rng = rng_stream(11, 0);
             for (long i = 0; i < ps.total; i++) ps.data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            if (!strcmp(p.scheme->name, "fire"))   // keep its hidden ReLUs off their kink for z in [0, 1]
+                for (int k = 0; k < p.weights[1]->size; k++) {
+                    float w = fabsf(p.weights[0]->data[k]) + 0.1f;
+                    p.weights[1]->data[k] = p.weights[1]->data[k] >= 0 ? w : -w;
+                }
             Tensor *in[POS_MAX_WEIGHTS + 1] = {p.table};
             for (int w = 0; w < POS_MAX_WEIGHTS; w++) in[w + 1] = p.weights[w];
             gc_pos = &p;
@@ -361,6 +410,7 @@ int main(void) {
     RUN(test_t5_buckets);
     RUN(test_t5_bias_buckets);
     RUN(test_kerple_bias_by_hand);
+    RUN(test_fire_bias_by_hand);
     RUN(test_learned_bias_gradients);
     RUN(test_spans_give_rows_of_the_whole);
     arena_free(&arena);

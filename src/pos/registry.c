@@ -15,7 +15,8 @@
     X(alibi, 2)        \
     X(rope, 0)         \
     X(t5, 3)           \
-    X(kerple, 5)
+    X(kerple, 5)       \
+    X(fire, 7)
 
 #define DECLARE(name, style) extern const PosScheme pos_##name;
 POS_SCHEMES(DECLARE)
