@@ -376,6 +376,7 @@ static void test_spans_give_rows_of_the_whole(void) {
                 Tensor *x = tensor_new(3, shape, 0);
                 for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
                 Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){0, T}), *full_rot = pos_rotate(&p, x, (PosSpan){0, T});
+                Tensor *full_key = pos_rotate_key(&p, x, (PosSpan){0, T});
                 Tensor *full_bias = pos_self_bias(&p, (PosSpan){0, T}, (PosSpan){0, T});
                 int same = 1;
                 for (int a = 0; a < T; a += 3)
@@ -384,6 +385,8 @@ static void test_spans_give_rows_of_the_whole(void) {
                         Tensor *in = pos_add_to_input(&p, part, (PosSpan){a, n}), *rot = pos_rotate(&p, part, (PosSpan){a, n});
                         same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
+                        Tensor *key = pos_rotate_key(&p, part, (PosSpan){a, n});
+                        same &= !memcmp(key->data, full_key->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         Tensor *bias = pos_self_bias(&p, (PosSpan){a, n}, (PosSpan){0, a + n});   // (H,n,a+n)
                         same &= !bias == !full_bias;
                         for (int h = 0; bias && h < H; h++)

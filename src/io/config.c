@@ -91,6 +91,7 @@ static const Key KEYS[] = {
     BOOL("model", pos_wrap, "true"),
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
     FLT("model", rope_scale, "1", 0, 1e6, LO_OPEN),
+    FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),   // xPos decay length (docs/design.md §2.3.10)
     INT("model", pos_offset, "0", 0, 1 << 24),
 
     INT("train", steps, "2000", 1, 1e9),

@@ -50,6 +50,7 @@ typedef struct Config {
     int   pos_wrap;            // learned: row pos % max_len (default true)
     float rope_base;           // default 10000
     float rope_scale;          // position interpolation: use p / rope_scale (default 1)
+    float xpos_gamma;          // xPos: q.k of pair i decays as zeta_i^((m-n)/xpos_gamma) (default 32)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
 
     // [train]

@@ -28,6 +28,7 @@ typedef struct Positional {
     int d_model, n_heads;
     int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), pos_offset
     float rope_base, rope_scale;
+    float xpos_gamma;            // xpos: the decay's length scale
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
     // A scheme with several parameter tensors keeps them here, in the order it declared
@@ -44,6 +45,9 @@ struct PosScheme {
     Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);   // x (B,rows.len,d) -> same
     Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys); // -> (H,queries.len,keys.len)
     Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);         // q or k (B,rows.len,d) -> rotated
+    // Keys, where they are treated otherwise than queries (xPos scales them the other way);
+    // NULL: keys go through rotate like queries.
+    Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows);
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
@@ -51,6 +55,8 @@ struct PosScheme {
     // Step-arena bytes the score-bias hook takes in one stack forward over T positions
     // (grad: while recording), for the memory estimate (run/memory_estimate.c); NULL: none.
     double  (*bias_arena_bytes)(const Config *c, double T, int grad);
+    // The same for one rotation of q or k, (B,T,d); NULL: what op_rope takes (rope).
+    double  (*rotate_arena_bytes)(const Config *c, double B, double T, int grad);
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
@@ -66,15 +72,20 @@ int              pos_check_config(const Config *c, const char **key, char *msg, 
 // scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
 long   pos_param_count(const Config *c, int bidirectional);
 double pos_bias_arena_bytes(const Config *c, double T, int grad);
+// Whether c's scheme rotates q and k, and what one rotation takes when its scheme says (-1:
+// it does not say; the estimate then counts op_rope's).
+int    pos_config_rotates(const Config *c);
+double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad);
 // Set up p for one stack from the config (model.pos, max_len, pos_wrap, rope_base,
-// rope_scale, pos_offset) and declare its parameters.
+// rope_scale, xpos_gamma, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
 // The three hooks; each is the identity / NULL for schemes that do not use it. Spans are
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
-Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);       // queries (and keys, unless:)
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows);   // keys
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
 // message (learned, no wrap).

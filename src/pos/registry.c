@@ -55,6 +55,7 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     p->offset = c->pos_offset;
     p->rope_base = c->rope_base;
     p->rope_scale = c->rope_scale;
+    p->xpos_gamma = c->xpos_gamma;
     p->bidirectional = bidirectional;
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
@@ -73,6 +74,16 @@ double pos_bias_arena_bytes(const Config *c, double T, int grad) {
     return s && s->bias_arena_bytes ? s->bias_arena_bytes(c, T, grad) : 0;
 }
 
+int pos_config_rotates(const Config *c) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->rotate;
+}
+
+double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->rotate_arena_bytes ? s->rotate_arena_bytes(c, B, T, grad) : -1;
+}
+
 static PosSpan shifted(const Positional *p, PosSpan s) { return (PosSpan){s.start + p->offset, s.len}; }
 
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows) {
@@ -85,6 +96,11 @@ Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 
 Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
     return p->scheme->rotate ? p->scheme->rotate(p, x, shifted(p, rows)) : x;
+}
+
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
+    if (!p->scheme->rotate_key) return pos_rotate(p, x, rows);
+    return p->scheme->rotate_key(p, x, shifted(p, rows));
 }
 
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }

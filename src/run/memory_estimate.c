@@ -45,9 +45,11 @@ static double attention(const Shapes *s, double B, double Tq, double Tk, int pad
     return bytes;
 }
 
-// pos_rotate on q or k: positions, the cos/sin table, the rotated copy.
+// pos_rotate on q or k: positions, the cos/sin table, the rotated copy (op_rope), unless the
+// scheme says what its rotation takes.
 static double rope(const Shapes *s, double B, double T) {
-    return floats(T) + floats(T * s->D) + tensor(B * T * s->d, s->g);
+    double own = pos_rotate_arena_bytes(s->c, B, T, s->g);
+    return own >= 0 ? own : floats(T) + floats(T * s->D) + tensor(B * T * s->d, s->g);
 }
 
 // One residual sub-layer around f: (pre-LN) norm, f, dropout, the sum; post-LN norms the sum.
@@ -59,9 +61,9 @@ static double residual(const Shapes *s, double rows, double f) {
 static double stack(const Shapes *s, double B, double T, int layers, int causal, int cross, double Tm) {
     const Config *c = s->c;
     double N = B * T, d = s->d, f = c->d_ff, bytes = 0;
-    int is_rope = !strcmp(c->pos, "rope"), padded = !(causal && !cross);   // the LM has no pad mask
+    int rotates = pos_config_rotates(c), padded = !(causal && !cross);   // the LM has no pad mask
     bytes += pos_bias_arena_bytes(c, T, s->g);   // the score bias (ALiBi, T5, ...), once per stack
-    double self = 3 * tensor(N * d, s->g) + (is_rope ? 2 * rope(s, B, T) : 0) + attention(s, B, T, T, padded) +
+    double self = 3 * tensor(N * d, s->g) + (rotates ? 2 * rope(s, B, T) : 0) + attention(s, B, T, T, padded) +
                   tensor(N * d, s->g);
     double cross_attn = tensor(N * d, s->g) + 2 * tensor(B * Tm * d, s->g) + attention(s, B, T, Tm, 1) + tensor(N * d, s->g);
     double ffn = 2 * tensor(N * f, s->g) + tensor(N * d, s->g);
