@@ -312,6 +312,90 @@ static void test_fire_bias_by_hand(void) {
     params_free(&ps);
 }
 
+// xPos by hand: one head of width 4 (pairs 0, 1: zeta = 1.6/5.6 = 0.2857143, 3.6/5.6 =
+// 0.6428571), gamma 2, rope_base 10000 (angles p and p/100). Every pair (1, 0) at position 2:
+// the query becomes (cos 2, sin 2) * zeta_0 and (cos 0.02, sin 0.02) * zeta_1, the key the
+// same rotation times 1/zeta_0 = 3.5 and 1/zeta_1 = 1.5555556. The encoder (bidirectional)
+// gets the rotation alone. A query at 5 and a key at 2 holding pair 0 only: q . k =
+// cos(3) zeta_0^(3/2) = -0.1511924, RoPE's cos(3) times the decay.
+static void test_xpos_by_hand(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "xpos");
+    c.d_model = 4; c.n_heads = 1; c.xpos_gamma = 2;
+    Params ps = {0};
+    Positional dec, enc;
+    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
+    CHECK(ps.n == 0, "xPos has no parameters");
+    int shape[3] = {1, 3, 4};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    for (int t = 0; t < 3; t++) x->data[t * 4] = x->data[t * 4 + 2] = 1;
+    PosSpan rows = {0, 3};
+    Tensor *q = pos_rotate(&dec, x, rows), *k = pos_rotate_key(&dec, x, rows), *e = pos_rotate_key(&enc, x, rows);
+    const double rot[4] = {cos(2.0), sin(2.0), cos(0.02), sin(0.02)}, zq[4] = {0.2857143, 0.2857143, 0.6428571, 0.6428571};
+    const double zk[4] = {3.5, 3.5, 1.5555556, 1.5555556};
+    for (int c2 = 0; c2 < 4; c2++) {
+        CHECK_NEAR(q->data[8 + c2], rot[c2] * zq[c2], 1e-6);
+        CHECK_NEAR(k->data[8 + c2], rot[c2] * zk[c2], 1e-6);
+        CHECK_NEAR(e->data[8 + c2], rot[c2], 1e-6);
+        CHECK_NEAR(q->data[c2], c2 % 2 == 0, 0);   // position 0: no rotation, no scale
+    }
+    Tensor *one = tensor_zeros(3, (int[]){1, 1, 4}, 0);
+    one->data[0] = 1;
+    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){5, 1}), *k2 = pos_rotate_key(&dec, one, (PosSpan){2, 1});
+    double dot = 0;
+    for (int c2 = 0; c2 < 4; c2++) dot += (double)q5->data[c2] * k2->data[c2];
+    CHECK_NEAR(dot, -0.1511924, 1e-6);
+    params_free(&ps);
+}
+
+// q . k depends on m - n only: the same contents at (7, 3) and (12, 8), two heads of width 4,
+// gamma 8.
+static void test_xpos_relative(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "xpos");
+    c.d_model = 8; c.n_heads = 2; c.xpos_gamma = 8;
+    Params ps = {0};
+    Positional p;
+    pos_init(&p, &c, 0, &ps, "pos", "decoder");
+    Rng r = rng_stream(3, 0);
+    Tensor *qv = tensor_new(3, (int[]){1, 1, 8}, 0), *kv = tensor_new(3, (int[]){1, 1, 8}, 0);
+    for (int i = 0; i < 8; i++) qv->data[i] = rng_normal(&r), kv->data[i] = rng_normal(&r);
+    double dots[2];
+    const int at[2][2] = {{7, 3}, {12, 8}};
+    for (int s = 0; s < 2; s++) {
+        Tensor *q = pos_rotate(&p, qv, (PosSpan){at[s][0], 1}), *k = pos_rotate_key(&p, kv, (PosSpan){at[s][1], 1});
+        dots[s] = 0;
+        for (int i = 0; i < 8; i++) dots[s] += (double)q->data[i] * k->data[i];
+    }
+    CHECK(fabs(dots[0] - dots[1]) <= 1e-5 * fabs(dots[0]) + 1e-6, "q.k at (7,3) %.7f, at (12,8) %.7f", dots[0], dots[1]);
+    params_free(&ps);
+}
+
+// Positions whose key scale leaves float32's safe range are refused with a message naming
+// the key: with gamma 32 and zeta_0 = 2/7 that is past position 80 * 32 / ln 3.5 = 2043.5.
+// Encoders have no decay and no limit. An odd head width is a config error on model.pos.
+static void test_xpos_limits(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "xpos");
+    Params ps = {0};
+    Positional dec, enc;
+    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
+    char err[256] = "";
+    CHECK(pos_check_length(&dec, 2044, err, sizeof err) == 0, "positions 0..2043 refused: %s", err);
+    CHECK(pos_check_length(&dec, 2045, err, sizeof err) == -1 && strstr(err, "position 2044") && strstr(err, "xpos_gamma"),
+          "position 2044 accepted or message '%s'", err);
+    CHECK(pos_check_length(&enc, 100000, err, sizeof err) == 0, "encoder refused a length");
+    c.d_model = 12; c.n_heads = 4;
+    const char *key = NULL;
+    CHECK(pos_check_config(&c, &key, err, sizeof err) == -1 && key && !strcmp(key, "pos") && strstr(err, "even head size"),
+          "odd head width: '%s'", err);
+}
+
 // Gradients of the score bias reach the stack's learned parameters through the tape: a
 // finite-difference check of the bias (H, 3 queries at positions 5.., 7 keys) against each
 // tensor in Positional.table and .weights, for every scheme of the registry that learns
@@ -414,6 +498,9 @@ int main(void) {
     RUN(test_t5_bias_buckets);
     RUN(test_kerple_bias_by_hand);
     RUN(test_fire_bias_by_hand);
+    RUN(test_xpos_by_hand);
+    RUN(test_xpos_relative);
+    RUN(test_xpos_limits);
     RUN(test_learned_bias_gradients);
     RUN(test_spans_give_rows_of_the_whole);
     arena_free(&arena);

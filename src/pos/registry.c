@@ -16,7 +16,8 @@
     X(rope, 0)         \
     X(t5, 3)           \
     X(kerple, 5)       \
-    X(fire, 7)
+    X(fire, 7)         \
+    X(xpos, 8)
 
 #define DECLARE(name, style) extern const PosScheme pos_##name;
 POS_SCHEMES(DECLARE)
