@@ -318,11 +318,16 @@ static void test_fire_bias_by_hand(void) {
 // same rotation times 1/zeta_0 = 3.5 and 1/zeta_1 = 1.5555556. The encoder (bidirectional)
 // gets the rotation alone. A query at 5 and a key at 2 holding pair 0 only: q . k =
 // cos(3) zeta_0^(3/2) = -0.1511924, RoPE's cos(3) times the decay.
-static void test_xpos_by_hand(void) {
+static Config xpos_config(int d_model, int n_heads, float gamma) {
     Config c;
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "xpos");
-    c.d_model = 4; c.n_heads = 1; c.xpos_gamma = 2;
+    c.d_model = d_model; c.n_heads = n_heads; c.xpos_gamma = gamma;
+    return c;
+}
+
+static void test_xpos_by_hand(void) {
+    Config c = xpos_config(4, 1, 2);
     Params ps = {0};
     Positional dec, enc;
     pos_init(&dec, &c, 0, &ps, "pos", "decoder");
@@ -353,10 +358,7 @@ static void test_xpos_by_hand(void) {
 // q . k depends on m - n only: the same contents at (7, 3) and (12, 8), two heads of width 4,
 // gamma 8.
 static void test_xpos_relative(void) {
-    Config c;
-    config_defaults(&c);
-    snprintf(c.pos, sizeof c.pos, "xpos");
-    c.d_model = 8; c.n_heads = 2; c.xpos_gamma = 8;
+    Config c = xpos_config(8, 2, 8);
     Params ps = {0};
     Positional p;
     pos_init(&p, &c, 0, &ps, "pos", "decoder");
@@ -378,9 +380,7 @@ static void test_xpos_relative(void) {
 // the key: with gamma 32 and zeta_0 = 2/7 that is past position 80 * 32 / ln 3.5 = 2043.5.
 // Encoders have no decay and no limit. An odd head width is a config error on model.pos.
 static void test_xpos_limits(void) {
-    Config c;
-    config_defaults(&c);
-    snprintf(c.pos, sizeof c.pos, "xpos");
+    Config c = xpos_config(64, 4, 32);   // the defaults: d_k = 16, gamma 32
     Params ps = {0};
     Positional dec, enc;
     pos_init(&dec, &c, 0, &ps, "pos", "decoder");
