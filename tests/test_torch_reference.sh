@@ -51,7 +51,8 @@ config() {
 
 # The options each case varies (training config; evaluation overrides), so that every option of
 # the design meets the reference somewhere: pooling, activation, embed_scale, label smoothing,
-# a learned table shorter than the sequences (wrap), pos_offset, rope_base and rope_scale.
+# a learned table shorter than the sequences (wrap), pos_offset, rope_base and rope_scale,
+# xpos_gamma (a strong decay), FIRE beyond its threshold.
 : >"$TMP/cases"
 i=0
 for kind in $KINDS; do
@@ -70,6 +71,8 @@ for kind in $KINDS; do
             [ $norm = post ] && over="pos_offset=5"
             [ $pos = rope ] && [ $norm = pre ] && over="rope_base=500 rope_scale=2"
             [ $pos = rope ] && [ $norm = post ] && over="pos_offset=5 rope_base=2000 rope_scale=1.5"
+            [ $pos = xpos ] && [ $norm = pre ] && over="xpos_gamma=4 rope_base=500"
+            [ $pos = fire ] && [ $norm = post ] && over="pos_offset=30"   # past FIRE's threshold 32
             # shellcheck disable=SC2086
             if ! "$TRAIN" "$TMP/$kind.ini" $train >"$TMP/$name.train" 2>&1; then
                 fail "torch_reference_$name" "./train: $(tail -2 "$TMP/$name.train")"; continue
