@@ -413,7 +413,10 @@ static void test_learned_bias_gradients(void) {
             Params ps = {0};
             Positional p;
             pos_init(&p, &c, bidir, &ps, "pos", "decoder");
-            if (!p.scheme->self_bias || ps.n == 0) continue;   // no learned bias
+            if (!p.scheme->self_bias || ps.n == 0) {   // no learned bias
+                params_free(&ps);
+                continue;
+            }
             params_alloc(&ps);
             gc_rng = rng_stream(11, 0);
             for (long i = 0; i < ps.total; i++) ps.data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
