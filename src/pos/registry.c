@@ -7,7 +7,8 @@
 
 // One line per scheme: its PosScheme (pos_<name> in src/pos/<name>.c) and its plot style, a
 // palette slot of io/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
-// The order is the order scripts and tables list the schemes in.
+// The order is the order scripts and tables list the schemes in. Every line ends in a
+// backslash, so a new scheme is one added line (the list ends at the comment below).
 #define POS_SCHEMES(X) \
     X(none, 6)         \
     X(sinusoidal, 1)   \
@@ -17,7 +18,8 @@
     X(t5, 3)           \
     X(kerple, 5)       \
     X(fire, 7)         \
-    X(xpos, 8)
+    X(xpos, 8)         \
+    /* end of the list */
 
 #define DECLARE(name, style) extern const PosScheme pos_##name;
 POS_SCHEMES(DECLARE)
