@@ -54,8 +54,12 @@ config() {
 # a learned table shorter than the sequences (wrap), pos_offset, rope_base and rope_scale,
 # xpos_gamma (a strong decay), FIRE beyond its threshold.
 : >"$TMP/cases"
-i=0
+base=0
 for kind in $KINDS; do
+    # Each kind's option mix starts where it did with six schemes (12 cases a kind), so that a
+    # scheme added to the registry changes no existing case.
+    i=$base
+    base=$((base + 12))
     config $kind "$TMP/$kind.ini"
     for pos in $SCHEMES; do
         for norm in pre post; do
