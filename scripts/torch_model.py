@@ -3,9 +3,9 @@
 
 Written from the model math of the design (docs/design.md), not from the C code: the encoder
 classifier, the encoder-decoder translator and the decoder-only language model, with every
-option of the config (pos = none | sinusoidal | learned | alibi | rope | t5, max_len and
-pos_wrap, rope_base and rope_scale, pos_offset, norm_first, relu/gelu/swiglu, layernorm/rmsnorm,
-bias, embed_scale, mean/cls pooling). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
+option of the config (every pos of ./train --list-schemes, max_len and pos_wrap, rope_base,
+rope_scaling (and the old rope_scale), xpos_gamma, pos_offset, norm_first, relu/gelu/swiglu,
+layernorm/rmsnorm, bias, embed_scale, mean/cls pooling). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
 load_state_dict(strict=True), and `model.state_dict()` gives the tensors back under the same
 names.
 
@@ -89,7 +89,7 @@ def read_safetensors(path):
 _INTS = {"seed", "threads", "d_model", "n_heads", "d_ff", "enc_layers", "dec_layers", "max_len",
          "pos_offset", "window", "batch_size", "steps", "val_size", "train_size", "test_size",
          "rope_original_len"}
-_FLOATS = {"dropout", "rope_base", "rope_scale", "rope_factor", "yarn_alpha", "yarn_beta", "label_smoothing", "lr"}
+_FLOATS = {"dropout", "rope_base", "rope_scale", "rope_factor", "xpos_gamma", "yarn_alpha", "yarn_beta", "label_smoothing", "lr"}
 _BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket", "bias"}
 
 
@@ -198,8 +198,8 @@ def t5_bucket(rel, bidirectional, buckets=32, max_distance=128):
 
 class Scheme:
     """One stack's positional scheme: what it adds to the input, to the scores, or how it
-    rotates queries and keys. Holds no parameters (the learned and t5 tables are the
-    model's and the stack's, under their checkpoint names)."""
+    rotates queries and keys. Holds no parameters (the learned table is the model's, the t5
+    table and the kerple and fire parameters the stack's, under their checkpoint names)."""
 
     def __init__(self, cfg, bidirectional):
         self.name = cfg["pos"]
@@ -209,6 +209,7 @@ class Scheme:
         self.rope_base, self.rope_scaling, self.rope_factor = cfg["rope_base"], cfg["rope_scaling"], cfg["rope_factor"]
         self.rope_original_len = cfg.get("rope_original_len", 32)
         self.yarn_alpha, self.yarn_beta = cfg.get("yarn_alpha", 1.0), cfg.get("yarn_beta", 32.0)
+        self.xpos_gamma = cfg.get("xpos_gamma", 32.0)
         self.h = cfg["n_heads"]
 
     def positions(self, T):
@@ -227,26 +228,44 @@ class Scheme:
             return table.weight[pos]
         return None
 
-    def score_bias(self, T, rel_bias, dtype):           # (h,T,T) or None
+    def score_bias(self, T, stack, dtype):              # (h,T,T) or None
         i = torch.arange(T)[:, None]
         j = torch.arange(T)[None, :]
+        if self.name == "kerple":                        # -r1 log(1 + r2 |i-j|), r = softplus(raw)
+            r1 = F.softplus(stack.kerple.raw_r1)[:, None, None]
+            r2 = F.softplus(stack.kerple.raw_r2)[:, None, None]
+            return -r1 * torch.log1p(r2 * (i - j).abs().to(dtype))
+        if self.name == "fire":                          # f(log(1+|i-j|) / log(1+max(32, i, j)))
+            pi, pj = i + self.offset, j + self.offset
+            far = torch.clamp(torch.maximum(pi, pj), min=32).to(torch.float64)
+            z = (torch.log1p((pi - pj).abs().to(torch.float64)) / torch.log1p(far)).to(dtype)
+            f = stack.fire
+            return f.fc2(torch.relu(f.fc1(z[..., None]))).permute(2, 0, 1)   # (T,T,h) -> (h,T,T)
         if self.name == "alibi":
             m = torch.tensor(alibi_slopes(self.h), dtype=torch.float64)[:, None, None]
             dist = (i - j).abs() if self.bidirectional else (i - j)
             return (-m * dist.to(torch.float64)).to(dtype)
         if self.name == "t5":
             buckets = torch.tensor([[t5_bucket(jj - ii, self.bidirectional) for jj in range(T)] for ii in range(T)])
-            return rel_bias.weight[buckets].permute(2, 0, 1)   # (T,T,h) -> (h,T,T)
+            return stack.rel_bias.weight[buckets].permute(2, 0, 1)   # (T,T,h) -> (h,T,T)
         return None
 
-    def rotation(self, T, d_k, dtype):                   # (cos, sin) each (T, d_k/2), or None
-        if self.name != "rope":
+    def rotation(self, T, d_k, dtype):
+        """(cos, sin, q_scale, k_scale), each (T, d_k/2), or None. The scales are xPos's decay
+        zeta_i^(+-p/gamma) in a causal stack, else None (RoPE; an xPos encoder)."""
+        if self.name not in ("rope", "xpos"):
             return None
         p = self.positions(T).to(torch.float64)
+        i = torch.arange(0, d_k, 2, dtype=torch.float64)
         angle = p[:, None] * self.inv_freq(T + self.offset, d_k)
         s = self.rope_factor
         factor = 0.1 * math.log(s) + 1 if self.rope_scaling == "yarn" and s > 1 else 1.0   # YaRN's temperature
-        return (factor * torch.cos(angle)).to(dtype), (factor * torch.sin(angle)).to(dtype)
+        q_scale = k_scale = None
+        if self.name == "xpos" and not self.bidirectional:
+            zeta = (i + 0.4 * d_k) / (1.4 * d_k)                          # i runs over 0, 2, 4, ...
+            q_scale = (zeta[None, :] ** (p[:, None] / self.xpos_gamma)).to(dtype)
+            k_scale = (zeta[None, :] ** (-p[:, None] / self.xpos_gamma)).to(dtype)
+        return (factor * torch.cos(angle)).to(dtype), (factor * torch.sin(angle)).to(dtype), q_scale, k_scale
 
     def inv_freq(self, n, d_k):
         """Radians per position of each pair for a sequence of n positions (design §2.3.5)."""
@@ -289,7 +308,11 @@ class Attention(nn.Module):
             return t.view(B, T, h, d // h).transpose(1, 2)          # (B,h,T,d_k)
         q, k, v = heads(self.q_proj(xq), Tq), heads(self.k_proj(xkv), Tk), heads(self.v_proj(xkv), Tk)
         if rot is not None:
-            q, k = rotate_pairs(q, *rot), rotate_pairs(k, *rot)
+            cos, sin, q_scale, k_scale = rot
+            q, k = rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)
+            if q_scale is not None:                                   # xPos: pair i of both coordinates
+                q = q * q_scale.repeat_interleave(2, dim=-1)
+                k = k * k_scale.repeat_interleave(2, dim=-1)
         scores = q @ k.transpose(-1, -2) / math.sqrt(d // h)         # (B,h,Tq,Tk)
         if bias is not None:
             scores = scores + bias
@@ -404,10 +427,17 @@ class Stack(nn.Module):
         self.scheme = Scheme(cfg, bidirectional=not decoder)
         if cfg["pos"] == "t5":
             self.rel_bias = nn.Embedding(32, cfg["n_heads"])          # (bucket, head)
+        if cfg["pos"] == "kerple":
+            self.kerple = nn.Module()
+            self.kerple.raw_r1 = nn.Parameter(torch.zeros(cfg["n_heads"]))
+            self.kerple.raw_r2 = nn.Parameter(torch.zeros(cfg["n_heads"]))
+        if cfg["pos"] == "fire":
+            self.fire = nn.Module()
+            self.fire.fc1, self.fire.fc2 = nn.Linear(1, 32), nn.Linear(32, cfg["n_heads"])
 
     def forward(self, x, pad=None, memory=None, memory_pad=None):
         T = x.shape[1]
-        bias = self.scheme.score_bias(T, getattr(self, "rel_bias", None), x.dtype)
+        bias = self.scheme.score_bias(T, self, x.dtype)
         rot = self.scheme.rotation(T, x.shape[2] // self.layers[0].self_attn.h, x.dtype)
         for layer in self.layers:
             x = layer(x, pad, self.causal, bias, rot, memory, memory_pad)
@@ -682,8 +712,11 @@ def markdown_tables(tsv_rows):
     rows = [dict(zip(head, r.split("\t"))) for r in tsv_rows[1:]]
     by_name = {r["case"]: r for r in rows}
     kinds = [k for k in ("classifier", "translator", "lm") if any(r["case"].startswith(k + "_") for r in rows)]
-    schemes = [s for s in ("none", "sinusoidal", "learned", "alibi", "rope", "t5", "rmsnorm", "swiglu", "nobias", "llama")
-               if any("_%s_" % s in r["case"] for r in rows)]
+    schemes = []                                       # in the order of the cases (the registry's)
+    for r in rows:
+        scheme = r["case"].split("_")[1]
+        if scheme not in schemes:
+            schemes.append(scheme)
     cols = [(k, n) for k in kinds for n in ("pre", "post")]
     out = ["Largest relative differences, C (float32) against PyTorch (float64): ./eval loss / gradient "
            "(the worst tensor's largest |C - torch| over its largest |torch|).", "",

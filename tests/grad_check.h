@@ -24,7 +24,7 @@ typedef Tensor *(*GcForward)(Tensor **in);
 
 static Rng gc_rng;
 
-static Tensor *gc_input(int ndim, const int *shape, int with_grad) {
+static inline Tensor *gc_input(int ndim, const int *shape, int with_grad) {
     Tensor *t = tensor_new(ndim, shape, with_grad);
     for (long i = 0; i < t->size; i++) t->data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
     return t;

@@ -1,8 +1,9 @@
 // Shifted positions (the `pos_offset` probe of scripts/extrapolate.sh, view 2), checked on
 // whole models built in-process:
-//   - relative schemes see only j - i: with every position shifted by k, ALiBi and T5 give
-//     bit-identical logits and RoPE the same up to float rounding (cos/sin of other angles
-//     round differently), in the translator (encoder, decoder, cross-attention) and the LM;
+//   - relative schemes see only j - i: with every position shifted by k, ALiBi, T5 and KERPLE
+//     give bit-identical logits and RoPE and xPos the same up to float rounding (cos/sin of
+//     other angles round differently), in the translator (encoder, decoder, cross-attention)
+//     and the LM;
 //   - absolute schemes (sinusoidal, learned) change;
 //   - the learned table wraps (row (t + k) % 32), so offsets k and k + 32 give bit-identical
 //     logits.
@@ -69,38 +70,47 @@ static const int offsets[] = {1, 8, 16, 32, 64, 128, 512};
 #define N_OFFSETS (int)(sizeof offsets / sizeof offsets[0])
 // RoPE: q_m . k_n depends on m - n exactly, but cos/sin of (t + k) w round differently from
 // those of t w; the rounding grows with the angle, so the tolerance is stated relative to the
-// largest logit, for offsets up to 512 (measured: below 1e-6).
+// largest logit, for offsets up to 512 (measured: below 1e-6). xPos adds scales
+// zeta^(+-p/gamma) to the rotation, exact in m - n too, and rounded the same way.
 #define ROPE_REL_TOL 2e-5
+
+// The schemes that see only offsets: bias schemes bit for bit, rotations up to rounding.
+static const struct { const char *name; int exact; } relative[] = {
+    {"alibi", 1}, {"t5", 1}, {"kerple", 1},
+    {"rope", 0}, {"xpos", 0},
+};
+#define N_RELATIVE (int)(sizeof relative / sizeof relative[0])
 
 static void test_relative_schemes_ignore_offset(void) {
     const char *models[2] = {"translator", "lm"};
-    const char *schemes[3] = {"alibi", "t5", "rope"};
     for (int mi = 0; mi < 2; mi++)
-        for (int s = 0; s < 3; s++) {
+        for (int r = 0; r < N_RELATIVE; r++) {
+            const char *scheme = relative[r].name;
             long n, np0, np;
             float *p0, *p;
-            float *y0 = logits_at(models[mi], schemes[s], 0, &n, &p0, &np0);
+            float *y0 = logits_at(models[mi], scheme, 0, &n, &p0, &np0);
             double worst_rel = 0;
             for (int i = 0; i < N_OFFSETS; i++) {
                 long n1;
-                float *y = logits_at(models[mi], schemes[s], offsets[i], &n1, &p, &np);
+                float *y = logits_at(models[mi], scheme, offsets[i], &n1, &p, &np);
                 CHECK(np == np0 && memcmp(p, p0, sizeof(float) * (size_t)np) == 0,
-                      "%s %s: the offset changed the initial weights", models[mi], schemes[s]);
+                      "%s %s: the offset changed the initial weights", models[mi], scheme);
                 double diff = max_abs_diff(y0, y, n);
-                if (s < 2) {
+                if (relative[r].exact) {
                     CHECK(n1 == n && memcmp(y0, y, sizeof(float) * (size_t)n) == 0,
                           "%s %s: offset %d changed the logits by %g (want bit-identical)", models[mi],
-                          schemes[s], offsets[i], diff);
+                          scheme, offsets[i], diff);
                 } else {
                     worst_rel = fmax(worst_rel, diff / max_abs(y0, n));
-                    CHECK(diff <= ROPE_REL_TOL * max_abs(y0, n), "%s rope: offset %d changed the logits by %g (max logit %g)",
-                          models[mi], offsets[i], diff, max_abs(y0, n));
+                    CHECK(diff <= ROPE_REL_TOL * max_abs(y0, n), "%s %s: offset %d changed the logits by %g (max logit %g)",
+                          models[mi], scheme, offsets[i], diff, max_abs(y0, n));
                 }
                 free(y);
                 free(p);
             }
-            if (s == 2) printf("# %s rope: largest change over offsets up to 512, relative to the largest logit: %.2g\n",
-                               models[mi], worst_rel);
+            if (!relative[r].exact)
+                printf("# %s %s: largest change over offsets up to 512, relative to the largest logit: %.2g\n",
+                       models[mi], scheme, worst_rel);
             free(y0);
             free(p0);
         }

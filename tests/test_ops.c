@@ -19,6 +19,8 @@ static Tensor *f_mul(Tensor **in) { return op_mul(in[0], in[1]); }
 static Tensor *f_scale(Tensor **in) { return op_scale(in[0], -1.7f); }
 static Tensor *f_relu(Tensor **in) { return op_relu(in[0]); }
 static Tensor *f_gelu(Tensor **in) { return op_gelu(in[0]); }
+static Tensor *f_log1p(Tensor **in) { return op_log1p(in[0]); }
+static Tensor *f_softplus(Tensor **in) { return op_softplus(in[0]); }
 static Tensor *f_dropout(Tensor **in) { return op_dropout(in[0], g_p, 1234); }
 static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
 static Tensor *f_softmax(Tensor **in) { return op_softmax(in[0], in[1]); }
@@ -94,6 +96,10 @@ static void test_elementwise(void) {
         grad_check("mul", f_mul, in, 2);
         grad_check("scale", f_scale, in, 1);
         grad_check("gelu", f_gelu, in, 1);
+        grad_check("softplus", f_softplus, in, 1);
+        Tensor *positive[1] = {gc_input(3, shapes[s], 1)};   // log1p where distances live: x in [0, 2]
+        for (long i = 0; i < positive[0]->size; i++) positive[0]->data[i] += 1.0f;
+        grad_check("log1p", f_log1p, positive, 1);
         in[1] = gc_input(1, shapes[s] + 2, 1);   // broadcast over rows
         grad_check("add broadcast", f_add, in, 2);
         for (long i = 0; i < in[0]->size; i++)   // keep relu inputs away from its kink
@@ -113,6 +119,28 @@ static void test_gelu_values(void) {
     CHECK_NEAR(y->data[0], 0.8413447, 1e-6);
     CHECK_NEAR(y->data[1], -0.5 * 0.3085375, 1e-6);
     CHECK_NEAR(y->data[2], 0, 0);
+}
+
+// log1p(x) = log(1 + x): log1p(1) = ln 2 = 0.6931472, log1p(e - 1) = 1, log1p(0) = 0.
+// softplus(x) = log(1 + e^x): softplus(0) = ln 2, softplus(2) = 2.1269280, softplus(-2) =
+// 0.1269280 (softplus(x) - softplus(-x) = x), and far out x itself / e^x (no overflow).
+static void test_log1p_softplus_values(void) {
+    int n = 5;
+    Tensor *x = tensor_new(1, &n, 0);
+    float xs[5] = {1, 1.7182818f, 0, 2, -2};
+    memcpy(x->data, xs, sizeof xs);
+    Tensor *l = op_log1p(x);
+    CHECK_NEAR(l->data[0], 0.6931472, 1e-6);
+    CHECK_NEAR(l->data[1], 1.0, 1e-6);
+    CHECK_NEAR(l->data[2], 0, 0);
+    Tensor *sp = op_softplus(x);
+    CHECK_NEAR(sp->data[2], 0.6931472, 1e-6);
+    CHECK_NEAR(sp->data[3], 2.1269280, 1e-6);
+    CHECK_NEAR(sp->data[4], 0.1269280, 1e-6);
+    x->data[0] = 200; x->data[1] = -200;
+    sp = op_softplus(x);
+    CHECK_NEAR(sp->data[0], 200, 0);
+    CHECK(sp->data[1] >= 0 && sp->data[1] < 1e-30f, "softplus(-200) = %g, expected e^-200 (0 in float)", sp->data[1]);
 }
 
 static void test_dropout_statistics(void) {
@@ -385,6 +413,7 @@ int main(void) {
     gc_rng = rng_stream(42, 0);
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
+    T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "grad_check.h"
 #include "core/arena.h"
 #include "core/ops.h"
 #include "pos/pos.h"
@@ -344,6 +345,203 @@ static void test_t5_buckets(void) {
     CHECK(t5_bucket(5, 0) == 0 && t5_bucket(-1000, 0) == 31, "decoder edges");
 }
 
+// KERPLE-log by hand, H = 2: raw_r1 = (0, 1), raw_r2 = (0, -1), so r1 = softplus = (ln 2,
+// 1.3132617) and r2 = (ln 2, 0.3132617); bias_h(d) = -r1_h log(1 + r2_h d) for d = |i - j|:
+// head 0: 0, -0.3650037, -0.6028590, -0.7796161; head 1: 0, -0.3578820, -0.6388294,
+// -0.8701372. Encoder and decoder alike (the decoder's keys after the query are masked).
+// Shifting every position (pos_offset 100) leaves every entry unchanged, bit for bit.
+static void test_kerple_bias_by_hand(void) {
+    Params ps = {0};
+    Positional enc, dec;
+    encoder_and_decoder("kerple", 2, &ps, &enc, &dec);
+    CHECK(ps.n == 4 && !strcmp(ps.list[0]->name, "encoder.kerple.raw_r1") && !strcmp(ps.list[3]->name, "decoder.kerple.raw_r2"),
+          "KERPLE parameters: %d, first '%s'", ps.n, ps.n ? ps.list[0]->name : "");
+    params_alloc(&ps);
+    Positional *both[2] = {&enc, &dec};
+    for (int k = 0; k < 2; k++) {
+        both[k]->weights[0]->data[1] = 1;
+        both[k]->weights[1]->data[1] = -1;
+    }
+    const double want[2][4] = {{0, -0.3650037, -0.6028590, -0.7796161}, {0, -0.3578820, -0.6388294, -0.8701372}};
+    PosSpan all = {0, 4};
+    for (int k = 0; k < 2; k++) {
+        Tensor *b = pos_self_bias(both[k], all, all);
+        CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) CHECK_NEAR(b->data[(h * 4 + i) * 4 + j], want[h][abs(i - j)], 1e-6);
+        both[k]->offset = 100;
+        Tensor *shifted = pos_self_bias(both[k], all, all);
+        CHECK(!memcmp(shifted->data, b->data, sizeof(float) * (size_t)b->size), "KERPLE bias changed with pos_offset");
+    }
+    params_free(&ps);
+}
+
+// FIRE by hand, H = 2, with an MLP that shows its input: hidden unit 0 = relu(z), the others
+// 0; head 0 = unit 0, head 1 = 2 unit 0 + 0.5. Within the threshold L = 32 the input is
+// z = log(1 + |i - j|) / log(1 + 32): 0, 0.1982399, 0.3142027, 0.3964797 for distances 0..3,
+// in the encoder and the decoder alike, and unchanged by pos_offset 10 (every position
+// still below L). With pos_offset 40 the normaliser is log(1 + max(i, j)): query 43 and key
+// 40 give log 4 / log 44 = 0.3663385, query 41 and key 40 log 2 / log 42 = 0.1854490: FIRE is not
+// offset-invariant beyond L, by design.
+static void test_fire_bias_by_hand(void) {
+    Params ps = {0};
+    Positional enc, dec;
+    encoder_and_decoder("fire", 2, &ps, &enc, &dec);
+    CHECK(ps.n == 8 && !strcmp(ps.list[0]->name, "encoder.fire.fc1.weight") && !strcmp(ps.list[7]->name, "decoder.fire.fc2.bias"),
+          "FIRE parameters: %d, first '%s'", ps.n, ps.n ? ps.list[0]->name : "");
+    params_alloc(&ps);
+    Positional *both[2] = {&enc, &dec};
+    for (int k = 0; k < 2; k++) {
+        Tensor **w = both[k]->weights;   // fc1.weight (32,1), fc1.bias (32), fc2.weight (2,32), fc2.bias (2)
+        w[0]->data[0] = 1;
+        w[2]->data[0] = 1;
+        w[2]->data[32] = 2;
+        w[3]->data[1] = 0.5f;
+    }
+    const double z[4] = {0, 0.1982399, 0.3142027, 0.3964797};
+    PosSpan all = {0, 4};
+    for (int k = 0; k < 2; k++) {
+        Tensor *b = pos_self_bias(both[k], all, all);
+        CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                CHECK_NEAR(b->data[i * 4 + j], z[abs(i - j)], 1e-6);
+                CHECK_NEAR(b->data[16 + i * 4 + j], 2 * z[abs(i - j)] + 0.5, 1e-6);
+            }
+        both[k]->offset = 10;
+        Tensor *within = pos_self_bias(both[k], all, all);
+        CHECK(!memcmp(within->data, b->data, sizeof(float) * (size_t)b->size), "FIRE bias changed with pos_offset 10 < L");
+        both[k]->offset = 40;
+        Tensor *beyond = pos_self_bias(both[k], all, all);
+        CHECK_NEAR(beyond->data[3 * 4 + 0], 0.3663385, 1e-6);   // query 43, key 40
+        CHECK_NEAR(beyond->data[0 * 4 + 3], 0.3663385, 1e-6);   // query 40, key 43 (masked in the decoder)
+        CHECK_NEAR(beyond->data[1 * 4 + 0], 0.1854490, 1e-6);   // query 41, key 40: log 2 / log 42
+    }
+    params_free(&ps);
+}
+
+// xPos by hand: one head of width 4 (pairs 0, 1: zeta = 1.6/5.6 = 0.2857143, 3.6/5.6 =
+// 0.6428571), gamma 2, rope_base 10000 (angles p and p/100). Every pair (1, 0) at position 2:
+// the query becomes (cos 2, sin 2) * zeta_0 and (cos 0.02, sin 0.02) * zeta_1, the key the
+// same rotation times 1/zeta_0 = 3.5 and 1/zeta_1 = 1.5555556. The encoder (bidirectional)
+// gets the rotation alone. A query at 5 and a key at 2 holding pair 0 only: q . k =
+// cos(3) zeta_0^(3/2) = -0.1511924, RoPE's cos(3) times the decay.
+static Config xpos_config(int d_model, int n_heads, float gamma) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "xpos");
+    c.d_model = d_model; c.n_heads = n_heads; c.xpos_gamma = gamma;
+    return c;
+}
+
+static void test_xpos_by_hand(void) {
+    Config c = xpos_config(4, 1, 2);
+    Params ps = {0};
+    Positional dec, enc;
+    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
+    CHECK(ps.n == 0, "xPos has no parameters");
+    int shape[3] = {1, 3, 4};
+    Tensor *x = tensor_zeros(3, shape, 0);
+    for (int t = 0; t < 3; t++) x->data[t * 4] = x->data[t * 4 + 2] = 1;
+    PosSpan rows = {0, 3};
+    Tensor *q = pos_rotate(&dec, x, rows), *k = pos_rotate_key(&dec, x, rows), *e = pos_rotate_key(&enc, x, rows);
+    const double rot[4] = {cos(2.0), sin(2.0), cos(0.02), sin(0.02)}, zq[4] = {0.2857143, 0.2857143, 0.6428571, 0.6428571};
+    const double zk[4] = {3.5, 3.5, 1.5555556, 1.5555556};
+    for (int c2 = 0; c2 < 4; c2++) {
+        CHECK_NEAR(q->data[8 + c2], rot[c2] * zq[c2], 1e-6);
+        CHECK_NEAR(k->data[8 + c2], rot[c2] * zk[c2], 1e-6);
+        CHECK_NEAR(e->data[8 + c2], rot[c2], 1e-6);
+        CHECK_NEAR(q->data[c2], c2 % 2 == 0, 0);   // position 0: no rotation, no scale
+    }
+    Tensor *one = tensor_zeros(3, (int[]){1, 1, 4}, 0);
+    one->data[0] = 1;
+    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){5, 1}), *k2 = pos_rotate_key(&dec, one, (PosSpan){2, 1});
+    double dot = 0;
+    for (int c2 = 0; c2 < 4; c2++) dot += (double)q5->data[c2] * k2->data[c2];
+    CHECK_NEAR(dot, -0.1511924, 1e-6);
+    params_free(&ps);
+}
+
+// q . k depends on m - n only: the same contents at (7, 3) and (12, 8), two heads of width 4,
+// gamma 8.
+static void test_xpos_relative(void) {
+    Config c = xpos_config(8, 2, 8);
+    Params ps = {0};
+    Positional p;
+    pos_init(&p, &c, 0, &ps, "pos", "decoder");
+    Rng r = rng_stream(3, 0);
+    Tensor *qv = tensor_new(3, (int[]){1, 1, 8}, 0), *kv = tensor_new(3, (int[]){1, 1, 8}, 0);
+    for (int i = 0; i < 8; i++) qv->data[i] = rng_normal(&r), kv->data[i] = rng_normal(&r);
+    double dots[2];
+    const int at[2][2] = {{7, 3}, {12, 8}};
+    for (int s = 0; s < 2; s++) {
+        Tensor *q = pos_rotate(&p, qv, (PosSpan){at[s][0], 1}), *k = pos_rotate_key(&p, kv, (PosSpan){at[s][1], 1});
+        dots[s] = 0;
+        for (int i = 0; i < 8; i++) dots[s] += (double)q->data[i] * k->data[i];
+    }
+    CHECK(fabs(dots[0] - dots[1]) <= 1e-5 * fabs(dots[0]) + 1e-6, "q.k at (7,3) %.7f, at (12,8) %.7f", dots[0], dots[1]);
+    params_free(&ps);
+}
+
+// Positions whose key scale leaves float32's safe range are refused with a message naming
+// the key: with gamma 32 and zeta_0 = 2/7 that is past position 80 * 32 / ln 3.5 = 2043.5.
+// Encoders have no decay and no limit. An odd head width is a config error on model.pos.
+static void test_xpos_limits(void) {
+    Config c = xpos_config(64, 4, 32);   // the defaults: d_k = 16, gamma 32
+    Params ps = {0};
+    Positional dec, enc;
+    pos_init(&dec, &c, 0, &ps, "pos", "decoder");
+    pos_init(&enc, &c, 1, &ps, "pos", "encoder");
+    char err[256] = "";
+    CHECK(pos_check_length(&dec, 2044, err, sizeof err) == 0, "positions 0..2043 refused: %s", err);
+    CHECK(pos_check_length(&dec, 2045, err, sizeof err) == -1 && strstr(err, "position 2044") && strstr(err, "xpos_gamma"),
+          "position 2044 accepted or message '%s'", err);
+    CHECK(pos_check_length(&enc, 100000, err, sizeof err) == 0, "encoder refused a length");
+    c.d_model = 12; c.n_heads = 4;
+    const char *key = NULL;
+    CHECK(pos_check_config(&c, &key, err, sizeof err) == -1 && key && !strcmp(key, "pos") && strstr(err, "even head size"),
+          "odd head width: '%s'", err);
+}
+
+// Gradients of the score bias reach the stack's learned parameters through the tape: a
+// finite-difference check of the bias (H, 3 queries at positions 5.., 7 keys) against each
+// tensor in Positional.table and .weights, for every scheme of the registry that learns
+// its bias, encoder and decoder.
+static const Positional *gc_pos;
+static Tensor *f_self_bias(Tensor **in) { return pos_self_bias(gc_pos, (PosSpan){5, 3}, (PosSpan){0, 8}); }
+
+static void test_learned_bias_gradients(void) {
+    for (int s = 0; s < pos_scheme_count(); s++)
+        for (int bidir = 0; bidir < 2; bidir++) {
+            Config c;
+            config_defaults(&c);
+            snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
+            c.d_model = 8; c.n_heads = 2;
+            Params ps = {0};
+            Positional p;
+            pos_init(&p, &c, bidir, &ps, "pos", "decoder");
+            if (!p.scheme->self_bias || ps.n == 0) {   // no learned bias
+                params_free(&ps);
+                continue;
+            }
+            params_alloc(&ps);
+            gc_rng = rng_stream(11, 0);
+            for (long i = 0; i < ps.total; i++) ps.data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            if (!strcmp(p.scheme->name, "fire"))   // keep its hidden ReLUs off their kink for z in [0, 1]
+                for (int k = 0; k < p.weights[1]->size; k++) {
+                    float w = fabsf(p.weights[0]->data[k]) + 0.1f;
+                    p.weights[1]->data[k] = p.weights[1]->data[k] >= 0 ? w : -w;
+                }
+            Tensor *in[POS_MAX_WEIGHTS + 1] = {p.table};
+            for (int w = 0; w < POS_MAX_WEIGHTS; w++) in[w + 1] = p.weights[w];
+            gc_pos = &p;
+            grad_check(pos_scheme_at(s)->name, f_self_bias, in, POS_MAX_WEIGHTS + 1);
+            params_free(&ps);
+        }
+}
+
 // Rows [a, a+n) of a (1,T,d) tensor as a (1,n,d) tensor.
 static Tensor *rows_of(const Tensor *x, int a, int n) {
     int d = x->shape[2], shape[3] = {1, n, d};
@@ -374,6 +572,7 @@ static void test_spans_give_rows_of_the_whole(void) {
                 Tensor *x = tensor_new(3, shape, 0);
                 for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
                 Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = T}), *full_rot = pos_rotate(&p, x, (PosSpan){.start = 0, .len = T});
+                Tensor *full_key = pos_rotate_key(&p, x, (PosSpan){.start = 0, .len = T});
                 Tensor *full_bias = pos_self_bias(&p, (PosSpan){.start = 0, .len = T}, (PosSpan){.start = 0, .len = T});
                 int same = 1;
                 for (int a = 0; a < T; a += 3)
@@ -382,6 +581,8 @@ static void test_spans_give_rows_of_the_whole(void) {
                         Tensor *in = pos_add_to_input(&p, part, (PosSpan){.start = a, .len = n}), *rot = pos_rotate(&p, part, (PosSpan){.start = a, .len = n});
                         same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
+                        Tensor *key = pos_rotate_key(&p, part, (PosSpan){.start = a, .len = n});
+                        same &= !memcmp(key->data, full_key->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         Tensor *bias = pos_self_bias(&p, (PosSpan){.start = a, .len = n}, (PosSpan){.start = 0, .len = a + n});   // (H,n,a+n)
                         same &= !bias == !full_bias;
                         for (int h = 0; bias && h < H; h++)
@@ -587,6 +788,12 @@ int main(void) {
     RUN(test_alibi_bias_shape);
     RUN(test_t5_buckets);
     RUN(test_t5_bias_buckets);
+    RUN(test_kerple_bias_by_hand);
+    RUN(test_fire_bias_by_hand);
+    RUN(test_xpos_by_hand);
+    RUN(test_xpos_relative);
+    RUN(test_xpos_limits);
+    RUN(test_learned_bias_gradients);
     RUN(test_spans_give_rows_of_the_whole);
     RUN(test_sample_by_hand);
     RUN(test_sample_properties);

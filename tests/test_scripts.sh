@@ -60,6 +60,9 @@ markdown_svg_rerun() {
     expect_error "$1_bad_option" "unknown argument '--fast'" "$2" --fast
 }
 
+# Every script runs every scheme of the registry.
+n_schemes=$("$TRAIN" --list-schemes | wc -l)
+
 # ---- dog_bites_man.sh
 D=$TMP/dbm
 if scripts/dog_bites_man.sh --quick --out "$D" >"$TMP/dbm.out" 2>&1; then ok dbm_quick_runs
@@ -69,7 +72,7 @@ for f in runs.csv permute.csv curves.csv results.md pair_acc.svg train_loss.svg;
 report dbm_outputs "${missing:+missing:$missing}"
 report dbm_runs_csv "$(csv_check "$D/runs.csv" 8 "2 3 4 5 6 7 8" "")"
 rows=$(awk 'END { print NR - 1 }' "$D/runs.csv")
-report dbm_runs_csv_rows "$([ "$rows" = 12 ] || echo "$rows rows, want 6 schemes x 2 forms = 12")"
+report dbm_runs_csv_rows "$([ "$rows" = $((2 * n_schemes)) ] || echo "$rows rows, want $n_schemes schemes x 2 forms = $((2 * n_schemes))")"
 report dbm_permute_csv "$(csv_check "$D/permute.csv" 7 "6 7" "")"
 report dbm_curves_csv "$(csv_check "$D/curves.csv" 11 "2 3 5 6" "7 8 9 10 11")"
 report dbm_markdown "$(md_check "$D/results.md")"
@@ -91,9 +94,10 @@ for f in results.csv results.md curves.csv tr_train_loss.svg tr_val_loss_1x.svg 
 done
 report ex_outputs "${missing:+missing:$missing}"
 report ex_results_csv "$(csv_check "$E/results.csv" 9 "3 4 5 6 7" "8 9")"
-report ex_results_views "$(awk -F, 'NR > 1 { n[$1]++ } NR > 1 && $1 !~ /^(length|offset|window)$/ { print "unknown view " $1; exit }
-    END { if (n["length"] != 32 || n["offset"] != 18 || n["window"] != 24)
-          printf "rows: %d length (want 8 x 4), %d offset (6 x 3), %d window (8 x 3)\n", n["length"], n["offset"], n["window"] }' "$E/results.csv")"
+# Views 1 and 3 add the two stretched rope models (rope_pi4, rope_base40k) to the schemes.
+report ex_results_views "$(awk -F, -v s="$n_schemes" 'NR > 1 { n[$1]++ } NR > 1 && $1 !~ /^(length|offset|window)$/ { print "unknown view " $1; exit }
+    END { if (n["length"] != (s + 2) * 4 || n["offset"] != s * 3 || n["window"] != (s + 2) * 3)
+          printf "rows: %d length (want %d x 4), %d offset (%d x 3), %d window (%d x 3)\n", n["length"], s + 2, n["offset"], s, n["window"], s + 2 }' "$E/results.csv")"
 report ex_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 report ex_markdown "$(md_check "$E/results.md")"
 report ex_svg "$(svg_check "$E"/*.svg)"
@@ -126,7 +130,6 @@ report lg_outputs "${missing:+missing:$missing}"
 report lg_results_csv "$(csv_check "$L/results.csv" 8 "3 4 5 6 7 8" "")"
 # 2 tasks x (every scheme, plain; every scheme but none randomized, scored on drawn and on
 # plain positions) x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
-n_schemes=$("$TRAIN" --list-schemes | wc -l)
 report lg_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
     NR > 1 && ($5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
     END { if (n != 4 * (3 * s - 2)) print n " rows, want 2 tasks x (" s " + 2 x " s - 1 ") rows x 2 lengths = " 4 * (3 * s - 2) }' "$L/results.csv")"

@@ -74,13 +74,14 @@ ok slurm_cluster_starts
 scripts/dog_bites_man.sh --quick --out "$TMP/local" >"$TMP/local.out" 2>&1 || fail slurm_local_reference "$(tail -n 3 "$TMP/local.out")"
 
 # ------------------------------------------------------------------------------ a whole run
+n=$("$TRAIN" --list-schemes | wc -l)   # --quick: one seed, so one training (array task) per scheme
 O=$TMP/slurm_run
 if scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/s1.out" 2>"$TMP/s1.err"; then
-    job=$(sed -n 's/.*submitted Slurm job \([0-9]*\): 6 trainings.*/\1/p' "$TMP/s1.out")
+    job=$(sed -n "s/.*submitted Slurm job \([0-9]*\): $n trainings.*/\1/p" "$TMP/s1.out")
     ran=0
-    for i in 1 2 3 4 5 6; do grep -q "^\[.*\] train  $O/runs/" "$O/slurm/${job}_$i.out" 2>/dev/null && ran=$((ran + 1)); done
-    if [ -n "$job" ] && [ $ran -eq 6 ]; then ok slurm_array_ran_every_task
-    else fail slurm_array_ran_every_task "job '$job', $ran of 6 task logs show a training: $(head -c 300 "$TMP/s1.out")"; fi
+    for i in $(awk -v n="$n" 'BEGIN { for (i = 1; i <= n; i++) print i }'); do grep -q "^\[.*\] train  $O/runs/" "$O/slurm/${job}_$i.out" 2>/dev/null && ran=$((ran + 1)); done
+    if [ -n "$job" ] && [ $ran -eq "$n" ]; then ok slurm_array_ran_every_task
+    else fail slurm_array_ran_every_task "job '$job', $ran of $n task logs show a training: $(head -c 300 "$TMP/s1.out")"; fi
     if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_equal_local_run; else fail slurm_results_equal_local_run "$why"; fi
 else
     fail slurm_array_ran_every_task "exit $?: $(tail -n 3 "$TMP/s1.err")"
@@ -113,7 +114,7 @@ EOT
 chmod +x "$W/train"
 O=$TMP/cancel_run
 BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --no-wait --out "$O" >"$TMP/c1.out" 2>&1
-job=$(sed -n 's/.*submitted Slurm job \([0-9]*\): 6 trainings.*/\1/p' "$TMP/c1.out")
+job=$(sed -n "s/.*submitted Slurm job \([0-9]*\): $n trainings.*/\1/p" "$TMP/c1.out")
 task=$(grep -n "rope-s1" "$O"/slurm/plan-*.tasks 2>/dev/null | cut -d: -f1)
 if [ -z "$job" ] || [ -z "$task" ]; then fail slurm_no_wait_submits "$(head -c 300 "$TMP/c1.out")"
 else
@@ -141,7 +142,7 @@ else
     fi
     # Everything finished: one more call submits nothing.
     BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/c3.out" 2>&1
-    if [ $? -eq 0 ] && ! grep -q submitted "$TMP/c3.out" && [ "$(grep -c "reuse  $O/runs/" "$TMP/c3.out")" -eq 6 ]
+    if [ $? -eq 0 ] && ! grep -q submitted "$TMP/c3.out" && [ "$(grep -c "reuse  $O/runs/" "$TMP/c3.out")" -eq "$n" ]
     then ok slurm_finished_runs_not_redone
     else fail slurm_finished_runs_not_redone "$(grep submitted "$TMP/c3.out")"; fi
 fi

@@ -311,9 +311,9 @@ static void test_plot_is_well_formed_with_legend_and_escapes(void) {
     Plot p;
     plot_init(&p, "Loss & accuracy <test>", "length \"L\"", "loss");
     snprintf(p.legend_title, sizeof p.legend_title, "scheme");
-    const char *names[] = {"base", "sine", "table", "slope", "rotary", "bucket", "a<b & \"c\"", "x", "y", "z"};
+    const char *names[] = {"base", "sine", "table", "slope", "rotary", "bucket", "a<b & \"c\"", "x", "y", "z", "u", "v"};
     double x[5] = {8, 16, 32, 64, 128}, y[5];
-    for (int s = 0; s < 10; s++) {
+    for (int s = 0; s < 12; s++) {
         for (int i = 0; i < 5; i++) y[i] = 0.1 * s + 0.01 * i;
         y[2] = s == 3 ? NAN : y[2];
         plot_add_series(&p, names[s], 5, x, y);
@@ -330,16 +330,16 @@ static void test_plot_is_well_formed_with_legend_and_escapes(void) {
     CHECK(strstr(svg, "length &quot;L&quot;") != NULL, "x label not escaped");
     const char *legend = strstr(svg, "class=\"legend\"");
     CHECK(legend != NULL, "no legend");
-    for (int s = 0; s < 10 && legend; s++) {
+    for (int s = 0; s < 12 && legend; s++) {
         char esc[64], key[80];
         snprintf(key, sizeof key, ">%s</text>", plot_xml_escape(names[s], esc, sizeof esc));
         CHECK(strstr(legend, key) != NULL, "legend lacks %s", key);
     }
     CHECK(legend && strstr(legend, ">scheme</text>"), "legend title missing");
-    CHECK(count(svg, "class=\"series\"") == 10, "%d series groups", count(svg, "class=\"series\""));
+    CHECK(count(svg, "class=\"series\"") == 12, "%d series groups", count(svg, "class=\"series\""));
     CHECK(count(svg, "class=\"band\"") == 1, "%d bands", count(svg, "class=\"band\""));
     CHECK(strstr(svg, "stroke-dasharray=\"6 4\"") && strstr(svg, ">training length</text>"), "no marker line");
-    // Ten series, eight colours: the last two are dashed.
+    // Twelve series, ten colours: the last two are dashed.
     CHECK(count(svg, "stroke-dasharray=\"7 3\"") == 4, "%d dashed (2 lines + 2 legend swatches)",
           count(svg, "stroke-dasharray=\"7 3\""));
     free(svg);

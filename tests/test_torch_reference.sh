@@ -66,10 +66,15 @@ config() {
 # The options each case varies (training config; evaluation overrides), so that every option of
 # the design meets the reference somewhere: pooling, activation, embed_scale, label smoothing,
 # a learned table shorter than the sequences (wrap), pos_offset, rope_base, the old rope_scale and
-# every RoPE stretch (dynamic on the LM only: it follows the padded batch length elsewhere).
+# every RoPE stretch (dynamic on the LM only: it follows the padded batch length elsewhere),
+# xpos_gamma (a strong decay), FIRE beyond its threshold.
 : >"$TMP/cases"
-i=0
+base=0
 for kind in $KINDS; do
+    # Each kind's option mix starts where it did with six schemes (12 cases a kind), so that a
+    # scheme added to the registry changes no existing case.
+    i=$base
+    base=$((base + 12))
     config $kind "$TMP/$kind.ini"
     for pos in $SCHEMES $BLOCKS; do
         for norm in pre post; do
@@ -100,6 +105,8 @@ for kind in $KINDS; do
             [ $pos = rope ] && [ $kind = lm ] && [ $norm = pre ] &&
                 over="rope_scaling=yarn rope_factor=4 rope_original_len=16 yarn_alpha=0.5 yarn_beta=4"
             [ $pos = rope ] && [ $kind = lm ] && [ $norm = post ] && over="pos_offset=5 rope_scaling=dynamic rope_original_len=8"
+            [ $pos = xpos ] && [ $norm = pre ] && over="xpos_gamma=4 rope_base=500"
+            [ $pos = fire ] && [ $norm = post ] && over="pos_offset=30"   # past FIRE's threshold 32
             # shellcheck disable=SC2086
             if ! "$TRAIN" "$TMP/$kind.ini" $train >"$TMP/$name.train" 2>&1; then
                 fail "torch_reference_$name" "./train: $(tail -2 "$TMP/$name.train")"; continue

@@ -1,4 +1,5 @@
 #include "core/arena.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@ void arena_on_failure(Arena *a, ArenaFailure fn, void *ctx) {
     a->on_failure = fn;
     a->failure_ctx = ctx;
 }
+
+double arena_alloc_bytes(double bytes) { return bytes > 0 ? ceil(bytes / 64) * 64 : 64; }
 
 void *arena_alloc(Arena *a, size_t bytes) {
     bytes = (bytes + 63) / 64 * 64;

@@ -2,7 +2,7 @@
 // records itself on the tape. Forward and backward of each op sit side by side in the
 // op's source file:
 //   ops_matmul.c     matmul, linear
-//   ops_elementwise.c add, mul, scale, relu, gelu, dropout
+//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout
 //   ops_norm.c       layernorm, softmax, cross_entropy
 //   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
@@ -27,6 +27,8 @@ Tensor *op_mul(Tensor *a, Tensor *b);           // same shape
 Tensor *op_scale(Tensor *a, float s);
 Tensor *op_relu(Tensor *x);
 Tensor *op_gelu(Tensor *x);                     // exact: x * Phi(x), with erf
+Tensor *op_log1p(Tensor *x);                    // log(1 + x), for x > -1
+Tensor *op_softplus(Tensor *x);                 // log(1 + e^x), > 0 everywhere
 // Inverted dropout: zero with probability p, scale the rest by 1/(1-p). p = 0 returns x.
 // The mask is a hash of (seed, element index): same seed, same mask, any thread count.
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed);

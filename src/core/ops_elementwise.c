@@ -136,6 +136,53 @@ Tensor *op_gelu(Tensor *x) {
     return out;
 }
 
+// --- log1p: out = log(1 + x), x > -1; d/dx = 1 / (1 + x) -----------------------------
+// The logarithmic distances of KERPLE and FIRE (log(1 + r|i - j|)).
+
+static void log1p_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int acc = grad_accumulates(x);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++)
+        x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] / (1.0f + x->data[i]);
+}
+
+Tensor *op_log1p(Tensor *x) {
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) out->data[i] = log1pf(x->data[i]);
+    if (grad) tape_record("log1p", log1p_backward, out, x, NULL, NULL);
+    return out;
+}
+
+// --- softplus: out = log(1 + e^x); d/dx = sigmoid(x) ----------------------------------
+// Keeps a learned quantity positive with a gradient everywhere (KERPLE's r1, r2). Written
+// as max(x, 0) + log1p(e^-|x|) so that a large |x| neither overflows nor loses the tail.
+
+static void softplus_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int acc = grad_accumulates(x);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) {
+        float v = x->data[i], e = expf(-fabsf(v));
+        float sigmoid = v >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] * sigmoid;
+    }
+}
+
+Tensor *op_softplus(Tensor *x) {
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) {
+        float v = x->data[i];
+        out->data[i] = (v > 0 ? v : 0.0f) + log1pf(expf(-fabsf(v)));
+    }
+    if (grad) tape_record("softplus", softplus_backward, out, x, NULL, NULL);
+    return out;
+}
+
 // --- dropout: out = x * keep / (1-p), keep = [hash(seed, i) >= p] ----------------------
 // The forward pass keeps the mask (one byte per element, as PyTorch does) so the backward
 // pass does not hash again. aux = mask.

@@ -97,6 +97,7 @@ static const Key KEYS[] = {
     INT("model", rope_original_len, "32", 1, 1 << 24),
     FLT("model", yarn_alpha, "1", 0, 1e6, 0),
     FLT("model", yarn_beta, "32", 0, 1e6, 0),
+    FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),   // xPos decay length (docs/design.md §2.3.11)
     INT("model", pos_offset, "0", 0, 1 << 24),
     INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
     ENUM("model", attn_logit_scale, "none", "none|log"),  // self-attention temperature past the training length (§2.4)

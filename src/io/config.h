@@ -55,6 +55,7 @@ typedef struct Config {
     float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
     int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
     float yarn_alpha, yarn_beta; // yarn: pairs turning < alpha times in L are interpolated, > beta kept
+    float xpos_gamma;          // xPos: q.k of pair i decays as zeta_i^((m-n)/xpos_gamma) (default 32)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
     int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
     char  attn_logit_scale[CFG_STR]; // none | log: self-attention scores times log(n)/log(n_train) past n_train

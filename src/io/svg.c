@@ -224,9 +224,11 @@ static void tick_label(const PlotAxis *a, double v, char *buf, int n) {
 // ---------------------------------------------------------------- colours
 
 // Okabe-Ito (colour-blind safe), with dark grey for the no-position baseline and wine in
-// place of yellow, which is unreadable on white.
+// place of yellow, which is unreadable on white; then Tol's olive and indigo, so that nine
+// schemes and a series of one's own each get a slot.
 static const char *const palette[PLOT_N_COLORS] = {
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#444444", "#882255",
+    "#999933", "#332288",
 };
 
 int plot_color_slot(const char *name) {
@@ -532,8 +534,9 @@ static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSerie
 }
 
 // Marker shape per palette slot, so series differ by more than colour: filled circle,
-// square, triangle, diamond, inverted triangle, then hollow circle, square, diamond.
-static const int marker_shape[PLOT_N_COLORS] = {0, 1, 2, 3, 4, 0, 1, 3};
+// square, triangle, diamond, inverted triangle, then hollow circle, square, diamond,
+// triangle, inverted triangle.
+static const int marker_shape[PLOT_N_COLORS] = {0, 1, 2, 3, 4, 0, 1, 3, 2, 4};
 static int marker_hollow(int slot) { return slot >= 5; }
 static const char *marker_tag(int slot) {
     int shape = marker_shape[slot];

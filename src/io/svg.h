@@ -92,7 +92,7 @@ void plot_axis(double dmin, double dmax, int log, PlotAxis *a);
 void plot_format_number(double v, char *buf, int n);
 
 // Palette slot a series name hashes to (0..PLOT_N_COLORS-1) and a slot's colour ("#rrggbb").
-#define PLOT_N_COLORS 8
+#define PLOT_N_COLORS 10
 int plot_color_slot(const char *name);
 const char *plot_color(int slot);
 

@@ -102,7 +102,7 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
     Tensor *v = c->mem_v ? c->mem_v : linear_forward(&m->v_proj, x_kv); // (B,Tk,d)
     if (c->rope) {
         q = pos_rotate(c->rope, q, c->rows);
-        k = pos_rotate(c->rope, k, c->rows);
+        k = pos_rotate_key(c->rope, k, c->rows);
     }
     if (c->past_k) {
         k = cache_append(c->past_k, k, c->rows.start, c->capacity);

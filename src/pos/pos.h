@@ -25,6 +25,7 @@
 #include "io/config.h"
 
 typedef struct PosScheme PosScheme;
+#define POS_MAX_WEIGHTS 4
 
 // Rows start .. start+len-1 of a sequence. Their positions are those indices, or, when `at`
 // is set (drawn positions), at[start] .. at[start+len-1].
@@ -40,8 +41,12 @@ typedef struct Positional {
     float rope_factor;           // s (linear, ntk, yarn)
     int rope_original_len;       // L, the training window (yarn, dynamic)
     float yarn_alpha, yarn_beta; // yarn's ramp, in turns of a pair within L
+    float xpos_gamma;            // xpos: the decay's length scale
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
+    // A scheme with several parameter tensors keeps them here, in the order it declared
+    // them (each scheme's file names its slots); unused slots are NULL.
+    Tensor *weights[POS_MAX_WEIGHTS];
     // Randomized positions: 0 = positions 0, 1, 2, ...; L = each forward pass draws them
     // from [0, L) (pos_draw; the model sets it for training, and for evaluation when
     // eval.positions = sampled). sample holds the last draw, pos_offset added (malloc'd,
@@ -59,10 +64,18 @@ struct PosScheme {
     Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);   // x (B,rows.len,d) -> same
     Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys); // -> (H,queries.len,keys.len)
     Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);         // q or k (B,rows.len,d) -> rotated
+    // Keys, where they are treated otherwise than queries (xPos scales them the other way);
+    // NULL: keys go through rotate like queries.
+    Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows);
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
     int     (*check_config)(const Config *c, const char **key, char *msg, int n);
+    // Step-arena bytes the score-bias hook takes in one stack forward over T positions
+    // (grad: while recording), for the memory estimate (run/memory_estimate.c); NULL: none.
+    double  (*bias_arena_bytes)(const Config *c, double T, int grad);
+    // The same for one rotation of q or k, (B,T,d); NULL: what op_rope takes (rope).
+    double  (*rotate_arena_bytes)(const Config *c, double B, double T, int grad);
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
@@ -74,8 +87,16 @@ const PosScheme *pos_scheme_find(const char *name);
 int              pos_scheme_plot_style(const char *name);
 // The check_config hook of the scheme c->pos names (0 when it has none).
 int              pos_check_config(const Config *c, const char **key, char *msg, int n);
+// For the memory estimate: the parameters one stack's instance declares (pos_init into a
+// scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
+long   pos_param_count(const Config *c, int bidirectional);
+double pos_bias_arena_bytes(const Config *c, double T, int grad);
+// Whether c's scheme rotates q and k, and what one rotation takes when its scheme says (-1:
+// it does not say; the estimate then counts op_rope's).
+int    pos_config_rotates(const Config *c);
+double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad);
 // Set up p for one stack from the config (model.pos, max_len, pos_wrap, the rope_* and yarn_*
-// keys, pos_offset) and declare its parameters.
+// keys, xpos_gamma, pos_offset) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
 void pos_free(Positional *p);
@@ -90,7 +111,8 @@ void pos_draw(Positional *p, DRng *r, int n);
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
-Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);       // queries (and keys, unless:)
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows);   // keys
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
 // message (learned, no wrap; drawn positions: T > draw_from).
@@ -115,4 +137,7 @@ double yarn_ramp(double r, double alpha, double beta);
 // What q and k are each multiplied by: 0.1·ln s + 1 for yarn with s > 1 (so the attention
 // logits by its square, YaRN's temperature), else 1.
 double rope_qk_factor(const Positional *p);
+// RoPE's rotation of q or k (B,T,d) at the span's positions, with the stretch and YaRN's factor
+// (the rope scheme's hook; xpos rotates with it too).
+Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows);
 #endif

@@ -8,14 +8,19 @@
 
 // One line per scheme: its PosScheme (pos_<name> in src/pos/<name>.c) and its plot style, a
 // palette slot of io/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
-// The order is the order scripts and tables list the schemes in.
+// The order is the order scripts and tables list the schemes in. Every line ends in a
+// backslash, so a new scheme is one added line (the list ends at the comment below).
 #define POS_SCHEMES(X) \
     X(none, 6)         \
     X(sinusoidal, 1)   \
     X(learned, 4)      \
     X(alibi, 2)        \
     X(rope, 0)         \
-    X(t5, 3)
+    X(t5, 3)           \
+    X(kerple, 5)       \
+    X(fire, 7)         \
+    X(xpos, 8)         \
+    /* end of the list */
 
 #define DECLARE(name, style) extern const PosScheme pos_##name;
 POS_SCHEMES(DECLARE)
@@ -58,8 +63,33 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     p->rope_original_len = c->rope_original_len;
     p->yarn_alpha = c->yarn_alpha;
     p->yarn_beta = c->yarn_beta;
+    p->xpos_gamma = c->xpos_gamma;
     p->bidirectional = bidirectional;
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
+}
+
+long pos_param_count(const Config *c, int bidirectional) {
+    Params scratch = {0};
+    Positional p;
+    pos_init(&p, c, bidirectional, &scratch, "pos", bidirectional ? "encoder" : "decoder");
+    long total = scratch.total;
+    params_free(&scratch);
+    return total;
+}
+
+double pos_bias_arena_bytes(const Config *c, double T, int grad) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->bias_arena_bytes ? s->bias_arena_bytes(c, T, grad) : 0;
+}
+
+int pos_config_rotates(const Config *c) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->rotate;
+}
+
+double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
+    const PosScheme *s = pos_scheme_find(c->pos);
+    return s && s->rotate_arena_bytes ? s->rotate_arena_bytes(c, B, T, grad) : -1;
 }
 
 // The span's positions as the hooks read them: the drawn sample (pos_offset already added),
@@ -83,6 +113,11 @@ Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 
 Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
     return p->scheme->rotate ? p->scheme->rotate(p, x, shifted(p, rows)) : x;
+}
+
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
+    if (!p->scheme->rotate_key) return pos_rotate(p, x, rows);
+    return p->scheme->rotate_key(p, x, shifted(p, rows));
 }
 
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }

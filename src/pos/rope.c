@@ -59,7 +59,7 @@ double rope_qk_factor(const Positional *p) {
     return p->rope_scaling == ROPE_SCALING_YARN && p->rope_factor > 1 ? 0.1 * log(p->rope_factor) + 1 : 1;
 }
 
-static Tensor *rope_rotate(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
+Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
     double *inv_freq = arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
@@ -75,4 +75,4 @@ static int rope_check_config(const Config *c, const char **key, char *msg, int n
                   c->d_model, c->n_heads, c->d_model / c->n_heads);
 }
 
-const PosScheme pos_rope = { .name = "rope", .rotate = rope_rotate, .check_config = rope_check_config };
+const PosScheme pos_rope = { .name = "rope", .rotate = rope_apply, .check_config = rope_check_config };

@@ -8,6 +8,7 @@
 #include "core/byte_size.h"
 #include "core/errors.h"
 #include "data/dataset.h"
+#include "pos/pos.h"
 #include <omp.h>
 
 // Measured: the resident memory of a tool before its first allocation of any size (code,
@@ -18,13 +19,8 @@
 
 // ------------------------------------------------------------------------- the step arena
 
-// arena_alloc rounds every block up to 64 bytes.
-static double aligned(double bytes) { return ceil((bytes > 0 ? bytes : 1) / 64) * 64; }
-
-// tensor_new: the header, the data, and with a gradient its "written" flag and the gradient.
-static double tensor(double n, int grad) {
-    return 64 + aligned(4 * n) + (grad ? 64 + aligned(4 * n) : 0);
-}
+static double aligned(double bytes) { return arena_alloc_bytes(bytes); }
+static double tensor(double n, int grad) { return tensor_arena_bytes(n, grad); }
 static double floats(double n) { return aligned(4 * n); }
 static double ints(double n) { return aligned(4 * n); }
 
@@ -52,9 +48,11 @@ static double attention(const Shapes *s, double B, double Tq, double Tk, int pad
     return bytes;
 }
 
-// pos_rotate on q or k: positions, the cos/sin table, the rotated copy.
+// pos_rotate on q or k: positions, the cos/sin table, the rotated copy (op_rope), unless the
+// scheme says what its rotation takes.
 static double rope(const Shapes *s, double B, double T) {
-    return floats(T) + floats(T * s->D) + tensor(B * T * s->d, s->g);
+    double own = pos_rotate_arena_bytes(s->c, B, T, s->g);
+    return own >= 0 ? own : floats(T) + floats(T * s->D) + tensor(B * T * s->d, s->g);
 }
 
 // One residual sub-layer around f: (pre-LN) norm, f, dropout, the sum; post-LN norms the sum.
@@ -66,10 +64,9 @@ static double residual(const Shapes *s, double rows, double f) {
 static double stack(const Shapes *s, double B, double T, int layers, int causal, int cross, double Tm) {
     const Config *c = s->c;
     double N = B * T, d = s->d, f = c->d_ff, bytes = 0;
-    int is_rope = !strcmp(c->pos, "rope"), padded = !(causal && !cross);   // the LM has no pad mask
-    if (!strcmp(c->pos, "alibi")) bytes += tensor((double)s->H * T * T, 0) + floats(s->H);
-    if (!strcmp(c->pos, "t5")) bytes += ints(T * T) + tensor((double)s->H * T * T, s->g) + (s->g ? ints(T * T) : 0);
-    double self = 3 * tensor(N * d, s->g) + (is_rope ? 2 * rope(s, B, T) : 0) + attention(s, B, T, T, padded) +
+    int rotates = pos_config_rotates(c), padded = !(causal && !cross);   // the LM has no pad mask
+    bytes += pos_bias_arena_bytes(c, T, s->g);   // the score bias (ALiBi, T5, ...), once per stack
+    double self = 3 * tensor(N * d, s->g) + (rotates ? 2 * rope(s, B, T) : 0) + attention(s, B, T, T, padded) +
                   tensor(N * d, s->g);
     double cross_attn = tensor(N * d, s->g) + 2 * tensor(B * Tm * d, s->g) + attention(s, B, T, Tm, 1) + tensor(N * d, s->g);
     // fc1 and the activation; swiglu: gate, up and their product. Then the output projection.
@@ -130,13 +127,12 @@ double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
 // ------------------------------------------------------------------------- parameters
 
 double memory_param_count(const Config *c, MemoryVocab v) {
-    double d = c->d_model, f = c->d_ff, H = c->n_heads, bias = c->bias ? 1 : 0;
+    double d = c->d_model, f = c->d_ff, bias = c->bias ? 1 : 0;
     double attn = 4 * (d * d + bias * d), norm = config_norm(c) == NORM_RMSNORM ? d : 2 * d;
     double ffn = config_activation(c) == ACTIVATION_SWIGLU ? 3 * d * f + bias * (2 * f + d) : 2 * d * f + bias * (f + d);
-    double pos_table = !strcmp(c->pos, "learned") ? c->max_len * d : !strcmp(c->pos, "t5") ? 32 * H : 0;
-    double enc = c->enc_layers * (attn + 2 * norm + ffn) + norm + pos_table;
-    double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + pos_table;
-    double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + pos_table;
+    double enc = c->enc_layers * (attn + 2 * norm + ffn) + norm + pos_param_count(c, 1);
+    double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + pos_param_count(c, 0);
+    double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + pos_param_count(c, 0);
     if (!strcmp(c->model, "classifier")) return v.src * d + enc + (d + bias) * v.classes;
     if (!strcmp(c->model, "lm")) return v.src * d + dec_self + (d + bias) * v.src;
     return (v.src + v.tgt) * d + enc + dec_cross + (d + bias) * v.tgt;
