@@ -98,7 +98,7 @@ variant_lines | while IFS='|' read -r variant training train_over eval_over; do
             # eval columns: split,length,examples,loss,token_acc,exact_match,...
             awk -F, -v p="$variant,$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
                 "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
-            [ "$seed" = 1 ] && prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"
+            if [ "$seed" = 1 ]; then prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"; fi
         done
     done
 done
