@@ -57,6 +57,12 @@ static int compared_length(const int *ref, int T, int oracle) {
     return n + (!oracle && n < T && ref[n] == TOK_EOS);
 }
 
+// Is the greedy output an exact match of the reference row (T entries)?
+static int exact_output(const int *hyp, const int *ref, int T, int oracle) {
+    int n_cmp = compared_length(ref, T, oracle);
+    return first_departure(hyp, ref, n_cmp) == n_cmp;
+}
+
 // Exact match decodes to the reference length when asked to (eval.length = oracle), and always
 // for a model trained without <eos> (train.eos = false), which has no other way to stop.
 static int length_oracle(const Task *t) {
@@ -85,11 +91,7 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
             ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
         }
         if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
-        for (int r = 0; !rc && r < rows; r++) {
-            const int *want = ref + (long)r * ref_T;
-            int n_cmp = compared_length(want, ref_T, 0);
-            exact += first_departure(hyp + (long)r * max_len, want, n_cmp) == n_cmp;
-        }
+        for (int r = 0; !rc && r < rows; r++) exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
         free(prompt); free(ref); free(hyp);
         if (rc) return -1;
     }
@@ -211,11 +213,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                 break;
             }
             // Compared: the tokens, and the end unless the oracle placed it.
-            for (int i = 0; i < nb; i++) {
-                const int *ref = b.tgt_out + (long)i * b.T_tgt;
-                int n_cmp = compared_length(ref, b.T_tgt, oracle);
-                exact += first_departure(hyp + (long)i * max_len, ref, n_cmp) == n_cmp;
-            }
+            for (int i = 0; i < nb; i++) exact += exact_output(hyp + (long)i * max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt, oracle);
             free(hyp);
             free(stop_at);
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
