@@ -333,6 +333,21 @@ void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int be
     finish(e, c, 0);   // the lines to translate are read, not a task's data
 }
 
+void memory_estimate_generate(const Config *c, MemoryVocab v, int positions, int chunk, MemoryEstimate *e) {
+    memset(e, 0, sizeof *e);
+    e->params = (4 + 24) * memory_param_count(c, v);
+    e->params_label = "parameters";
+    // models/transformer.c kv_cache_init: keys and values of every layer for every position;
+    // a pass of `chunk` tokens scores them against all cached positions, one row per head.
+    double L = c->dec_layers, P = positions, T = chunk;
+    MemoryPass pass = {1, 0, chunk, 0, 0};
+    double bytes = 4 * (2 * L * P * c->d_model + (double)c->n_heads * T * P) + memory_pass_bytes(c, v, &pass);
+    char setting[96];
+    snprintf(setting, sizeof setting, "a key/value cache of %d positions", positions);
+    note_pass(e, bytes, setting, "Ask for fewer --tokens or a shorter text");
+    finish(e, c, 0);
+}
+
 // ------------------------------------------------------------------------- what is available
 
 // The first number after `key` in a file like /proc/meminfo ("MemAvailable:  123 kB").

@@ -10,6 +10,7 @@
 #include "data/tokenize.h"
 #include "io/csv.h"
 #include "run/generate.h"
+#include "run/memory_estimate.h"
 #include "run/run_dir.h"
 
 static const char *USAGE =
@@ -185,6 +186,13 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
         const char *text = a->prompt ? a->prompt : a->score ? (input = read_stdin()) : "the";
         if (!text) { snprintf(err, errlen, "cannot read standard input"); rc = -1; }
         else if ((n = encode_text(v, text, &ids, err, errlen)) < 0) rc = -1;
+    }
+    if (!rc) {   // the cache is allocated whole: refuse before any of it, not pages into a run
+        MemoryEstimate e;
+        MemoryVocab mv = {v->n, v->n, 0};
+        int positions = a->score ? n - 1 : n + a->tokens - 1, chunk = a->score ? GEN_SCORE_CHUNK : n;
+        memory_estimate_generate(&r.cfg, mv, positions, chunk < positions ? chunk : positions, &e);
+        rc = memory_check(&e, &r.cfg, err, errlen);
     }
     if (!rc && a->score) {
         double *loss = malloc(sizeof(double) * (size_t)n);
