@@ -86,6 +86,44 @@ if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ] &&
     echo "#   $(cat "$TMP/err") [exit $rc, $cpu s CPU, peak $((kib / 1024)) MiB]"
 else fail memory_eval_test_size_refused "exit $rc, peak $kib KiB: $(head -c 300 "$TMP/err")"; fi
 
+# ------------------------------------------------------------------ a memory cgroup's limit
+
+# run.max_memory = auto compares with the room a memory cgroup leaves when that is less than
+# MemAvailable (run/memory_estimate.c cgroup_room). A cgroup of 1 GiB is made for the test when
+# this machine lets us (root, a writable cgroup v1 memory hierarchy or a v2 one with the memory
+# controller); a batch of 4.8 GiB, below this machine's MemAvailable, must then be refused
+# naming the cgroup, and the tiny run must go ahead seeing about 1 GiB.
+cg_make() {   # prints the new cgroup's folder and its limit file, or fails
+    for base in /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
+        dir=$base/tf_test_memory_$$
+        if [ -f "$base/memory.limit_in_bytes" ]; then file=memory.limit_in_bytes
+        elif grep -qw memory "$base/cgroup.subtree_control" 2>/dev/null; then file=memory.max
+        else continue; fi
+        mkdir "$dir" 2>/dev/null || continue
+        if echo 1073741824 >"$dir/$file" 2>/dev/null; then echo "$dir $file"; return 0; fi
+        rmdir "$dir"
+    done
+    return 1
+}
+if cg=$(cg_make); then
+    set -- $cg
+    in_cg() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG_DIR" "$@"; }
+    CG_DIR=$1; CG_FILE=$2
+    rm -rf "$RUNS"
+    in_cg "$TRAIN" "$TMP/tiny.ini" run.name=cg train.batch_size=20000 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    if [ "$rc" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -Eq \
+        "^error: train.batch_size = 20000 needs about [0-9.]+ GiB \(.*\); (10[0-9][0-9] MiB|1\.00 GiB) are available \(cgroup $CG_FILE\)\. Lower batch_size" "$TMP/err"; then
+        ok memory_cgroup_limit_refuses
+    else fail memory_cgroup_limit_refuses "exit $rc: $(head -c 300 "$TMP/err")"; fi
+    in_cg "$TRAIN" "$TMP/tiny.ini" run.name=cg train.steps=2 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    if [ "$rc" -eq 0 ] && head -1 "$TMP/out" | grep -Eq '; (10[0-9][0-9] MiB|1\.00 GiB) available$'; then
+        ok memory_cgroup_limit_goes_ahead
+    else fail memory_cgroup_limit_goes_ahead "exit $rc, first line: $(head -1 "$TMP/out") $(head -c 300 "$TMP/err")"; fi
+    rmdir "$CG_DIR" 2>/dev/null || echo "# could not remove the test cgroup $CG_DIR"
+else
+    skip memory_cgroup_limit "cannot make a memory cgroup here (needs root and a writable cgroup memory hierarchy)"
+fi
+
 # ------------------------------------------------------------------ the arena running out mid-run
 
 # A run with a checkpoint at step 2 resumes with a batch far beyond the 1.5 GB virtual memory
