@@ -253,23 +253,3 @@ void kernel_softmax_row(const float *z, float *out, int n) {
     float inv = 1.0f / kernel_sum(out, n);
     for (int i = 0; i < n; i++) out[i] *= inv;
 }
-
-typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
-
-void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y) {
-    int e0 = 0;
-    for (; e0 + 16 <= D; e0 += 16) {
-        vec16 acc = {0};
-        for (int j = 0; j < n; j++) {
-            vec16 r;
-            memcpy(&r, x + j * ld + e0, sizeof r);
-            acc += w[j] * r;
-        }
-        memcpy(y + e0, &acc, sizeof acc);
-    }
-    for (; e0 < D; e0++) {
-        float s = 0;
-        for (int j = 0; j < n; j++) s += w[j] * x[j * ld + e0];
-        y[e0] = s;
-    }
-}

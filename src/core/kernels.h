@@ -120,9 +120,6 @@ static inline float kernel_sum_sq(const float *a, int n, float shift) {
     return kernel_lanes_total(lane);
 }
 
-// y[0..D) = sum over j < n of w[j] * x[j*ld + 0..D), j ascending for every element; the
-// accumulators stay in registers (16 columns at a time).
-void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y);
 
 // One softmax row, out = softmax(z) (out may alias z): max, exp(z - max), divide by the sum
 // (kernel_sum). A row that is all -inf gives zeros.
