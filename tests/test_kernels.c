@@ -97,6 +97,21 @@ static void test_gemm_odd_shapes(void) {
           dims[worst_case / 8 / 25], dims[worst_case / 8 / 5 % 5], dims[worst_case / 8 % 5], worst_case % 8);
 }
 
+// A transposed A of more than 2^20 floats is packed in chunks of rows (kernels.c,
+// GEMM_A_PACK_MAX): 2100 x 600 gives two, with accumulate and bias.
+static void test_gemm_transposed_a_in_chunks(void) {
+    int M = 2100, N = 45, K = 600;
+    ArenaMark mark = arena_mark(&arena);
+    float *a = random_floats((long)M * K, 21), *b = random_floats((long)K * N, 22), *bias = random_floats(N, 23);
+    float *c = random_floats((long)M * N, 24), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+    memcpy(ref, c, sizeof(float) * (size_t)M * N);
+    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c, N, 1, bias);
+    gemm_naive(M, N, K, mat_cols(a, M), mat_rows(b, N), ref, N, 1, bias);
+    double d = max_rel_diff(c, ref, (long)M * N);
+    CHECK(d <= 1e-5, "gemm vs naive: relative difference %g", d);
+    arena_release(&arena, mark);
+}
+
 static void test_gemm_same_for_any_thread_count(void) {
     int M = 301, N = 517, K = 900;
     float *a = random_floats((long)M * K, 4), *b = random_floats((long)K * N, 5);
@@ -209,6 +224,7 @@ int main(void) {
     tensor_set_arena(&arena);
     RUN(test_gemm_matches_naive);
     RUN(test_gemm_odd_shapes);
+    RUN(test_gemm_transposed_a_in_chunks);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_expf_accuracy);
     RUN(test_erff_accuracy);

@@ -32,6 +32,7 @@
 #ifndef MC_PANELS
 #define MC_PANELS 16    // rows per tile = 16 * MR
 #endif
+#define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * NR
 #endif
@@ -185,6 +186,17 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
                 float s = accumulate ? C[i * ldc + j] : 0.0f;
                 C[i * ldc + j] = bias ? s + bias[j] : s;
             }
+        return;
+    }
+    // A transposed A is packed whole: past GEMM_A_PACK_MAX floats, do the rows in chunks
+    // (B is packed again per chunk; each element's sum is the same).
+    if (A.cs != 1 && (long)M * K > GEMM_A_PACK_MAX) {
+        int rows = (int)(GEMM_A_PACK_MAX / K) / MR * MR;
+        if (rows < MR) rows = MR;
+        for (int i0 = 0; i0 < M; i0 += rows) {
+            MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
+            gemm(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias);
+        }
         return;
     }
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;

@@ -68,7 +68,7 @@ static void drop_scales(const AttnArgs *a, long row_index, int n, float *restric
 // and written once per block of rows instead of once per row; in both directions each vector
 // of the transposed keys or values, and each row of K or V, is loaded once per block. Per
 // element the sums are those of one row at a time, in the same order (bit-identical).
-#define ATTN_ROW_BLOCK 8
+#define ATTN_ROW_BLOCK 8   // run/memory_estimate.c counts the per-thread scratch it takes
 
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order, for the j < n[r] of each r: per
 // element the same fused multiply-adds in the same order as one row after the other.
