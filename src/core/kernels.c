@@ -18,21 +18,15 @@
 
 // Vector width and register tile: 12 x 32 uses 24 of the 32 AVX-512 registers for C;
 // 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape, still correct.
-#if defined(__AVX512F__)
-#define VL 16
-#define MR 12
-#else
-#define VL 8
-#define MR 6
-#endif
-#define NR (2 * VL)
+#define VL (GEMM_NR / 2)
+#define MR GEMM_MR
+#define NR GEMM_NR
 #ifndef KC
 #define KC 384
 #endif
 #ifndef MC_PANELS
 #define MC_PANELS 16    // rows per tile = 16 * MR
 #endif
-#define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * NR
 #endif

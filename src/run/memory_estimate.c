@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "core/byte_size.h"
+#include "core/kernels.h"
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "pos/pos.h"
@@ -92,23 +93,24 @@ static double head(const Shapes *s, double rows, double V) {
     return 64 + tensor(rows * V, s->g) + tensor(1, s->g) + 2 * floats(rows) + (s->g ? ints(rows) : 0);
 }
 
-// kernels.c gemm packs its B operand (rounded up to NR = 32 columns) in the arena for the
-// length of one product, and its A operand when A is a transposed view (rounded up to MR =
-// 12 rows, in chunks of at most 2^20 floats; row-major A is read in place but for one edge
-// panel of 12 rows): on top of the pass at its peak, the largest such pair. Training peaks in
+// kernels.c gemm packs its B operand (rounded up to GEMM_NR columns) in the arena for the
+// length of one product, and its A operand when A is a transposed view (rounded up to GEMM_MR
+// rows, in chunks of at most GEMM_A_PACK_MAX floats; row-major A is read in place but for one
+// edge panel of GEMM_MR rows): on top of the pass at its peak, the largest such pair. Training peaks in
 // backward, where dW = dY^T X packs dY^T (out x rows) and X (rows x in) for the two FFN
 // matrices and the head; a forward pass peaks at its end, the head's product, which packs the
 // head's weights (V x d).
 static double packed_a(double M, double K) {
-    double chunk = fmax(12, floor(1048576.0 / K / 12) * 12), m = ceil(M / 12) * 12;
-    return M * K > 1048576.0 ? fmin(m, chunk) * K : m * K;
+    double chunk = fmax(GEMM_MR, floor(GEMM_A_PACK_MAX / K / GEMM_MR) * GEMM_MR), m = ceil(M / GEMM_MR) * GEMM_MR;
+    return M * K > GEMM_A_PACK_MAX ? fmin(m, chunk) * K : m * K;
 }
+static double packed_b(double K, double N) { return K * ceil(N / GEMM_NR) * GEMM_NR; }
 static double gemm_scratch(const Shapes *s, double rows, double V) {
     double d = s->d, f = s->c->d_ff;
-    if (!s->g) return floats(ceil(V / 32) * 32 * d) + floats(12 * d);
-    double w2 = floats(packed_a(d, rows)) + floats(rows * ceil(f / 32) * 32);   // dW of (d, d_ff)
-    double w1 = floats(packed_a(f, rows)) + floats(rows * ceil(d / 32) * 32);   // dW of (d_ff, d)
-    double hd = floats(packed_a(V, rows)) + floats(rows * ceil(d / 32) * 32);   // dW of the head
+    if (!s->g) return floats(packed_b(d, V)) + floats(GEMM_MR * d);
+    double w2 = floats(packed_a(d, rows)) + floats(packed_b(rows, f));   // dW of (d, d_ff)
+    double w1 = floats(packed_a(f, rows)) + floats(packed_b(rows, d));   // dW of (d_ff, d)
+    double hd = floats(packed_a(V, rows)) + floats(packed_b(rows, d));   // dW of the head
     return fmax(w2, fmax(w1, hd));
 }
 
