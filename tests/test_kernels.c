@@ -64,6 +64,54 @@ static void test_gemm_matches_naive(void) {
           worst_case / 16, worst_case % 16);
 }
 
+// Every dimension in {1, 7, 33, 257, 1025}: below, at and past the register tile, the k block
+// (384), the tiles (192 x 256) and the narrow products that read A in place (N <= 128), with
+// the edge panels of A and B; every transpose case, accumulate on and off. Shapes with two or
+// three dimensions of 1025 are left out (the naive loop would take minutes under sanitizers).
+static void test_gemm_odd_shapes(void) {
+    static const int dims[] = {1, 7, 33, 257, 1025};
+    int worst_case = -1, runs = 0;
+    double worst = 0;
+    for (int s = 0; s < 125; s++) {
+        int M = dims[s / 25], N = dims[s / 5 % 5], K = dims[s % 5];
+        if ((M == 1025) + (N == 1025) + (K == 1025) > 1) continue;
+        for (int variant = 0; variant < 8; variant++) {
+            int ta = variant & 1, tb = variant >> 1 & 1, acc = variant >> 2 & 1;
+            ArenaMark mark = arena_mark(&arena);
+            float *a = random_floats((long)M * K, 11 + s), *b = random_floats((long)K * N, 400 + s);
+            float *c = random_floats((long)M * N, 700 + s), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+            memcpy(ref, c, sizeof(float) * (size_t)M * N);
+            MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
+            gemm(M, N, K, A, B, c, N, acc, NULL);
+            gemm_naive(M, N, K, A, B, ref, N, acc, NULL);
+            double d = max_rel_diff(c, ref, (long)M * N);
+            if (!(d <= worst)) { worst = d; worst_case = s * 8 + variant; }
+            arena_release(&arena, mark);
+            runs++;
+        }
+    }
+    CHECK(runs == 8 * (125 - 13), "%d products", runs);
+    // 1025-term sums that accumulate in k blocks round differently from the naive loop: 1.1e-5
+    // measured; a wrong element is off by O(1).
+    CHECK(worst <= 4e-5, "gemm vs naive: relative difference %g (M %d N %d K %d, variant %d)", worst,
+          dims[worst_case / 8 / 25], dims[worst_case / 8 / 5 % 5], dims[worst_case / 8 % 5], worst_case % 8);
+}
+
+// A transposed A of more than 2^20 floats is packed in chunks of rows (kernels.c,
+// GEMM_A_PACK_MAX): 2100 x 600 gives two, with accumulate and bias.
+static void test_gemm_transposed_a_in_chunks(void) {
+    int M = 2100, N = 45, K = 600;
+    ArenaMark mark = arena_mark(&arena);
+    float *a = random_floats((long)M * K, 21), *b = random_floats((long)K * N, 22), *bias = random_floats(N, 23);
+    float *c = random_floats((long)M * N, 24), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+    memcpy(ref, c, sizeof(float) * (size_t)M * N);
+    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c, N, 1, bias);
+    gemm_naive(M, N, K, mat_cols(a, M), mat_rows(b, N), ref, N, 1, bias);
+    double d = max_rel_diff(c, ref, (long)M * N);
+    CHECK(d <= 1e-5, "gemm vs naive: relative difference %g", d);
+    arena_release(&arena, mark);
+}
+
 static void test_gemm_same_for_any_thread_count(void) {
     int M = 301, N = 517, K = 900;
     float *a = random_floats((long)M * K, 4), *b = random_floats((long)K * N, 5);
@@ -175,6 +223,8 @@ int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_gemm_matches_naive);
+    RUN(test_gemm_odd_shapes);
+    RUN(test_gemm_transposed_a_in_chunks);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_expf_accuracy);
     RUN(test_erff_accuracy);

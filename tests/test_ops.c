@@ -346,6 +346,10 @@ static void test_attention(void) {
     attention_case("attention causal", 2, 7, 7, 2, 5, 1, 0, 1, 0);
     attention_case("attention cross", 2, 3, 6, 2, 3, 0, 1, 0, 0);
     attention_case("attention dropout", 2, 5, 5, 2, 3, 1, 1, 1, 0.2f);
+    // Head widths of 16 and more take the vector path of backward's blocks of query rows (4
+    // rows: 9 and 6 rows end in a partial block), 20 also its scalar tail.
+    attention_case("attention causal D20", 1, 9, 9, 2, 20, 0, 0, 1, 0);
+    attention_case("attention cross D16", 2, 6, 9, 1, 16, 1, 1, 0, 0.2f);
 }
 
 static void test_attention_matches_composition(void) {

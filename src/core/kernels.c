@@ -1,12 +1,15 @@
 // Packed, register-tiled matrix product (the GotoBLAS/BLIS scheme, one level of it):
-//   1. pack A into row panels of MR rows, each (K, MR) contiguous, and B into column
-//      panels of NR columns, each (K, NR) contiguous (zero-padded at the edges), in parallel;
+//   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
+//      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
+//      per call and in parallel (row-major A is read in place, see gemm_tile);
 //   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
 //      thread slowed by another process takes fewer tiles); in a tile, for each block of
 //      KC values of k, each B panel stays in L1 while the A panels stream from L2;
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
+// KC, MC_PANELS and NC_PANELS can be set with -D to try other blockings; KC changes the
+// rounding of accumulating products (C + s is formed after the first k block).
 #include "core/kernels.h"
 #include <math.h>
 #include <omp.h>
@@ -15,18 +18,18 @@
 
 // Vector width and register tile: 12 x 32 uses 24 of the 32 AVX-512 registers for C;
 // 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape, still correct.
-#if defined(__AVX512F__)
-#define VL 16
-#define MR 12
-#else
-#define VL 8
-#define MR 6
-#endif
-#define NR (2 * VL)
+#define VL (GEMM_NR / 2)
+#define MR GEMM_MR
+#define NR GEMM_NR
+#ifndef KC
 #define KC 384
-#define MC_PANELS 8     // rows per tile = 8 * MR
-#define NC_PANELS 16    // columns per tile = 16 * NR
-#define DIRECT_A_PANELS 4   // tiles this narrow read row-major A in place
+#endif
+#ifndef MC_PANELS
+#define MC_PANELS 16    // rows per tile = 16 * MR
+#endif
+#ifndef NC_PANELS
+#define NC_PANELS 8     // columns per tile = 8 * NR
+#endif
 
 typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
 
@@ -105,39 +108,37 @@ static void pack_b(MatView B, int N, int K, int jp, float *dst) {
 }
 
 typedef struct {
-    int M, N, K, accumulate;
+    int M, N, K, accumulate, direct;
     MatView A;
-    const float *Bp, *bias;
+    const float *Ap, *Bp, *bias;
     float *C;
     long ldc;
 } Product;
 
-// Row panel ip of A, k in [k0, k0 + kc): dst[k*MR + r] = A(ip*MR + r, k0 + k), zero past row M.
-static void pack_a(MatView A, int M, int k0, int kc, int ip, float *dst) {
+// Row panel ip of A, all K: dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
+static void pack_a(MatView A, int M, int K, int ip, float *dst) {
     int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
-    if (nr < MR) memset(dst, 0, sizeof(float) * (size_t)kc * MR);
+    if (nr < MR) memset(dst, 0, sizeof(float) * (size_t)K * MR);
     if (A.cs == 1) {
         for (int r = 0; r < nr; r++) {
-            const float *src = A.p + (i0 + r) * A.rs + k0;
-            for (int k = 0; k < kc; k++) dst[(long)k * MR + r] = src[k];
+            const float *src = A.p + (i0 + r) * A.rs;
+            for (int k = 0; k < K; k++) dst[(long)k * MR + r] = src[k];
         }
     } else {
-        for (int k = 0; k < kc; k++)
-            for (int r = 0; r < nr; r++) dst[(long)k * MR + r] = A.p[(i0 + r) * A.rs + (k0 + k) * A.cs];
+        for (int k = 0; k < K; k++)
+            for (int r = 0; r < nr; r++) dst[(long)k * MR + r] = A.p[(i0 + r) * A.rs + k * A.cs];
     }
 }
 
-// One MC x NC tile of C. For each k block the tile's A rows are packed into this thread's
-// buffer ap (it stays in L2 while every B panel of the tile passes over it) -- unless the
-// tile has few B panels and A is row-major: then packing would cost more than it saves, and
-// the micro-kernel reads the rows of A in place (edge rows are still packed, zero-padded).
-static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1, float *ap) {
-    int direct = g->A.cs == 1 && jp1 - jp0 <= DIRECT_A_PANELS;
+// One MC x NC tile of C from the packed panels of B and the rows of A. For each k block, each
+// B panel of the tile stays in L1 while the tile's A rows stream from L2. Row-major A
+// (g->direct) is read in place: the micro-kernel broadcasts A(r, k) from MR rows, each read
+// sequentially, and packing it cost more than it saved (6 % of a d = 768 step); only an edge
+// panel of fewer than MR rows is packed, zero-padded. A transposed A is packed once per call.
+static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
         int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
-        for (int ip = ip0; ip < ip1; ip++)
-            if (!direct || g->M - ip * MR < MR) pack_a(g->A, g->M, k0, kc, ip, ap + (long)(ip - ip0) * MR * kc);
         for (int jp = jp0; jp < jp1; jp++) {
             int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
             const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
@@ -150,18 +151,20 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1, floa
             }
             for (int ip = ip0; ip < ip1; ip++) {
                 int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
-                const float *a = ap + (long)(ip - ip0) * MR * kc;
+                int direct = g->direct && nr == MR;
+                const float *a = direct ? g->A.p + i0 * g->A.rs + k0
+                                        : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
                 float *c = g->C + i0 * g->ldc + j0;
                 if (nr == MR && nc == NR) {
-                    if (direct) micro_rows(kc, g->A.p + i0 * g->A.rs + k0, g->A.rs, b, c, g->ldc, mode, bias);
+                    if (direct) micro_rows(kc, a, g->A.rs, b, c, g->ldc, mode, bias);
                     else        micro_packed(kc, a, b, c, g->ldc, mode, bias);
                 } else {   // edge: work on a full tile copy, write back the valid part
                     float tile[MR * NR];
                     memset(tile, 0, sizeof tile);
                     if (mode != SET)
                         for (int r = 0; r < nr; r++) memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
-                    if (direct && nr == MR) micro_rows(kc, g->A.p + i0 * g->A.rs + k0, g->A.rs, b, tile, NR, mode, bias);
-                    else                    micro_packed(kc, a, b, tile, NR, mode, bias);
+                    if (direct) micro_rows(kc, a, g->A.rs, b, tile, NR, mode, bias);
+                    else        micro_packed(kc, a, b, tile, NR, mode, bias);
                     for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
                 }
             }
@@ -179,6 +182,17 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
             }
         return;
     }
+    // A transposed A is packed whole: past GEMM_A_PACK_MAX floats, do the rows in chunks
+    // (B is packed again per chunk; each element's sum is the same).
+    if (A.cs != 1 && (long)M * K > GEMM_A_PACK_MAX) {
+        int rows = (int)(GEMM_A_PACK_MAX / K) / MR * MR;
+        if (rows < MR) rows = MR;
+        for (int i0 = 0; i0 < M; i0 += rows) {
+            MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
+            gemm(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias);
+        }
+        return;
+    }
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int mc = MC_PANELS, nc = NC_PANELS;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
@@ -190,22 +204,28 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
         else nc /= 2;
     }
     int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc;
-    long a_block = (long)mc * MR * (K < KC ? K : KC);
+    // Row-major A is read in place (direct): only an edge panel (the last, if M is not a
+    // multiple of MR) is packed. A transposed view of A is packed once, every panel.
+    int direct = A.cs == 1;
+    int apack0 = direct ? mp - 1 : 0, apack1 = direct && M % MR == 0 ? apack0 : mp;
     Arena *arena = tensor_arena();
     ArenaMark mark = arena_mark(arena);
     float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * K);
-    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)threads * a_block);
-    Product g = {M, N, K, accumulate, A, Bp, bias, C, ldc};
+    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)(apack1 - apack0 + 1) * MR * K);
+    Product g = {M, N, K, accumulate, direct, A, Ap, Bp, bias, C, ldc};
+    int packs = np + apack1 - apack0;
     #pragma omp parallel num_threads(threads) if (parallel)
     {
         #pragma omp for schedule(dynamic)
-        for (int jp = 0; jp < np; jp++) pack_b(B, N, K, jp, Bp + (long)jp * NR * K);
-        float *ap = Ap + (long)omp_get_thread_num() * a_block;
+        for (int t = 0; t < packs; t++) {
+            if (t < np) pack_b(B, N, K, t, Bp + (long)t * NR * K);
+            else pack_a(A, M, K, apack0 + t - np, Ap + (long)(t - np) * MR * K);
+        }
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t / nt, jt = t % nt;
             int ip1 = (it + 1) * mc, jp1 = (jt + 1) * nc;
-            gemm_tile(&g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np, ap);
+            gemm_tile(&g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np);
         }
     }
     arena_release(arena, mark);
@@ -238,24 +258,4 @@ void kernel_softmax_row(const float *z, float *out, int n) {
     for (int i = 0; i < n; i++) out[i] = kernel_expf(z[i] - mx);
     float inv = 1.0f / kernel_sum(out, n);
     for (int i = 0; i < n; i++) out[i] *= inv;
-}
-
-typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
-
-void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y) {
-    int e0 = 0;
-    for (; e0 + 16 <= D; e0 += 16) {
-        vec16 acc = {0};
-        for (int j = 0; j < n; j++) {
-            vec16 r;
-            memcpy(&r, x + j * ld + e0, sizeof r);
-            acc += w[j] * r;
-        }
-        memcpy(y + e0, &acc, sizeof acc);
-    }
-    for (; e0 < D; e0++) {
-        float s = 0;
-        for (int j = 0; j < n; j++) s += w[j] * x[j * ld + e0];
-        y[e0] = s;
-    }
 }

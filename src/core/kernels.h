@@ -9,6 +9,17 @@
 #include <stdint.h>
 #include "util/hash.h"   // hash_uniform: dropout masks
 
+// The micro-kernel's register tile (kernels.c): GEMM_MR rows of A by GEMM_NR columns of B;
+// packed panels are rounded up to them (the memory estimate counts them).
+#if defined(__AVX512F__)
+#define GEMM_MR 12
+#define GEMM_NR 32
+#else
+#define GEMM_MR 6
+#define GEMM_NR 16
+#endif
+#define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
+
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;
 static inline MatView mat_rows(const float *p, long ld) { MatView v = {p, ld, 1}; return v; }   // row-major
@@ -120,9 +131,6 @@ static inline float kernel_sum_sq(const float *a, int n, float shift) {
     return kernel_lanes_total(lane);
 }
 
-// y[0..D) = sum over j < n of w[j] * x[j*ld + 0..D), j ascending for every element; the
-// accumulators stay in registers (16 columns at a time).
-void kernel_weighted_rows(const float *w, const float *x, long ld, int n, int D, float *y);
 
 // One softmax row, out = softmax(z) (out may alias z): max, exp(z - max), divide by the sum
 // (kernel_sum). A row that is all -inf gives zeros.

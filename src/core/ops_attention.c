@@ -42,6 +42,8 @@ static float row_factor(const AttnArgs *a, const int *pad, int end) {
     return attn_logit_factor(n, a->logit_train_length);
 }
 
+typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
+
 // Rows of scores are computed 16 keys at a time (whole vectors, no scalar tail): the
 // transposed keys and values are zero-padded to a multiple of 16 columns.
 static int round16(int n) { return (n + 15) / 16 * 16; }
@@ -55,16 +57,6 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
     }
 }
 
-// out[j] = sum_e x[e] * mt[e, j] for j < n (a multiple of 16), e ascending; mt (D, ld).
-static void row_times(const float *x, const float *mt, int D, long ld, int n, float *restrict out) {
-    for (int j = 0; j < n; j++) out[j] = 0;
-    for (int e = 0; e < D; e++) {
-        float xe = x[e];
-        const float *m = mt + e * ld;
-        for (int j = 0; j < n; j++) out[j] += xe * m[j];
-    }
-}
-
 // Scale of entry j of row (bh, i) after dropout: 0 or 1/(1-p).
 static void drop_scales(const AttnArgs *a, long row_index, int n, float *restrict ds) {
     float p = a->dropout, keep = 1.0f / (1.0f - p);
@@ -72,13 +64,79 @@ static void drop_scales(const AttnArgs *a, long row_index, int n, float *restric
     for (int j = 0; j < n; j++) ds[j] = hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
 }
 
-// rows[j*D + 0..D) += g[j] * x[0..D) for j < n.
-static void add_outer(float *restrict rows, const float *g, const float *x, int n, int D) {
-    for (int j = 0; j < n; j++) {
-        float gj = g[j];
-        float *r = rows + (long)j * D;
-        for (int e = 0; e < D; e++) r[e] += gj * x[e];
+// Query rows handled together: in backward dK and dV (Tk x D each, in L2 at T = 256) are read
+// and written once per block of rows instead of once per row; in both directions each vector
+// of the transposed keys or values, and each row of K or V, is loaded once per block. Per
+// element the sums are those of one row at a time, in the same order (bit-identical).
+#define ATTN_ROW_BLOCK 8   // run/memory_estimate.c counts the per-thread scratch it takes
+
+// rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order, for the j < n[r] of each r: per
+// element the same fused multiply-adds in the same order as one row after the other.
+static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int R, int D) {
+    int nmax = 0;
+    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+    for (int j = 0; j < nmax; j++) {
+        float *row = rows + (long)j * D;
+        int e0 = 0;
+        for (; e0 + 16 <= D; e0 += 16) {
+            vec16 acc;
+            memcpy(&acc, row + e0, sizeof acc);
+            for (int r = 0; r < R; r++) {
+                if (j >= n[r]) continue;
+                vec16 xv;
+                memcpy(&xv, x[r] + e0, sizeof xv);
+                acc += g[r][j] * xv;
+            }
+            memcpy(row + e0, &acc, sizeof acc);
+        }
+        for (int r = 0; r < R; r++)
+            if (j < n[r])
+                for (int e = e0; e < D; e++) row[e] += g[r][j] * x[r][e];
     }
+}
+
+// out[r][j] = sum_e x[r][e] * mt[e, j] for j < n[r] (multiples of 16), e ascending, one
+// row after the other in effect, for R rows at once, 16 columns at a time in registers, so each vector of mt is loaded once
+// per block of rows and no partial sum goes through memory.
+static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int R, float *const *out) {
+    int nmax = 0;
+    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+    for (int j0 = 0; j0 < nmax; j0 += 16) {
+        vec16 acc[ATTN_ROW_BLOCK];
+        for (int r = 0; r < R; r++) acc[r] = (vec16){0};
+        for (int e = 0; e < D; e++) {
+            vec16 m;
+            memcpy(&m, mt + e * ld + j0, sizeof m);
+            for (int r = 0; r < R; r++) acc[r] += x[r][e] * m;
+        }
+        for (int r = 0; r < R; r++)
+            if (j0 < n[r]) memcpy(out[r] + j0, &acc[r], sizeof acc[r]);
+    }
+}
+
+// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e], j ascending, for R rows
+// at once, so each row of x is read once per block.
+static void weighted_rows_rows(float *const *w, const int *n, int R, const float *x, long ld, int D, float *const *y) {
+    int nmax = 0;
+    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+    int e0 = 0;
+    for (; e0 + 16 <= D; e0 += 16) {
+        vec16 acc[ATTN_ROW_BLOCK];
+        for (int r = 0; r < R; r++) acc[r] = (vec16){0};
+        for (int j = 0; j < nmax; j++) {
+            vec16 xv;
+            memcpy(&xv, x + j * ld + e0, sizeof xv);
+            for (int r = 0; r < R; r++)
+                if (j < n[r]) acc[r] += w[r][j] * xv;
+        }
+        for (int r = 0; r < R; r++) memcpy(y[r] + e0, &acc[r], sizeof acc[r]);
+    }
+    for (int r = 0; r < R; r++)
+        for (int e = e0; e < D; e++) {
+            float sum = 0;
+            for (int j = 0; j < n[r]; j++) sum += w[r][j] * x[j * ld + e];
+            y[r][e] = sum;
+        }
 }
 
 static void attention_backward(const Node *n) {
@@ -92,9 +150,10 @@ static void attention_backward(const Node *n) {
     int bias_grad = a->bias && a->bias->grad;
     float keep = a->dropout > 0 ? 1.0f / (1.0f - a->dropout) : 1.0f;
     int threads = omp_get_max_threads();
-    // Per thread: values transposed (D,Tp); dK and dV of the head (Tk,D); rows of
-    // probabilities, dP and weights (Tp); dq (D).
-    long per_thread = (long)D * Tp + 2L * D * Tk + 3L * Tp + D;
+    // Per thread: values transposed (D,Tp); dK and dV of the head (Tk,D); for each row of a
+    // block, rows of probabilities, dP and weights (Tp) and dq (D).
+    enum { R = ATTN_ROW_BLOCK };
+    long per_thread = (long)D * Tp + 2L * D * Tk + 3L * R * Tp + (long)R * D;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
@@ -104,44 +163,62 @@ static void attention_backward(const Node *n) {
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         float *vt = scratch + (long)omp_get_thread_num() * per_thread;
-        float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *pa = dv + (long)D * Tk;
-        float *dp = pa + Tp, *w = dp + Tp, *dq = w + Tp;
+        float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
+        float *dq = blk + 3L * R * Tp;
+        const float *kh = k->data + (long)b * Tk * C + h * D;
         transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
         memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
-        for (int i = 0; i < Tq; i++) {
-            float *dqi = q->grad ? q->grad + ((long)b * Tq + i) * C + h * D : NULL;
-            int end = causal_end(a, i, Tq, Tk), end16 = round16(end);
-            if ((a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0) {   // a constant row, P row 0
-                if (dqi && !acc_q) memset(dqi, 0, sizeof(float) * (size_t)D);
-                continue;
+        for (int i0 = 0; i0 < Tq; i0 += R) {
+            // The block's rows; a row without keys (padding, none visible) gets n = 0.
+            float *w_of[R], *dp_of[R], *dq_of[R];
+            const float *dy_of[R], *q_of[R];
+            int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
+            for (int r = 0; r < rows; r++) {
+                int i = i0 + r, end = causal_end(a, i, Tq, Tk);
+                dp_of[r] = blk + (long)r * 3 * Tp + Tp;
+                w_of[r] = dp_of[r] + Tp;
+                dq_of[r] = dq + (long)r * D;
+                dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
+                q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+                int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
+                n_of[r] = empty ? 0 : end;
+                n16_of[r] = round16(n_of[r]);
+                if (empty && q->grad && !acc_q) memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
             }
-            float *p = P + ((long)bh * Tq + i) * Tk;
-            const float *dy = dY + ((long)b * Tq + i) * C + h * D;
-            const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
             // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
             // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
-            row_times(dy, vt, D, Tp, end16, dp);
-            for (int j = 0; j < end; j++) {
-                float pj = p[j], ds = signbit(pj) ? 0.0f : keep;
-                pa[j] = fabsf(pj);
-                w[j] = pa[j] * ds;
-                dp[j] *= ds;
+            row_times_rows(dy_of, vt, D, Tp, n16_of, rows, dp_of);
+            for (int r = 0; r < rows; r++) {
+                int end = n_of[r];
+                if (end == 0) continue;   // a constant row, P row 0
+                float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r], *w = w_of[r];
+                for (int j = 0; j < end; j++) {
+                    float pj = p[j], ds = signbit(pj) ? 0.0f : keep;
+                    pa[j] = fabsf(pj);
+                    w[j] = pa[j] * ds;
+                    dp[j] *= ds;
+                }
+                // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
+                float dot = kernel_dot(pa, dp, end);
+                for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
+                float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
+                if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
+                if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
+                    memcpy(p, dp, sizeof(float) * (size_t)end);
+                    for (int j = end; j < Tk; j++) p[j] = 0;
+                }
             }
-            if (v->grad) add_outer(dv, w, dy, end, D);
-            // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
-            float dot = kernel_dot(pa, dp, end);
-            for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
-            float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
-            if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
-            if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
-                memcpy(p, dp, sizeof(float) * (size_t)end);
-                for (int j = end; j < Tk; j++) p[j] = 0;
+            if (q->grad) {   // dq = scale * sum_j dscore_j k_j
+                weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
+                for (int r = 0; r < rows; r++) {
+                    if (n_of[r] == 0) continue;
+                    float *dqi = q->grad + ((long)b * Tq + i0 + r) * C + h * D;
+                    for (int e = 0; e < D; e++) dqi[e] = (acc_q ? dqi[e] : 0.0f) + scale * dq_of[r][e];
+                }
             }
-            if (dqi) {
-                kernel_weighted_rows(dp, k->data + (long)b * Tk * C + h * D, C, end, D, dq);
-                for (int e = 0; e < D; e++) dqi[e] = (acc_q ? dqi[e] : 0.0f) + scale * dq[e];
-            }
-            if (k->grad) add_outer(dk, dp, qi, end, D);
+            // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
+            if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
+            if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
         }
         for (int j = 0; j < Tk; j++) {
             long at = ((long)b * Tk + j) * C + h * D;
@@ -176,52 +253,69 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     Tensor *out = tensor_new(3, q->shape, grad);
     float *P = grad ? arena_alloc(tensor_arena(), sizeof(float) * (size_t)B * H * Tq * Tk) : NULL;
     int threads = omp_get_max_threads();
-    // Per thread: keys transposed (D,Tp), a row of scores and one of weights (Tp).
-    long per_thread = (long)D * Tp + 2L * Tp;
+    // Per thread: keys transposed (D,Tp); for each row of a block, a row of scores and one of
+    // weights (Tp).
+    enum { R = ATTN_ROW_BLOCK };
+    long per_thread = (long)D * Tp + 2L * R * Tp;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     const float *bias = args->bias ? args->bias->data : NULL;
     #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
-        float *kt = scratch + (long)omp_get_thread_num() * per_thread, *s = kt + (long)D * Tp, *ds = s + Tp;
+        float *kt = scratch + (long)omp_get_thread_num() * per_thread, *blk = kt + (long)D * Tp;
         const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
         transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-        for (int i = 0; i < Tq; i++) {
-            const float *qi = q->data + ((long)b * Tq + i) * C + h * D;
-            const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-            float *y = out->data + ((long)b * Tq + i) * C + h * D;
-            if (args->query_pad && args->query_pad[(long)b * Tq + i]) {   // padding: nothing to attend
-                memset(y, 0, sizeof(float) * (size_t)D);
-                if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                if (args->probs) memset(args->probs + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                continue;
+        for (int i0 = 0; i0 < Tq; i0 += R) {
+            // The block's rows; a padding query gets n = 0 and an output row of zeros.
+            float *s_of[R], *w_of[R], *y_of[R];
+            const float *q_of[R];
+            int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
+            for (int r = 0; r < rows; r++) {
+                int i = i0 + r;
+                s_of[r] = blk + (long)r * 2 * Tp;
+                q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+                y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
+                n_of[r] = causal_end(args, i, Tq, Tk);
+                if (args->query_pad && args->query_pad[(long)b * Tq + i]) {   // padding: nothing to attend
+                    n_of[r] = 0;
+                    memset(y_of[r], 0, sizeof(float) * (size_t)D);
+                    if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                    if (args->probs) memset(args->probs + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                }
+                n16_of[r] = round16(n_of[r]);
             }
-            int end = causal_end(args, i, Tq, Tk), end16 = round16(end);
-            row_times(qi, kt, D, Tp, end16, s);
-            if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
-            else    for (int j = 0; j < end; j++) s[j] *= scale;
-            float f = row_factor(args, pad, end);
-            if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
-            if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
-            for (int j = end; j < end16; j++) s[j] = -INFINITY;
-            kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
-            if (args->probs) {
-                float *p = args->probs + ((long)bh * Tq + i) * Tk;
-                memcpy(p, s, sizeof(float) * (size_t)end);
-                for (int j = end; j < Tk; j++) p[j] = 0;
+            row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);
+            for (int r = 0; r < rows; r++) {
+                int i = i0 + r, end = n_of[r], end16 = n16_of[r];
+                float *s = s_of[r], *ds = s + Tp;
+                w_of[r] = s;
+                if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
+                const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
+                if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
+                else    for (int j = 0; j < end; j++) s[j] *= scale;
+                float f = row_factor(args, pad, end);
+                if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
+                if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
+                for (int j = end; j < end16; j++) s[j] = -INFINITY;
+                kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
+                if (args->probs) {
+                    float *p = args->probs + ((long)bh * Tq + i) * Tk;
+                    memcpy(p, s, sizeof(float) * (size_t)end);
+                    for (int j = end; j < Tk; j++) p[j] = 0;
+                }
+                if (args->dropout > 0) {
+                    drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
+                    for (int j = 0; j < end; j++) ds[j] *= s[j];
+                    w_of[r] = ds;
+                }
+                if (P) {   // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+                    float *p = P + ((long)bh * Tq + i) * Tk;
+                    for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
+                    for (int j = end; j < Tk; j++) p[j] = 0;
+                }
             }
-            const float *w = s;
-            if (args->dropout > 0) {
-                drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
-                for (int j = 0; j < end; j++) ds[j] *= s[j];
-                w = ds;
-            }
-            if (P) {   // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
-                float *p = P + ((long)bh * Tq + i) * Tk;
-                for (int j = 0; j < end; j++) p[j] = w[j] == 0 ? -s[j] : s[j];
-                for (int j = end; j < Tk; j++) p[j] = 0;
-            }
-            kernel_weighted_rows(w, v->data + (long)b * Tk * C + h * D, C, end, D, y);
+            // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
+            weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D, y_of);
         }
     }
     if (grad) {

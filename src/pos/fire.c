@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include "core/ops.h"
+#include "core/kernels.h"
 #include "pos/pos.h"
 
 #define FIRE_HIDDEN 32
@@ -55,12 +56,20 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 }
 
 // fire_bias, allocation by allocation (N = T*T): z, the hidden layer before and after the
-// ReLU, the output, its head-major copy and two views; recording, backward's dW = dY^T X
-// packs the hidden layer (N x 32) once more for the length of that product.
+// ReLU, the output, its head-major copy and two views; recording, backward's largest gemm
+// scratch is the packing of one of the two dW = dY^T X: dY^T (out x N) in panels of GEMM_MR
+// rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of GEMM_NR
+// columns (kernels.c).
+static double fire_packed(double out, double N, double in) {
+    double rows = ceil(out / GEMM_MR) * GEMM_MR, chunk = fmax(GEMM_MR, floor(GEMM_A_PACK_MAX / N / GEMM_MR) * GEMM_MR);
+    double a = (out * N > GEMM_A_PACK_MAX ? fmin(rows, chunk) : rows) * N;
+    return arena_alloc_bytes(sizeof(float) * a) + arena_alloc_bytes(sizeof(float) * N * ceil(in / GEMM_NR) * GEMM_NR);
+}
 static double fire_arena_bytes(const Config *c, double T, int grad) {
     double N = T * T, H = c->n_heads, view = arena_alloc_bytes(sizeof(Tensor));
+    double scratch = fmax(fire_packed(FIRE_HIDDEN, N, 1), fire_packed(H, N, FIRE_HIDDEN));
     return tensor_arena_bytes(N, 0) + 2 * tensor_arena_bytes(N * FIRE_HIDDEN, grad) + 2 * tensor_arena_bytes(N * H, grad) +
-           2 * view + (grad ? arena_alloc_bytes(sizeof(float) * N * FIRE_HIDDEN) : 0);
+           2 * view + (grad ? scratch : 0);
 }
 
 const PosScheme pos_fire = { .name = "fire", .declare = fire_declare, .self_bias = fire_bias,

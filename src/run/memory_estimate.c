@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "core/byte_size.h"
+#include "core/kernels.h"
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "pos/pos.h"
@@ -41,10 +42,11 @@ static double dropout(const Shapes *s, double n) { return s->drop ? tensor(n, s-
 // per-thread scratch of attention_backward. Pads saved when the batch has padding.
 static double attention(const Shapes *s, double B, double Tq, double Tk, int padded) {
     double Tp = ceil(Tk / 16) * 16;
-    double bytes = tensor(B * Tq * s->d, s->g) + floats(s->threads * ((double)s->D * Tp + 2 * Tp));
+    double R = 8;   // ops_attention.c ATTN_ROW_BLOCK: query rows per block
+    double bytes = tensor(B * Tq * s->d, s->g) + floats(s->threads * ((double)s->D * Tp + 2 * R * Tp));
     if (s->g)
         bytes += floats(B * s->H * Tq * Tk) + 64 + (padded ? ints(B * Tk) + ints(B * Tq) : 0) +
-                 floats(s->threads * ((double)s->D * Tp + 2.0 * s->D * Tk + 3 * Tp + s->D));
+                 floats(s->threads * ((double)s->D * Tp + 2.0 * s->D * Tk + 3 * R * Tp + R * s->D));
     return bytes;
 }
 
@@ -91,15 +93,25 @@ static double head(const Shapes *s, double rows, double V) {
     return 64 + tensor(rows * V, s->g) + tensor(1, s->g) + 2 * floats(rows) + (s->g ? ints(rows) : 0);
 }
 
-// kernels.c gemm packs its B operand (rounded up to NR = 32 columns) and per thread an A
-// block (8 MR x KC, MR = 12) in the arena for the length of one product: on top of the pass
-// at its peak, the largest such pair. Training peaks late in backward, where dW = dY^T X
-// packs a layer input X (rows x d_ff for the second FFN matrix); a forward pass peaks at its
-// end, the head's product, which packs the head's weights (V x d).
+// kernels.c gemm packs its B operand (rounded up to GEMM_NR columns) in the arena for the
+// length of one product, and its A operand when A is a transposed view (rounded up to GEMM_MR
+// rows, in chunks of at most GEMM_A_PACK_MAX floats; row-major A is read in place but for one
+// edge panel of GEMM_MR rows): on top of the pass at its peak, the largest such pair. Training peaks in
+// backward, where dW = dY^T X packs dY^T (out x rows) and X (rows x in) for the two FFN
+// matrices and the head; a forward pass peaks at its end, the head's product, which packs the
+// head's weights (V x d).
+static double packed_a(double M, double K) {
+    double chunk = fmax(GEMM_MR, floor(GEMM_A_PACK_MAX / K / GEMM_MR) * GEMM_MR), m = ceil(M / GEMM_MR) * GEMM_MR;
+    return M * K > GEMM_A_PACK_MAX ? fmin(m, chunk) * K : m * K;
+}
+static double packed_b(double K, double N) { return K * ceil(N / GEMM_NR) * GEMM_NR; }
 static double gemm_scratch(const Shapes *s, double rows, double V) {
-    double d = s->d, f = s->c->d_ff, panel = 8 * 12;
-    if (!s->g) return floats(ceil(V / 32) * 32 * d) + floats(s->threads * panel * fmin(d, 384));
-    return floats(rows * ceil(fmax(d, f) / 32) * 32) + floats(s->threads * panel * fmin(rows, 384));
+    double d = s->d, f = s->c->d_ff;
+    if (!s->g) return floats(packed_b(d, V)) + floats(GEMM_MR * d);
+    double w2 = floats(packed_a(d, rows)) + floats(packed_b(rows, f));   // dW of (d, d_ff)
+    double w1 = floats(packed_a(f, rows)) + floats(packed_b(rows, d));   // dW of (d_ff, d)
+    double hd = floats(packed_a(V, rows)) + floats(packed_b(rows, d));   // dW of the head
+    return fmax(w2, fmax(w1, hd));
 }
 
 double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
