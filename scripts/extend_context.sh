@@ -3,25 +3,28 @@
 # stretch RoPE to 4x that window with each method of docs/design.md §2.3.5, fine-tuned briefly
 # at 128 tokens (linear = position interpolation, ntk, yarn; and plain RoPE as a control) or not
 # at all (dynamic NTK, and every method as an evaluation override), beside the other schemes
-# trained at 32 only. Every model is scored on windows of 32 … 2048 tokens: loss overall and on
-# the last 32 tokens. Writes CSV, Markdown and SVG into the output folder. Run from the top
-# level after `make`.
+# trained at 32 only; all of it once per block style (the configs' block and a Llama-style one).
+# Every model is scored on windows of 32 … 4096 tokens: loss overall and on the last 32 tokens.
+# Writes CSV, Markdown and SVG into the output folder. Run from the top level after `make`.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 # Block styles: NAME:overrides (words; empty = the configs as they are), one a line. Every run is
 # trained once per style, and the tables and figures have one section per style. To compare
-# the Llama-style block (RMSNorm, SwiGLU, no biases), add the line
-#   llama:model.norm=rmsnorm model.activation=swiglu model.bias=false
-BLOCK_STYLES='default:'
+# the Llama-style block (RMSNorm, SwiGLU, no biases) is the second line.
+BLOCK_STYLES='default:
+llama:model.norm=rmsnorm model.activation=swiglu model.bias=false'
 
 usage() {
     cat <<'EOF'
 usage: scripts/extend_context.sh [--quick] [--seeds N] [--blocks "NAMES"] [--out DIR]
 
 Pretrains configs/lm/<scheme>.ini (task lm, 32-token windows) with model.pos = each scheme of
-`./train --list-schemes` and seeds 1..N. Then, from each seed's rope model, fine-tunes with the
+`./train --list-schemes` and seeds 1..N, once per block style:
+  default        the configs as they are (LayerNorm, ReLU, biases)
+  llama          model.norm=rmsnorm model.activation=swiglu model.bias=false
+Then, from each seed's rope model, fine-tunes with the
 same budget (40 steps of 16 windows of 128 tokens: 6.7% of the 600 pretraining steps, 13% of
 its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
   rope_ft          plain RoPE (no stretch), the control
@@ -30,8 +33,9 @@ its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
   rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
 (rope_original_len = 32), and evaluates the pretrained rope model without fine-tuning as
 rope_dynamic (dynamic NTK) and rope_linear / rope_ntk / rope_yarn (the same stretches as
-./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 2048 tokens (at
-most 256 windows of the 200,000-token held-out text each). Writes into DIR:
+./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 4096 tokens (at
+most 256 windows of the 200,000-token held-out text each: 195 at 1024, 97 at 2048, 48 at
+4096). Writes into DIR:
   results.csv    block,method,kind,seed,window,examples,loss,token_acc,loss_last
                  (kind: scheme = trained at 32 only, as configs/lm has it; rope = a RoPE stretch)
   curves.csv     every run's log.csv, with block, run and seed columns in front
@@ -39,13 +43,15 @@ most 256 windows of the 200,000-token held-out text each). Writes into DIR:
                  over seeds), the command, the wall times
   <block>_loss_last.svg        loss on the last 32 tokens against the window, every method
   <block>_rope_loss_last.svg   the same for the RoPE methods only
-Finished runs (DIR/runs/) and evaluations are reused, so an interrupted run can be restarted.
+Finished runs (DIR/runs/) and evaluations (one file per model and window size,
+runs/RUN/eval_METHOD_wWINDOW.csv) are reused, so an interrupted run can be restarted and a
+new window size evaluates only that size. With --jobs N, up to N evaluations run at once too.
 
   --quick        a smoke test: tiny models (d_model 16), 30 pretraining and 4 fine-tuning
-                 steps, 1 seed (unless --seeds), windows 32 and 128; DIR defaults to
-                 results/quick/extend_context
+                 steps, 1 seed (unless --seeds), windows 32 and 128, the default block only
+                 (unless --blocks); DIR defaults to results/quick/extend_context
   --seeds N      seeds 1..N (default 3)
-  --blocks NAMES the block styles to run, of those listed in the script (default: all)
+  --blocks NAMES the block styles to run, e.g. "default llama" (default: all; --quick: default)
   --out DIR      output folder (default results/extend_context)
 EOF
     echo "$RUN_USAGE"
@@ -62,8 +68,8 @@ while [ $# -gt 0 ]; do
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
-all_blocks=$(echo "$BLOCK_STYLES" | cut -d: -f1 | tr '\n' ' ')
-blocks=${blocks:-$all_blocks}
+all_blocks=$(echo "$BLOCK_STYLES" | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')
+if [ $quick = 1 ]; then blocks=${blocks:-default}; else blocks=${blocks:-$all_blocks}; fi
 for b in $blocks; do
     echo "$BLOCK_STYLES" | grep -q "^$b:" || die "--blocks: no block style '$b' (the script lists: $all_blocks)"
 done
@@ -80,11 +86,11 @@ stretch_yarn="model.rope_scaling=yarn model.rope_factor=$factor model.rope_origi
 stretch_dynamic="model.rope_scaling=dynamic model.rope_original_len=$original"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/extend_context}
-    windows=32,128; pre_steps=30; ft_steps=4
+    windows="32 128"; pre_steps=30; ft_steps=4
     extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=2000 train.eval_every=30 train.log_every=10"
 else
     seeds=${seeds:-3}; out=${out:-results/extend_context}
-    windows=32..2048; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
+    windows="32 64 128 256 512 1024 2048 4096"; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
     extra=""
 fi
 ft_over="task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=4 train.schedule=cosine train.eval_every=$ft_steps train.ckpt_every=$ft_steps train.log_every=5"
@@ -139,17 +145,47 @@ models() {
     for method in rope_dynamic rope_linear rope_ntk rope_yarn; do echo "$method rope pre-rope $(stretch_of "$method")"; done
     for method in $FT_METHODS; do echo "$method rope $method"; done
 }
+# every_eval: one line per evaluation, FILE RUN WINDOW [overrides], the windows outermost (so
+# the evaluations running at once take about as long as each other)
+every_eval() {
+    for w in $windows; do
+        for block in $blocks; do
+            for seed in $(seq_list "$seeds"); do
+                models | while read -r method kind name over; do
+                    run=$out/runs/$block-$name-s$seed
+                    echo "$run/eval_${method}_w$w.csv $run $w $over"
+                done
+            done
+        done
+    done
+}
+# Up to $run_jobs evaluations at once (each on the run's run.threads); a failed one prints its
+# error and leaves its file missing, which stops the script below.
+every_eval | {
+    n=0
+    while read -r file run w over; do
+        [ -s "$file" ] && continue
+        say "eval   $file"
+        # shellcheck disable=SC2086 # the overrides are separate words
+        (cached_eval "$file" "$BIN_DIR/eval" "$run" lengths="$w" $over) &
+        n=$((n + 1))
+        if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
+    done
+    wait
+}
+missing=$(every_eval | while read -r file rest; do [ -s "$file" ] || echo "$file"; done)
+[ -z "$missing" ] || die "evaluations failed (see the .err files):
+$missing"
 echo "block,method,kind,seed,window,examples,loss,token_acc,loss_last" >"$out/results.csv.tmp"
 : >"$out/curves.body"
 for block in $blocks; do
     for seed in $(seq_list "$seeds"); do
         models | while read -r method kind name over; do
-            run=$out/runs/$block-$name-s$seed
-            # shellcheck disable=SC2086 # the overrides are separate words
-            cached_eval "$run/eval_$method.csv" "$BIN_DIR/eval" "$run" lengths="$windows" $over
-            # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
-            awk -F, -v p="$block,$method,$kind,$seed" 'NR > 1 && $1 == "val" { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
-                "$run/eval_$method.csv" >>"$out/results.csv.tmp"
+            for w in $windows; do
+                # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
+                awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" '$1 == "val" && $2 == w { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
+                    "$out/runs/$block-$name-s$seed/eval_${method}_w$w.csv" >>"$out/results.csv.tmp"
+            done
         done
         for method in $SCHEMES $FT_METHODS; do
             name=$method; case $method in rope_*) ;; *) name=pre-$method ;; esac
@@ -188,7 +224,8 @@ wall=$(( $(now) - start ))
     echo "steps at a $long-token window (\`$ft_over\`) with the stretch of the method (s = $factor,"
     echo "L = $original; yarn_alpha 0.5, yarn_beta 4); the other rope_* rows are the pretrained rope model"
     echo "with the stretch as an ./eval override, not fine-tuned. Cells: mean ± sample standard"
-    echo "deviation over seeds 1..$seeds; windows of the held-out text (at most 256 per window size)."
+    echo "deviation over seeds 1..$seeds; windows of the held-out text (at most 256 per window size; the"
+    echo "200,000 tokens give 195 windows at 1024, 97 at 2048, 48 at 4096)."
     for block in $blocks; do
         echo
         echo "## Block style \`$block\`$(o=$(block_overrides "$block"); [ -n "$o" ] && echo " ($o)")"
