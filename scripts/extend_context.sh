@@ -80,7 +80,7 @@ block_overrides() { echo "$BLOCK_STYLES" | sed -n "s/^$1://p"; }
 factor=4; original=32; long=128
 # At 4096 tokens, the first 16 windows (65,536 tokens) instead of the 48 that fit: one model's
 # 48 windows cost about as much CPU as all its windows 32..2048 together.
-cap_4096=16
+cap_4096=16   # the cached evaluations at 4096 were made with it: delete them after changing it
 # cap_of WINDOW: the ./eval override that limits the windows of that size (none below 4096)
 cap_of() { if [ "$1" -ge 4096 ]; then echo "lm_windows=$cap_4096"; fi; }
 stretch_linear="model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original"
@@ -165,6 +165,29 @@ every_eval() {
         done
     done
 }
+# eval_into FILE CMD...: CMD (an ./eval call) into FILE, atomically. A window the scheme itself
+# refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys would be scaled beyond
+# float32's range) leaves FILE with the refusal as a comment and no rows: an empty cell in the
+# tables, listed under them, not a failed run. Any other failure stops here.
+eval_into() {
+    _f=$1; shift
+    if "$@" >"$_f.tmp" 2>"$_f.err"; then
+        rm -f "$_f.err"; mv "$_f.tmp" "$_f"
+    elif grep -q "beyond float32's safe" "$_f.err"; then
+        echo "# refused: $(grep -m 1 '^error:' "$_f.err")" >"$_f.tmp"; rm -f "$_f.err"; mv "$_f.tmp" "$_f"
+    else
+        cat "$_f.err" >&2; die "evaluation failed: $*"
+    fi
+}
+# refusals BLOCK: the evaluations of BLOCK that the scheme refused, one Markdown item each
+# (METHOD at WINDOW, the seeds, ./eval's message)
+refusals() {
+    every_eval | while read -r file rest; do
+        case $file in "$out/runs/$1-"*) ;; *) continue ;; esac
+        grep -h '^# refused: ' "$file" | sed "s|^# refused: ||; s|^|$(basename "$file" .csv | sed 's/^eval_//; s/_w\([0-9]*\)$/ \1/') |"
+    done | awk '{ k = $1 " " $2; $1 = $2 = ""; sub(/^  /, ""); n[k]++; msg[k] = $0; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+        END { for (i = 1; i <= m; i++) { split(order[i], a, " "); printf "- `%s` at %s (%d seeds): %s\n", a[1], a[2], n[order[i]], msg[order[i]] } }'
+}
 # Up to $run_jobs evaluations at once (each on the run's run.threads); a failed one prints its
 # error and leaves its file missing, which stops the script below.
 every_eval | {
@@ -173,7 +196,7 @@ every_eval | {
         [ -s "$file" ] && continue
         say "eval   $file"
         # shellcheck disable=SC2086 # the overrides are separate words
-        (cached_eval "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
+        (eval_into "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
         n=$((n + 1))
         if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
     done
@@ -239,6 +262,8 @@ wall=$(( $(now) - start ))
         echo "## Block style \`$block\`$(o=$(block_overrides "$block"); [ -n "$o" ] && echo " ($o)")"
         table "Loss on the last 32 tokens of each window:" loss_last
         table "Loss over the whole window:" loss
+        r=$(refusals "$block")
+        if [ -n "$r" ]; then echo; echo "Empty cells: ./eval refused these windows (the scheme's own length limit):"; echo; echo "$r"; fi
         echo
         echo "![$block: loss on the last 32 tokens against the window](${block}_loss_last.svg)"
         echo "![$block: the RoPE methods](${block}_rope_loss_last.svg)"
