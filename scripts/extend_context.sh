@@ -3,25 +3,28 @@
 # stretch RoPE to 4x that window with each method of docs/design.md §2.3.5, fine-tuned briefly
 # at 128 tokens (linear = position interpolation, ntk, yarn; and plain RoPE as a control) or not
 # at all (dynamic NTK, and every method as an evaluation override), beside the other schemes
-# trained at 32 only. Every model is scored on windows of 32 … 2048 tokens: loss overall and on
-# the last 32 tokens. Writes CSV, Markdown and SVG into the output folder. Run from the top
-# level after `make`.
+# trained at 32 only; all of it once per block style (the configs' block and a Llama-style one).
+# Every model is scored on windows of 32 … 4096 tokens: loss overall and on the last 32 tokens.
+# Writes CSV, Markdown and SVG into the output folder. Run from the top level after `make`.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 # Block styles: NAME:overrides (words; empty = the configs as they are), one a line. Every run is
 # trained once per style, and the tables and figures have one section per style. To compare
-# the Llama-style block (RMSNorm, SwiGLU, no biases), add the line
-#   llama:model.norm=rmsnorm model.activation=swiglu model.bias=false
-BLOCK_STYLES='default:'
+# the Llama-style block (RMSNorm, SwiGLU, no biases) is the second line.
+BLOCK_STYLES='default:
+llama:model.norm=rmsnorm model.activation=swiglu model.bias=false'
 
 usage() {
     cat <<'EOF'
 usage: scripts/extend_context.sh [--quick] [--seeds N] [--blocks "NAMES"] [--out DIR]
 
 Pretrains configs/lm/<scheme>.ini (task lm, 32-token windows) with model.pos = each scheme of
-`./train --list-schemes` and seeds 1..N. Then, from each seed's rope model, fine-tunes with the
+`./train --list-schemes` and seeds 1..N, once per block style:
+  default        the configs as they are (LayerNorm, ReLU, biases)
+  llama          model.norm=rmsnorm model.activation=swiglu model.bias=false
+Then, from each seed's rope model, fine-tunes with the
 same budget (40 steps of 16 windows of 128 tokens: 6.7% of the 600 pretraining steps, 13% of
 its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
   rope_ft          plain RoPE (no stretch), the control
@@ -30,8 +33,10 @@ its tokens; lr 5e-4, 4 warm-up steps, cosine) each of
   rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
 (rope_original_len = 32), and evaluates the pretrained rope model without fine-tuning as
 rope_dynamic (dynamic NTK) and rope_linear / rope_ntk / rope_yarn (the same stretches as
-./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 2048 tokens (at
-most 256 windows of the 200,000-token held-out text each). Writes into DIR:
+./eval overrides). Every model is scored by ./eval on windows of 32, 64, …, 4096 tokens (at
+most 256 windows of the 200,000-token held-out text each: 195 at 1024, 97 at 2048; at 4096
+only the first 16 of the 48 that fit, ./eval lm_windows=16, to keep the 102 evaluations at
+4096 within an evening on 2 shared cores). Writes into DIR:
   results.csv    block,method,kind,seed,window,examples,loss,token_acc,loss_last
                  (kind: scheme = trained at 32 only, as configs/lm has it; rope = a RoPE stretch)
   curves.csv     every run's log.csv, with block, run and seed columns in front
@@ -39,13 +44,15 @@ most 256 windows of the 200,000-token held-out text each). Writes into DIR:
                  over seeds), the command, the wall times
   <block>_loss_last.svg        loss on the last 32 tokens against the window, every method
   <block>_rope_loss_last.svg   the same for the RoPE methods only
-Finished runs (DIR/runs/) and evaluations are reused, so an interrupted run can be restarted.
+Finished runs (DIR/runs/) and evaluations (one file per model and window size,
+runs/RUN/eval_METHOD_wWINDOW.csv) are reused, so an interrupted run can be restarted and a
+new window size evaluates only that size. With --jobs N, up to N evaluations run at once too.
 
   --quick        a smoke test: tiny models (d_model 16), 30 pretraining and 4 fine-tuning
-                 steps, 1 seed (unless --seeds), windows 32 and 128; DIR defaults to
-                 results/quick/extend_context
+                 steps, 1 seed (unless --seeds), windows 32 and 128, the default block only
+                 (unless --blocks); DIR defaults to results/quick/extend_context
   --seeds N      seeds 1..N (default 3)
-  --blocks NAMES the block styles to run, of those listed in the script (default: all)
+  --blocks NAMES the block styles to run, e.g. "default llama" (default: all; --quick: default)
   --out DIR      output folder (default results/extend_context)
 EOF
     echo "$RUN_USAGE"
@@ -62,8 +69,8 @@ while [ $# -gt 0 ]; do
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
-all_blocks=$(echo "$BLOCK_STYLES" | cut -d: -f1 | tr '\n' ' ')
-blocks=${blocks:-$all_blocks}
+all_blocks=$(echo "$BLOCK_STYLES" | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')
+if [ $quick = 1 ]; then blocks=${blocks:-default}; else blocks=${blocks:-$all_blocks}; fi
 for b in $blocks; do
     echo "$BLOCK_STYLES" | grep -q "^$b:" || die "--blocks: no block style '$b' (the script lists: $all_blocks)"
 done
@@ -71,6 +78,11 @@ done
 block_overrides() { echo "$BLOCK_STYLES" | sed -n "s/^$1://p"; }
 
 factor=4; original=32; long=128
+# At 4096 tokens, the first 16 windows (65,536 tokens) instead of the 48 that fit: one model's
+# 48 windows cost about as much CPU as all its windows 32..2048 together.
+cap_4096=16   # the cached evaluations at 4096 were made with it: delete them after changing it
+# cap_of WINDOW: the ./eval override that limits the windows of that size (none below 4096)
+cap_of() { if [ "$1" -ge 4096 ]; then echo "lm_windows=$cap_4096"; fi; }
 stretch_linear="model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original"
 stretch_ntk="model.rope_scaling=ntk model.rope_factor=$factor model.rope_original_len=$original"
 # α = 0.5, β = 4 turns (design §2.3.5): at L = 32 pair 0 turns 5.1 times (kept), pair 1 1.6
@@ -80,11 +92,11 @@ stretch_yarn="model.rope_scaling=yarn model.rope_factor=$factor model.rope_origi
 stretch_dynamic="model.rope_scaling=dynamic model.rope_original_len=$original"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/extend_context}
-    windows=32,128; pre_steps=30; ft_steps=4
+    windows="32 128"; pre_steps=30; ft_steps=4
     extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=2000 train.eval_every=30 train.log_every=10"
 else
     seeds=${seeds:-3}; out=${out:-results/extend_context}
-    windows=32..2048; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
+    windows="32 64 128 256 512 1024 2048 4096"; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
     extra=""
 fi
 ft_over="task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=4 train.schedule=cosine train.eval_every=$ft_steps train.ckpt_every=$ft_steps train.log_every=5"
@@ -139,17 +151,70 @@ models() {
     for method in rope_dynamic rope_linear rope_ntk rope_yarn; do echo "$method rope pre-rope $(stretch_of "$method")"; done
     for method in $FT_METHODS; do echo "$method rope $method"; done
 }
+# every_eval: one line per evaluation, FILE RUN WINDOW [overrides], the windows outermost (so
+# the evaluations running at once take about as long as each other)
+every_eval() {
+    for w in $windows; do
+        for block in $blocks; do
+            for seed in $(seq_list "$seeds"); do
+                models | while read -r method kind name over; do
+                    run=$out/runs/$block-$name-s$seed
+                    echo "$run/eval_${method}_w$w.csv $run $w $over"
+                done
+            done
+        done
+    done
+}
+# eval_into FILE CMD...: CMD (an ./eval call) into FILE, atomically. A window the scheme itself
+# refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys would be scaled beyond
+# float32's range) leaves FILE with the refusal as a comment and no rows: an empty cell in the
+# tables, listed under them, not a failed run. Any other failure stops here.
+eval_into() {
+    _f=$1; shift
+    if "$@" >"$_f.tmp" 2>"$_f.err"; then
+        rm -f "$_f.err"; mv "$_f.tmp" "$_f"
+    elif grep -q "beyond float32's safe" "$_f.err"; then
+        echo "# refused: $(grep -m 1 '^error:' "$_f.err")" >"$_f.tmp"; rm -f "$_f.err"; mv "$_f.tmp" "$_f"
+    else
+        cat "$_f.err" >&2; die "evaluation failed: $*"
+    fi
+}
+# refusals BLOCK: the evaluations of BLOCK that the scheme refused, one Markdown item each
+# (METHOD at WINDOW, the seeds, ./eval's message)
+refusals() {
+    every_eval | while read -r file rest; do
+        case $file in "$out/runs/$1-"*) ;; *) continue ;; esac
+        grep -h '^# refused: ' "$file" | sed "s|^# refused: ||; s|^|$(basename "$file" .csv | sed 's/^eval_//; s/_w\([0-9]*\)$/ \1/') |"
+    done | awk '{ k = $1 " " $2; $1 = $2 = ""; sub(/^  /, ""); n[k]++; msg[k] = $0; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+        END { for (i = 1; i <= m; i++) { split(order[i], a, " "); printf "- `%s` at %s (%d seeds): %s\n", a[1], a[2], n[order[i]], msg[order[i]] } }'
+}
+# Up to $run_jobs evaluations at once (each on the run's run.threads); a failed one prints its
+# error and leaves its file missing, which stops the script below.
+every_eval | {
+    n=0
+    while read -r file run w over; do
+        [ -s "$file" ] && continue
+        say "eval   $file"
+        # shellcheck disable=SC2086 # the overrides are separate words
+        (eval_into "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
+        n=$((n + 1))
+        if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
+    done
+    wait
+}
+missing=$(every_eval | while read -r file rest; do [ -s "$file" ] || echo "$file"; done)
+[ -z "$missing" ] || die "evaluations failed (see the .err files):
+$missing"
 echo "block,method,kind,seed,window,examples,loss,token_acc,loss_last" >"$out/results.csv.tmp"
 : >"$out/curves.body"
 for block in $blocks; do
     for seed in $(seq_list "$seeds"); do
         models | while read -r method kind name over; do
-            run=$out/runs/$block-$name-s$seed
-            # shellcheck disable=SC2086 # the overrides are separate words
-            cached_eval "$run/eval_$method.csv" "$BIN_DIR/eval" "$run" lengths="$windows" $over
-            # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
-            awk -F, -v p="$block,$method,$kind,$seed" 'NR > 1 && $1 == "val" { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
-                "$run/eval_$method.csv" >>"$out/results.csv.tmp"
+            for w in $windows; do
+                # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
+                awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" '$1 == "val" && $2 == w { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
+                    "$out/runs/$block-$name-s$seed/eval_${method}_w$w.csv" >>"$out/results.csv.tmp"
+            done
         done
         for method in $SCHEMES $FT_METHODS; do
             name=$method; case $method in rope_*) ;; *) name=pre-$method ;; esac
@@ -188,12 +253,17 @@ wall=$(( $(now) - start ))
     echo "steps at a $long-token window (\`$ft_over\`) with the stretch of the method (s = $factor,"
     echo "L = $original; yarn_alpha 0.5, yarn_beta 4); the other rope_* rows are the pretrained rope model"
     echo "with the stretch as an ./eval override, not fine-tuned. Cells: mean ± sample standard"
-    echo "deviation over seeds 1..$seeds; windows of the held-out text (at most 256 per window size)."
+    echo "deviation over seeds 1..$seeds; windows of the held-out text (at most 256 per window size; the"
+    echo "200,000 tokens give 195 windows at 1024, 97 at 2048; at 4096 the first $cap_4096 of the 48 that"
+    echo "fit, \`./eval lm_windows=$cap_4096\`, for time: the 4096 column rests on $((cap_4096 * 4096)) tokens a model, its"
+    echo "loss on the last 32 tokens on $((cap_4096 * 32)))."
     for block in $blocks; do
         echo
         echo "## Block style \`$block\`$(o=$(block_overrides "$block"); [ -n "$o" ] && echo " ($o)")"
         table "Loss on the last 32 tokens of each window:" loss_last
         table "Loss over the whole window:" loss
+        r=$(refusals "$block")
+        if [ -n "$r" ]; then echo; echo "Empty cells: ./eval refused these windows (the scheme's own length limit):"; echo; echo "$r"; fi
         echo
         echo "![$block: loss on the last 32 tokens against the window](${block}_loss_last.svg)"
         echo "![$block: the RoPE methods](${block}_rope_loss_last.svg)"

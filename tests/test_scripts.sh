@@ -234,6 +234,23 @@ report ec_finetune_provenance "$(for m in rope_ft rope_linear_ft rope_ntk_ft rop
         echo "$m: $(head -n 1 "$E/runs/default-$m-s1/log.csv")"; done)"
 report ec_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun ec scripts/extend_context.sh "$E"
+# Evaluations are cached per model and window size: the rerun above evaluated nothing, and
+# with one window's file removed the next run redoes that evaluation alone, to the same numbers.
+report ec_reuses_evals "$(grep -m 3 'eval   ' "$TMP/ec.rerun")"
+cp "$E/results.csv" "$TMP/ec_results_before.csv"
+rm -f "$E/runs/default-pre-rope-s1/eval_rope_w128.csv"
+if scripts/extend_context.sh --quick --out "$E" >"$TMP/ec.rerun2" 2>&1 && [ "$(grep -c 'eval   ' "$TMP/ec.rerun2")" = 1 ] \
+        && grep -q 'eval   .*/default-pre-rope-s1/eval_rope_w128\.csv$' "$TMP/ec.rerun2" && cmp -s "$E/results.csv" "$TMP/ec_results_before.csv"; then
+    ok ec_evals_per_window
+else fail ec_evals_per_window "$(grep -m 3 -E 'eval   |error' "$TMP/ec.rerun2")"; fi
+# ./eval lm_windows=N scores the first N windows of a size only (the script's cap at 4096):
+# 3 windows of 128 tokens, and without the key the 256 that the cached evaluation holds.
+w3=$("$BIN_DIR/eval" "$E/runs/default-pre-rope-s1" lengths=128 lm_windows=3 2>/dev/null | awk -F, '$1 == "val" { print $2 "," $3 }')
+w256=$(awk -F, '$1 == "val" { print $2 "," $3 }' "$E/runs/default-pre-rope-s1/eval_rope_w128.csv")
+report ec_eval_lm_windows "$([ "$w3" = 128,3 ] && [ "$w256" = 128,256 ] || echo "lm_windows=3 gave '$w3', the cached evaluation '$w256'")"
+# --quick trains the default block alone (the rows check above counts one block); the usage
+# names both block styles.
+report ec_help_blocks "$(scripts/extend_context.sh --help | grep -q '^  llama  *model.norm=rmsnorm' || echo "--help does not list the llama block")"
 expect_error ec_bad_block "no block style 'gpt'" scripts/extend_context.sh --quick --blocks gpt --out "$E"
 
 # ---- lm_score.sh

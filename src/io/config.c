@@ -130,6 +130,7 @@ static const Key KEYS[] = {
     FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
     ENUM("eval", positions, "sampled", "sampled|plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
     ENUM("eval", length, "model", "model|oracle"),  // exact match: stop at the model's <eos>, or at the reference length
+    INT("eval", lm_windows, "256", 1, 256),  // ./eval, lm: at most this many windows a length (the first ones)
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");

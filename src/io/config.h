@@ -87,6 +87,7 @@ typedef struct Config {
     float length_penalty;      // ./translate: GNMT length penalty alpha
     char  positions[CFG_STR];  // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
     char  length[CFG_STR];     // exact match: "model" (stop at <eos>) | "oracle" (the reference length)
+    int   lm_windows;          // lm: at most this many windows per window length (the first ones)
 
     // Source of the settings, for the run folder and the checkpoint metadata.
     char  path[CFG_STR];

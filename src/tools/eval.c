@@ -35,6 +35,7 @@ static const char *USAGE =
     "  attn_logit_scale=log  self-attention scores times log(n)/log(n_train) past the training\n"
     "                        length n_train (model.attn_train_length, recorded by ./train)\n"
     "  test_size=200         sentences per generated test set\n"
+    "  lm_windows=16         lm: score at most the first 16 windows of each size (default 256)\n"
     "  length=oracle         exact match decodes to the reference length: <eos> is forbidden\n"
     "                        before it and forced there, and toy_translate's final \".\" before\n"
     "                        the last token (always so for a model trained with train.eos=false;\n"
@@ -143,7 +144,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
         if (t->kind == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
-                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], 256, &r, err, errlen))) print_row("val", lengths[i], &r);
+                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r, err, errlen))) print_row("val", lengths[i], &r);
         } else {
             const char *names[2] = {"val", "test"};
             const Split *splits[2] = {&t->val, &t->test};
