@@ -161,12 +161,20 @@ wall=$(( $(now) - start ))
     echo "positions (\`model.pos_random=2048\`: each batch's positions drawn from 0..2047 and sorted;"
     echo "none, which has no positions, is not repeated there); scored on $test_size held-out sentences"
     echo "of exactly k clauses (random runs: on drawn positions, and on 0..n-1 as random+plainpos)."
-    echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
+    echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %; empty: not run (none randomized)."
+    echo "xpos is RoPE's rotation times a decay that only a causal stack applies: the encoder gets the"
+    echo "rotation alone (src/pos/xpos.c), so here xpos differs from rope in the decoder's self-attention only."
     variant_lines | while IFS='|' read -r variant training train_over eval_over; do
         echo
         echo "## $variant: exact match by clauses (\`$train_over\`, \`./eval $eval_over\`)"
         echo
         md_pivot "$out/results.csv" scheme length exact_match 100 %.1f variant="$variant"
+    done
+    for k in $(echo "$lengths" | tr ',' ' '); do
+        echo
+        echo "## Every variant at $k clauses: exact match (%)"
+        echo
+        md_pivot "$out/results.csv" scheme variant exact_match 100 %.1f length="$k"
     done
     echo
     echo "## All variants side by side: exact match (%) by clauses"
