@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR]
+usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR] [--partial]
 
 Trains configs/<scheme>.ini (toy_translate, 1..3 clauses) for each scheme of
 `./train --list-schemes`, seeds 1..N, once with train.eos=true (+EOS), once with
@@ -43,6 +43,8 @@ interrupted run can be restarted.
               lengths 3 and 4 with 20 sentences each; DIR defaults to results/quick/eos_decision
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/eos_decision)
+  --partial   train nothing: evaluate the finished runs only, and list the missing ones in
+              results.md (for a deadline; the tables then mix seed counts where runs are missing)
 EOF
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
@@ -75,8 +77,12 @@ training_schemes() {
     esac
 }
 
-quick=0; seeds=""; out=""
-read_options "$@"
+quick=0; seeds=""; out=""; partial=0
+while [ $# -gt 0 ]; do
+    if [ "$1" = --partial ]; then partial=1; used=1; else common_option "$@"; fi
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
+done
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/eos_decision}
     lengths=3,4; test_size=20; steps=30
@@ -87,6 +93,7 @@ else
     extra=""
 fi
 begin_experiment eos_decision.sh train eval plot
+if [ $partial = 1 ]; then command="$command --partial"; fi
 
 # ---- train every training, scheme and seed (here, --jobs N at once, or on Slurm)
 trainings() {
@@ -101,7 +108,17 @@ trainings() {
         done
     done
 }
-run_trainings trainings "$out"
+if [ $partial = 0 ]; then run_trainings trainings "$out"; fi
+# finished TRAINING SCHEME SEED: the run is there (always, unless --partial); a missing one
+# is listed in $out/missing.txt.
+: >"$out/missing.txt"
+finished() {
+    _r=$out/runs/$1-$2-s$3
+    if run_finished "$_r" "$steps"; then return 0; fi
+    [ $partial = 1 ] || die "$_r is not finished"
+    grep -qx "$1-$2-s$3" "$out/missing.txt" || echo "$1-$2-s$3" >>"$out/missing.txt"
+    return 1
+}
 
 # ---- evaluate every variant of every run; the diagnosis rows of seed 1
 echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
@@ -110,6 +127,7 @@ echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departu
 variant_lines | while IFS='|' read -r variant training train_over eval_over; do
     for seed in $(seq_list "$seeds"); do
         for scheme in $(training_schemes "$train_over"); do
+            finished "$training" "$scheme" "$seed" || continue
             run=$out/runs/$training-$scheme-s$seed
             # ./eval's two outputs are made together: reuse them only as a pair.
             [ -s "$run/positions_$variant.csv" ] || rm -f "$run/eval_$variant.csv"
@@ -128,7 +146,10 @@ mv "$out/positions.csv.tmp" "$out/positions.csv"
 : >"$out/curves.body"
 training_lines | while IFS='|' read -r training train_over; do
     for seed in $(seq_list "$seeds"); do
-        for scheme in $(training_schemes "$train_over"); do prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"; done
+        for scheme in $(training_schemes "$train_over"); do
+            finished "$training" "$scheme" "$seed" || continue
+            prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"
+        done
     done
 done >"$out/curves.body"
 first=$(training_lines | head -1 | cut -d'|' -f1)
@@ -164,6 +185,12 @@ wall=$(( $(now) - start ))
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %; empty: not run (none randomized)."
     echo "xpos is RoPE's rotation times a decay that only a causal stack applies: the encoder gets the"
     echo "rotation alone (src/pos/xpos.c), so here xpos differs from rope in the decoder's self-attention only."
+    if [ -s "$out/missing.txt" ]; then
+        echo
+        # shellcheck disable=SC2016 # the backquotes are Markdown
+        echo "**Partial (\`--partial\`): these runs were not trained in time, so their cells average fewer"
+        echo "seeds or are empty:** $(sed 's/.*/`&`/' "$out/missing.txt" | tr '\n' ' ' | sed 's/ $//; s/ /, /g')."
+    fi
     variant_lines | while IFS='|' read -r variant training train_over eval_over; do
         echo
         echo "## $variant: exact match by clauses (\`$train_over\`, \`./eval $eval_over\`)"
@@ -211,4 +238,5 @@ wall=$(( $(now) - start ))
     variant_lines | cut -d'|' -f1 | while read -r variant; do echo "![exact match, $variant](exact_$variant.svg)"; done
 } >"$out/results.md.tmp"
 mv "$out/results.md.tmp" "$out/results.md"
+[ -s "$out/missing.txt" ] || rm -f "$out/missing.txt"
 say "done in $wall s: $out/results.md"

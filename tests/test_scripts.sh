@@ -216,6 +216,14 @@ report ed_positions_agree "$(awk -F, 'FNR == 1 { file++; next }
     "$Q/results.csv" "$Q/positions.csv")"
 report ed_curves_csv "$(csv_check "$Q/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun ed scripts/eos_decision.sh "$Q"
+# --partial trains nothing, leaves a missing run out of the tables and names it in results.md.
+mv "$Q/runs/noeos-fire-s1" "$TMP/noeos-fire-s1"
+if scripts/eos_decision.sh --quick --out "$Q" --partial >"$TMP/ed.partial" 2>&1 && ! grep -q "train  " "$TMP/ed.partial" \
+        && [ ! -e "$Q/runs/noeos-fire-s1" ]; then
+    report ed_partial "$(grep -q 'or are empty:\*\* `noeos-fire-s1`\.$' "$Q/results.md" || echo "results.md does not name the missing run"
+        ! grep -q '^noeos+oracle,fire,' "$Q/results.csv" || echo "the missing run has rows in results.csv")"
+else fail ed_partial "$(tail -3 "$TMP/ed.partial")"; fi
+mv "$TMP/noeos-fire-s1" "$Q/runs/noeos-fire-s1"
 
 # ---- extend_context.sh
 E=$TMP/ec
