@@ -203,6 +203,12 @@ wall=$(( $(now) - start ))
         echo
         md_pivot "$out/results.csv" scheme variant exact_match 100 %.1f length="$k"
     done
+    for k in $(echo "$lengths" | tr ',' ' '); do
+        echo
+        echo "## Every variant at $k clauses: token accuracy (%, teacher forcing)"
+        echo
+        md_pivot "$out/results.csv" scheme variant token_acc 100 %.1f length="$k"
+    done
     echo
     echo "## All variants side by side: exact match (%) by clauses"
     echo
