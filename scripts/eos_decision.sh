@@ -3,7 +3,7 @@
 # and Length Extrapolation"): train the toy German -> English translator (1..3 clauses) with
 # every positional scheme, with and without <eos> on the target side, and score exact match at
 # 4, 6, 8 and 12 clauses when the model stops itself and when it is decoded to the reference
-# length. Also writes the per-position diagnosis (./eval --positions) of every run of seed 1.
+# length; and once more on randomized positions (Ruoss et al. 2023). Also writes the per-position diagnosis (./eval --positions) of every run of seed 1.
 # Run from the top level after `make`.
 set -eu
 cd "$(dirname "$0")/.."
@@ -11,15 +11,21 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR]
+usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR] [--partial]
 
 Trains configs/<scheme>.ini (toy_translate, 1..3 clauses) for each scheme of
-`./train --list-schemes`, seeds 1..N, once with train.eos=true (+EOS) and once with
-train.eos=false (-EOS: no <eos> target), and evaluates every variant on test sets of
+`./train --list-schemes`, seeds 1..N, once with train.eos=true (+EOS), once with
+train.eos=false (-EOS: no <eos> target) and once +EOS on randomized positions, and
+evaluates every variant on test sets of
 exactly 3, 4, 6, 8 and 12 clauses (200 sentences each):
   eos            +EOS model, greedy decoding stops at its own <eos>
   eos+oracle     +EOS model, eval.length=oracle: <eos> forbidden before the reference length
   noeos+oracle   -EOS model, decoded to exactly the reference length
+  random         +EOS model trained on randomized positions (model.pos_random=2048,
+                 max_len=2048; Ruoss et al. 2023), scored on drawn positions; none,
+                 which has no positions to randomize, is left out
+  random+oracle  the same runs, eval.length=oracle
+  random+plainpos  the same runs on positions 0..n-1 (./eval positions=plain)
 Writes into DIR:
   results.csv    variant,scheme,seed,length,examples,loss,token_acc,exact_match
   positions.csv  variant,scheme,seed, then ./eval --positions columns (seed 1 only):
@@ -37,6 +43,8 @@ interrupted run can be restarted.
               lengths 3 and 4 with 20 sentences each; DIR defaults to results/quick/eos_decision
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/eos_decision)
+  --partial   train nothing: evaluate the finished runs only, and list the missing ones in
+              results.md (for a deadline; the tables then mix seed counts where runs are missing)
 EOF
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
@@ -44,18 +52,37 @@ EOF
 
 # The variants, one a line: name | training (the run folder's prefix; variants that share it
 # share the runs) | training overrides | ./eval overrides. A new variant is one more line,
-# e.g. randomized positions: `rand+oracle | rand | train.eos=false model.pos_random=2048 | length=oracle`.
+# e.g. `rand+oracle | rand | train.eos=false model.pos_random=2048 | length=oracle`. A training with
+# model.pos_random (Ruoss et al. 2023: positions drawn from 0..2047 and sorted; the learned table
+# gets max_len=2048 rows to cover them) leaves out none, which has no positions to randomize; its
+# runs are scored on drawn positions (./eval's default for them) and on 0..n-1 (positions=plain).
 VARIANTS='eos | eos | train.eos=true | length=model
 eos+oracle | eos | train.eos=true | length=oracle
-noeos+oracle | noeos | train.eos=false | length=oracle'
+noeos+oracle | noeos | train.eos=false | length=oracle
+random | random | train.eos=true model.pos_random=2048 model.max_len=2048 | length=model
+random+oracle | random | train.eos=true model.pos_random=2048 model.max_len=2048 | length=oracle
+random+plainpos | random | train.eos=true model.pos_random=2048 model.max_len=2048 | length=model positions=plain'
 # Each line's fields, spaces trimmed, as "name|training|train overrides|eval overrides".
 variant_lines() { echo "$VARIANTS" | sed 's/ *| */|/g; s/^ *//; s/ *$//'; }
 # The distinct trainings, each with its overrides: "training|train overrides".
 training_lines() { variant_lines | cut -d'|' -f2,3 | awk '!seen[$0]++'; }
 DIAG_SCHEME=rope   # the scheme whose per-position diagnosis is plotted
+# training_schemes TRAIN_OVERRIDES: the schemes a training covers (all, but none when the
+# positions are randomized: that run would be the plain one again).
+training_schemes() {
+    case " $1 " in
+        *" model.pos_random=0 "*|*" model.pos_random= "*) echo "$SCHEMES" ;;
+        *" model.pos_random="*) echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' ' ;;
+        *) echo "$SCHEMES" ;;
+    esac
+}
 
-quick=0; seeds=""; out=""
-read_options "$@"
+quick=0; seeds=""; out=""; partial=0
+while [ $# -gt 0 ]; do
+    if [ "$1" = --partial ]; then partial=1; used=1; else common_option "$@"; fi
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
+done
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/eos_decision}
     lengths=3,4; test_size=20; steps=30
@@ -66,12 +93,13 @@ else
     extra=""
 fi
 begin_experiment eos_decision.sh train eval plot
+if [ $partial = 1 ]; then command="$command --partial"; fi
 
 # ---- train every training, scheme and seed (here, --jobs N at once, or on Slurm)
 trainings() {
     training_lines | while IFS='|' read -r training train_over; do
         for seed in $(seq_list "$seeds"); do
-            for scheme in $SCHEMES; do
+            for scheme in $(training_schemes "$train_over"); do
                 # The longer lengths are scored once, by ./eval, not during training.
                 # shellcheck disable=SC2086
                 train_run "$out/runs/$training-$scheme-s$seed" "$steps" "configs/$scheme.ini" \
@@ -80,7 +108,17 @@ trainings() {
         done
     done
 }
-run_trainings trainings "$out"
+if [ $partial = 0 ]; then run_trainings trainings "$out"; fi
+# finished TRAINING SCHEME SEED: the run is there (always, unless --partial); a missing one
+# is listed in $out/missing.txt.
+: >"$out/missing.txt"
+finished() {
+    _r=$out/runs/$1-$2-s$3
+    if run_finished "$_r" "$steps"; then return 0; fi
+    [ $partial = 1 ] || die "$_r is not finished"
+    grep -qx "$1-$2-s$3" "$out/missing.txt" || echo "$1-$2-s$3" >>"$out/missing.txt"
+    return 1
+}
 
 # ---- evaluate every variant of every run; the diagnosis rows of seed 1
 echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
@@ -88,7 +126,8 @@ echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departu
     >"$out/positions.csv.tmp"
 variant_lines | while IFS='|' read -r variant training train_over eval_over; do
     for seed in $(seq_list "$seeds"); do
-        for scheme in $SCHEMES; do
+        for scheme in $(training_schemes "$train_over"); do
+            finished "$training" "$scheme" "$seed" || continue
             run=$out/runs/$training-$scheme-s$seed
             # ./eval's two outputs are made together: reuse them only as a pair.
             [ -s "$run/positions_$variant.csv" ] || rm -f "$run/eval_$variant.csv"
@@ -107,7 +146,10 @@ mv "$out/positions.csv.tmp" "$out/positions.csv"
 : >"$out/curves.body"
 training_lines | while IFS='|' read -r training train_over; do
     for seed in $(seq_list "$seeds"); do
-        for scheme in $SCHEMES; do prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"; done
+        for scheme in $(training_schemes "$train_over"); do
+            finished "$training" "$scheme" "$seed" || continue
+            prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"
+        done
     done
 done >"$out/curves.body"
 first=$(training_lines | head -1 | cut -d'|' -f1)
@@ -136,13 +178,36 @@ wall=$(( $(now) - start ))
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
     provenance
     echo "Translators trained on 1..$max_train clauses (configs/<scheme>.ini, $steps steps), with (+EOS) and"
-    echo "without (-EOS, \`train.eos=false\`) the end token on the target side; scored on $test_size held-out"
-    echo "sentences of exactly k clauses. Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
+    echo "without (-EOS, \`train.eos=false\`) the end token on the target side, and +EOS on randomized"
+    echo "positions (\`model.pos_random=2048\`: each batch's positions drawn from 0..2047 and sorted;"
+    echo "none, which has no positions, is not repeated there); scored on $test_size held-out sentences"
+    echo "of exactly k clauses (random runs: on drawn positions, and on 0..n-1 as random+plainpos)."
+    echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %; empty: not run (none randomized)."
+    echo "xpos is RoPE's rotation times a decay that only a causal stack applies: the encoder gets the"
+    echo "rotation alone (src/pos/xpos.c), so here xpos differs from rope in the decoder's self-attention only."
+    if [ -s "$out/missing.txt" ]; then
+        echo
+        # shellcheck disable=SC2016 # the backquotes are Markdown
+        echo "**Partial (\`--partial\`): these runs were not trained in time, so their cells average fewer"
+        echo "seeds or are empty:** $(sed 's/.*/`&`/' "$out/missing.txt" | tr '\n' ' ' | sed 's/ $//; s/ /, /g')."
+    fi
     variant_lines | while IFS='|' read -r variant training train_over eval_over; do
         echo
         echo "## $variant: exact match by clauses (\`$train_over\`, \`./eval $eval_over\`)"
         echo
         md_pivot "$out/results.csv" scheme length exact_match 100 %.1f variant="$variant"
+    done
+    for k in $(echo "$lengths" | tr ',' ' '); do
+        echo
+        echo "## Every variant at $k clauses: exact match (%)"
+        echo
+        md_pivot "$out/results.csv" scheme variant exact_match 100 %.1f length="$k"
+    done
+    for k in $(echo "$lengths" | tr ',' ' '); do
+        echo
+        echo "## Every variant at $k clauses: token accuracy (%, teacher forcing)"
+        echo
+        md_pivot "$out/results.csv" scheme variant token_acc 100 %.1f length="$k"
     done
     echo
     echo "## All variants side by side: exact match (%) by clauses"
@@ -179,4 +244,5 @@ wall=$(( $(now) - start ))
     variant_lines | cut -d'|' -f1 | while read -r variant; do echo "![exact match, $variant](exact_$variant.svg)"; done
 } >"$out/results.md.tmp"
 mv "$out/results.md.tmp" "$out/results.md"
+[ -s "$out/missing.txt" ] || rm -f "$out/missing.txt"
 say "done in $wall s: $out/results.md"

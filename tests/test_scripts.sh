@@ -187,27 +187,43 @@ if scripts/eos_decision.sh --quick --out "$Q" >"$TMP/ed.out" 2>&1; then ok ed_qu
 else fail ed_quick_runs "exit status $?: $(tail -5 "$TMP/ed.out")"; fi
 missing=""
 for f in results.csv positions.csv curves.csv results.md exact_eos.svg exact_eos+oracle.svg exact_noeos+oracle.svg \
-         rope_eos_position.svg rope_noeos+oracle_departures.svg; do
+         exact_random.svg exact_random+oracle.svg exact_random+plainpos.svg rope_eos_position.svg \
+         rope_noeos+oracle_departures.svg rope_random_departures.svg; do
     [ -s "$Q/$f" ] || missing="$missing $f"
 done
 report ed_outputs "${missing:+missing:$missing}"
 report ed_results_csv "$(csv_check "$Q/results.csv" 8 "3 4 5 6 7 8" "")"
-# 3 variants x every scheme x 3 and 4 clauses, 20 sentences each, accuracies within [0, 1].
-report ed_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; v[$1] = 1 }
+# (3 variants x every scheme + 3 randomized variants x every scheme but none) x 3 and 4 clauses,
+# 20 sentences each, accuracies within [0, 1].
+report ed_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; v[$1]++ }
     NR > 1 && ($4 != 3 && $4 != 4 || $5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
-    END { if (n != 6 * s || !v["eos"] || !v["eos+oracle"] || !v["noeos+oracle"]) print n " rows, want 3 variants x " s " schemes x 2 lengths" }' "$Q/results.csv")"
+    END { if (n != 12 * s - 6 || v["eos"] != 2 * s || v["eos+oracle"] != 2 * s || v["noeos+oracle"] != 2 * s ||
+              v["random"] != 2 * s - 2 || v["random+oracle"] != 2 * s - 2 || v["random+plainpos"] != 2 * s - 2)
+          print n " rows, want (3 variants x " s " schemes + 3 x " s - 1 ") x 2 lengths = " 12 * s - 6 }' "$Q/results.csv")"
+# The randomized training draws from 2048 positions; none is not randomized.
+report ed_random_variant "$(grep -q '^pos_random = 2048$' "$Q/runs/random-rope-s1/config.ini" || echo "no pos_random in the run's config"
+    [ ! -e "$Q/runs/random-none-s1" ] || echo "none was randomized"
+    grep -q '^random+plainpos,rope,1,4,' "$Q/results.csv" || echo "no random+plainpos row for rope")"
 report ed_positions_csv "$(csv_check "$Q/positions.csv" 14 "3 5 7 8 10 11 13 14" "9 12")"
 # Every output starts at position 0; with the length oracle no output ends early (<eos>, ".");
 # and the outputs that never depart are the exact matches of results.csv.
 report ed_positions_agree "$(awk -F, 'FNR == 1 { file++; next }
     file == 1 { exact[$1 "," $2 "," $4] = $8 * $5; next }
     $6 == "position" && $7 == 0 && $10 != 20 { print "reached " $10 " at position 0: " $0; exit }
-    $1 != "eos" && ($13 != 0 || $14 != 0) { print "early <eos> or \".\" under the oracle: " $0; exit }
+    $1 ~ /oracle/ && ($13 != 0 || $14 != 0) { print "early <eos> or \".\" under the oracle: " $0; exit }
     $6 == "clause" { dep[$1 "," $2 "," $5] += $11 }
     END { for (k in exact) if (20 - dep[k] != exact[k]) { print k ": " 20 - dep[k] " outputs never depart, exact matches " exact[k]; exit } }' \
     "$Q/results.csv" "$Q/positions.csv")"
 report ed_curves_csv "$(csv_check "$Q/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun ed scripts/eos_decision.sh "$Q"
+# --partial trains nothing, leaves a missing run out of the tables and names it in results.md.
+mv "$Q/runs/noeos-fire-s1" "$TMP/noeos-fire-s1"
+if scripts/eos_decision.sh --quick --out "$Q" --partial >"$TMP/ed.partial" 2>&1 && ! grep -q "train  " "$TMP/ed.partial" \
+        && [ ! -e "$Q/runs/noeos-fire-s1" ]; then
+    report ed_partial "$(grep -q 'or are empty:\*\* `noeos-fire-s1`\.$' "$Q/results.md" || echo "results.md does not name the missing run"
+        ! grep -q '^noeos+oracle,fire,' "$Q/results.csv" || echo "the missing run has rows in results.csv")"
+else fail ed_partial "$(tail -3 "$TMP/ed.partial")"; fi
+mv "$TMP/noeos-fire-s1" "$Q/runs/noeos-fire-s1"
 
 # ---- extend_context.sh
 E=$TMP/ec
