@@ -197,17 +197,13 @@ wall=$(( $(now) - start ))
         echo
         md_pivot "$out/results.csv" scheme length exact_match 100 %.1f variant="$variant"
     done
-    for k in $(echo "$lengths" | tr ',' ' '); do
-        echo
-        echo "## Every variant at $k clauses: exact match (%)"
-        echo
-        md_pivot "$out/results.csv" scheme variant exact_match 100 %.1f length="$k"
-    done
-    for k in $(echo "$lengths" | tr ',' ' '); do
-        echo
-        echo "## Every variant at $k clauses: token accuracy (%, teacher forcing)"
-        echo
-        md_pivot "$out/results.csv" scheme variant token_acc 100 %.1f length="$k"
+    for metric in "exact_match|exact match (%)" "token_acc|token accuracy (%, teacher forcing)"; do
+        for k in $(echo "$lengths" | tr ',' ' '); do
+            echo
+            echo "## Every variant at $k clauses: ${metric#*|}"
+            echo
+            md_pivot "$out/results.csv" scheme variant "${metric%%|*}" 100 %.1f length="$k"
+        done
     done
     echo
     echo "## All variants side by side: exact match (%) by clauses"
