@@ -80,6 +80,9 @@ typedef struct AttnArgs {
                                 // attn_logit_factor(n, logit_train_length), n = the keys the row
                                 // may attend to (model.attn_logit_scale = log); 0: off
 } AttnArgs;
+// Query rows op_attention handles together per (batch, head), forward and backward: its
+// per-thread scratch holds this many rows (run/memory_estimate.c counts it).
+#define ATTN_ROW_BLOCK 8
 // The attention temperature of model.attn_logit_scale = log (docs/design.md §2.4):
 // log(n) / log(n_train) for n > n_train >= 2, else exactly 1.
 float attn_logit_factor(int n, int n_train);
@@ -92,7 +95,9 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // by pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
 // rotation; YaRN scales q and k so). x (B,T,H*D), pos (T).
 Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq, float factor);
-// The plain case: inv_freq[i] = base^(-2i/D), factor 1.
+// RoPE's unstretched inverse frequencies: out[i] = base^(-2i/D) for i < D/2 (D the head width).
+void rope_plain_inv_freq(double base, int D, double *out);
+// The plain case: inv_freq = rope_plain_inv_freq(base), factor 1.
 Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
 
 // --- the Llama-style block ------------------------------------------------------------

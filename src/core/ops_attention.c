@@ -68,7 +68,7 @@ static void drop_scales(const AttnArgs *a, long row_index, int n, float *restric
 // and written once per block of rows instead of once per row; in both directions each vector
 // of the transposed keys or values, and each row of K or V, is loaded once per block. Per
 // element the sums are those of one row at a time, in the same order (bit-identical).
-#define ATTN_ROW_BLOCK 8   // run/memory_estimate.c counts the per-thread scratch it takes
+// ATTN_ROW_BLOCK (core/ops.h) rows a block.
 
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order, for the j < n[r] of each r: per
 // element the same fused multiply-adds in the same order as one row after the other.
@@ -382,9 +382,13 @@ Tensor *op_rope_freq(Tensor *x, int H, const float *pos, const double *inv_freq,
     return out;
 }
 
+void rope_plain_inv_freq(double base, int D, double *out) {
+    for (int i = 0; i < D / 2; i++) out[i] = pow((double)base, -2.0 * i / D);
+}
+
 Tensor *op_rope(Tensor *x, int H, const float *pos, float base) {
     int D = x->shape[2] / H;
     double *inv_freq = arena_alloc(tensor_arena(), sizeof(double) * (size_t)(D / 2 + 1));
-    for (int i = 0; i < D / 2; i++) inv_freq[i] = pow((double)base, -2.0 * i / D);
+    rope_plain_inv_freq(base, D, inv_freq);
     return op_rope_freq(x, H, pos, inv_freq, 1.0f);
 }

@@ -140,4 +140,7 @@ double rope_qk_factor(const Positional *p);
 // RoPE's rotation of q or k (B,T,d) at the span's positions, with the stretch and YaRN's factor
 // (the rope scheme's hook; xpos rotates with it too).
 Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows);
+// The rotating schemes' check_config (rope, xpos): an even head width d_model/n_heads, since
+// the rotation acts on pairs; else -1 with the message, on model.pos.
+int    rope_check_config(const Config *c, const char **key, char *msg, int n);
 #endif

@@ -19,11 +19,6 @@ double yarn_ramp(double r, double alpha, double beta) {
     return (r - alpha) / (beta - alpha);
 }
 
-// b^(-2i/D) for i < D/2.
-static void plain_inv_freq(double base, int D, double *out) {
-    for (int i = 0; i < D / 2; i++) out[i] = pow(base, -2.0 * i / D);
-}
-
 // The NTK-aware base for stretch s: b·s^(D/(D-2)), which slows the slowest pair by exactly s
 // (its angle p·b^(-(D-2)/D) becomes (p/s)·b^(-(D-2)/D)) and leaves pair 0 as it is. s = 1 is b.
 // With D = 2 the only pair is pair 0, which no base changes.
@@ -33,19 +28,19 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
     int D = head_width(p);
     double b = p->rope_base, s = p->rope_factor;
     switch (p->rope_scaling) {
-    case ROPE_SCALING_NONE: plain_inv_freq(b, D, out); return;
+    case ROPE_SCALING_NONE: rope_plain_inv_freq(b, D, out); return;
     case ROPE_SCALING_LINEAR:
-        plain_inv_freq(b, D, out);
+        rope_plain_inv_freq(b, D, out);
         for (int i = 0; i < D / 2; i++) out[i] /= s;
         return;
-    case ROPE_SCALING_NTK: plain_inv_freq(ntk_base(b, s, D), D, out); return;
+    case ROPE_SCALING_NTK: rope_plain_inv_freq(ntk_base(b, s, D), D, out); return;
     case ROPE_SCALING_DYNAMIC: {
         double grow = (double)n / p->rope_original_len;
-        plain_inv_freq(ntk_base(b, grow > 1 ? grow : 1, D), D, out);
+        rope_plain_inv_freq(ntk_base(b, grow > 1 ? grow : 1, D), D, out);
         return;
     }
     case ROPE_SCALING_YARN:
-        plain_inv_freq(b, D, out);
+        rope_plain_inv_freq(b, D, out);
         for (int i = 0; i < D / 2; i++) {
             double turns = p->rope_original_len * out[i] / (2 * PI);   // r = L / λ_i, λ_i = 2π / θ_i
             double keep = yarn_ramp(turns, p->yarn_alpha, p->yarn_beta);
@@ -68,11 +63,11 @@ Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d
     return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p));
 }
 
-static int rope_check_config(const Config *c, const char **key, char *msg, int n) {
+int rope_check_config(const Config *c, const char **key, char *msg, int n) {
     if ((c->d_model / c->n_heads) % 2 == 0) return 0;   // rotations act on pairs within a head
     *key = "pos";
-    return errorf(msg, n, "pos = rope needs an even head size d_model/n_heads, got %d/%d = %d",
-                  c->d_model, c->n_heads, c->d_model / c->n_heads);
+    return errorf(msg, n, "pos = %s needs an even head size d_model/n_heads, got %d/%d = %d",
+                  c->pos, c->d_model, c->n_heads, c->d_model / c->n_heads);
 }
 
 const PosScheme pos_rope = { .name = "rope", .rotate = rope_apply, .check_config = rope_check_config };

@@ -49,13 +49,6 @@ static int xpos_check_length(const Positional *p, int T, char *err, int errlen) 
                   XPOS_MAX_LOG_SCALE, p->xpos_gamma);
 }
 
-static int xpos_check_config(const Config *c, const char **key, char *msg, int n) {
-    if ((c->d_model / c->n_heads) % 2 == 0) return 0;   // the rotation and the decay act on pairs
-    *key = "pos";
-    return errorf(msg, n, "pos = xpos needs an even head size d_model/n_heads, got %d/%d = %d",
-                  c->d_model, c->n_heads, c->d_model / c->n_heads);
-}
-
 // rotate_and_decay: positions, op_rope's cos/sin table and output, then the scale and the
 // product (counted for every stack: an encoder's rotation, without them, is overestimated).
 static double xpos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
@@ -65,5 +58,5 @@ static double xpos_rotate_arena_bytes(const Config *c, double B, double T, int g
 }
 
 const PosScheme pos_xpos = { .name = "xpos", .rotate = xpos_rotate_query, .rotate_key = xpos_rotate_key,
-                             .check_length = xpos_check_length, .check_config = xpos_check_config,
+                             .check_length = xpos_check_length, .check_config = rope_check_config,   // pairs, as RoPE
                              .rotate_arena_bytes = xpos_rotate_arena_bytes };
