@@ -185,8 +185,7 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     // A transposed A is packed whole: past GEMM_A_PACK_MAX floats, do the rows in chunks
     // (B is packed again per chunk; each element's sum is the same).
     if (A.cs != 1 && (long)M * K > GEMM_A_PACK_MAX) {
-        int rows = (int)(GEMM_A_PACK_MAX / K) / MR * MR;
-        if (rows < MR) rows = MR;
+        int rows = (int)gemm_a_chunk_rows(M, K);
         for (int i0 = 0; i0 < M; i0 += rows) {
             MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
             gemm(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias);

@@ -6,6 +6,7 @@
 // same bit for bit whatever the thread count or the scheduling.
 #ifndef KERNELS_H
 #define KERNELS_H
+#include <math.h>     // ceil: gemm_packed_a_floats
 #include <stdint.h>
 #include "util/hash.h"   // hash_uniform: dropout masks
 
@@ -19,6 +20,21 @@
 #define GEMM_NR 16
 #endif
 #define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
+
+// Rows of a transposed A (M x K) that gemm packs at once: all M, or past GEMM_A_PACK_MAX
+// floats the largest multiple of GEMM_MR rows under it (at least GEMM_MR).
+static inline long gemm_a_chunk_rows(long M, long K) {
+    if (M * K <= GEMM_A_PACK_MAX) return M;
+    long rows = GEMM_A_PACK_MAX / K / GEMM_MR * GEMM_MR;
+    return rows < GEMM_MR ? GEMM_MR : rows;
+}
+// For memory estimates: floats of the packed panels of one gemm call, a transposed A (M x K;
+// its chunk rounded up to GEMM_MR rows) and B (K x N, rounded up to GEMM_NR columns).
+static inline double gemm_packed_a_floats(double M, double K) {
+    double rows = (double)gemm_a_chunk_rows((long)M, (long)K);
+    return ceil(rows / GEMM_MR) * GEMM_MR * K;
+}
+static inline double gemm_packed_b_floats(double K, double N) { return K * ceil(N / GEMM_NR) * GEMM_NR; }
 
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;

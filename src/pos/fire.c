@@ -61,9 +61,7 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 // rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of GEMM_NR
 // columns (kernels.c).
 static double fire_packed(double out, double N, double in) {
-    double rows = ceil(out / GEMM_MR) * GEMM_MR, chunk = fmax(GEMM_MR, floor(GEMM_A_PACK_MAX / N / GEMM_MR) * GEMM_MR);
-    double a = (out * N > GEMM_A_PACK_MAX ? fmin(rows, chunk) : rows) * N;
-    return arena_alloc_bytes(sizeof(float) * a) + arena_alloc_bytes(sizeof(float) * N * ceil(in / GEMM_NR) * GEMM_NR);
+    return arena_alloc_bytes(sizeof(float) * gemm_packed_a_floats(out, N)) + arena_alloc_bytes(sizeof(float) * gemm_packed_b_floats(N, in));
 }
 static double fire_arena_bytes(const Config *c, double T, int grad) {
     double N = T * T, H = c->n_heads, view = arena_alloc_bytes(sizeof(Tensor));

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "core/byte_size.h"
 #include "core/kernels.h"
+#include "core/ops.h"     // ATTN_ROW_BLOCK
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "pos/pos.h"
@@ -42,7 +43,7 @@ static double dropout(const Shapes *s, double n) { return s->drop ? tensor(n, s-
 // per-thread scratch of attention_backward. Pads saved when the batch has padding.
 static double attention(const Shapes *s, double B, double Tq, double Tk, int padded) {
     double Tp = ceil(Tk / 16) * 16;
-    double R = 8;   // ops_attention.c ATTN_ROW_BLOCK: query rows per block
+    double R = ATTN_ROW_BLOCK;   // query rows per block, each with rows of scratch
     double bytes = tensor(B * Tq * s->d, s->g) + floats(s->threads * ((double)s->D * Tp + 2 * R * Tp));
     if (s->g)
         bytes += floats(B * s->H * Tq * Tk) + 64 + (padded ? ints(B * Tk) + ints(B * Tq) : 0) +
@@ -100,17 +101,12 @@ static double head(const Shapes *s, double rows, double V) {
 // backward, where dW = dY^T X packs dY^T (out x rows) and X (rows x in) for the two FFN
 // matrices and the head; a forward pass peaks at its end, the head's product, which packs the
 // head's weights (V x d).
-static double packed_a(double M, double K) {
-    double chunk = fmax(GEMM_MR, floor(GEMM_A_PACK_MAX / K / GEMM_MR) * GEMM_MR), m = ceil(M / GEMM_MR) * GEMM_MR;
-    return M * K > GEMM_A_PACK_MAX ? fmin(m, chunk) * K : m * K;
-}
-static double packed_b(double K, double N) { return K * ceil(N / GEMM_NR) * GEMM_NR; }
 static double gemm_scratch(const Shapes *s, double rows, double V) {
     double d = s->d, f = s->c->d_ff;
-    if (!s->g) return floats(packed_b(d, V)) + floats(GEMM_MR * d);
-    double w2 = floats(packed_a(d, rows)) + floats(packed_b(rows, f));   // dW of (d, d_ff)
-    double w1 = floats(packed_a(f, rows)) + floats(packed_b(rows, d));   // dW of (d_ff, d)
-    double hd = floats(packed_a(V, rows)) + floats(packed_b(rows, d));   // dW of the head
+    if (!s->g) return floats(gemm_packed_b_floats(d, V)) + floats(GEMM_MR * d);
+    double w2 = floats(gemm_packed_a_floats(d, rows)) + floats(gemm_packed_b_floats(rows, f));   // dW of (d, d_ff)
+    double w1 = floats(gemm_packed_a_floats(f, rows)) + floats(gemm_packed_b_floats(rows, d));   // dW of (d_ff, d)
+    double hd = floats(gemm_packed_a_floats(V, rows)) + floats(gemm_packed_b_floats(rows, d));   // dW of the head
     return fmax(w2, fmax(w1, hd));
 }
 
@@ -142,10 +138,12 @@ double memory_param_count(const Config *c, MemoryVocab v) {
     double d = c->d_model, f = c->d_ff, bias = c->bias ? 1 : 0;
     double attn = 4 * (d * d + bias * d), norm = config_norm(c) == NORM_RMSNORM ? d : 2 * d;
     double ffn = config_activation(c) == ACTIVATION_SWIGLU ? 3 * d * f + bias * (2 * f + d) : 2 * d * f + bias * (f + d);
+    // The positional parameters of one stack (an encoder's and a decoder's may differ).
     double enc = c->enc_layers * (attn + 2 * norm + ffn) + norm + pos_param_count(c, 1);
-    double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + pos_param_count(c, 0);
-    double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + pos_param_count(c, 0);
     if (!strcmp(c->model, "classifier")) return v.src * d + enc + (d + bias) * v.classes;
+    double dec_pos = pos_param_count(c, 0);
+    double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + dec_pos;
+    double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + dec_pos;
     if (!strcmp(c->model, "lm")) return v.src * d + dec_self + (d + bias) * v.src;
     return (v.src + v.tgt) * d + enc + dec_cross + (d + bias) * v.tgt;
 }
