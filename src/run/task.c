@@ -261,11 +261,14 @@ int task_end_token(const Task *t) {
 
 int task_train_length(const Task *t) {
     if (t->kind == TASK_LM) return t->cfg.window;
-    int max_src = 0, max_tgt = 0, max_both = 0;
+    if (t->batch_kind == BATCH_PROMPT) {   // <eos> input <bos> output, as one sequence
+        int max_both = 0;
+        for (int i = 0; i < t->train.n; i++)
+            if (t->train.ex[i].n_src + t->train.ex[i].n_tgt > max_both) max_both = t->train.ex[i].n_src + t->train.ex[i].n_tgt;
+        return max_both + 2;
+    }
+    int max_src = 0, max_tgt = 0;
     split_max_lengths(&t->train, &max_src, &max_tgt);
-    for (int i = 0; i < t->train.n; i++)
-        if (t->train.ex[i].n_src + t->train.ex[i].n_tgt > max_both) max_both = t->train.ex[i].n_src + t->train.ex[i].n_tgt;
-    if (t->batch_kind == BATCH_PROMPT) return max_both + 2;   // <eos> input <bos> output
     return (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
 }
 
