@@ -25,7 +25,7 @@ for steps in 3000 6000; do
                 run.out_dir=$out/runs run.name=lm-copy-alibi-$steps-s$seed >/dev/null
             say "train  $run"
         fi
-        [ -s "$run/eval.csv" ] || "$BIN_DIR/eval" "$run" splits=none lengths=$lengths test_size=100 >"$run/eval.csv" 2>/dev/null
+        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$lengths test_size=100
     done
 done
 {
