@@ -217,13 +217,13 @@ static void test_config_errors(void) {
     Config c;
     char err[256];
     config_defaults(&c);
-    CHECK(!strcmp(c.algorithm, "copy") && c.alphabet == 10 && c.min_length == 1 && c.max_length == 16, "defaults");
-    strcpy(c.task, "order");
+    CHECK(c.algorithm == ALGO_COPY && c.alphabet == 10 && c.min_length == 1 && c.max_length == 16, "defaults");
+    c.task = TASK_ORDER;
     CHECK(task_check_length(&c, 3, err, sizeof err) == -1 && strstr(err, "task = order has no lengths"), "order: '%s'", err);
-    strcpy(c.task, "toy_translate");
+    c.task = TASK_TOY_TRANSLATE;
     CHECK(task_check_length(&c, 64, err, sizeof err) == 0 && task_check_length(&c, 65, err, sizeof err) == -1 &&
           !strcmp(err, "65 clauses asked for; toy_translate supports 1..64"), "toy_translate: '%s'", err);
-    strcpy(c.task, "algorithmic");
+    c.task = TASK_ALGORITHMIC;
     CHECK(task_check_length(&c, 4096, err, sizeof err) == 0 && task_check_length(&c, 4097, err, sizeof err) == -1,
           "algorithmic 4096 / 4097");
 }

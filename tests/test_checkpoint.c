@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "config_words.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "io/fileio.h"
@@ -135,8 +136,8 @@ static void test_block_mismatch_refused(void) {
     Config c;
     config_for(&c, "rope");
     Model m, other;
-    snprintf(c.norm, sizeof c.norm, "rmsnorm");
-    snprintf(c.activation, sizeof c.activation, "swiglu");
+    c.norm = NORM_RMSNORM;
+    c.activation = ACTIVATION_SWIGLU;
     c.bias = 0;
     model_build(&m, &c, 20, 24, 0);
     char err[512] = "";
@@ -147,8 +148,8 @@ static void test_block_mismatch_refused(void) {
         {"rmsnorm", "gelu", 0, "tensor 'encoder.layers.0.ffn.fc1.weight' is missing (does the checkpoint match the config? model.activation = swiglu"},
     };
     for (int i = 0; i < 3; i++) {
-        snprintf(c.norm, sizeof c.norm, "%s", cases[i].norm);
-        snprintf(c.activation, sizeof c.activation, "%s", cases[i].act);
+        config_word(&c, "model.norm", cases[i].norm);
+        config_word(&c, "model.activation", cases[i].act);
         c.bias = cases[i].bias;
         model_build(&other, &c, 20, 24, 0);
         CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, cases[i].want),
@@ -156,13 +157,13 @@ static void test_block_mismatch_refused(void) {
         model_free(&other);
     }
     // The other way: a default-block file has norm biases an rmsnorm model does not know.
-    snprintf(c.norm, sizeof c.norm, "layernorm");
-    snprintf(c.activation, sizeof c.activation, "relu");
+    c.norm = NORM_LAYERNORM;
+    c.activation = ACTIVATION_RELU;
     c.bias = 1;
     model_build(&other, &c, 20, 24, 0);
     checkpoint_save(path, &other, c.text, NULL, NULL, err, sizeof err);
     model_free(&other);
-    snprintf(c.norm, sizeof c.norm, "rmsnorm");
+    c.norm = NORM_RMSNORM;
     model_build(&other, &c, 20, 24, 0);
     CHECK(checkpoint_load(path, &other, NULL, NULL, err, sizeof err) == -1 && strstr(err, "unexpected tensor 'encoder.layers.0.norm1.bias'") &&
           strstr(err, "model.norm = rmsnorm"), "unexpected norm bias: '%s'", err);

@@ -44,19 +44,19 @@ static void test_defaults(void) {
     config_defaults(&c);
     CHECK(!strcmp(c.name, "run") && !strcmp(c.out_dir, "runs"), "name '%s' out_dir '%s'", c.name, c.out_dir);
     CHECK(c.seed == 1 && c.threads == 0, "seed %d threads %d", c.seed, c.threads);
-    CHECK(!strcmp(c.task, "toy_translate") && c.lexicon[0] == '\0', "task '%s' lexicon '%s'", c.task, c.lexicon);
+    CHECK(c.task == TASK_TOY_TRANSLATE && c.lexicon[0] == '\0', "task '%s' lexicon '%s'", config_enum_name(&c, &c.task), c.lexicon);
     CHECK(c.min_clauses == 1 && c.max_clauses == 3 && c.max_tokens == 32, "clauses %d..%d", c.min_clauses, c.max_clauses);
     CHECK(c.train_size == 20000 && c.val_size == 500 && c.test_size == 500 && c.window == 32, "sizes");
     CHECK(c.lowercase == 1 && c.min_freq == 1 && c.train_src[0] == '\0', "parallel_text defaults");
-    CHECK(!strcmp(c.model, "translator") && c.d_model == 64 && c.n_heads == 4 && c.d_ff == 256, "model dims");
+    CHECK(c.model == MODEL_TRANSLATOR && c.d_model == 64 && c.n_heads == 4 && c.d_ff == 256, "model dims");
     CHECK(c.enc_layers == 2 && c.dec_layers == 2, "layers %d %d", c.enc_layers, c.dec_layers);
-    CHECK(c.dropout == 0.1f && !strcmp(c.activation, "relu") && c.norm_first && c.embed_scale, "dropout %g", c.dropout);
-    CHECK(config_activation(&c) == ACTIVATION_RELU && config_norm(&c) == NORM_LAYERNORM && c.bias, "default block: %s, bias %d", c.norm, c.bias);
-    CHECK(!strcmp(c.pool, "mean") && !strcmp(c.pos, "sinusoidal") && c.max_len == 32 && c.pos_wrap, "pos '%s'", c.pos);
-    CHECK(c.rope_base == 10000.0f && !strcmp(c.rope_scaling, "none") && c.rope_factor == 1.0f && c.pos_offset == 0,
-          "rope %g %s %g", c.rope_base, c.rope_scaling, c.rope_factor);
+    CHECK(c.dropout == 0.1f && c.activation == ACTIVATION_RELU && c.norm_first && c.embed_scale, "dropout %g", c.dropout);
+    CHECK(c.activation == ACTIVATION_RELU && c.norm == NORM_LAYERNORM && c.bias, "default block: %s, bias %d", config_enum_name(&c, &c.norm), c.bias);
+    CHECK(c.pool == POOL_MEAN && !strcmp(c.pos, "sinusoidal") && c.max_len == 32 && c.pos_wrap, "pos '%s'", c.pos);
+    CHECK(c.rope_base == 10000.0f && c.rope_scaling == ROPE_SCALING_NONE && c.rope_factor == 1.0f && c.pos_offset == 0,
+          "rope %g %s %g", c.rope_base, config_enum_name(&c, &c.rope_scaling), c.rope_factor);
     CHECK(c.rope_original_len == 32 && c.yarn_alpha == 1.0f && c.yarn_beta == 32.0f && c.init_from[0] == '\0', "yarn, init_from");
-    CHECK(c.steps == 2000 && c.batch_size == 64 && c.lr == 1e-3f && !strcmp(c.schedule, "cosine"), "train");
+    CHECK(c.steps == 2000 && c.batch_size == 64 && c.lr == 1e-3f && c.schedule == SCHED_COSINE, "train");
     CHECK(c.warmup == 100 && c.min_lr_ratio == 0.1f && c.weight_decay == 0.01f, "warmup %d", c.warmup);
     CHECK(c.beta1 == 0.9f && c.beta2 == 0.98f && c.eps == 1e-9f && c.clip == 1.0f && c.label_smoothing == 0.0f, "adam");
     CHECK(c.log_every == 50 && c.eval_every == 500 && c.ckpt_every == 500 && c.resume[0] == '\0', "every");
@@ -134,16 +134,16 @@ static void test_full_file(void) {
     CHECK(!strcmp(c.name, "lesson1"), "name '%s'", c.name);
     CHECK(!strcmp(c.out_dir, "my runs ; with semicolon"), "out_dir '%s'", c.out_dir);
     CHECK(c.seed == 0 && c.threads == 4, "seed %d threads %d", c.seed, c.threads);
-    CHECK(!strcmp(c.task, "parallel_text") && !strcmp(c.lexicon, "data/lex.txt"), "task '%s'", c.task);
+    CHECK(c.task == TASK_PARALLEL_TEXT && !strcmp(c.lexicon, "data/lex.txt"), "task '%s'", config_enum_name(&c, &c.task));
     CHECK(!strcmp(c.train_src, "a#b.de") && !strcmp(c.train_tgt, "train.en"), "src '%s' tgt '%s'", c.train_src, c.train_tgt);
     CHECK(c.lowercase == 0 && c.min_freq == 2 && c.max_tokens == 40, "lowercase %d min_freq %d", c.lowercase, c.min_freq);
     CHECK(c.d_model == 96 && c.n_heads == 6 && !strcmp(c.pos, "rope") && c.dropout == 0.0f, "model");
-    CHECK(!strcmp(c.activation, "swiglu") && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
-    CHECK(config_activation(&c) == ACTIVATION_SWIGLU && config_norm(&c) == NORM_RMSNORM && !c.bias, "the Llama-style block");
+    CHECK(c.activation == ACTIVATION_SWIGLU && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
+    CHECK(c.activation == ACTIVATION_SWIGLU && c.norm == NORM_RMSNORM && !c.bias, "the Llama-style block");
     // rope_scale, the old spelling, is linear scaling with that factor.
-    CHECK(config_rope_scaling(&c) == ROPE_SCALING_LINEAR && c.rope_factor == 2.5f && c.pos_offset == 100,
-          "rope_scale: %s %g", c.rope_scaling, c.rope_factor);
-    CHECK(c.lr == 3e-4f && !strcmp(c.schedule, "noam") && c.warmup == 4000, "lr %g", c.lr);
+    CHECK(c.rope_scaling == ROPE_SCALING_LINEAR && c.rope_factor == 2.5f && c.pos_offset == 100,
+          "rope_scale: %s %g", config_enum_name(&c, &c.rope_scaling), c.rope_factor);
+    CHECK(c.lr == 3e-4f && c.schedule == SCHED_NOAM && c.warmup == 4000, "lr %g", c.lr);
     CHECK(c.label_smoothing == 0.1f && c.beta2 == 0.999f && c.resume[0] == '\0' && c.ckpt_every == 1000, "train");
     CHECK(c.steps == 2000 && c.batch_size == 64, "untouched defaults");
     // Lines recorded for cross-field messages: name on 5, d_model on 21, steps unset.
@@ -329,10 +329,10 @@ static void test_config_set(void) {
     config_defaults(&c);
     CHECK(config_set(&c, "pos=rope", err, sizeof err) == 0 && !strcmp(c.pos, "rope"), "pos '%s' %s", c.pos, err);
     CHECK(config_set(&c, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_factor == 4.0f &&
-          config_rope_scaling(&c) == ROPE_SCALING_LINEAR, "%s", err);
+          c.rope_scaling == ROPE_SCALING_LINEAR, "%s", err);
     // rope_scale = 1 (every old checkpoint's config says so) leaves a scaling as it is.
     CHECK(config_set(&c, "rope_scaling=yarn", err, sizeof err) == 0 && config_set(&c, "rope_scale=1", err, sizeof err) == 0 &&
-          config_rope_scaling(&c) == ROPE_SCALING_YARN && c.rope_factor == 4.0f, "%s %g %s", c.rope_scaling, c.rope_factor, err);
+          c.rope_scaling == ROPE_SCALING_YARN && c.rope_factor == 4.0f, "%s %g %s", config_enum_name(&c, &c.rope_scaling), c.rope_factor, err);
     CHECK(config_set(&c, "rope_scale=0", err, sizeof err) == -1 && strstr(err, "rope_scale = 0 is out of range"), "err '%s'", err);
     CHECK(config_set(&c, "rope_scaling=ntk-aware", err, sizeof err) == -1 && strstr(err, "none|linear|ntk|yarn|dynamic"), "err '%s'", err);
     CHECK(config_set(&c, "rope_scaling=none", err, sizeof err) == 0 && config_set(&c, "rope_factor=1", err, sizeof err) == 0, "%s", err);
@@ -397,6 +397,61 @@ static void test_load_text_errors(void) {
     CHECK(c.text == NULL, "text on error");
 }
 
+// Every word of every enum key parses to its own constant, is named back by config_enum_name
+// and written back by config_to_ini: config.c's word lists and config.h's enums must keep the
+// same order (a swap would silently turn one setting into another).
+static void test_enum_words(void) {
+    static const struct { const char *key, *word; size_t offset; int value; } cases[] = {
+        {"task.task", "order", offsetof(Config, task), TASK_ORDER},
+        {"task.task", "toy_translate", offsetof(Config, task), TASK_TOY_TRANSLATE},
+        {"task.task", "parallel_text", offsetof(Config, task), TASK_PARALLEL_TEXT},
+        {"task.task", "lm", offsetof(Config, task), TASK_LM},
+        {"task.task", "algorithmic", offsetof(Config, task), TASK_ALGORITHMIC},
+        {"task.algorithm", "copy", offsetof(Config, algorithm), ALGO_COPY},
+        {"task.algorithm", "reverse", offsetof(Config, algorithm), ALGO_REVERSE},
+        {"task.algorithm", "duplicate", offsetof(Config, algorithm), ALGO_DUPLICATE},
+        {"task.algorithm", "sort", offsetof(Config, algorithm), ALGO_SORT},
+        {"model.model", "classifier", offsetof(Config, model), MODEL_CLASSIFIER},
+        {"model.model", "translator", offsetof(Config, model), MODEL_TRANSLATOR},
+        {"model.model", "lm", offsetof(Config, model), MODEL_LM},
+        {"model.activation", "relu", offsetof(Config, activation), ACTIVATION_RELU},
+        {"model.activation", "gelu", offsetof(Config, activation), ACTIVATION_GELU},
+        {"model.activation", "swiglu", offsetof(Config, activation), ACTIVATION_SWIGLU},
+        {"model.norm", "layernorm", offsetof(Config, norm), NORM_LAYERNORM},
+        {"model.norm", "rmsnorm", offsetof(Config, norm), NORM_RMSNORM},
+        {"model.pool", "mean", offsetof(Config, pool), POOL_MEAN},
+        {"model.pool", "cls", offsetof(Config, pool), POOL_CLS},
+        {"model.rope_scaling", "none", offsetof(Config, rope_scaling), ROPE_SCALING_NONE},
+        {"model.rope_scaling", "linear", offsetof(Config, rope_scaling), ROPE_SCALING_LINEAR},
+        {"model.rope_scaling", "ntk", offsetof(Config, rope_scaling), ROPE_SCALING_NTK},
+        {"model.rope_scaling", "yarn", offsetof(Config, rope_scaling), ROPE_SCALING_YARN},
+        {"model.rope_scaling", "dynamic", offsetof(Config, rope_scaling), ROPE_SCALING_DYNAMIC},
+        {"model.attn_logit_scale", "none", offsetof(Config, attn_logit_scale), LOGIT_SCALE_NONE},
+        {"model.attn_logit_scale", "log", offsetof(Config, attn_logit_scale), LOGIT_SCALE_LOG},
+        {"train.schedule", "constant", offsetof(Config, schedule), SCHED_CONSTANT},
+        {"train.schedule", "cosine", offsetof(Config, schedule), SCHED_COSINE},
+        {"train.schedule", "noam", offsetof(Config, schedule), SCHED_NOAM},
+        {"eval.positions", "sampled", offsetof(Config, positions), EVAL_POSITIONS_SAMPLED},
+        {"eval.positions", "plain", offsetof(Config, positions), EVAL_POSITIONS_PLAIN},
+        {"eval.length", "model", offsetof(Config, length), EVAL_LENGTH_MODEL},
+        {"eval.length", "oracle", offsetof(Config, length), EVAL_LENGTH_ORACLE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Config c;
+        char err[256], assignment[96], line[96];
+        config_defaults(&c);
+        snprintf(assignment, sizeof assignment, "%s=%s", cases[i].key, cases[i].word);
+        CHECK(config_set(&c, assignment, err, sizeof err) == 0, "%s: %s", assignment, err);
+        const int *field = (const int *)((const char *)&c + cases[i].offset);
+        CHECK(*field == cases[i].value, "%s: stored %d, expected %d", assignment, *field, cases[i].value);
+        CHECK(!strcmp(config_enum_name(&c, field), cases[i].word), "%s: named '%s'", assignment, config_enum_name(&c, field));
+        snprintf(line, sizeof line, "\n%s = %s\n", strchr(cases[i].key, '.') + 1, cases[i].word);
+        char *ini = config_to_ini(&c);
+        CHECK(ini && strstr(ini, line), "%s: config_to_ini has no line '%s'", assignment, line + 1);
+        config_free(&c);
+    }
+}
+
 int main(void) {
     strcpy(tmp_dir, "/tmp/test_config_XXXXXX");
     if (!mkdtemp(tmp_dir)) { perror("mkdtemp"); return 1; }
@@ -411,6 +466,7 @@ int main(void) {
     RUN(test_overrides);
     RUN(test_override_errors);
     RUN(test_config_set);
+    RUN(test_enum_words);
     RUN(test_round_trip);
     RUN(test_load_text_errors);
     const char *names[] = {"t.ini", "mini.ini", "plain", "x.ini"};

@@ -21,7 +21,7 @@ static int g_llama;
 static void translator_drawn(Model *m, const char *pos, int norm_first, int V, int seed, int pos_random) {
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "translator");
+    c.model = MODEL_TRANSLATOR;
     snprintf(c.pos, sizeof c.pos, "%s", pos);
     c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.enc_layers = 2; c.dec_layers = 2;
     c.dropout = 0.1f;                // must be switched off while decoding
@@ -30,8 +30,8 @@ static void translator_drawn(Model *m, const char *pos, int norm_first, int V, i
     c.pos_random = pos_random;
     c.seed = seed;
     if (g_llama) {
-        snprintf(c.norm, sizeof c.norm, "rmsnorm");
-        snprintf(c.activation, sizeof c.activation, "swiglu");
+        c.norm = NORM_RMSNORM;
+        c.activation = ACTIVATION_SWIGLU;
         c.bias = 0;
     }
     model_build(m, &c, V, V, 0);
@@ -121,13 +121,13 @@ static void test_incremental_equals_full_on_drawn_positions(void) {
         float *ref = malloc(sizeof(float) * (size_t)B * T * V);
         memcpy(ref, full->data, sizeof(float) * (size_t)B * T * V);
         CHECK(m.decoder.pos.n_sampled == T && m.decoder.pos.sample[T - 1] < 64, "decoder drew %d positions", m.decoder.pos.n_sampled);
-        snprintf(m.cfg.positions, sizeof m.cfg.positions, "plain");
+        m.cfg.positions = EVAL_POSITIONS_PLAIN;
         model_set_training(&m, 0);
         Tensor *plain = translator_logits(&m, SRC, B, Ts, tgt, T);
         double moved = 0;
         for (long i = 0; i < (long)B * T * V; i++) moved = fmax(moved, fabs(plain->data[i] - ref[i]));
         if (strcmp(pos_scheme_at(s)->name, "none")) CHECK(moved > 1e-3, "%s: drawn and plain positions give the same logits", pos_scheme_at(s)->name);
-        snprintf(m.cfg.positions, sizeof m.cfg.positions, "sampled");
+        m.cfg.positions = EVAL_POSITIONS_SAMPLED;
         model_seed_positions(&m, 5);
         double step = cached_vs_full(&m, B, Ts, tgt, T, ref, ones, T);
         model_seed_positions(&m, 5);

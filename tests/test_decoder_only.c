@@ -58,7 +58,7 @@ enum { V = 7, D = 8 };
 static void wired_lm(Model *m) {
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "lm");
+    c.model = MODEL_LM;
     snprintf(c.pos, sizeof c.pos, "learned");
     c.d_model = D; c.n_heads = 1; c.d_ff = 4; c.dec_layers = 0; c.embed_scale = 0; c.dropout = 0; c.max_len = 8;
     model_build(m, &c, V, V, 0);

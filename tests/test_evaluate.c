@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
+#include "config_words.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
@@ -24,7 +25,7 @@ enum { V = 6, X = 4, Y = 5 };   // ids 0-3 are <pad> <unk> <bos> <eos>
 static void constant_model(Model *m, const char *kind, const float *logits) {
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "%s", kind);
+    config_word(&c, "model.model", kind);
     snprintf(c.pos, sizeof c.pos, "none");
     c.d_model = 8; c.n_heads = 2; c.d_ff = 8; c.enc_layers = 1; c.dec_layers = 1;
     c.batch_size = 4;
@@ -125,7 +126,7 @@ static void test_exact_match_with_length_oracle(void) {
     const double want[3] = {0, 0.5, 0.5};
     for (int k = 0; k < 3; k++) {
         t.batch_kind = kinds[k];
-        snprintf(t.cfg.length, sizeof t.cfg.length, "%s", length[k]);
+        config_word(&t.cfg, "eval.length", length[k]);
         CHECK(evaluate_split(&m, &t, &s, 0, 1, &r, err, sizeof err) == 0, "evaluate_split: %s", err);
         CHECK(fabs(r.exact_match - want[k]) < 1e-12, "case %d: exact match %g, expected %g", k, r.exact_match, want[k]);
     }

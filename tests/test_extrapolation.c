@@ -9,6 +9,7 @@
 //     logits.
 #include <string.h>
 #include "check.h"
+#include "config_words.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "models/model.h"
@@ -23,7 +24,7 @@ static const int lm_ids[B * LM_T] = {5, 9, 6, 7, 12, 8, 9, 10, 11, 21, 4, 7, 13,
 
 static void small_config(Config *c, const char *model, const char *pos, int offset) {
     config_defaults(c);
-    snprintf(c->model, sizeof c->model, "%s", model);
+    config_word(c, "model.model", model);
     snprintf(c->pos, sizeof c->pos, "%s", pos);
     c->d_model = 16; c->n_heads = 4; c->d_ff = 32; c->enc_layers = 2; c->dec_layers = 2;
     c->dropout = 0;

@@ -19,7 +19,7 @@ enum { V = 17, PROMPT = 3, STEPS = 29 };   // 32 positions: 4x the learned table
 static void lm(Model *m, const char *pos, int norm_first, int wrap) {
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "lm");
+    c.model = MODEL_LM;
     snprintf(c.pos, sizeof c.pos, "%s", pos);
     c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.dec_layers = 2;
     c.dropout = 0.1f;                // must be off while generating

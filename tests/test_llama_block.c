@@ -3,6 +3,7 @@
 // tensor names and shapes each option gives every model kind (§3.2).
 #include <string.h>
 #include "check.h"
+#include "config_words.h"
 #include "grad_check.h"
 #include "core/arena.h"
 #include "models/model.h"
@@ -88,10 +89,10 @@ static void test_swiglu_ffn_by_hand(void) {
 
 static void llama_config(Config *c, const char *model) {
     config_defaults(c);
-    snprintf(c->model, sizeof c->model, "%s", model);
+    config_word(c, "model.model", model);
     snprintf(c->pos, sizeof c->pos, "rope");
-    snprintf(c->norm, sizeof c->norm, "rmsnorm");
-    snprintf(c->activation, sizeof c->activation, "swiglu");
+    c->norm = NORM_RMSNORM;
+    c->activation = ACTIVATION_SWIGLU;
     c->bias = 0;
     c->d_model = 16; c->n_heads = 4; c->d_ff = 24; c->enc_layers = 2; c->dec_layers = 2;
 }
@@ -141,22 +142,22 @@ static void test_options_one_at_a_time(void) {
     // the Linear ones, swiglu swaps fc1/fc2 for gate/up/down.
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "lm");
+    c.model = MODEL_LM;
     c.d_model = 16; c.n_heads = 4; c.d_ff = 24; c.dec_layers = 1;
     Model m;
-    snprintf(c.norm, sizeof c.norm, "rmsnorm");
+    c.norm = NORM_RMSNORM;
     model_build(&m, &c, 20, 20, 0);
     CHECK(!params_find(&m.ps, "decoder.layers.0.norm1.bias") && !params_find(&m.ps, "decoder.norm.bias") &&
           params_find(&m.ps, "decoder.layers.0.ffn.fc1.bias") && params_find(&m.ps, "generator.bias"), "rmsnorm alone");
     model_free(&m);
-    snprintf(c.norm, sizeof c.norm, "layernorm");
+    c.norm = NORM_LAYERNORM;
     c.bias = 0;
     model_build(&m, &c, 20, 20, 0);
     CHECK(params_find(&m.ps, "decoder.layers.0.norm3.bias") && !params_find(&m.ps, "decoder.layers.0.self_attn.q_proj.bias") &&
           !params_find(&m.ps, "decoder.layers.0.ffn.fc2.bias") && !params_find(&m.ps, "generator.bias"), "bias = false alone");
     model_free(&m);
     c.bias = 1;
-    snprintf(c.activation, sizeof c.activation, "swiglu");
+    c.activation = ACTIVATION_SWIGLU;
     model_build(&m, &c, 20, 20, 0);
     CHECK(params_find(&m.ps, "decoder.layers.0.ffn.gate_proj.bias") && params_find(&m.ps, "decoder.layers.0.ffn.up_proj.bias") &&
           has(&m, "decoder.layers.0.ffn.down_proj.bias", 16, -1) && !params_find(&m.ps, "decoder.layers.0.ffn.fc1.weight"),

@@ -3,6 +3,7 @@
 // mark after a training step and after a forward pass. (tests/test_memory.sh measures whole
 // runs' peak resident memory.)
 #include "check.h"
+#include "config_words.h"
 #include "pos/pos.h"
 #include <string.h>
 #include "core/byte_size.h"
@@ -37,8 +38,8 @@ static void test_byte_sizes(void) {
 static Config small(const char *model, const char *pos) {
     Config c;
     config_defaults(&c);
-    snprintf(c.model, sizeof c.model, "%s", model);
-    snprintf(c.task, sizeof c.task, "%s", !strcmp(model, "lm") ? "lm" : !strcmp(model, "classifier") ? "order" : "toy_translate");
+    config_word(&c, "model.model", model);
+    config_word(&c, "task.task", !strcmp(model, "lm") ? "lm" : !strcmp(model, "classifier") ? "order" : "toy_translate");
     snprintf(c.pos, sizeof c.pos, "%s", pos);
     c.d_model = 32; c.n_heads = 4; c.d_ff = 48; c.enc_layers = 2; c.dec_layers = 3; c.threads = 1;
     return c;
@@ -51,8 +52,8 @@ static const Block BLOCKS[] = {{"layernorm", "relu", 1}, {"rmsnorm", "relu", 1},
                                {"layernorm", "gelu", 0}, {"rmsnorm", "swiglu", 0}};
 #define N_BLOCKS (int)(sizeof BLOCKS / sizeof BLOCKS[0])
 static void set_block(Config *c, const Block *b) {
-    snprintf(c->norm, sizeof c->norm, "%s", b->norm);
-    snprintf(c->activation, sizeof c->activation, "%s", b->activation);
+    config_word(c, "model.norm", b->norm);
+    config_word(c, "model.activation", b->activation);
     c->bias = b->bias;
 }
 
@@ -68,7 +69,7 @@ static void test_param_count_matches_model_build(void) {
             model_build(&m, &c, v.src, !strcmp(models[i], "lm") ? v.src : v.tgt, v.classes);
             if (!strcmp(models[i], "lm")) v.tgt = v.src;
             CHECK(memory_param_count(&c, v) == (double)m.ps.total, "%s %s %s %s bias %d: estimate %.0f, model %ld",
-                  models[i], pos, c.norm, c.activation, c.bias, memory_param_count(&c, v), m.ps.total);
+                  models[i], pos, config_enum_name(&c, &c.norm), config_enum_name(&c, &c.activation), c.bias, memory_param_count(&c, v), m.ps.total);
             model_free(&m);
         }
 }
@@ -100,7 +101,7 @@ static void lm_pass(const char *pos, const Block *block, int train, float dropou
     double est = memory_pass_bytes(&c, v, &p), got = (double)arena.used_peak;
     // The gemm packing scratch is bounded, not followed product by product: allow 3%.
     CHECK(fabs(est - got) <= 0.03 * got, "pos %s %s %s bias %d train %d dropout %g: estimate %.0f bytes, arena peak %.0f",
-          pos, c.norm, c.activation, c.bias, train, dropout, est, got);
+          pos, config_enum_name(&c, &c.norm), config_enum_name(&c, &c.activation), c.bias, train, dropout, est, got);
     batch_free(&b);
     tape_set_enabled(1);
     model_free(&m);

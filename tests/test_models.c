@@ -5,6 +5,7 @@
 // translator and a language model compute exactly what they did without it.
 #include <string.h>
 #include "check.h"
+#include "config_words.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "models/model.h"
@@ -14,7 +15,7 @@ static Arena arena;
 
 static void small_config(Config *c, const char *model, const char *pos) {
     config_defaults(c);
-    snprintf(c->model, sizeof c->model, "%s", model);
+    config_word(c, "model.model", model);
     snprintf(c->pos, sizeof c->pos, "%s", pos);
     c->d_model = 16; c->n_heads = 4; c->d_ff = 24; c->enc_layers = 2; c->dec_layers = 2;
     c->dropout = 0;
@@ -111,9 +112,9 @@ static void check_model_gradients(int pos_random) {
             small_config(&c, "translator", pos_scheme_at(s)->name);
             c.d_model = 8; c.n_heads = 2; c.d_ff = 12; c.enc_layers = 1; c.dec_layers = 1;
             c.norm_first = norm_first;
-            snprintf(c.activation, sizeof c.activation, llama ? "swiglu" : "gelu");   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
+            c.activation = llama ? ACTIVATION_SWIGLU : ACTIVATION_GELU;   // smooth: relu kinks make finite differences noisy (relu is checked alone in test_ops)
             if (llama) {
-                snprintf(c.norm, sizeof c.norm, "rmsnorm");
+                c.norm = NORM_RMSNORM;
                 c.bias = 0;
             }
             c.max_len = pos_random ? pos_random : 4;   // learned: the 6-token source wraps
@@ -169,7 +170,7 @@ static void test_plain_positions_equal_no_pos_random(void) {
                 small_config(&c, kinds[k], pos_scheme_at(s)->name);
                 c.max_len = 64;
                 c.pos_random = i ? 64 : 0;
-                snprintf(c.positions, sizeof c.positions, "plain");
+                c.positions = EVAL_POSITIONS_PLAIN;
                 model_build(&m[i], &c, 16, 16, 0);
                 model_set_training(&m[i], 0);
             }
@@ -243,7 +244,7 @@ static void test_gradients_ignore_stale_memory(void) {
 static void test_pool_cls_reads_first_row(void) {
     Config c;
     small_config(&c, "classifier", "sinusoidal");
-    snprintf(c.pool, sizeof c.pool, "cls");
+    c.pool = POOL_CLS;
     Model m;
     model_build(&m, &c, 20, 0, 3);
     model_set_training(&m, 0);

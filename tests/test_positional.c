@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "config_words.h"
 #include "grad_check.h"
 #include "core/arena.h"
 #include "core/ops.h"
@@ -147,7 +148,7 @@ static void test_rope_scheme_angles(void) {
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "rope");
     c.d_model = 8; c.n_heads = 2; c.rope_base = 100;
-    snprintf(c.rope_scaling, sizeof c.rope_scaling, "linear");
+    c.rope_scaling = ROPE_SCALING_LINEAR;
     c.rope_factor = 2;
     Params ps = {0};
     Positional p;
@@ -172,7 +173,7 @@ static Positional rope16(const char *scaling, float factor) {
     Config c;
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "rope");
-    snprintf(c.rope_scaling, sizeof c.rope_scaling, "%s", scaling);
+    config_word(&c, "model.rope_scaling", scaling);
     c.d_model = 64; c.n_heads = 4; c.rope_factor = factor; c.rope_original_len = 32;
     c.yarn_alpha = 0.5f; c.yarn_beta = 4;
     Params ps = {0};

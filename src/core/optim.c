@@ -71,13 +71,6 @@ float clip_grad_norm(Params *ps, float max_norm) {
     return norm;
 }
 
-Schedule schedule_parse(const char *name) {
-    if (!strcmp(name, "constant")) return SCHED_CONSTANT;
-    if (!strcmp(name, "cosine")) return SCHED_COSINE;
-    if (!strcmp(name, "noam")) return SCHED_NOAM;
-    return (Schedule)-1;
-}
-
 float lr_at(Schedule s, long step, long total, float lr, long warmup, float min_ratio) {
     if (s == SCHED_NOAM) {
         double t = (double)step + 1, w = warmup > 0 ? (double)warmup : 1;

@@ -29,7 +29,6 @@ float grad_norm(const Params *ps);
 float clip_scale(float norm, float max_norm);
 
 typedef enum { SCHED_CONSTANT, SCHED_COSINE, SCHED_NOAM } Schedule;
-Schedule schedule_parse(const char *name);   // "constant" | "cosine" | "noam"; -1 if unknown
 // Learning rate for update number `step` (0-based) of `total`:
 //   constant: linear warmup to lr, then lr;
 //   cosine:   linear warmup, then cosine decay from lr to lr * min_ratio at `total`;

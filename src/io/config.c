@@ -31,14 +31,14 @@ typedef struct {
     const char *def;              // default as text: parsed by the same code as the file
     double lo, hi;                // numbers: allowed range; strings: lo = minimum length
     int open;                     // LO_OPEN | HI_OPEN
-    const char *words;            // enum: allowed words, '|'-separated
+    const char *const *words;     // enum: its words in the order of its constants, NULL-ended
 } Key;
 
 #define INT(s, k, d, lo, hi)        {s, #k, T_INT, offsetof(Config, k), d, lo, hi, 0, NULL}
 #define FLT(s, k, d, lo, hi, open)  {s, #k, T_FLOAT, offsetof(Config, k), d, lo, hi, open, NULL}
 #define BOOL(s, k, d)               {s, #k, T_BOOL, offsetof(Config, k), d, 0, 0, 0, NULL}
 #define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
-#define ENUM(s, k, d, words)        {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, words}
+#define ENUM(s, k, d, ...)          {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, (const char *const[]){__VA_ARGS__, NULL}}
 #define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL}
 
 static const char *SECTIONS[] = {"run", "task", "model", "train", "eval"};
@@ -51,7 +51,7 @@ static const Key KEYS[] = {
     INT("run", threads, "0", 0, 4096),
     STR("run", max_memory, "auto", 1),      // "auto" or a size such as "8G" (checked in config_validate)
 
-    ENUM("task", task, "toy_translate", "order|toy_translate|parallel_text|lm|algorithmic"),
+    ENUM("task", task, "toy_translate", "order", "toy_translate", "parallel_text", "lm", "algorithmic"),
     STR("task", lexicon, "", 0),  // "" = the task's default file (chosen by the data code)
     INT("task", min_clauses, "1", 1, 64),
     INT("task", max_clauses, "3", 1, 64),
@@ -69,30 +69,30 @@ static const Key KEYS[] = {
     BOOL("task", lowercase, "true"),
     INT("task", min_freq, "1", 1, INT_MAX),
     INT("task", bpe_merges, "0", 0, 1 << 20),   // parallel_text: BPE merges per language (0 = words)
-    ENUM("task", algorithm, "copy", "copy|reverse|duplicate|sort"),   // algorithmic: the rule
+    ENUM("task", algorithm, "copy", "copy", "reverse", "duplicate", "sort"),   // algorithmic: the rule
     INT("task", alphabet, "10", 1, 1000),       // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
     INT("task", min_length, "1", 1, 4096),      // algorithmic: training input lengths (ALGO_MAX_LENGTH)
     INT("task", max_length, "16", 1, 4096),
     STR("task", max_file_size, "1G", 1),        // a size such as "1G" (checked in config_validate)
 
-    ENUM("model", model, "translator", "classifier|translator|lm"),
+    ENUM("model", model, "translator", "classifier", "translator", "lm"),
     INT("model", d_model, "64", 1, 8192),
     INT("model", n_heads, "4", 1, 256),
     INT("model", d_ff, "256", 1, 65536),
     INT("model", enc_layers, "2", 1, 64),
     INT("model", dec_layers, "2", 0, 64),
     FLT("model", dropout, "0.1", 0, 1, HI_OPEN),
-    ENUM("model", activation, "relu", "relu|gelu|swiglu"),
-    ENUM("model", norm, "layernorm", "layernorm|rmsnorm"),
+    ENUM("model", activation, "relu", "relu", "gelu", "swiglu"),
+    ENUM("model", norm, "layernorm", "layernorm", "rmsnorm"),
     BOOL("model", bias, "true"),           // false: no bias in any Linear (attention, FFN, head)
     BOOL("model", norm_first, "true"),
     BOOL("model", embed_scale, "true"),
-    ENUM("model", pool, "mean", "mean|cls"),
+    ENUM("model", pool, "mean", "mean", "cls"),
     SCHEME("model", pos, "sinusoidal"),
     INT("model", max_len, "32", 1, 1 << 20),
     BOOL("model", pos_wrap, "true"),
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
-    ENUM("model", rope_scaling, "none", "none|linear|ntk|yarn|dynamic"),   // model.rope_scale = s: see old_rope_scale
+    ENUM("model", rope_scaling, "none", "none", "linear", "ntk", "yarn", "dynamic"),   // model.rope_scale = s: see old_rope_scale
     FLT("model", rope_factor, "1", 0, 1e6, LO_OPEN),
     INT("model", rope_original_len, "32", 1, 1 << 24),
     FLT("model", yarn_alpha, "1", 0, 1e6, 0),
@@ -100,13 +100,13 @@ static const Key KEYS[] = {
     FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),   // xPos decay length (docs/design.md §2.3.11)
     INT("model", pos_offset, "0", 0, 1 << 24),
     INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
-    ENUM("model", attn_logit_scale, "none", "none|log"),  // self-attention temperature past the training length (§2.4)
+    ENUM("model", attn_logit_scale, "none", "none", "log"),  // self-attention temperature past the training length (§2.4)
     INT("model", attn_train_length, "0", 0, 1 << 24),    // n_train of attn_logit_scale; 0 = not recorded yet (./train sets it)
 
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
     FLT("train", lr, "1e-3", 0, 10, LO_OPEN),
-    ENUM("train", schedule, "cosine", "constant|cosine|noam"),
+    ENUM("train", schedule, "cosine", "constant", "cosine", "noam"),
     INT("train", warmup, "100", 0, 1e9),
     FLT("train", min_lr_ratio, "0.1", 0, 1, 0),
     FLT("train", weight_decay, "0.01", 0, 100, 0),
@@ -128,12 +128,17 @@ static const Key KEYS[] = {
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
     INT("eval", beam, "1", 1, 256),      // ./translate: beam size (1 = greedy)
     FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
-    ENUM("eval", positions, "sampled", "sampled|plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
-    ENUM("eval", length, "model", "model|oracle"),  // exact match: stop at the model's <eos>, or at the reference length
+    ENUM("eval", positions, "sampled", "sampled", "plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
+    ENUM("eval", length, "model", "model", "oracle"),  // exact match: stop at the model's <eos>, or at the reference length
     INT("eval", lm_windows, "256", 1, 256),  // ./eval, lm: at most this many windows a length (the first ones)
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
+// An enum key's field is read and written as an int (set_value, config_to_ini).
+_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(Algorithm) == sizeof(int) && sizeof(ModelKind) == sizeof(int) &&
+               sizeof(Activation) == sizeof(int) && sizeof(NormKind) == sizeof(int) && sizeof(PoolKind) == sizeof(int) &&
+               sizeof(RopeScaling) == sizeof(int) && sizeof(LogitScale) == sizeof(int) && sizeof(Schedule) == sizeof(int) &&
+               sizeof(EvalPositions) == sizeof(int) && sizeof(EvalLength) == sizeof(int), "enum keys are stored as int");
 
 // ---------------------------------------------------------------------------- helpers
 
@@ -231,14 +236,11 @@ static int range_error(const Key *k, const char *text, char *msg, int n) {
     return errorf(msg, n, "%s = %s is out of range %c%g, %g%c", k->key, text, lo, k->lo, k->hi, hi);
 }
 
-static int word_in(const char *word, const char *words) {
-    size_t len = strlen(word);
-    for (const char *w = words; *w;) {
-        size_t wl = strcspn(w, "|");
-        if (wl == len && !strncmp(w, word, len)) return 1;
-        w += wl + (w[wl] == '|');
-    }
-    return 0;
+// Index of `word` among an enum key's words, or -1.
+static int word_index(const char *word, const char *const *words) {
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(words[i], word)) return i;
+    return -1;
 }
 
 // "pos: unknown value 'Rope'; did you mean 'rope'? expected a|b|c" with the registry's names.
@@ -293,9 +295,19 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
         }
         return errorf(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key, text);
     }
-    case T_ENUM:
-        if (!word_in(text, k->words)) return errorf(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, k->words);
-        break;
+    case T_ENUM: {
+        int i = word_index(text, k->words);
+        if (i < 0) {
+            char expected[256] = "";
+            for (int w = 0; k->words[w]; w++) {
+                size_t used = strlen(expected);
+                snprintf(expected + used, sizeof expected - used, "%s%s", w ? "|" : "", k->words[w]);
+            }
+            return errorf(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, expected);
+        }
+        *(int *)field = i;
+        return 0;
+    }
     case T_SCHEME:
         if (!pos_scheme_find(text)) return scheme_error(k, text, msg, n);
         break;
@@ -324,8 +336,7 @@ static int set_old_rope_scale(Config *c, const char *text, int line, char *msg, 
     float before = c->rope_factor;
     if (set_value(c, &OLD_ROPE_SCALE, text, msg, n)) return -1;
     if (c->rope_factor == 1.0f) { c->rope_factor = before; return 0; }
-    memset(c->rope_scaling, 0, CFG_STR);
-    strcpy(c->rope_scaling, "linear");
+    c->rope_scaling = ROPE_SCALING_LINEAR;
     c->key_line[find_key("model", "rope_scaling")] = c->key_line[find_key("model", "rope_factor")] = line;
     return 0;
 }
@@ -505,15 +516,16 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, "max_clauses", "min_clauses", err, errlen, "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses, c->min_clauses);
     if (c->min_length > c->max_length)
         return invalid(c, "max_length", "min_length", err, errlen, "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
-    static const char *model_for[][2] = {{"order", "classifier"}, {"toy_translate", "translator"}, {"parallel_text", "translator"},
-                                         {"lm", "lm"}};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(c->task, model_for[i][0]) && strcmp(c->model, model_for[i][1]))
-            return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", c->task, model_for[i][1], c->model);
+    const char *task = config_enum_name(c, &c->task), *model = config_enum_name(c, &c->model);
+    static const ModelKind model_for[] = {[TASK_ORDER] = MODEL_CLASSIFIER, [TASK_TOY_TRANSLATE] = MODEL_TRANSLATOR,
+                                          [TASK_PARALLEL_TEXT] = MODEL_TRANSLATOR, [TASK_LM] = MODEL_LM};
+    if (c->task != TASK_ALGORITHMIC && c->model != model_for[c->task])
+        return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", task,
+                       KEYS[find_key("model", "model")].words[model_for[c->task]], model);
     // algorithmic: a translator (source -> target), or the decoder-only form (model = lm, §5.8).
-    if (!strcmp(c->task, "algorithmic") && strcmp(c->model, "translator") && strcmp(c->model, "lm"))
-        return invalid(c, "model", "task", err, errlen, "task = algorithmic needs model = translator or lm, not %s", c->model);
-    if (!strcmp(c->task, "parallel_text") && (!c->train_src[0] || !c->train_tgt[0]))
+    if (c->task == TASK_ALGORITHMIC && c->model == MODEL_CLASSIFIER)
+        return invalid(c, "model", "task", err, errlen, "task = algorithmic needs model = translator or lm, not %s", model);
+    if (c->task == TASK_PARALLEL_TEXT && (!c->train_src[0] || !c->train_tgt[0]))
         return invalid(c, "task", NULL, err, errlen, "task = parallel_text needs train_src and train_tgt");
     if (!c->val_src[0] != !c->val_tgt[0])
         return invalid(c, c->val_src[0] ? "val_src" : "val_tgt", NULL, err, errlen, "val_src and val_tgt must be set together");
@@ -529,11 +541,11 @@ int config_validate(const Config *c, char *err, int errlen) {
         return invalid(c, "pos_random", "max_len", err, errlen,
                        "pos_random = %d draws positions up to %d, but the learned table has max_len = %d rows; "
                        "set max_len = %d", c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
-    if (!c->eos && strcmp(c->model, "translator"))
+    if (!c->eos && c->model != MODEL_TRANSLATOR)
         return invalid(c, "eos", "model", err, errlen, "eos = false needs model = translator (only a translator's targets end with <eos>)");
     if (c->yarn_alpha >= c->yarn_beta)
         return invalid(c, "yarn_beta", "yarn_alpha", err, errlen, "yarn_beta (%g) must be > yarn_alpha (%g)", c->yarn_beta, c->yarn_alpha);
-    if (!strcmp(c->schedule, "noam") && c->warmup < 1)
+    if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;
     if (strcmp(c->max_memory, "auto") && byte_size_parse(c->max_memory, &bytes))
@@ -653,7 +665,7 @@ char *config_to_ini(Config *c) {
             case T_INT: snprintf(value, sizeof value, "%d", *(const int *)field); break;
             case T_FLOAT: format_float(value, sizeof value, *(const float *)field); break;
             case T_BOOL: snprintf(value, sizeof value, "%s", *(const int *)field ? "true" : "false"); break;
-            case T_ENUM:
+            case T_ENUM: snprintf(value, sizeof value, "%s", k->words[*(const int *)field]); break;
             case T_SCHEME: snprintf(value, sizeof value, "%s", field); break;
             case T_STR: {
                 size_t n = strlen(field);
@@ -675,19 +687,9 @@ void config_free(Config *c) {
     c->text = NULL;
 }
 
-EvalPositions config_eval_positions(const Config *c) {
-    return strcmp(c->positions, "plain") ? EVAL_POSITIONS_SAMPLED : EVAL_POSITIONS_PLAIN;
-}
-
-Activation config_activation(const Config *c) {
-    return !strcmp(c->activation, "gelu") ? ACTIVATION_GELU : !strcmp(c->activation, "swiglu") ? ACTIVATION_SWIGLU : ACTIVATION_RELU;
-}
-
-NormKind config_norm(const Config *c) { return strcmp(c->norm, "rmsnorm") ? NORM_LAYERNORM : NORM_RMSNORM; }
-
-RopeScaling config_rope_scaling(const Config *c) {
-    static const char *names[] = {"none", "linear", "ntk", "yarn", "dynamic"};   // in RopeScaling's order
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(c->rope_scaling, names[i])) return (RopeScaling)i;
-    return ROPE_SCALING_NONE;   // unreachable: parsing accepts only these words
+const char *config_enum_name(const Config *c, const void *field) {
+    size_t offset = (size_t)((const char *)field - (const char *)c);
+    for (int i = 0; i < N_KEYS; i++)
+        if (KEYS[i].type == T_ENUM && KEYS[i].offset == offset) return KEYS[i].words[*(const int *)field];
+    return "?";   // not an enum field of c: a caller's mistake, kept printable
 }

@@ -6,6 +6,23 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
+#include "core/optim.h"          // Schedule
+#include "data/algorithmic.h"    // Algorithm
+
+// The values of the enum keys. config.c's table lists each key's words in the order of its
+// constants (test_config checks every word); parsing stores the constant, config_to_ini
+// writes the word back, config_enum_name gives it for messages.
+typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM, TASK_ALGORITHMIC } TaskKind;
+typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
+typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
+typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
+typedef enum { POOL_MEAN, POOL_CLS } PoolKind;
+typedef enum { ROPE_SCALING_NONE, ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN, ROPE_SCALING_DYNAMIC } RopeScaling;
+typedef enum { LOGIT_SCALE_NONE, LOGIT_SCALE_LOG } LogitScale;   // model.attn_logit_scale
+// eval.positions: with model.pos_random > 0, evaluate on drawn positions or on 0..n-1 (§2.3.8).
+typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
+typedef enum { EVAL_LENGTH_MODEL, EVAL_LENGTH_ORACLE } EvalLength;   // eval.length
+
 #define CFG_STR 256       // every string field holds up to CFG_STR-1 bytes
 #define CFG_MAX_KEYS 96   // capacity of key_line (config.c asserts the table fits)
 
@@ -19,7 +36,7 @@ typedef struct Config {
                                // "8G": the limit is 8 GiB instead (run/memory_estimate.h)
 
     // [task]
-    char  task[CFG_STR];       // order | toy_translate | parallel_text | lm | algorithmic
+    TaskKind task;             // order | toy_translate | parallel_text | lm | algorithmic
     char  lexicon[CFG_STR];    // lexicon file for the built-in tasks (default per task in data/)
     int   min_clauses, max_clauses;  // toy_translate: clauses per training sentence (1..3)
     int   max_tokens;          // toy_translate / parallel_text: drop pairs longer than this (either side)
@@ -31,41 +48,41 @@ typedef struct Config {
     int   lowercase;           // parallel_text: lower-case before tokenising
     int   min_freq;            // parallel_text: vocabulary cut-off
     int   bpe_merges;          // parallel_text: BPE merges learned per language (0 = whole words)
-    char  algorithm[CFG_STR];  // algorithmic: copy | reverse | duplicate | sort
+    Algorithm algorithm;       // algorithmic: copy | reverse | duplicate | sort
     int   alphabet;            // algorithmic: number of symbols (2 = binary, 10 = digits)
     int   min_length, max_length;  // algorithmic: input lengths of the training (and val, test) examples
     char  max_file_size[CFG_STR]; // largest data file (lexicon, train/val/test files) read, e.g. "1G"
 
     // [model]
-    char  model[CFG_STR];      // classifier | translator | lm
+    ModelKind model;           // classifier | translator | lm
     int   d_model, n_heads, d_ff;
     int   enc_layers, dec_layers;
     float dropout;
-    char  activation[CFG_STR]; // relu | gelu | swiglu (gated FFN: gate, up and down projections)
-    char  norm[CFG_STR];       // layernorm | rmsnorm
+    Activation activation;     // relu | gelu | swiglu (gated FFN: gate, up and down projections)
+    NormKind norm;             // layernorm | rmsnorm
     int   bias;                // false: no bias in any Linear (Llama style); norms are not Linears
     int   norm_first;          // true: pre-LN (default); false: post-LN
     int   embed_scale;         // multiply embeddings by sqrt(d_model)
-    char  pool[CFG_STR];       // classifier: mean | cls
+    PoolKind pool;             // classifier: mean | cls
     char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
     int   max_len;             // learned table rows (default 32)
     int   pos_wrap;            // learned: row pos % max_len (default true)
     float rope_base;           // b, before any stretch (default 10000)
-    char  rope_scaling[CFG_STR]; // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
+    RopeScaling rope_scaling;  // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
     float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
     int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
     float yarn_alpha, yarn_beta; // yarn: pairs turning < alpha times in L are interpolated, > beta kept
     float xpos_gamma;          // xPos: q.k of pair i decays as zeta_i^((m-n)/xpos_gamma) (default 32)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
     int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
-    char  attn_logit_scale[CFG_STR]; // none | log: self-attention scores times log(n)/log(n_train) past n_train
+    LogitScale attn_logit_scale; // none | log: self-attention scores times log(n)/log(n_train) past n_train
     int   attn_train_length;   // n_train: the longest training sequence (./train records it; 0 = unknown)
 
     // [train]
     int   steps;
     int   batch_size;
     float lr;
-    char  schedule[CFG_STR];   // constant | cosine | noam
+    Schedule schedule;         // constant | cosine | noam
     int   warmup;
     float min_lr_ratio;        // cosine: final lr = lr * min_lr_ratio
     float weight_decay;
@@ -85,8 +102,8 @@ typedef struct Config {
     char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
     int   beam;                // ./translate: beam size (1 = greedy)
     float length_penalty;      // ./translate: GNMT length penalty alpha
-    char  positions[CFG_STR];  // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
-    char  length[CFG_STR];     // exact match: "model" (stop at <eos>) | "oracle" (the reference length)
+    EvalPositions positions;   // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
+    EvalLength length;         // exact match: model (stop at <eos>) | oracle (the reference length)
     int   lm_windows;          // lm: at most this many windows per window length (the first ones)
 
     // Source of the settings, for the run folder and the checkpoint metadata.
@@ -120,16 +137,6 @@ char *config_to_ini(Config *c);
 // Parse config text (as stored in checkpoint metadata); `name` is used in error messages.
 int  config_load_text(Config *c, const char *name, const char *text, char *err, int errlen);
 void config_free(Config *c);
-// model.activation and model.norm as enums (the strings are validated when parsed).
-typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
-Activation config_activation(const Config *c);
-typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
-NormKind config_norm(const Config *c);
-// eval.positions as an enum ("sampled|plain"): the positions of an evaluation when
-// model.pos_random > 0 (docs/design.md §2.3.8).
-typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
-EvalPositions config_eval_positions(const Config *c);
-// model.rope_scaling as an enum (validated against its words when parsed).
-typedef enum { ROPE_SCALING_NONE, ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN, ROPE_SCALING_DYNAMIC } RopeScaling;
-RopeScaling config_rope_scaling(const Config *c);
+// The word of an enum field of c (field = &c->model, ...) as the config file spells it.
+const char *config_enum_name(const Config *c, const void *field);
 #endif

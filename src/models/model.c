@@ -14,8 +14,8 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     m->cfg.text = NULL;
-    m->kind = !strcmp(cfg->model, "classifier") ? MODEL_CLASSIFIER
-            : !strcmp(cfg->model, "lm") ? MODEL_LM : MODEL_TRANSLATOR;
+    m->kind = cfg->model == MODEL_CLASSIFIER ? MODEL_CLASSIFIER
+            : cfg->model == MODEL_LM ? MODEL_LM : MODEL_TRANSLATOR;
     m->src_vocab = src_vocab;
     m->tgt_vocab = tgt_vocab;
     m->n_classes = n_classes;
@@ -57,7 +57,7 @@ void model_set_training(Model *m, int on) {
     float p = on ? m->cfg.dropout : 0.0f;
     m->encoder.drop.p = m->encoder.attn_drop.p = p;
     m->decoder.drop.p = m->decoder.attn_drop.p = p;
-    int drawn = on || config_eval_positions(&m->cfg) == EVAL_POSITIONS_SAMPLED;
+    int drawn = on || m->cfg.positions == EVAL_POSITIONS_SAMPLED;
     m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_random : 0;
 }
 
@@ -92,7 +92,7 @@ Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run
 Tensor *classifier_logits(Model *m, const int *ids, int B, int T) {
     Tensor *h = model_encode(m, ids, B, T, NULL);                // (B,T,d)
     Tensor *pooled;
-    if (!strcmp(m->cfg.pool, "cls")) {
+    if (m->cfg.pool == POOL_CLS) {
         pooled = op_select_row(h, 0);                            // (B,d) at <cls>
     } else {
         int *keep = pad_mask(ids, B * T);

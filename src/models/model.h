@@ -8,8 +8,6 @@
 #include "core/rng.h"
 #include "models/transformer.h"
 
-typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
-
 typedef struct Model {
     ModelKind kind;
     Config cfg;                 // a copy (cfg.text not owned)

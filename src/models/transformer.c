@@ -7,15 +7,15 @@
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
                    const char *pos_input_name, Tensor *embed) {
     int n = causal ? c->dec_layers : c->enc_layers, d = c->d_model;
-    Activation act = config_activation(c);
-    NormKind norm = config_norm(c);
+    Activation act = c->activation;
+    NormKind norm = c->norm;
     s->layers = calloc((size_t)n, sizeof(Layer));
     s->n_layers = n;
     s->causal = causal;
     s->norm_first = c->norm_first;
     s->embed = embed;
     s->embed_scale = c->embed_scale;
-    s->logit_train_length = !strcmp(c->attn_logit_scale, "log") ? c->attn_train_length : 0;
+    s->logit_train_length = c->attn_logit_scale == LOGIT_SCALE_LOG ? c->attn_train_length : 0;
     char buf[128];
     for (int i = 0; i < n; i++) {
         Layer *l = &s->layers[i];

@@ -58,7 +58,7 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     p->wrap = c->pos_wrap;
     p->offset = c->pos_offset;
     p->rope_base = c->rope_base;
-    p->rope_scaling = config_rope_scaling(c);
+    p->rope_scaling = c->rope_scaling;
     p->rope_factor = c->rope_factor;
     p->rope_original_len = c->rope_original_len;
     p->yarn_alpha = c->yarn_alpha;

@@ -66,7 +66,7 @@ static int exact_output(const int *hyp, const int *ref, int T, int oracle) {
 // Exact match decodes to the reference length when asked to (eval.length = oracle), and always
 // for a model trained without <eos> (train.eos = false), which has no other way to stop.
 static int length_oracle(const Task *t) {
-    return t->batch_kind == BATCH_TRANSLATE_NO_EOS || !strcmp(t->cfg.length, "oracle");
+    return t->batch_kind == BATCH_TRANSLATE_NO_EOS || t->cfg.length == EVAL_LENGTH_ORACLE;
 }
 
 // The decoder-only form (BATCH_PROMPT): rows idx[0..n) of s, grouped by input length, are

@@ -34,7 +34,7 @@ typedef struct {
 
 // A norm: its output and, for backward, mean and rstd per row (LayerNorm) or rstd (RMSNorm).
 static double norm(const Shapes *s, double rows) {
-    double saved = config_norm(s->c) == NORM_RMSNORM ? rows : 2 * rows;
+    double saved = s->c->norm == NORM_RMSNORM ? rows : 2 * rows;
     return tensor(rows * s->d, s->g) + (s->g ? floats(saved) : 0);
 }
 static double dropout(const Shapes *s, double n) { return s->drop ? tensor(n, s->g) + (s->g ? aligned(n) : 0) : 0; }
@@ -73,7 +73,7 @@ static double stack(const Shapes *s, double B, double T, int layers, int causal,
                   tensor(N * d, s->g);
     double cross_attn = tensor(N * d, s->g) + 2 * tensor(B * Tm * d, s->g) + attention(s, B, T, Tm, 1) + tensor(N * d, s->g);
     // fc1 and the activation; swiglu: gate, up and their product. Then the output projection.
-    double ffn = (config_activation(c) == ACTIVATION_SWIGLU ? 3 : 2) * tensor(N * f, s->g) + tensor(N * d, s->g);
+    double ffn = (c->activation == ACTIVATION_SWIGLU ? 3 : 2) * tensor(N * f, s->g) + tensor(N * d, s->g);
     bytes += layers * (residual(s, N, self) + (cross ? residual(s, N, cross_attn) : 0) + residual(s, N, ffn));
     return bytes + norm(s, N);
 }
@@ -113,10 +113,10 @@ static double gemm_scratch(const Shapes *s, double rows, double V) {
 double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
     Shapes s = {c, p->train, p->train && c->dropout > 0, omp_get_num_procs(), c->d_model, c->n_heads, c->d_model / c->n_heads};
     double B = p->B, Ts = p->T_src, Tt = p->T_tgt;
-    if (!strcmp(c->model, "lm"))
+    if (c->model == MODEL_LM)
         return embed(&s, B, Tt) + stack(&s, B, Tt, c->dec_layers, 1, 0, 0) + head(&s, B * Tt, v.src) + gemm_scratch(&s, B * Tt, v.src);
     double enc = embed(&s, B, Ts) + ints(B * Ts) + stack(&s, B, Ts, c->enc_layers, 0, 0, 0);
-    if (!strcmp(c->model, "classifier"))
+    if (c->model == MODEL_CLASSIFIER)
         return enc + ints(B * Ts) + tensor(B * s.d, s.g) + (s.g ? ints(B * Ts) : 0) + head(&s, B, v.classes) +
                gemm_scratch(&s, B * Ts, v.classes);
     double dec = embed(&s, B, Tt) + 2 * ints(B * Tt) + stack(&s, B, Tt, c->dec_layers, 1, 1, Ts);
@@ -136,15 +136,15 @@ double memory_pass_bytes(const Config *c, MemoryVocab v, const MemoryPass *p) {
 
 double memory_param_count(const Config *c, MemoryVocab v) {
     double d = c->d_model, f = c->d_ff, bias = c->bias ? 1 : 0;
-    double attn = 4 * (d * d + bias * d), norm = config_norm(c) == NORM_RMSNORM ? d : 2 * d;
-    double ffn = config_activation(c) == ACTIVATION_SWIGLU ? 3 * d * f + bias * (2 * f + d) : 2 * d * f + bias * (f + d);
+    double attn = 4 * (d * d + bias * d), norm = c->norm == NORM_RMSNORM ? d : 2 * d;
+    double ffn = c->activation == ACTIVATION_SWIGLU ? 3 * d * f + bias * (2 * f + d) : 2 * d * f + bias * (f + d);
     // The positional parameters of one stack (an encoder's and a decoder's may differ).
     double enc = c->enc_layers * (attn + 2 * norm + ffn) + norm + pos_param_count(c, 1);
-    if (!strcmp(c->model, "classifier")) return v.src * d + enc + (d + bias) * v.classes;
+    if (c->model == MODEL_CLASSIFIER) return v.src * d + enc + (d + bias) * v.classes;
     double dec_pos = pos_param_count(c, 0);
     double dec_self = c->dec_layers * (attn + 2 * norm + ffn) + norm + dec_pos;
     double dec_cross = c->dec_layers * (2 * attn + 3 * norm + ffn) + norm + dec_pos;
-    if (!strcmp(c->model, "lm")) return v.src * d + dec_self + (d + bias) * v.src;
+    if (c->model == MODEL_LM) return v.src * d + dec_self + (d + bias) * v.src;
     return (v.src + v.tgt) * d + enc + dec_cross + (d + bias) * v.tgt;
 }
 
@@ -163,18 +163,18 @@ static double file_size(const char *path) {
 #define EXAMPLE_BYTES(tokens) (96.0 + 8.0 * (tokens))
 
 double memory_data_bytes(const Config *c) {
-    if (!strcmp(c->task, "lm")) {
+    if (c->task == TASK_LM) {
         double train = fmin((double)c->train_size * (c->window + 1), LM_MAX_TRAIN_TOKENS);
         return 4 * (train + LM_VAL_TOKENS);
     }
-    if (!strcmp(c->task, "parallel_text")) {
+    if (c->task == TASK_PARALLEL_TEXT) {
         const char *files[] = {c->train_src, c->train_tgt, c->val_src, c->val_tgt, c->test_src, c->test_tgt};
         double bytes = 0;
         for (int i = 0; i < 6; i++) bytes += file_size(files[i]);
         return PARALLEL_BYTES_PER_FILE_BYTE * bytes;
     }
     double examples = (double)c->train_size + c->val_size + c->test_size;
-    double tokens = !strcmp(c->task, "order") ? 6 : fmin(c->max_tokens, 8.0 * c->max_clauses);
+    double tokens = c->task == TASK_ORDER ? 6 : fmin(c->max_tokens, 8.0 * c->max_clauses);
     return examples * EXAMPLE_BYTES(tokens);
 }
 
@@ -194,9 +194,9 @@ static MemoryVocab vocab_of(const Task *t) {
 static void split_lengths(const Config *c, const Task *t, const Split *s, int *Ts, int *Tt) {
     int cls = t && t->add_cls, max_src = 0, max_tgt = 0;
     if (t && s) split_max_lengths(s, &max_src, &max_tgt);
-    else max_src = max_tgt = !strcmp(c->task, "order") ? 6 : c->max_tokens;   // before loading: the bound
-    if (!strcmp(c->model, "classifier")) *Ts = (max_src > 0 ? max_src : 1) + cls, *Tt = 1;
-    else if (!strcmp(c->model, "lm")) *Ts = 0, *Tt = max_src + max_tgt + 2;   // <eos> input <bos> output (BATCH_PROMPT)
+    else max_src = max_tgt = c->task == TASK_ORDER ? 6 : c->max_tokens;   // before loading: the bound
+    if (c->model == MODEL_CLASSIFIER) *Ts = (max_src > 0 ? max_src : 1) + cls, *Tt = 1;
+    else if (c->model == MODEL_LM) *Ts = 0, *Tt = max_src + max_tgt + 2;   // <eos> input <bos> output (BATCH_PROMPT)
     else *Ts = max_src + 1, *Tt = max_tgt + 1;
 }
 
@@ -213,23 +213,24 @@ static void finish(MemoryEstimate *e, const Config *c, double data) {
     e->data = data;
     e->program = PROGRAM_BYTES;
     e->total = e->params + e->activations + e->data + e->program;
-    char buf[96];
     if (e->params >= e->activations && e->params >= e->data) {
-        snprintf(buf, sizeof buf, "model.d_model = %d, d_ff = %d, %d + %d layers", c->d_model, c->d_ff, c->enc_layers, c->dec_layers);
-        snprintf(e->setting, sizeof e->setting, "%s", buf);
+        snprintf(e->setting, sizeof e->setting, "model.d_model = %d, d_ff = %d, %d + %d layers", c->d_model, c->d_ff,
+                 c->enc_layers, c->dec_layers);
         snprintf(e->advice, sizeof e->advice, "Make the model smaller (d_model, d_ff, layers)");
+    } else if (e->data > e->activations && c->task == TASK_PARALLEL_TEXT) {
+        snprintf(e->setting, sizeof e->setting, "task.train_src = %s", c->train_src);
+        snprintf(e->advice, sizeof e->advice, "Use smaller data files");
     } else if (e->data > e->activations) {
-        if (!strcmp(c->task, "lm")) snprintf(buf, sizeof buf, "task.train_size = %d (window %d)", c->train_size, c->window);
-        else if (!strcmp(c->task, "parallel_text")) snprintf(buf, sizeof buf, "task.train_src = %s", c->train_src);
-        else {   // the largest of the generated splits
-            const char *key = c->train_size >= c->val_size && c->train_size >= c->test_size ? "train_size"
-                            : c->val_size >= c->test_size ? "val_size" : "test_size";
-            int size = key[0] == 't' && key[1] == 'r' ? c->train_size : key[0] == 'v' ? c->val_size : c->test_size;
-            snprintf(buf, sizeof buf, "task.%s = %d", key, size);
+        if (c->task == TASK_LM) {
+            snprintf(e->setting, sizeof e->setting, "task.train_size = %d (window %d)", c->train_size, c->window);
+        } else {   // the largest of the generated splits (the first of equal ones)
+            const char *key = "train_size";
+            int size = c->train_size;
+            if (c->val_size > size) key = "val_size", size = c->val_size;
+            if (c->test_size > size) key = "test_size", size = c->test_size;
+            snprintf(e->setting, sizeof e->setting, "task.%s = %d", key, size);
         }
-        snprintf(e->setting, sizeof e->setting, "%s", buf);
-        snprintf(e->advice, sizeof e->advice, "%s", !strcmp(c->task, "parallel_text") ? "Use smaller data files"
-                                                    : strncmp(buf, "task.", 5) ? "Lower train_size" : "Lower it");
+        snprintf(e->advice, sizeof e->advice, "Lower it");
     }
 }
 
@@ -237,7 +238,7 @@ static void finish(MemoryEstimate *e, const Config *c, double data) {
 // for a translator.
 static void note_split_eval(MemoryEstimate *e, const Config *c, MemoryVocab v, int n, int Ts, int Tt, const char *what) {
     if (n <= 0) return;
-    MemoryPass p = {n < c->batch_size ? n : c->batch_size, Ts, Tt, 0, !strcmp(c->model, "translator") ? Tt + 2 : 0};
+    MemoryPass p = {n < c->batch_size ? n : c->batch_size, Ts, Tt, 0, c->model == MODEL_TRANSLATOR ? Tt + 2 : 0};
     char setting[96];
     snprintf(setting, sizeof setting, "train.batch_size = %d (evaluating %s)", c->batch_size, what);
     note_pass(e, memory_pass_bytes(c, v, &p), setting, "Lower batch_size");
@@ -260,9 +261,9 @@ static void note_lm_eval(MemoryEstimate *e, const Config *c, MemoryVocab v, int 
 static void note_length_evals(MemoryEstimate *e, const Config *c, const Task *t, const int *lengths, int n, int n_examples) {
     MemoryVocab v = vocab_of(t);
     for (int i = 0; i < n; i++) {
-        if (!strcmp(c->task, "lm")) { note_lm_eval(e, c, v, lengths[i]); continue; }
+        if (c->task == TASK_LM) { note_lm_eval(e, c, v, lengths[i]); continue; }
         Split s = {0};
-        if (!t || strcmp(c->task, "toy_translate") || task_length_split((Task *)t, lengths[i], n_examples, &s, NULL, 0)) continue;
+        if (!t || c->task != TASK_TOY_TRANSLATE || task_length_split((Task *)t, lengths[i], n_examples, &s, NULL, 0)) continue;
         int Ts, Tt;
         split_lengths(c, t, &s, &Ts, &Tt);
         split_free(&s);
@@ -274,7 +275,7 @@ static void note_length_evals(MemoryEstimate *e, const Config *c, const Task *t,
 
 static void note_eval_splits(MemoryEstimate *e, const Config *c, const Task *t, int val, int test) {
     MemoryVocab v = vocab_of(t);
-    if (!strcmp(c->task, "lm")) { note_lm_eval(e, c, v, c->window); return; }
+    if (c->task == TASK_LM) { note_lm_eval(e, c, v, c->window); return; }
     int Ts, Tt;
     const Split *splits[2] = {t ? &t->val : NULL, t ? &t->test : NULL};
     int sizes[2] = {val ? c->val_size : 0, test ? c->test_size : 0};
@@ -295,11 +296,11 @@ void memory_estimate_train(const Config *c, const Task *t, MemoryEstimate *e) {
     e->params_label = "parameters and Adam";
     int Ts, Tt;
     split_lengths(c, t, t ? &t->train : NULL, &Ts, &Tt);
-    MemoryPass step = {c->batch_size, Ts, !strcmp(c->task, "lm") ? c->window : Tt, 1, 0};
+    MemoryPass step = {c->batch_size, Ts, c->task == TASK_LM ? c->window : Tt, 1, 0};
     char setting[96];
     snprintf(setting, sizeof setting, "train.batch_size = %d", c->batch_size);
     note_pass(e, memory_pass_bytes(c, v, &step), setting,
-              !strcmp(c->task, "lm") ? "Lower batch_size or window" : "Lower batch_size");
+              c->task == TASK_LM ? "Lower batch_size or window" : "Lower batch_size");
     // The evaluations run on the same arena after the step is reset (trainer.c).
     note_eval_splits(e, c, t, 1, 0);
     int lengths[64], n = c->eval_lengths[0] ? parse_lengths(c->eval_lengths, lengths, 64, NULL, 0) : 0;

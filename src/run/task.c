@@ -24,7 +24,7 @@ static int load_order(Task *t, char *err, int errlen) {
     if (order_build_vocab(&t->order, &t->src_vocab)) { snprintf(err, errlen, "out of memory"); return -1; }
     t->n_classes = order_n_classes(&t->order);
     t->batch_kind = BATCH_CLASSIFY;
-    t->add_cls = !strcmp(c->pool, "cls");
+    t->add_cls = c->pool == POOL_CLS;
     // The split of sentence groups follows the run seed: each seed sees other held-out pairs.
     return order_generate(&t->order, &t->src_vocab, (uint64_t)c->seed, c->train_size, c->val_size,
                           c->test_size, &t->train, &t->val, &t->test, err, errlen);
@@ -51,10 +51,8 @@ static int load_toy(Task *t, char *err, int errlen) {
 // Source and target share the symbol vocabulary; held-out sets use the fixed seeds above.
 static int load_algorithmic(Task *t, char *err, int errlen) {
     const Config *c = &t->cfg;
-    int algo = algo_parse(c->algorithm);
-    if (algo < 0) { snprintf(err, errlen, "unknown algorithm '%s'", c->algorithm); return -1; }
     // The decoder-only form reads <eos> input <bos> output as one sequence, in one vocabulary (vocab.txt).
-    int decoder_only = !strcmp(c->model, "lm");
+    int decoder_only = c->model == MODEL_LM;
     if (algo_build_vocab(c->alphabet, &t->src_vocab) || (!decoder_only && algo_build_vocab(c->alphabet, &t->tgt_vocab))) {
         snprintf(err, errlen, "alphabet = %d: expected 1..%d symbols", c->alphabet, ALGO_MAX_ALPHABET);
         return -1;
@@ -65,8 +63,8 @@ static int load_algorithmic(Task *t, char *err, int errlen) {
     const int sizes[3] = {c->train_size, c->val_size, c->test_size};
     Split *splits[3] = {&t->train, &t->val, &t->test};
     for (int i = 0; i < 3; i++)
-        if (algo_generate(algo, c->alphabet, seeds[i], sizes[i], c->min_length, c->max_length, splits[i])) {
-            snprintf(err, errlen, "cannot generate %s data (lengths %d..%d)", c->algorithm, c->min_length, c->max_length);
+        if (algo_generate(c->algorithm, c->alphabet, seeds[i], sizes[i], c->min_length, c->max_length, splits[i])) {
+            snprintf(err, errlen, "cannot generate %s data (lengths %d..%d)", config_enum_name(c, &c->algorithm), c->min_length, c->max_length);
             return -1;
         }
     return 0;
@@ -176,7 +174,7 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     memset(t, 0, sizeof *t);
     t->cfg = *c;
     t->cfg.text = NULL;
-    t->kind = task_kind(c);
+    t->kind = c->task;
     int rc;
     switch (t->kind) {
     case TASK_ORDER: rc = load_order(t, err, errlen); break;
@@ -184,7 +182,7 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     case TASK_PARALLEL_TEXT: rc = load_parallel(t, err, errlen); break;
     case TASK_LM: rc = load_lm(t, err, errlen); break;
     case TASK_ALGORITHMIC: rc = load_algorithmic(t, err, errlen); break;
-    default: rc = errorf(err, errlen, "unknown task '%s'", c->task);   // config validation stops it first
+    default: rc = errorf(err, errlen, "unknown task %d", (int)c->task);   // config parsing stops it first
     }
     // train.eos = false: the translator's targets have no end token (config validation allows
     // it for translators only).
@@ -207,17 +205,8 @@ void task_free(Task *t) {
     memset(t, 0, sizeof *t);
 }
 
-TaskKind task_kind(const Config *c) {
-    static const char *names[] = {[TASK_ORDER] = "order", [TASK_TOY_TRANSLATE] = "toy_translate",
-                                  [TASK_PARALLEL_TEXT] = "parallel_text", [TASK_LM] = "lm",
-                                  [TASK_ALGORITHMIC] = "algorithmic"};
-    int kind = 0;
-    while (kind < (int)(sizeof names / sizeof *names) && strcmp(c->task, names[kind])) kind++;
-    return (TaskKind)kind;
-}
-
 int task_check_length(const Config *c, int k, char *err, int errlen) {
-    TaskKind kind = task_kind(c);
+    TaskKind kind = c->task;
     if (kind == TASK_TOY_TRANSLATE) {
         if (k >= 1 && k <= TOY_MAX_CLAUSES) return 0;
         snprintf(err, errlen, "%d clauses asked for; toy_translate supports 1..%d", k, TOY_MAX_CLAUSES);
@@ -228,7 +217,7 @@ int task_check_length(const Config *c, int k, char *err, int errlen) {
         return 0;   // any window length
     } else {
         snprintf(err, errlen, "task = %s has no lengths to choose (toy_translate: clauses; algorithmic: input "
-                 "length; lm: window sizes)", c->task);
+                 "length; lm: window sizes)", config_enum_name(c, &c->task));
     }
     return -1;
 }
@@ -239,7 +228,7 @@ int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) 
     if (task_check_length(c, k, err, errlen)) return -1;
     int rc = t->kind == TASK_TOY_TRANSLATE
                  ? toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)
-                 : algo_generate(algo_parse(c->algorithm), c->alphabet, HELDOUT(TEST_LENGTH_SEED(k)), n, k, k, out);
+                 : algo_generate(c->algorithm, c->alphabet, HELDOUT(TEST_LENGTH_SEED(k)), n, k, k, out);
     if (rc) {
         snprintf(err, errlen, "cannot generate %d examples of length %d", n, k);
         return -1;

@@ -18,11 +18,6 @@
 #include "data/vocab.h"
 #include "io/config.h"
 
-// task.task of the config as an enum (the config keeps the word; code dispatches on this).
-typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM, TASK_ALGORITHMIC } TaskKind;
-// The kind of c->task (config validation has already refused an unknown word).
-TaskKind task_kind(const Config *c);
-
 typedef struct Task {
     Config cfg;                  // copy (text not owned)
     TaskKind kind;

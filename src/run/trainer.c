@@ -350,14 +350,13 @@ int train_run(Config *c, char *err, int errlen) {
     }
     if (!rc && !(r.log = fopen(r.log_path, "a"))) { snprintf(err, errlen, "%s: cannot append", r.log_path); rc = -1; }
     if (!rc) {
-        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir, c->model,
-               c->task, c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
+        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir,
+               config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
         if (r.init_note[0]) printf("weights: %s", r.init_note + 2);   // "init_from = PATH (step N)"
         if (r.task.kind != TASK_LM && r.task.val.n == 0)
             printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
         fflush(stdout);
     }
-    Schedule sched = schedule_parse(c->schedule);
     double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
         crash_point("step");       // tests: TF_CRASH_AT=step:N stops the process here
@@ -371,7 +370,7 @@ int train_run(Config *c, char *err, int errlen) {
         model_seed_positions(&r.model, (uint64_t)step);   // randomized positions: this step's draw
         Tensor *logits;
         Tensor *loss = batch_loss(&r.model, &b, c->label_smoothing, &logits);
-        float lr = lr_at(sched, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);
+        float lr = lr_at(c->schedule, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);
         tape_backward(loss);
         float gnorm = grad_norm(&r.model.ps);   // clipped inside the update below
         if (!isfinite(loss->data[0]) || !isfinite(gnorm)) {

@@ -17,8 +17,8 @@ int translator_open(Translator *t, const char *arg, char *err, int errlen) {
     run_locate(arg, path, t->dir, sizeof t->dir);
     if (checkpoint_read_config(path, &t->cfg, err, errlen)) return -1;
     int rc = 0;
-    if (strcmp(t->cfg.model, "translator")) {
-        snprintf(err, errlen, "%s: model = %s, not a translator", path, t->cfg.model);
+    if (t->cfg.model != MODEL_TRANSLATOR) {
+        snprintf(err, errlen, "%s: model = %s, not a translator", path, config_enum_name(&t->cfg, &t->cfg.model));
         rc = -1;
     }
     snprintf(file, sizeof file, "%s/src_vocab.txt", t->dir);

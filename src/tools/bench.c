@@ -52,27 +52,29 @@ static const char *USAGE =
 // tgt_min + (5b+3 mod span) tokens, ids spread over the vocabulary; bench_torch.py builds
 // the very same batches.
 typedef struct {
-    const char *name, *label, *model;
+    const char *name, *label;
+    ModelKind model;
     int d, heads, enc, dec, ff, B, V_src, V_tgt;
     int src_min, src_max, tgt_min, tgt_max;    // translator lengths (without specials)
     int T;                                     // lm window
     int steps;                                 // steps per timed run
-    const char *pos, *act;                     // positional scheme, FFN activation
+    const char *pos;                           // positional scheme
+    Activation act;                            // FFN activation
     float dropout, smoothing;                  // dropout everywhere, label smoothing
     int llama;                                 // the Llama-style block: rmsnorm, (act swiglu), no biases
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", "translator", 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", "relu", 0.1f, 0.1f, 0},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", "translator", 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", "relu", 0.1f, 0.1f, 0},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", "lm", 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", "relu", 0.1f, 0.1f, 0},
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", MODEL_TRANSLATOR, 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR, 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM, 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
     // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16 (docs/design.md §2.5).
-    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", "lm", 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", "swiglu", 0.1f, 0.1f, 1},
+    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", MODEL_LM, 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_SWIGLU, 0.1f, 0.1f, 1},
     // The wide language models of issue 17 (GPT-2 blocks at GPT-2 width in the last two):
     // GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train runs them.
-    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", "lm", 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", "gelu", 0.0f, 0.0f, 0},
-    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", "lm", 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", "gelu", 0.0f, 0.0f, 0},
-    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", "lm", 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", "gelu", 0.0f, 0.0f, 0},
+    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", MODEL_LM, 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", MODEL_LM, 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", MODEL_LM, 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
@@ -80,7 +82,7 @@ static const Shape SHAPES[] = {
 // PaLM paper give it): 6 per weight of every matrix product (forward 2, backward 4), plus
 // attention's scores and weighted sums, 12 L T d, as if nothing were masked. Translators: 0.
 static double model_flops_per_token(const Shape *s) {
-    if (strcmp(s->model, "lm")) return 0;
+    if (s->model != MODEL_LM) return 0;
     double ffn = (s->llama ? 3.0 : 2.0) * s->d * s->ff;   // swiglu: gate, up and down
     double weights = (double)s->dec * (4.0 * s->d * s->d + ffn) + (double)s->d * s->V_tgt;
     return 6.0 * weights + 12.0 * s->dec * (double)s->T * s->d;
@@ -109,7 +111,7 @@ static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
     memset(bt, 0, sizeof *bt);
     bt->B = s->B;
     *tokens = 0;
-    if (!strcmp(s->model, "lm")) {
+    if (s->model == MODEL_LM) {
         bt->T_tgt = s->T;
         bt->tgt_in = malloc(sizeof(int) * (size_t)s->B * s->T);
         bt->tgt_out = malloc(sizeof(int) * (size_t)s->B * s->T);
@@ -147,15 +149,15 @@ static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
 
 static void shape_config(const Shape *s, Config *c) {
     config_defaults(c);
-    snprintf(c->model, sizeof c->model, "%s", s->model);
-    snprintf(c->task, sizeof c->task, "%s", strcmp(s->model, "lm") ? "toy_translate" : "lm");
+    c->model = s->model;
+    c->task = s->model == MODEL_LM ? TASK_LM : TASK_TOY_TRANSLATE;
     snprintf(c->pos, sizeof c->pos, "%s", s->pos);
-    snprintf(c->activation, sizeof c->activation, "%s", s->act);
+    c->activation = s->act;
     c->d_model = s->d; c->n_heads = s->heads; c->d_ff = s->ff;
     c->enc_layers = s->enc; c->dec_layers = s->dec;
     c->dropout = s->dropout; c->label_smoothing = s->smoothing; c->batch_size = s->B; c->seed = 1;
     if (s->llama) {
-        snprintf(c->norm, sizeof c->norm, "rmsnorm");
+        c->norm = NORM_RMSNORM;
         c->bias = 0;
     }
 }

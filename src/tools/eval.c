@@ -130,7 +130,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     size_t diag_len = 0;
     FILE *diag_out = NULL;
     if (!rc && positions_path && m->kind != MODEL_TRANSLATOR) {
-        snprintf(err, errlen, "--positions: only a translator has target positions (this is model = %s)", c->model);
+        snprintf(err, errlen, "--positions: only a translator has target positions (this is model = %s)", config_enum_name(c, &c->model));
         rc = -1;
     } else if (!rc && positions_path) {
         if (!(diag_out = open_memstream(&diag_text, &diag_len))) { snprintf(err, errlen, "out of memory"); rc = -1; }

@@ -161,9 +161,9 @@ static int print_scores(const Vocab *v, const int *ids, const double *loss, int 
 static int run(const char *run_arg, const Args *a, char *err, int errlen) {
     Run r;
     if (run_read_config(&r, run_arg, 0, a->n_over, a->over, err, errlen)) return -1;
-    if (strcmp(r.cfg.model, "lm")) {
+    if (r.cfg.model != MODEL_LM) {
         snprintf(err, errlen, "%s is a %s (model = %s); ./generate needs a language model (model = lm)", run_arg,
-                 r.cfg.model, r.cfg.model);
+                 config_enum_name(&r.cfg, &r.cfg.model), config_enum_name(&r.cfg, &r.cfg.model));
         run_close(&r);
         return -1;
     }

@@ -130,7 +130,7 @@ static int run(const char *model_arg, const char *sentence, const char *perm_tex
     Run run;
     if (run_read_config(&run, model_arg, 1, n_over, over, err, errlen)) return -1;
     int rc = 0;
-    if (!strcmp(run.cfg.model, "lm")) {
+    if (run.cfg.model == MODEL_LM) {
         snprintf(err, errlen, "a language model has no encoder: use a classifier or translator");
         rc = -1;
     }
