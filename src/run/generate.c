@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "data/vocab.h"
 #include "run/decode.h"
+#include "run/progress.h"
 
 typedef struct { float z; int id; } Scored;
 
@@ -51,12 +52,15 @@ int lm_generate(Model *m, const int *prompt, int n_prompt, const GenOptions *o, 
     if (open_lm(&st, m, n_prompt + o->n_tokens - 1, err, errlen)) return -1;
     int V = m->src_vocab;
     Rng rng = rng_stream(o->seed, RNG_SAMPLE);
+    Progress p = progress_start("generate", "tokens", o->n_tokens);
     Tensor *z = decode_feed(&st, prompt, n_prompt);                   // (n_prompt,V)
     for (int i = 0; i < o->n_tokens; i++) {
         int rows = i == 0 ? n_prompt : 1;
         out[i] = lm_pick(z->data + (long)(rows - 1) * V, V, o, &rng);
         if (i + 1 < o->n_tokens) z = decode_step(&st, &out[i]);     // (1,V)
+        progress_update(&p, i + 1);
     }
+    progress_end(&p);
     decode_free(&st);
     return 0;
 }
@@ -66,6 +70,7 @@ int lm_score(Model *m, const int *ids, int n, double *loss, char *err, int errle
     DecodeState st;
     if (open_lm(&st, m, n - 1, err, errlen)) return -1;
     int V = m->src_vocab;
+    Progress p = progress_start("score", "positions", n - 1);
     for (int t0 = 0; t0 < n - 1; t0 += GEN_SCORE_CHUNK) {
         int T = n - 1 - t0 < GEN_SCORE_CHUNK ? n - 1 - t0 : GEN_SCORE_CHUNK;
         Tensor *logits = decode_feed(&st, ids + t0, T);               // (T,V)
@@ -73,7 +78,9 @@ int lm_score(Model *m, const int *ids, int n, double *loss, char *err, int errle
             const float *z = logits->data + (long)i * V;
             loss[t0 + i] = log_sum_exp(z, V) - z[ids[t0 + i + 1]];
         }
+        progress_update(&p, t0 + T);
     }
+    progress_end(&p);
     decode_free(&st);
     return 0;
 }

@@ -37,6 +37,7 @@ static const char *USAGE =
     "0..t. The training window covers positions 0..window-1; higher rows show how a scheme\n"
     "does beyond it. The text is --prompt, or standard input, or with --text-from-task N the N\n"
     "tokens of the task's held-out text (the one ./eval scores) starting at token --offset K.\n"
+    "On a terminal, a call longer than a second shows its progress and ETA on standard error.\n"
     "\n"
     "Overrides change the stored config for this run, for example:\n"
     "  threads=1           OpenMP threads (0 = all)\n"
