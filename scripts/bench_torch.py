@@ -432,6 +432,33 @@ def compare(args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
+    if args.markdown:
+        write_markdown(args, rows, peak, blas)
+
+
+def write_markdown(args, rows, peak, blas):
+    """The --compare rows as the Markdown table of the README's Speed section, with the command,
+    the commit and the peak it was measured against."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    lines = ["Command: `/usr/bin/python3 scripts/bench_torch.py %s` (commit %s); medians of %d runs a side; "
+             "OpenBLAS core %s; OpenMP waiting: C %s, PyTorch %s; peak (`bench --only peak`): %s." % (
+                 " ".join(sys.argv[1:]), commit or "?", args.runs, blas, args.c_wait, args.torch_wait,
+                 ", ".join("%.1f GFLOP/s on %d thread%s" % (v, t, "s" if t > 1 else "") for t, v in sorted(peak.items()))
+                 or "not measured"),
+             "",
+             "| shape | threads | C | PyTorch | unit | C / PyTorch | C % peak | PyTorch % peak | peak MiB C / PyTorch |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+    pct = lambda x: "%.1f%%" % (100 * x) if x is not None else "–"
+    for r in rows:
+        lines.append("| %s | %d | %s | %s | %s | %.2f× | %s | %s | %.0f / %.0f |" % (
+            r["label"], r["threads"], "{:,.0f}".format(r["c"]) if r["c"] >= 100 else "%.1f" % r["c"],
+            "{:,.0f}".format(r["torch"]) if r["torch"] >= 100 else "%.1f" % r["torch"], r["unit"], r["ratio"],
+            pct(r["c_peak_frac"]), pct(r["torch_peak_frac"]), r["c_peak"], r["torch_peak"]))
+    with open(args.markdown, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main():
@@ -450,6 +477,7 @@ def main():
                     help="OpenMP waiting of both sides, or C,PyTorch: short-spin (the C default) | passive | libgomp")
     ap.add_argument("--busy", action="store_true", help="a competing process spins on one core throughout")
     ap.add_argument("--json", default="", help="--compare: also write the rows to this file")
+    ap.add_argument("--markdown", default="", help="--compare: also write the rows as a Markdown table to this file")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     waits = args.wait.split(",")
