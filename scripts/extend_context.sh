@@ -165,20 +165,6 @@ every_eval() {
         done
     done
 }
-# eval_into FILE CMD...: CMD (an ./eval call) into FILE, atomically. A window the scheme itself
-# refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys would be scaled beyond
-# float32's range) leaves FILE with the refusal as a comment and no rows: an empty cell in the
-# tables, listed under them, not a failed run. Any other failure stops here.
-eval_into() {
-    _f=$1; shift
-    if "$@" >"$_f.tmp" 2>"$_f.err"; then
-        rm -f "$_f.err"; mv "$_f.tmp" "$_f"
-    elif grep -q "beyond float32's safe" "$_f.err"; then
-        echo "# refused: $(grep -m 1 '^error:' "$_f.err")" >"$_f.tmp"; rm -f "$_f.err"; mv "$_f.tmp" "$_f"
-    else
-        cat "$_f.err" >&2; die "evaluation failed: $*"
-    fi
-}
 # refusals BLOCK: the evaluations of BLOCK that the scheme refused, one Markdown item each
 # (METHOD at WINDOW, the seeds, ./eval's message)
 refusals() {
@@ -196,7 +182,9 @@ every_eval | {
         [ -s "$file" ] && continue
         say "eval   $file"
         # shellcheck disable=SC2086 # the overrides are separate words
-        (eval_into "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
+        # A window the scheme refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys
+        # would be scaled beyond float32's range) is listed under the tables, not a failed run.
+        (cached_eval --refused "beyond float32's safe" "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
         n=$((n + 1))
         if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
     done

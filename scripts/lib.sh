@@ -59,17 +59,22 @@ config_value() {
 # seq_list N -> "1 2 ... N"
 seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 1)); done; echo $_o; }
 
-# cached_eval OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists; atomic, so an
-# interrupted evaluation is simply redone.
+# cached_eval [--refused TEXT] OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists;
+# atomic, so an interrupted evaluation is simply redone. Any failure stops the script, except
+# with --refused one whose message contains TEXT (a setting the model itself refuses): OUT then
+# holds the refusal as a `# refused: ...` comment and no rows, an empty cell in the tables.
 cached_eval() {
+    _refused=
+    if [ "$1" = --refused ]; then _refused=$2; shift 2; fi
     _out=$1; shift
     [ -s "$_out" ] && return 0
-    if ! "$@" >"$_out.tmp" 2>"$_out.err"; then
-        cat "$_out.err" >&2
-        die "evaluation failed: $*"
+    if "$@" >"$_out.tmp" 2>"$_out.err"; then
+        rm -f "$_out.err"; mv "$_out.tmp" "$_out"
+    elif [ -n "$_refused" ] && grep -qF "$_refused" "$_out.err"; then
+        echo "# refused: $(grep -m 1 '^error:' "$_out.err")" >"$_out.tmp"; rm -f "$_out.err"; mv "$_out.tmp" "$_out"
+    else
+        cat "$_out.err" >&2; die "evaluation failed: $*"
     fi
-    rm -f "$_out.err"
-    mv "$_out.tmp" "$_out"
 }
 
 # prefix_csv PREFIX_VALUES FILE: the data rows of FILE (comment lines and header dropped), each prefixed.
