@@ -186,13 +186,13 @@ int main(int argc, char **argv) {
     int n_over = 0;
     char **over = argv + 2;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--dump-grads") || !strcmp(argv[i], "--positions")) {
+        const char **file = !strcmp(argv[i], "--dump-grads") ? &dump_path : !strcmp(argv[i], "--positions") ? &positions_path : NULL;
+        if (file) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "error: %s needs a file name\n", argv[i]);
                 return 1;
             }
-            *(argv[i][2] == 'd' ? &dump_path : &positions_path) = argv[i + 1];
-            i++;
+            *file = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "error: unknown option '%s' (see ./eval --help)\n", argv[i]);
             return 1;

@@ -162,8 +162,10 @@ int main(int argc, char **argv) {
     int n_over = 0;
     char err[1024];
     for (int i = 2; i < argc; i++) {
-        if ((!strcmp(argv[i], "--sentence") || !strcmp(argv[i], "--perm")) && i + 1 < argc) {
-            if (argv[i][2] == 's') sentence = argv[++i]; else perm = argv[++i];
+        if (!strcmp(argv[i], "--sentence") && i + 1 < argc) {
+            sentence = argv[++i];
+        } else if (!strcmp(argv[i], "--perm") && i + 1 < argc) {
+            perm = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             fprintf(stderr, "error: unknown option '%s' (see ./permute --help)\n", argv[i]);
             return 2;
