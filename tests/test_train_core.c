@@ -251,6 +251,33 @@ static void test_adamw_matches_scalar_reference(void) {
     omp_set_num_threads(omp_get_num_procs());
 }
 
+// The norm in lanes against a plain double sum (the order differs, so to a tolerance far
+// below float resolution), and the same bits for 1 and 2 threads. The sizes end past a
+// chunk boundary and off the lane width; the last elements are large, so a dropped tail shows.
+static void test_grad_norm_in_lanes(void) {
+    const int sizes[3] = {4 * 16384 + 37, 5, 1};
+    for (int case_ = 0; case_ < 3; case_++) {
+        Params ps = {0};
+        param_new(&ps, "g", 1, &sizes[case_], 0, INIT_ZEROS);
+        params_alloc(&ps);
+        double plain = 0;
+        for (long i = 0; i < ps.total; i++) {
+            ps.grad[i] = i >= ps.total - 3 ? 40.0f + (float)i * 1e-4f : 0.01f * (float)((i * 13) % 41) - 0.2f;
+            plain += (double)ps.grad[i] * ps.grad[i];
+        }
+        float norm[2];
+        for (int threads = 1; threads <= 2; threads++) {
+            omp_set_num_threads(threads);
+            norm[threads - 1] = grad_norm(&ps);
+        }
+        CHECK(fabs(norm[0] - sqrt(plain)) <= 1e-6 * sqrt(plain), "size %d: norm %.9g, plain sum %.9g",
+              sizes[case_], norm[0], sqrt(plain));
+        CHECK(norm[0] == norm[1], "size %d: 1 thread %.9g, 2 threads %.9g", sizes[case_], norm[0], norm[1]);
+        params_free(&ps);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 static void test_schedules(void) {
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 0, 100, 1.0f, 10, 0), 0.1, 1e-7);
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 50, 100, 1.0f, 10, 0), 1.0, 0);
@@ -295,6 +322,7 @@ int main(void) {
     RUN(test_clip_grad_norm);
     RUN(test_adamw_scaled_equals_clip_then_step);
     RUN(test_adamw_matches_scalar_reference);
+    RUN(test_grad_norm_in_lanes);
     RUN(test_schedules);
     RUN(test_rng_streams);
     arena_free(&arena);
