@@ -15,6 +15,8 @@ static float g_eps, g_p, g_pos[64];
 static Tensor *f_matmul(Tensor **in) { return op_matmul(in[0], in[1], g_ta, g_tb); }
 static Tensor *f_linear(Tensor **in) { return op_linear(in[0], in[1], in[2]); }
 static Tensor *f_add(Tensor **in) { return op_add(in[0], in[1]); }
+// b used twice: its gradient is written by one add's backward, then added to by the other's.
+static Tensor *f_add_twice(Tensor **in) { return op_add(op_add(in[0], in[1]), in[1]); }
 static Tensor *f_mul(Tensor **in) { return op_mul(in[0], in[1]); }
 static Tensor *f_scale(Tensor **in) { return op_scale(in[0], -1.7f); }
 static Tensor *f_relu(Tensor **in) { return op_relu(in[0]); }
@@ -93,6 +95,8 @@ static void test_elementwise(void) {
     for (int s = 0; s < 3; s++) {
         Tensor *in[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
         grad_check("add", f_add, in, 2);
+        Tensor *fresh[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
+        grad_check("add, b used twice", f_add_twice, fresh, 2);
         grad_check("mul", f_mul, in, 2);
         grad_check("scale", f_scale, in, 1);
         grad_check("gelu", f_gelu, in, 1);
