@@ -1,5 +1,6 @@
 // Every op's gradient against central finite differences, on several shapes including
 // sizes that are not multiples of the SIMD width and T = 1.
+#include <omp.h>
 #include <string.h>
 #include "check.h"
 #include "grad_check.h"
@@ -88,6 +89,34 @@ static void test_linear(void) {
         in[2] = NULL;
         grad_check("linear without bias", f_linear, in, 3);
     }
+}
+
+// The bias gradient of a wide linear layer (several column blocks, the last one partial; rows
+// above the parallel threshold): each column summed over the rows in order, bit for bit, for
+// 1 and 2 threads, accumulating onto what the gradient held.
+static void test_linear_bias_column_sums(void) {
+    int R = 300, in = 3, out = 1100, xs[2] = {R, in}, ws[2] = {out, in};
+    Tensor *x = gc_input(2, xs, 0), *W = gc_input(2, ws, 0);
+    Tensor *b = tensor_new(1, &out, 1);
+    grad_zeroed(b);   // counts as written, like a parameter's: the sums are added to it
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        tape_reset();
+        Tensor *y = op_linear(x, W, b);
+        float *g = grad_zeroed(y);
+        for (long i = 0; i < y->size; i++) g[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+        for (int c = 0; c < out; c++) b->grad[c] = 0.25f * (float)(c % 5);
+        tape_replay();
+        int bad = 0;
+        for (int c = 0; c < out; c++) {
+            float s = 0;
+            for (int r = 0; r < R; r++) s += g[(long)r * out + c];
+            bad += b->grad[c] != 0.25f * (float)(c % 5) + s;
+        }
+        CHECK(bad == 0, "%d threads: %d bias gradients differ from the in-order column sums", threads, bad);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    tape_reset();
 }
 
 static void test_elementwise(void) {
@@ -420,7 +449,7 @@ int main(void) {
     tensor_set_arena(&arena);
     gc_rng = rng_stream(42, 0);
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
-    T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
+    T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
