@@ -4,7 +4,7 @@ CC      ?= cc
 BUILD   ?= build/opt
 OPT     ?= -O3 -march=native -ffp-contract=fast
 SAN     ?=
-# No code reads errno after a libm call (only after strtod, which keeps setting it), so
+# No code reads errno after a libm call (only after strtol/strtod, which still set it), so
 # sqrtf is one instruction and loops calling it vectorise (AdamW's update); no value changes.
 CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -fno-math-errno -g -fopenmp -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Isrc
 LDLIBS  = -lm
