@@ -1,5 +1,6 @@
 // Every op's gradient against central finite differences, on several shapes including
 // sizes that are not multiples of the SIMD width and T = 1.
+#include <omp.h>
 #include <string.h>
 #include "check.h"
 #include "grad_check.h"
@@ -15,6 +16,8 @@ static float g_eps, g_p, g_pos[64];
 static Tensor *f_matmul(Tensor **in) { return op_matmul(in[0], in[1], g_ta, g_tb); }
 static Tensor *f_linear(Tensor **in) { return op_linear(in[0], in[1], in[2]); }
 static Tensor *f_add(Tensor **in) { return op_add(in[0], in[1]); }
+// b used twice: its gradient is written by one add's backward, then added to by the other's.
+static Tensor *f_add_twice(Tensor **in) { return op_add(op_add(in[0], in[1]), in[1]); }
 static Tensor *f_mul(Tensor **in) { return op_mul(in[0], in[1]); }
 static Tensor *f_scale(Tensor **in) { return op_scale(in[0], -1.7f); }
 static Tensor *f_relu(Tensor **in) { return op_relu(in[0]); }
@@ -88,11 +91,41 @@ static void test_linear(void) {
     }
 }
 
+// The bias gradient of a wide linear layer (several column blocks, the last one partial; rows
+// above the parallel threshold): each column summed over the rows in order, bit for bit, for
+// 1 and 2 threads, accumulating onto what the gradient held.
+static void test_linear_bias_column_sums(void) {
+    int R = 300, in = 3, out = 1100, xs[2] = {R, in}, ws[2] = {out, in};
+    Tensor *x = gc_input(2, xs, 0), *W = gc_input(2, ws, 0);
+    Tensor *b = tensor_new(1, &out, 1);
+    grad_zeroed(b);   // counts as written, like a parameter's: the sums are added to it
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        tape_reset();
+        Tensor *y = op_linear(x, W, b);
+        float *g = grad_zeroed(y);
+        for (long i = 0; i < y->size; i++) g[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+        for (int c = 0; c < out; c++) b->grad[c] = 0.25f * (float)(c % 5);
+        tape_replay();
+        int bad = 0;
+        for (int c = 0; c < out; c++) {
+            float s = 0;
+            for (int r = 0; r < R; r++) s += g[(long)r * out + c];
+            bad += b->grad[c] != 0.25f * (float)(c % 5) + s;
+        }
+        CHECK(bad == 0, "%d threads: %d bias gradients differ from the in-order column sums", threads, bad);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    tape_reset();
+}
+
 static void test_elementwise(void) {
     int shapes[][3] = {{1, 1, 1}, {2, 3, 17}, {3, 1, 33}};
     for (int s = 0; s < 3; s++) {
         Tensor *in[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
         grad_check("add", f_add, in, 2);
+        Tensor *fresh[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
+        grad_check("add, b used twice", f_add_twice, fresh, 2);
         grad_check("mul", f_mul, in, 2);
         grad_check("scale", f_scale, in, 1);
         grad_check("gelu", f_gelu, in, 1);
@@ -416,7 +449,7 @@ int main(void) {
     tensor_set_arena(&arena);
     gc_rng = rng_stream(42, 0);
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
-    T(test_matmul); T(test_matmul_values); T(test_linear); T(test_elementwise); T(test_gelu_values);
+    T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);

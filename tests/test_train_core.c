@@ -197,6 +197,87 @@ static void test_adamw_scaled_equals_clip_then_step(void) {
     }
 }
 
+// The vectorised update against one element at a time with every rounding written out:
+// fused moments (fmaf), the decayed weight rounded before the step is subtracted. Bit for
+// bit, for sizes around the vector width and one above the parallel threshold, decayed and
+// not, a clip factor, three steps, 1 and 2 threads.
+static void adamw_reference(float *w, float *m, float *v, const float *grad, long n, int decays,
+                            long step, float lr, float scale) {
+    const float b1 = 0.9f, b2 = 0.98f, eps = 1e-9f, wd = 0.01f;
+    float c1 = 1.0f - powf(b1, (float)step), c2 = 1.0f - powf(b2, (float)step);
+    float decay = decays ? fmaf(-lr, wd, 1.0f) : 1.0f;
+    for (long i = 0; i < n; i++) {
+        float g = grad[i] * scale;
+        m[i] = fmaf(b1, m[i], (1.0f - b1) * g);
+        v[i] = fmaf(b2, v[i], (1.0f - b2) * g * g);
+        volatile float decayed = w[i] * decay, update = lr * (m[i] / c1) / (sqrtf(v[i] / c2) + eps);
+        w[i] = decayed - update;
+    }
+}
+
+static void test_adamw_matches_scalar_reference(void) {
+    enum { N = 7 };
+    const int sizes[N] = {1, 15, 16, 17, 33, 70001, 3}, decays[N] = {1, 0, 1, 1, 0, 1, 0};
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        Params ps = {0};
+        Tensor *t[N];
+        char name[16];
+        for (int k = 0; k < N; k++) {
+            snprintf(name, sizeof name, "p%d", k);
+            t[k] = param_new(&ps, name, 1, &sizes[k], decays[k], INIT_ZEROS);
+        }
+        params_alloc(&ps);
+        float *w = malloc(sizeof(float) * (size_t)ps.total), *m = calloc((size_t)ps.total, sizeof(float));
+        float *v = calloc((size_t)ps.total, sizeof(float));
+        for (long i = 0; i < ps.total; i++) w[i] = ps.data[i] = 0.002f * (float)(i % 101) - 0.1f;
+        AdamW o;
+        adamw_init(&o, &ps, 0.9f, 0.98f, 1e-9f, 0.01f);
+        for (int step = 1; step <= 3; step++) {
+            for (long i = 0; i < ps.total; i++) ps.grad[i] = 0.003f * (float)((i * 7 + step) % 89) - 0.13f;
+            adamw_step_scaled(&o, &ps, 1e-3f, 0.37f);
+            for (int k = 0; k < N; k++) {
+                long off = t[k]->data - ps.data;
+                adamw_reference(w + off, m + off, v + off, ps.grad + off, sizes[k], decays[k], step, 1e-3f, 0.37f);
+            }
+        }
+        size_t bytes = sizeof(float) * (size_t)ps.total;
+        CHECK(!memcmp(ps.data, w, bytes) && !memcmp(o.m, m, bytes) && !memcmp(o.v, v, bytes),
+              "%d threads: the update differs from the scalar reference", threads);
+        free(w); free(m); free(v);
+        adamw_free(&o);
+        params_free(&ps);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
+// The norm in lanes against a plain double sum (the order differs, so to a tolerance far
+// below float resolution), and the same bits for 1 and 2 threads. The sizes end past a
+// chunk boundary and off the lane width; the last elements are large, so a dropped tail shows.
+static void test_grad_norm_in_lanes(void) {
+    const int sizes[3] = {4 * 16384 + 37, 5, 1};
+    for (int case_ = 0; case_ < 3; case_++) {
+        Params ps = {0};
+        param_new(&ps, "g", 1, &sizes[case_], 0, INIT_ZEROS);
+        params_alloc(&ps);
+        double plain = 0;
+        for (long i = 0; i < ps.total; i++) {
+            ps.grad[i] = i >= ps.total - 3 ? 40.0f + (float)i * 1e-4f : 0.01f * (float)((i * 13) % 41) - 0.2f;
+            plain += (double)ps.grad[i] * ps.grad[i];
+        }
+        float norm[2];
+        for (int threads = 1; threads <= 2; threads++) {
+            omp_set_num_threads(threads);
+            norm[threads - 1] = grad_norm(&ps);
+        }
+        CHECK(fabs(norm[0] - sqrt(plain)) <= 1e-6 * sqrt(plain), "size %d: norm %.9g, plain sum %.9g",
+              sizes[case_], norm[0], sqrt(plain));
+        CHECK(norm[0] == norm[1], "size %d: 1 thread %.9g, 2 threads %.9g", sizes[case_], norm[0], norm[1]);
+        params_free(&ps);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 static void test_schedules(void) {
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 0, 100, 1.0f, 10, 0), 0.1, 1e-7);
     CHECK_NEAR(lr_at(SCHED_CONSTANT, 50, 100, 1.0f, 10, 0), 1.0, 0);
@@ -239,6 +320,8 @@ int main(void) {
     RUN(test_adamw_step_by_hand);
     RUN(test_clip_grad_norm);
     RUN(test_adamw_scaled_equals_clip_then_step);
+    RUN(test_adamw_matches_scalar_reference);
+    RUN(test_grad_norm_in_lanes);
     RUN(test_schedules);
     RUN(test_rng_streams);
     arena_free(&arena);

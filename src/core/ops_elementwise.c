@@ -14,17 +14,22 @@ static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, 
 
 // --- add: out = a + b; b either a's shape or a's trailing shape (broadcast over rows) ----
 
+// d += g over n elements, or d = 0 + g when d is written first (0 + g, not g: -0 becomes +0,
+// as summing into a zeroed gradient gives).
+static void grad_add(Tensor *t, const float *g, long n) {
+    float *d = t->grad;
+    int acc = grad_accumulates(t);
+    #pragma omp parallel for schedule(static) if (n > PARALLEL_ELEMS)
+    for (long i = 0; i < n; i++) d[i] = (acc ? d[i] : 0.0f) + g[i];
+}
+
 static void add_backward(const Node *n) {
     Tensor *a = n->in[0], *b = n->in[1];
     const float *g = n->out->grad;
     long nb = b->size, rows = a->size / nb;
-    if (a->grad) {
-        float *da = a->grad;
-        int acc = grad_accumulates(a);
-        #pragma omp parallel for schedule(static) if (a->size > PARALLEL_ELEMS)
-        for (long i = 0; i < a->size; i++) da[i] = (acc ? da[i] : 0.0f) + g[i];
-    }
-    if (b->grad) {   // broadcast rows summed in order
+    if (a->grad) grad_add(a, g, a->size);
+    if (b->grad && rows == 1) grad_add(b, g, nb);   // same shape (a residual): no zeroing first
+    else if (b->grad) {   // broadcast rows summed in order
         float *db = grad_zeroed(b);
         for (long r = 0; r < rows; r++)
             for (long i = 0; i < nb; i++) db[i] += g[r * nb + i];

@@ -77,8 +77,10 @@ Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b) {
 
 // sum[o] += sum over r of dY[r,o], each column summed over r ascending. Threads take
 // disjoint column blocks, so the order (and the result) is the same for any thread count.
+// A block reads 2 KiB of each row: with blocks of 64 columns the generator's 8000-wide
+// gradient was read 256 bytes a row at a 32 KB stride, 1.6x slower.
 static void column_sums_add(const float *dY, int R, int cols, float *sum) {
-    enum { BLOCK = 64 };
+    enum { BLOCK = 512 };
     int blocks = (cols + BLOCK - 1) / BLOCK;
     #pragma omp parallel for schedule(static) if ((long)R * cols > KERNEL_PARALLEL_WORK)
     for (int cb = 0; cb < blocks; cb++) {

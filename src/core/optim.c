@@ -17,18 +17,22 @@ void adamw_step_scaled(AdamW *o, Params *ps, float lr, float grad_scale) {
     o->step++;
     float c1 = 1.0f - powf(o->beta1, (float)o->step), c2 = 1.0f - powf(o->beta2, (float)o->step);
     // One parallel region for all parameters (waking the threads once, not once per
-    // tensor); every element is updated on its own, so no order matters.
+    // tensor); every element is updated on its own, so no order matters. The loop
+    // vectorises (sqrtf is one instruction without errno, see the Makefile). This file is
+    // compiled without FMA contraction: the fused products are the fmaf below, and the
+    // decayed weight is rounded on its own before the step is subtracted (as torch's
+    // p.mul_(1 - lr wd) then p.addcdiv_), whatever the compiler would otherwise fuse.
     #pragma omp parallel if (ps->total > 65536)
     for (int k = 0; k < ps->n; k++) {
         Param *p = ps->list[k];
-        float decay = p->decay ? 1.0f - lr * o->weight_decay : 1.0f;
+        float decay = p->decay ? fmaf(-lr, o->weight_decay, 1.0f) : 1.0f;
         float *w = p->t.data, *m = o->m + p->offset, *v = o->v + p->offset;
         const float *grad = p->t.grad;
         #pragma omp for schedule(static) nowait
         for (long i = 0; i < p->t.size; i++) {
             float g = grad[i] * grad_scale;   // the very product clip_grad_norm would have stored
-            m[i] = o->beta1 * m[i] + (1.0f - o->beta1) * g;
-            v[i] = o->beta2 * v[i] + (1.0f - o->beta2) * g * g;
+            m[i] = fmaf(o->beta1, m[i], (1.0f - o->beta1) * g);
+            v[i] = fmaf(o->beta2, v[i], (1.0f - o->beta2) * g * g);
             w[i] = w[i] * decay - lr * (m[i] / c1) / (sqrtf(v[i] / c2) + o->eps);
         }
     }
@@ -40,16 +44,23 @@ void adamw_free(AdamW *o) {
     memset(o, 0, sizeof *o);
 }
 
-enum { NORM_CHUNK = 1 << 14 };
+enum { NORM_CHUNK = 1 << 14, NORM_LANES = 16 };
 
+// Squares are exact in double; each chunk sums them in NORM_LANES lanes (element i into lane
+// i % NORM_LANES, so the loop vectorises), the lanes in order, then the chunks in order: the
+// same sum for any thread count.
 float grad_norm(const Params *ps) {
     long chunks = (ps->total + NORM_CHUNK - 1) / NORM_CHUNK;
     double *partial = calloc((size_t)(chunks ? chunks : 1), sizeof(double));
     #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
     for (long c = 0; c < chunks; c++) {
+        double lane[NORM_LANES] = {0};
+        long i = c * NORM_CHUNK, end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
+        for (; i + NORM_LANES <= end; i += NORM_LANES)
+            for (int l = 0; l < NORM_LANES; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
+        for (int l = 0; i + l < end; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
         double s = 0;
-        long end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
-        for (long i = c * NORM_CHUNK; i < end; i++) s += (double)ps->grad[i] * ps->grad[i];
+        for (int l = 0; l < NORM_LANES; l++) s += lane[l];
         partial[c] = s;
     }
     double sum = 0;
@@ -82,5 +93,5 @@ float lr_at(Schedule s, long step, long total, float lr, long warmup, float min_
     double progress = (double)(step - warmup) / (double)(total - warmup);
     if (progress > 1) progress = 1;
     double cosine = 0.5 * (1.0 + cos(3.14159265358979323846 * progress));
-    return (float)(lr * (min_ratio + (1.0 - min_ratio) * cosine));
+    return (float)(lr * fma(1.0 - min_ratio, cosine, min_ratio));
 }
