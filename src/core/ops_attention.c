@@ -69,38 +69,77 @@ static void drop_scales(const AttnArgs *a, long row_index, int n, float *restric
 // of the transposed keys or values, and each row of K or V, is loaded once per block. Per
 // element the sums are those of one row at a time, in the same order (bit-identical).
 // ATTN_ROW_BLOCK (core/ops.h) rows a block.
+//
+// The *_block kernels are always inlined and called twice, with R = ATTN_ROW_BLOCK (a full
+// block: the loops over rows unroll and their vectors stay in registers) and with R the
+// rows of a short one. Rows without keys (n = 0: padding) are left out before, which changes
+// no sum (their terms were skipped anyway).
+typedef struct RowBlock {   // the rows of a block that have keys, in row order
+    int R, nmin, nmax;      // how many; the smallest and largest n
+    int at[ATTN_ROW_BLOCK]; // their places in the block
+} RowBlock;
+
+static RowBlock row_block(const int *n, int rows) {
+    RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
+    for (int r = 0; r < rows; r++) {
+        if (n[r] <= 0) continue;
+        if (b.R == 0 || n[r] < b.nmin) b.nmin = n[r];
+        if (n[r] > b.nmax) b.nmax = n[r];
+        b.at[b.R++] = r;
+    }
+    return b;
+}
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order, for the j < n[r] of each r: per
-// element the same fused multiply-adds in the same order as one row after the other.
-static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int R, int D) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
-    for (int j = 0; j < nmax; j++) {
-        float *row = rows + (long)j * D;
-        int e0 = 0;
-        for (; e0 + 16 <= D; e0 += 16) {
+// element the same fused multiply-adds in the same order as one row after the other. Per 16
+// columns the R vectors of x stay in registers while j runs; below nmin (every j of a
+// non-causal block) no row is tested.
+ALWAYS_INLINE void add_outer_block(float *restrict rows, float *const *g, const float *const *x, const int *n,
+                                   int R, int nmin, int nmax, int D) {
+    int e0 = 0;
+    for (; e0 + 16 <= D; e0 += 16) {
+        vec16 xv[ATTN_ROW_BLOCK];
+        for (int r = 0; r < R; r++) memcpy(&xv[r], x[r] + e0, sizeof xv[r]);
+        float *row = rows + e0;
+        int j = 0;
+        for (; j < nmin; j++, row += D) {
             vec16 acc;
-            memcpy(&acc, row + e0, sizeof acc);
-            for (int r = 0; r < R; r++) {
-                if (j >= n[r]) continue;
-                vec16 xv;
-                memcpy(&xv, x[r] + e0, sizeof xv);
-                acc += g[r][j] * xv;
-            }
-            memcpy(row + e0, &acc, sizeof acc);
+            memcpy(&acc, row, sizeof acc);
+            for (int r = 0; r < R; r++) acc += g[r][j] * xv[r];
+            memcpy(row, &acc, sizeof acc);
         }
-        for (int r = 0; r < R; r++)
-            if (j < n[r])
-                for (int e = e0; e < D; e++) row[e] += g[r][j] * x[r][e];
+        for (; j < nmax; j++, row += D) {
+            vec16 acc;
+            memcpy(&acc, row, sizeof acc);
+            for (int r = 0; r < R; r++)
+                if (j < n[r]) acc += g[r][j] * xv[r];
+            memcpy(row, &acc, sizeof acc);
+        }
     }
+    if (e0 < D)
+        for (int j = 0; j < nmax; j++)
+            for (int r = 0; r < R; r++)
+                if (j < n[r])
+                    for (int e = e0; e < D; e++) rows[(long)j * D + e] += g[r][j] * x[r][e];
+}
+
+static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int rows_n, int D) {
+    RowBlock b = row_block(n, rows_n);
+    float *gb[ATTN_ROW_BLOCK];
+    const float *xb[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < b.R; r++) gb[r] = g[b.at[r]], xb[r] = x[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) add_outer_block(rows, gb, xb, nb, ATTN_ROW_BLOCK, b.nmin, b.nmax, D);
+    else if (b.R) add_outer_block(rows, gb, xb, nb, b.R, b.nmin, b.nmax, D);
 }
 
 // out[r][j] = sum_e x[r][e] * mt[e, j] for j < n[r] (multiples of 16), e ascending, one
-// row after the other in effect, for R rows at once, 16 columns at a time in registers, so each vector of mt is loaded once
-// per block of rows and no partial sum goes through memory.
-static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int R, float *const *out) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+// row after the other in effect, for R rows at once, 16 columns at a time in registers, so
+// each vector of mt is loaded once per block of rows and no partial sum goes through memory.
+ALWAYS_INLINE void row_times_block(const float *const *x, const float *mt, int D, long ld, const int *n, int R,
+                                   int nmax, float *const *out) {
     for (int j0 = 0; j0 < nmax; j0 += 16) {
         vec16 acc[ATTN_ROW_BLOCK];
         for (int r = 0; r < R; r++) acc[r] = (vec16){0};
@@ -114,18 +153,34 @@ static void row_times_rows(const float *const *x, const float *mt, int D, long l
     }
 }
 
-// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e], j ascending, for R rows
-// at once, so each row of x is read once per block.
-static void weighted_rows_rows(float *const *w, const int *n, int R, const float *x, long ld, int D, float *const *y) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int rows_n, float *const *out) {
+    RowBlock b = row_block(n, rows_n);
+    const float *xb[ATTN_ROW_BLOCK];
+    float *ob[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < b.R; r++) xb[r] = x[b.at[r]], ob[r] = out[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) row_times_block(xb, mt, D, ld, nb, ATTN_ROW_BLOCK, b.nmax, ob);
+    else if (b.R) row_times_block(xb, mt, D, ld, nb, b.R, b.nmax, ob);
+}
+
+// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e], j ascending, for R rows at once, so each
+// row of x is read once per block; below nmin no row is tested.
+ALWAYS_INLINE void weighted_block(float *const *w, const int *n, int R, int nmin, int nmax, const float *x, long ld,
+                                  int D, float *const *y) {
     int e0 = 0;
     for (; e0 + 16 <= D; e0 += 16) {
         vec16 acc[ATTN_ROW_BLOCK];
         for (int r = 0; r < R; r++) acc[r] = (vec16){0};
-        for (int j = 0; j < nmax; j++) {
+        const float *xr = x + e0;
+        int j = 0;
+        for (; j < nmin; j++, xr += ld) {
             vec16 xv;
-            memcpy(&xv, x + j * ld + e0, sizeof xv);
+            memcpy(&xv, xr, sizeof xv);
+            for (int r = 0; r < R; r++) acc[r] += w[r][j] * xv;
+        }
+        for (; j < nmax; j++, xr += ld) {
+            vec16 xv;
+            memcpy(&xv, xr, sizeof xv);
             for (int r = 0; r < R; r++)
                 if (j < n[r]) acc[r] += w[r][j] * xv;
         }
@@ -137,6 +192,18 @@ static void weighted_rows_rows(float *const *w, const int *n, int R, const float
             for (int j = 0; j < n[r]; j++) sum += w[r][j] * x[j * ld + e];
             y[r][e] = sum;
         }
+}
+
+// A row without keys (n = 0) gets y = 0.
+static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const float *x, long ld, int D, float *const *y) {
+    RowBlock b = row_block(n, rows_n);
+    float *wb[ATTN_ROW_BLOCK], *yb[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < rows_n; r++)
+        if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
+    for (int r = 0; r < b.R; r++) wb[r] = w[b.at[r]], yb[r] = y[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) weighted_block(wb, nb, ATTN_ROW_BLOCK, b.nmin, b.nmax, x, ld, D, yb);
+    else if (b.R) weighted_block(wb, nb, b.R, b.nmin, b.nmax, x, ld, D, yb);
 }
 
 static void attention_backward(const Node *n) {
