@@ -48,6 +48,87 @@ typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
 // transposed keys and values are zero-padded to a multiple of 16 columns.
 static int round16(int n) { return (n + 15) / 16 * 16; }
 
+typedef float vec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef float vec4 __attribute__((vector_size(4 * sizeof(float))));
+typedef int vec16i __attribute__((vector_size(16 * sizeof(int))));
+
+// kernel_lanes_total of a vector's 16 lanes (lane l + lane l + w, w = 8, 4, 2, 1), with
+// whole halves added instead of lanes through memory.
+static inline float lanes_total(vec16 v) {
+    vec8 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    lo += hi;
+    vec4 lo4, hi4;
+    memcpy(&lo4, &lo, sizeof lo4);
+    memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    lo4 += hi4;
+    float l[4];
+    memcpy(l, &lo4, sizeof l);
+    l[0] += l[2], l[1] += l[3];
+    return l[0] + l[1];
+}
+
+// kernel_max's tree on a vector's 16 lanes (lane l takes lane l + w only if larger, w = 8,
+// 4, 2, 1), as whole halves.
+static inline float lanes_max(vec16 v) {
+    typedef int vec8i __attribute__((vector_size(8 * sizeof(int))));
+    typedef int vec4i __attribute__((vector_size(4 * sizeof(int))));
+    vec8 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    vec8i larger = hi > lo;
+    lo = (vec8)(((vec8i)hi & larger) | ((vec8i)lo & ~larger));
+    vec4 lo4, hi4;
+    memcpy(&lo4, &lo, sizeof lo4);
+    memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    vec4i larger4 = hi4 > lo4;
+    lo4 = (vec4)(((vec4i)hi4 & larger4) | ((vec4i)lo4 & ~larger4));
+    float l[4];
+    memcpy(l, &lo4, sizeof l);
+    l[0] = l[2] > l[0] ? l[2] : l[0];
+    l[1] = l[3] > l[1] ? l[3] : l[1];
+    return l[1] > l[0] ? l[1] : l[0];
+}
+
+// kernel_dot(a, b, n) for n a multiple of 16: the same lanes in the same order.
+static inline float dot16(const float *a, const float *b, int n) {
+    vec16 acc = {0};
+    for (int j = 0; j < n; j += 16) {
+        vec16 x, y;
+        memcpy(&x, a + j, sizeof x);
+        memcpy(&y, b + j, sizeof y);
+        acc += x * y;
+    }
+    return lanes_total(acc);
+}
+
+// kernel_softmax_row(s, s, n) for n a multiple of 16, in whole vectors: the same lanes for
+// the max (kernel_max: lane l keeps an entry only if it is larger) and the sum (kernel_sum),
+// so the same probabilities. kernel_softmax_row's loops for any n leave the max scalar, which
+// on rows of 16-32 keys cost as much as the rest of the forward pass.
+static void softmax_row16(float *s, int n) {
+    vec16 mx;
+    for (int l = 0; l < 16; l++) mx[l] = -INFINITY;
+    for (int j = 0; j < n; j += 16) {
+        vec16 x;
+        memcpy(&x, s + j, sizeof x);
+        vec16i larger = x > mx;
+        mx = (vec16)(((vec16i)x & larger) | ((vec16i)mx & ~larger));
+    }
+    float m = lanes_max(mx);
+    if (m == -INFINITY) { memset(s, 0, sizeof(float) * (size_t)n); return; }
+    vec16 sum = {0};
+    for (int j = 0; j < n; j += 16) {
+        for (int l = 0; l < 16; l++) s[j + l] = kernel_expf(s[j + l] - m);
+        vec16 x;
+        memcpy(&x, s + j, sizeof x);
+        sum += x;
+    }
+    float inv = 1.0f / lanes_total(sum);
+    for (int j = 0; j < n; j++) s[j] *= inv;
+}
+
 static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {   // -> (D,ld)
     for (int e = 0; e < D; e++)
         for (int j = T; j < ld; j++) xt[(long)e * ld + j] = 0;
@@ -265,8 +346,10 @@ static void attention_backward(const Node *n) {
                     w[j] = pa[j] * ds;
                     dp[j] *= ds;
                 }
+                // Zeros to the whole vector: the dot's extra lanes add 0 * 0 (kernel_dot's order).
+                for (int j = end; j < n16_of[r]; j++) pa[j] = dp[j] = 0;
                 // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
-                float dot = kernel_dot(pa, dp, end);
+                float dot = dot16(pa, dp, n16_of[r]);
                 for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
                 float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
                 if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
@@ -364,7 +447,7 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                 if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
                 if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
                 for (int j = end; j < end16; j++) s[j] = -INFINITY;
-                kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
+                softmax_row16(s, end16);   // a row with every key masked gives zeros
                 if (args->probs) {
                     float *p = args->probs + ((long)bh * Tq + i) * Tk;
                     memcpy(p, s, sizeof(float) * (size_t)end);
