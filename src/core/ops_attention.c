@@ -356,8 +356,9 @@ static void attention_backward(const Node *n) {
                     w[j] = pa[j] * ds;
                     dp[j] *= ds;
                 }
-                // Zeros to the whole vector: the dot's extra lanes add 0 * 0 (kernel_dot's order).
-                for (int j = end; j < n16_of[r]; j++) pa[j] = dp[j] = 0;
+                // p's tail to the whole vector is 0, so the dot's extra lanes add 0 * dp (dp there
+                // is a finite dy . v_j or 0): the lanes of kernel_dot over end entries, same bits.
+                for (int j = end; j < n16_of[r]; j++) pa[j] = 0;
                 // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
                 float dot = dot16(pa, dp, n16_of[r]);
                 for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
