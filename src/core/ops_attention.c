@@ -103,30 +103,55 @@ static inline float dot16(const float *a, const float *b, int n) {
     return lanes_total(acc);
 }
 
-// kernel_softmax_row(s, s, n) for n a multiple of 16, in whole vectors: the same lanes for
-// the max (kernel_max: lane l keeps an entry only if it is larger) and the sum (kernel_sum),
-// so the same probabilities. kernel_softmax_row's loops for any n leave the max scalar, which
-// on rows of 16-32 keys cost as much as the rest of the forward pass.
-static void softmax_row16(float *s, int n) {
-    vec16 mx;
-    for (int l = 0; l < 16; l++) mx[l] = -INFINITY;
-    for (int j = 0; j < n; j += 16) {
+// Row i's scores s[0..n16) (whole vectors from row_times_rows) -> its probabilities, in place:
+// score_j = (s_j * scale + bias_j) * f for j < end, -INFINITY where key j is padding or j >=
+// end, then the softmax. One pass in vectors makes the scores and their max, a second the
+// exponentials and their sum, a third divides: separate loops (scale, mask, the masked tail,
+// a general softmax) stored with scalar tails what the next loop loaded as vectors, which
+// stalled every row. The max and the sum keep kernel_softmax_row's lanes (lane l takes the
+// entries j = l mod 16; kernel_max keeps an entry only if larger) and trees, and the bias
+// goes in with the fused multiply-add the scalar loop compiled to, so the probabilities are
+// the same bits; a row with every key masked gives zeros. bias and pad (NULL: none) are
+// read a vector at a time while bias_avail / pad_avail entries remain (lanes past `end` read
+// the next row's and are masked), the last piece entry by entry.
+static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale, const float *bias, float f,
+                            const int *pad, long pad_avail) {
+    vec16 mx, neg_inf;
+    vec16i lane;
+    for (int l = 0; l < 16; l++) mx[l] = neg_inf[l] = -INFINITY, lane[l] = l;
+    for (int j0 = 0; j0 < n16; j0 += 16) {
         vec16 x;
-        memcpy(&x, s + j, sizeof x);
+        memcpy(&x, s + j0, sizeof x);
+        if (bias) {
+            vec16 bv = {0};
+            if (j0 + 16 <= bias_avail) memcpy(&bv, bias + j0, sizeof bv);
+            else for (int l = 0; j0 + l < bias_avail; l++) bv[l] = bias[j0 + l];
+            for (int l = 0; l < 16; l++) x[l] = fmaf(x[l], scale, bv[l]);
+        } else x *= scale;
+        if (f != 1.0f) x *= f;
+        vec16i dead = lane + j0 >= end;
+        if (pad) {
+            vec16i pv = {0};
+            if (j0 + 16 <= pad_avail) memcpy(&pv, pad + j0, sizeof pv);
+            else for (int l = 0; j0 + l < pad_avail; l++) pv[l] = pad[j0 + l];
+            dead |= pv != 0;
+        }
+        x = (vec16)(((vec16i)neg_inf & dead) | ((vec16i)x & ~dead));
+        memcpy(s + j0, &x, sizeof x);
         vec16i larger = x > mx;
         mx = (vec16)(((vec16i)x & larger) | ((vec16i)mx & ~larger));
     }
     float m = lanes_max(mx);
-    if (m == -INFINITY) { memset(s, 0, sizeof(float) * (size_t)n); return; }
+    if (m == -INFINITY) { memset(s, 0, sizeof(float) * (size_t)n16); return; }
     vec16 sum = {0};
-    for (int j = 0; j < n; j += 16) {
+    for (int j = 0; j < n16; j += 16) {
         for (int l = 0; l < 16; l++) s[j + l] = kernel_expf(s[j + l] - m);
         vec16 x;
         memcpy(&x, s + j, sizeof x);
         sum += x;
     }
     float inv = 1.0f / lanes_total(sum);
-    for (int j = 0; j < n; j++) s[j] *= inv;
+    for (int j = 0; j < n16; j++) s[j] *= inv;
 }
 
 // Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
@@ -452,13 +477,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                 w_of[r] = s;
                 if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
                 const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-                if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
-                else    for (int j = 0; j < end; j++) s[j] *= scale;
-                float f = row_factor(args, pad, end);
-                if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
-                if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
-                for (int j = end; j < end16; j++) s[j] = -INFINITY;
-                softmax_row16(s, end16);   // a row with every key masked gives zeros
+                scores_to_probs(s, end, end16, bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
+                                row_factor(args, pad, end), pad, (long)(B - b) * Tk);
                 if (args->probs) {
                     float *p = args->probs + ((long)bh * Tq + i) * Tk;
                     memcpy(p, s, sizeof(float) * (size_t)end);
