@@ -91,18 +91,6 @@ static inline float lanes_max(vec16 v) {
     return l[1] > l[0] ? l[1] : l[0];
 }
 
-// kernel_dot(a, b, n) for n a multiple of 16: the same lanes in the same order.
-static inline float dot16(const float *a, const float *b, int n) {
-    vec16 acc = {0};
-    for (int j = 0; j < n; j += 16) {
-        vec16 x, y;
-        memcpy(&x, a + j, sizeof x);
-        memcpy(&y, b + j, sizeof y);
-        acc += x * y;
-    }
-    return lanes_total(acc);
-}
-
 // Row i's scores s[0..n16) (whole vectors from row_times_rows) -> its probabilities, in place:
 // score_j = (s_j * scale + bias_j) * f for j < end, -INFINITY where key j is padding or j >=
 // end, then the softmax. One pass in vectors makes the scores and their max, a second the
@@ -322,6 +310,43 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
     else if (b.R) weighted_block(wb, nb, b.R, b.nmin, b.nmax, x, ld, D, yb);
 }
 
+// Row i's backward through dropout and softmax, in whole vectors over n16 (dp = dy . v_j from
+// row_times_rows): pa = |p| (0 past end), ds = 0 where p's sign bit marks a dropped entry, else
+// keep; w = pa * ds; dp *= ds; then dscore = pa * (dp - sum pa dp) (* f) into dp. Per entry
+// the operations of the loops over end entries before, and the dot's lanes those of
+// kernel_dot (past end it adds 0 * a finite dp), so the same bits; one pass makes pa, w, dp
+// and the dot, where the scalar tails of separate loops stalled the next loop's vector loads.
+// p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
+// end read the next row's and are masked), the last piece entry by entry.
+static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f, float *pa, float *w, float *dp) {
+    vec16 acc = {0}, keep_v;
+    vec16i lane;
+    for (int l = 0; l < 16; l++) keep_v[l] = keep, lane[l] = l;
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        vec16 pv = {0}, dpv;
+        if (j0 + 16 <= p_avail) memcpy(&pv, p + j0, sizeof pv);
+        else for (int l = 0; j0 + l < p_avail; l++) pv[l] = p[j0 + l];
+        vec16i live = lane + j0 < end, dropped = (vec16i)pv < 0;
+        vec16 pav = (vec16)((vec16i)pv & 0x7fffffff & live), ds = (vec16)((vec16i)keep_v & ~dropped);
+        vec16 wv = pav * ds;
+        memcpy(&dpv, dp + j0, sizeof dpv);
+        dpv *= ds;
+        acc += pav * dpv;
+        memcpy(pa + j0, &pav, sizeof pav);
+        memcpy(w + j0, &wv, sizeof wv);
+        memcpy(dp + j0, &dpv, sizeof dpv);
+    }
+    float dot = lanes_total(acc);   // softmax: dscore_j = p_j (dp_j - sum p dp)
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        vec16 pav, dpv;
+        memcpy(&pav, pa + j0, sizeof pav);
+        memcpy(&dpv, dp + j0, sizeof dpv);
+        dpv = pav * (dpv - dot);
+        if (f != 1.0f) dpv *= f;   // scores = (q.k * scale + bias) * f
+        memcpy(dp + j0, &dpv, sizeof dpv);
+    }
+}
+
 static void attention_backward(const Node *n) {
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
     const AttnArgs *a = n->aux;
@@ -375,20 +400,8 @@ static void attention_backward(const Node *n) {
                 int end = n_of[r];
                 if (end == 0) continue;   // a constant row, P row 0
                 float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r], *w = w_of[r];
-                for (int j = 0; j < end; j++) {
-                    float pj = p[j], ds = signbit(pj) ? 0.0f : keep;
-                    pa[j] = fabsf(pj);
-                    w[j] = pa[j] * ds;
-                    dp[j] *= ds;
-                }
-                // p's tail to the whole vector is 0, so the dot's extra lanes add 0 * dp (dp there
-                // is a finite dy . v_j or 0): the lanes of kernel_dot over end entries, same bits.
-                for (int j = end; j < n16_of[r]; j++) pa[j] = 0;
-                // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
-                float dot = dot16(pa, dp, n16_of[r]);
-                for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
                 float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
-                if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
+                probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
                 if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
                     memcpy(p, dp, sizeof(float) * (size_t)end);
                     for (int j = end; j < Tk; j++) p[j] = 0;
