@@ -5,6 +5,7 @@
 #include "check.h"
 #include "grad_check.h"
 #include "core/arena.h"
+#include "util/hash.h"   // the dropout mask of the attention reference
 
 static Arena arena;
 
@@ -385,6 +386,117 @@ static void test_attention(void) {
     attention_case("attention cross D16", 2, 6, 9, 1, 16, 1, 1, 0, 0.2f);
 }
 
+// The op and its gradients against a plain reference (double, one key at a time, straight
+// from the definition in core/ops.h) on shapes that exercise every path of the blocked code:
+// full blocks of ATTN_ROW_BLOCK query rows and partial ones, rows with no key (padding
+// queries; causal rows of a shorter query side), the causal triangle of a block, head widths
+// below, at and above 16 (whole vectors and scalar tails), key counts around multiples of
+// 16, q scaled up (sharp rows). Upstream gradient random.
+static void attention_reference_case(int B, int Tq, int Tk, int H, int D, int causal, int kpad, int qpad,
+                                     int bias, float p, int lts, float q_gain) {
+    int C = H * D, qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, bs[3] = {H, Tq, Tk};
+    Tensor *q = gc_input(3, qs, 1), *k = gc_input(3, ks, 1), *v = gc_input(3, ks, 1);
+    Tensor *bt = bias ? gc_input(3, bs, 1) : NULL;
+    for (long e = 0; e < q->size; e++) q->data[e] *= q_gain;
+    int *key_pad = arena_alloc(&arena, sizeof(int) * (size_t)(B * Tk));
+    int *query_pad = arena_alloc(&arena, sizeof(int) * (size_t)(B * Tq));
+    for (int b = 0; b < B; b++) {
+        for (int j = 0; j < Tk; j++) key_pad[b * Tk + j] = kpad && (j >= Tk - b || j == 1);
+        for (int i = 0; i < Tq; i++) query_pad[b * Tq + i] = qpad && (i >= Tq - b || i == 2);
+    }
+    tape_reset();
+    AttnArgs a = { .n_heads = H, .bias = bt, .key_pad = kpad ? key_pad : NULL, .query_pad = qpad ? query_pad : NULL,
+                   .causal = causal, .dropout = p, .seed = 11, .logit_train_length = lts };
+    Tensor *y = op_attention(q, k, v, &a);
+    float *seed = grad_zeroed(y);
+    for (long e = 0; e < y->size; e++) seed[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+    tape_replay();
+    long nq = q->size, nk = k->size, nb = bt ? bt->size : 0;
+    double *ry = calloc((size_t)nq, sizeof(double)), *rq = calloc((size_t)nq, sizeof(double));
+    double *rk = calloc((size_t)nk, sizeof(double)), *rv = calloc((size_t)nk, sizeof(double));
+    double *rb = calloc((size_t)(nb + 1), sizeof(double));
+    double *pr = malloc(sizeof(double) * (size_t)Tk), *dr = malloc(sizeof(double) * (size_t)Tk);
+    double scale = 1.0 / sqrt((double)D);
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < Tq; i++) {
+                if (qpad && query_pad[b * Tq + i]) continue;
+                int end = causal ? i + (Tk - Tq) + 1 : Tk, n = 0;
+                end = end < 0 ? 0 : end > Tk ? Tk : end;
+                for (int j = 0; j < end; j++) n += !(kpad && key_pad[b * Tk + j]);
+                double f = lts > 0 ? attn_logit_factor(n, lts) : 1.0, mx = -INFINITY, sum = 0;
+                const float *qi = q->data + ((long)b * Tq + i) * C + h * D, *g = seed + ((long)b * Tq + i) * C + h * D;
+                for (int j = 0; j < end; j++) {
+                    pr[j] = -INFINITY;
+                    if (kpad && key_pad[b * Tk + j]) continue;
+                    double dot = 0;
+                    for (int e = 0; e < D; e++) dot += (double)qi[e] * k->data[((long)b * Tk + j) * C + h * D + e];
+                    pr[j] = (dot * scale + (bt ? bt->data[((long)h * Tq + i) * Tk + j] : 0)) * f;
+                    mx = fmax(mx, pr[j]);
+                }
+                if (mx == -INFINITY) continue;   // no visible key: output 0, nothing flows back
+                for (int j = 0; j < end; j++) sum += pr[j] = exp(pr[j] - mx);
+                double pdp = 0;
+                long row = (((long)b * H + h) * Tq + i) * Tk;
+                for (int j = 0; j < end; j++) {
+                    pr[j] /= sum;
+                    double ds = p > 0 ? (hash_uniform(11, (uint64_t)(row + j)) >= p ? 1.0 / (1.0 - p) : 0.0) : 1.0, dw = 0;
+                    const float *vj = v->data + ((long)b * Tk + j) * C + h * D;
+                    for (int e = 0; e < D; e++) {
+                        ry[((long)b * Tq + i) * C + h * D + e] += pr[j] * ds * vj[e];
+                        rv[((long)b * Tk + j) * C + h * D + e] += pr[j] * ds * g[e];
+                        dw += (double)g[e] * vj[e];
+                    }
+                    dr[j] = dw * ds;
+                    pdp += pr[j] * dr[j];
+                }
+                for (int j = 0; j < end; j++) {
+                    double dscore = pr[j] * (dr[j] - pdp) * f;
+                    if (bt) rb[((long)h * Tq + i) * Tk + j] += dscore;
+                    for (int e = 0; e < D; e++) {
+                        rq[((long)b * Tq + i) * C + h * D + e] += scale * dscore * k->data[((long)b * Tk + j) * C + h * D + e];
+                        rk[((long)b * Tk + j) * C + h * D + e] += scale * dscore * qi[e];
+                    }
+                }
+            }
+    double worst = 0;
+    struct { const float *got; const double *want; long n; } cmp[5] = {
+        {y->data, ry, nq}, {q->grad, rq, nq}, {k->grad, rk, nk}, {v->grad, rv, nk}, {bt ? bt->grad : NULL, rb, nb}};
+    for (int c = 0; c < 5; c++)
+        for (long e = 0; e < cmp[c].n; e++)
+            worst = fmax(worst, fabs(cmp[c].got[e] - cmp[c].want[e]) / (1e-4 * (1 + fabs(cmp[c].want[e]))));
+    CHECK(worst <= 1, "attention vs reference B%d Tq%d Tk%d H%d D%d causal %d pad %d/%d bias %d p %g lts %d gain %g: "
+          "worst error %g of the tolerance", B, Tq, Tk, H, D, causal, kpad, qpad, bias, p, lts, q_gain, worst);
+    free(ry), free(rq), free(rk), free(rv), free(rb), free(pr), free(dr);
+}
+
+static void test_attention_matches_reference(void) {
+    static const int shapes[][3] = {{1, 1, 1}, {9, 9, 5}, {8, 8, 16}, {17, 17, 20}, {26, 26, 16}, {24, 26, 16},
+                                    {33, 31, 33}, {40, 40, 64}, {16, 48, 8}, {7, 3, 16}};   // Tq, Tk, D
+    for (int s = 0; s < 10; s++)
+        for (int c = 0; c < 16; c++) {
+            int Tq = shapes[s][0], Tk = shapes[s][1], D = shapes[s][2];
+            arena_reset(&arena);
+            attention_reference_case(3, Tq, Tk, 2, D, c & 1, (c >> 1) & 1, (c >> 2) & 1, (c >> 3) & 1,
+                                     c % 5 == 1 ? 0.2f : 0.0f, c % 7 == 3 ? 4 : 0, c % 6 == 5 ? 12.0f : 1.0f);
+        }
+}
+
+// The row max matters only for scores more than 88 apart (kernel_expf clamps there): one head
+// of width 16, 16 keys, scores 250 (key 3) and 200 (key 7), the rest 0. The max of 250 gives
+// the weights (1, e^-50) = one-hot on key 3; a max taken without key 3 and 7's lane (say 0)
+// would clamp both exponentials to e^88 and weight them 1/2 each.
+static void test_attention_far_scores(void) {
+    int qs[3] = {1, 1, 16}, ks[3] = {1, 16, 16};
+    Tensor *q = tensor_zeros(3, qs, 0), *k = tensor_zeros(3, ks, 0), *v = tensor_zeros(3, ks, 0);
+    q->data[0] = 100;
+    k->data[3 * 16] = 10, k->data[7 * 16] = 8;
+    for (int j = 0; j < 16; j++) v->data[j * 16 + j] = 1;
+    AttnArgs a = { .n_heads = 1 };
+    Tensor *y = op_attention(q, k, v, &a);
+    for (int e = 0; e < 16; e++) CHECK_NEAR(y->data[e], e == 3 ? 1.0 : 0.0, 1e-6);
+}
+
 static void test_attention_matches_composition(void) {
     // The fused op equals softmax(q k^T / sqrt(D) + bias) v built from the small ops.
     int B = 2, T = 5, H = 2, D = 3, qs[3] = {B, T, H * D}, bs[3] = {H, T, T};
@@ -454,7 +566,7 @@ int main(void) {
     T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
-    T(test_attention); T(test_attention_matches_composition); T(test_attention_query_pad);
+    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_query_pad);
     arena_free(&arena);
     return check_summary();
 }

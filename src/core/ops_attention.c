@@ -48,13 +48,118 @@ typedef float vec16 __attribute__((vector_size(16 * sizeof(float))));
 // transposed keys and values are zero-padded to a multiple of 16 columns.
 static int round16(int n) { return (n + 15) / 16 * 16; }
 
-static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {   // -> (D,ld)
-    for (int e = 0; e < D; e++)
-        for (int j = T; j < ld; j++) xt[(long)e * ld + j] = 0;
-    for (int j = 0; j < T; j++) {
-        const float *row = x + ((long)b * T + j) * C + h * D;
-        for (int e = 0; e < D; e++) xt[(long)e * ld + j] = row[e];
+typedef float vec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef float vec4 __attribute__((vector_size(4 * sizeof(float))));
+typedef int vec16i __attribute__((vector_size(16 * sizeof(int))));
+
+// kernel_lanes_total of a vector's 16 lanes (lane l + lane l + w, w = 8, 4, 2, 1), with
+// whole halves added instead of lanes through memory.
+static inline float lanes_total(vec16 v) {
+    vec8 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    lo += hi;
+    vec4 lo4, hi4;
+    memcpy(&lo4, &lo, sizeof lo4);
+    memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    lo4 += hi4;
+    float l[4];
+    memcpy(l, &lo4, sizeof l);
+    l[0] += l[2], l[1] += l[3];
+    return l[0] + l[1];
+}
+
+// kernel_max's tree on a vector's 16 lanes (lane l takes lane l + w only if larger, w = 8,
+// 4, 2, 1), as whole halves.
+static inline float lanes_max(vec16 v) {
+    typedef int vec8i __attribute__((vector_size(8 * sizeof(int))));
+    typedef int vec4i __attribute__((vector_size(4 * sizeof(int))));
+    vec8 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    vec8i larger = hi > lo;
+    lo = (vec8)(((vec8i)hi & larger) | ((vec8i)lo & ~larger));
+    vec4 lo4, hi4;
+    memcpy(&lo4, &lo, sizeof lo4);
+    memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    vec4i larger4 = hi4 > lo4;
+    lo4 = (vec4)(((vec4i)hi4 & larger4) | ((vec4i)lo4 & ~larger4));
+    float l[4];
+    memcpy(l, &lo4, sizeof l);
+    l[0] = l[2] > l[0] ? l[2] : l[0];
+    l[1] = l[3] > l[1] ? l[3] : l[1];
+    return l[1] > l[0] ? l[1] : l[0];
+}
+
+// Row i's scores s[0..n16) (whole vectors from row_times_rows) -> its probabilities, in place:
+// score_j = (s_j * scale + bias_j) * f for j < end, -INFINITY where key j is padding or j >=
+// end, then the softmax. One pass in vectors makes the scores and their max, a second the
+// exponentials and their sum, a third divides: separate loops (scale, mask, the masked tail,
+// a general softmax) stored with scalar tails what the next loop loaded as vectors, which
+// stalled every row. The max and the sum keep kernel_softmax_row's lanes (lane l takes the
+// entries j = l mod 16; kernel_max keeps an entry only if larger) and trees, and the bias
+// goes in with the fused multiply-add the scalar loop compiled to, so the probabilities are
+// the same bits; a row with every key masked gives zeros. bias and pad (NULL: none) are
+// read a vector at a time while bias_avail / pad_avail entries remain (lanes past `end` read
+// the next row's and are masked), the last piece entry by entry.
+static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale, const float *bias, float f,
+                            const int *pad, long pad_avail) {
+    vec16 mx, neg_inf;
+    vec16i lane;
+    for (int l = 0; l < 16; l++) mx[l] = neg_inf[l] = -INFINITY, lane[l] = l;
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        vec16 x;
+        memcpy(&x, s + j0, sizeof x);
+        if (bias) {
+            vec16 bv = {0};
+            if (j0 + 16 <= bias_avail) memcpy(&bv, bias + j0, sizeof bv);
+            else for (int l = 0; j0 + l < bias_avail; l++) bv[l] = bias[j0 + l];
+            for (int l = 0; l < 16; l++) x[l] = fmaf(x[l], scale, bv[l]);
+        } else x *= scale;
+        if (f != 1.0f) x *= f;
+        vec16i dead = lane + j0 >= end;
+        if (pad) {
+            vec16i pv = {0};
+            if (j0 + 16 <= pad_avail) memcpy(&pv, pad + j0, sizeof pv);
+            else for (int l = 0; j0 + l < pad_avail; l++) pv[l] = pad[j0 + l];
+            dead |= pv != 0;
+        }
+        x = (vec16)(((vec16i)neg_inf & dead) | ((vec16i)x & ~dead));
+        memcpy(s + j0, &x, sizeof x);
+        vec16i larger = x > mx;
+        mx = (vec16)(((vec16i)x & larger) | ((vec16i)mx & ~larger));
     }
+    float m = lanes_max(mx);
+    if (m == -INFINITY) { memset(s, 0, sizeof(float) * (size_t)n16); return; }
+    vec16 sum = {0};
+    for (int j = 0; j < n16; j += 16) {
+        for (int l = 0; l < 16; l++) s[j + l] = kernel_expf(s[j + l] - m);
+        vec16 x;
+        memcpy(&x, s + j, sizeof x);
+        sum += x;
+    }
+    float inv = 1.0f / lanes_total(sum);
+    for (int j = 0; j < n16; j++) s[j] *= inv;
+}
+
+// Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
+// multiple of 16). In tiles of 16 x 16 through a buffer, so that xt is written a whole vector
+// at a time, and the rows of the next tile are prefetched: rows of x are C floats apart and
+// this is the first read of them, which waited on memory (at lm768, 85 % of the scalar
+// transpose's samples fell on its first load of a row).
+static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {
+    for (int j0 = 0; j0 < ld; j0 += 16)
+        for (int e0 = 0; e0 < D; e0 += 16) {
+            int ne = D - e0 < 16 ? D - e0 : 16;
+            float tile[16][16];   // tile[e][l] = x[j0 + l][e0 + e]
+            for (int l = 0; l < 16; l++) {
+                const float *row = x + ((long)b * T + j0 + l) * C + h * D + e0;
+                if (j0 + 16 + l < T) __builtin_prefetch(row + 16L * C);
+                if (j0 + l < T) for (int e = 0; e < ne; e++) tile[e][l] = row[e];
+                else            for (int e = 0; e < ne; e++) tile[e][l] = 0;
+            }
+            for (int e = 0; e < ne; e++) memcpy(xt + (long)(e0 + e) * ld + j0, tile[e], sizeof tile[e]);
+        }
 }
 
 // Scale of entry j of row (bh, i) after dropout: 0 or 1/(1-p).
@@ -69,38 +174,77 @@ static void drop_scales(const AttnArgs *a, long row_index, int n, float *restric
 // of the transposed keys or values, and each row of K or V, is loaded once per block. Per
 // element the sums are those of one row at a time, in the same order (bit-identical).
 // ATTN_ROW_BLOCK (core/ops.h) rows a block.
+//
+// The *_block kernels are always inlined and called twice, with R = ATTN_ROW_BLOCK (a full
+// block: the loops over rows unroll and their vectors stay in registers) and with R the
+// rows of a short one. Rows without keys (n = 0: padding) are left out before, which changes
+// no sum (their terms were skipped anyway).
+typedef struct RowBlock {   // the rows of a block that have keys, in row order
+    int R, nmin, nmax;      // how many; the smallest and largest n
+    int at[ATTN_ROW_BLOCK]; // their places in the block
+} RowBlock;
+
+static RowBlock row_block(const int *n, int rows) {
+    RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
+    for (int r = 0; r < rows; r++) {
+        if (n[r] <= 0) continue;
+        if (b.R == 0 || n[r] < b.nmin) b.nmin = n[r];
+        if (n[r] > b.nmax) b.nmax = n[r];
+        b.at[b.R++] = r;
+    }
+    return b;
+}
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order, for the j < n[r] of each r: per
-// element the same fused multiply-adds in the same order as one row after the other.
-static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int R, int D) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
-    for (int j = 0; j < nmax; j++) {
-        float *row = rows + (long)j * D;
-        int e0 = 0;
-        for (; e0 + 16 <= D; e0 += 16) {
+// element the same fused multiply-adds in the same order as one row after the other. Per 16
+// columns the R vectors of x stay in registers while j runs; below nmin (every j of a
+// non-causal block) no row is tested.
+ALWAYS_INLINE void add_outer_block(float *restrict rows, float *const *g, const float *const *x, const int *n,
+                                   int R, int nmin, int nmax, int D) {
+    int e0 = 0;
+    for (; e0 + 16 <= D; e0 += 16) {
+        vec16 xv[ATTN_ROW_BLOCK];
+        for (int r = 0; r < R; r++) memcpy(&xv[r], x[r] + e0, sizeof xv[r]);
+        float *row = rows + e0;
+        int j = 0;
+        for (; j < nmin; j++, row += D) {
             vec16 acc;
-            memcpy(&acc, row + e0, sizeof acc);
-            for (int r = 0; r < R; r++) {
-                if (j >= n[r]) continue;
-                vec16 xv;
-                memcpy(&xv, x[r] + e0, sizeof xv);
-                acc += g[r][j] * xv;
-            }
-            memcpy(row + e0, &acc, sizeof acc);
+            memcpy(&acc, row, sizeof acc);
+            for (int r = 0; r < R; r++) acc += g[r][j] * xv[r];
+            memcpy(row, &acc, sizeof acc);
         }
-        for (int r = 0; r < R; r++)
-            if (j < n[r])
-                for (int e = e0; e < D; e++) row[e] += g[r][j] * x[r][e];
+        for (; j < nmax; j++, row += D) {
+            vec16 acc;
+            memcpy(&acc, row, sizeof acc);
+            for (int r = 0; r < R; r++)
+                if (j < n[r]) acc += g[r][j] * xv[r];
+            memcpy(row, &acc, sizeof acc);
+        }
     }
+    if (e0 < D)
+        for (int j = 0; j < nmax; j++)
+            for (int r = 0; r < R; r++)
+                if (j < n[r])
+                    for (int e = e0; e < D; e++) rows[(long)j * D + e] += g[r][j] * x[r][e];
+}
+
+static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int rows_n, int D) {
+    RowBlock b = row_block(n, rows_n);
+    float *gb[ATTN_ROW_BLOCK];
+    const float *xb[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < b.R; r++) gb[r] = g[b.at[r]], xb[r] = x[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) add_outer_block(rows, gb, xb, nb, ATTN_ROW_BLOCK, b.nmin, b.nmax, D);
+    else if (b.R) add_outer_block(rows, gb, xb, nb, b.R, b.nmin, b.nmax, D);
 }
 
 // out[r][j] = sum_e x[r][e] * mt[e, j] for j < n[r] (multiples of 16), e ascending, one
-// row after the other in effect, for R rows at once, 16 columns at a time in registers, so each vector of mt is loaded once
-// per block of rows and no partial sum goes through memory.
-static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int R, float *const *out) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+// row after the other in effect, for R rows at once, 16 columns at a time in registers, so
+// each vector of mt is loaded once per block of rows and no partial sum goes through memory.
+ALWAYS_INLINE void row_times_block(const float *const *x, const float *mt, int D, long ld, const int *n, int R,
+                                   int nmax, float *const *out) {
     for (int j0 = 0; j0 < nmax; j0 += 16) {
         vec16 acc[ATTN_ROW_BLOCK];
         for (int r = 0; r < R; r++) acc[r] = (vec16){0};
@@ -114,18 +258,34 @@ static void row_times_rows(const float *const *x, const float *mt, int D, long l
     }
 }
 
-// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e], j ascending, for R rows
-// at once, so each row of x is read once per block.
-static void weighted_rows_rows(float *const *w, const int *n, int R, const float *x, long ld, int D, float *const *y) {
-    int nmax = 0;
-    for (int r = 0; r < R; r++) nmax = n[r] > nmax ? n[r] : nmax;
+static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int rows_n, float *const *out) {
+    RowBlock b = row_block(n, rows_n);
+    const float *xb[ATTN_ROW_BLOCK];
+    float *ob[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < b.R; r++) xb[r] = x[b.at[r]], ob[r] = out[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) row_times_block(xb, mt, D, ld, nb, ATTN_ROW_BLOCK, b.nmax, ob);
+    else if (b.R) row_times_block(xb, mt, D, ld, nb, b.R, b.nmax, ob);
+}
+
+// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e], j ascending, for R rows at once, so each
+// row of x is read once per block; below nmin no row is tested.
+ALWAYS_INLINE void weighted_block(float *const *w, const int *n, int R, int nmin, int nmax, const float *x, long ld,
+                                  int D, float *const *y) {
     int e0 = 0;
     for (; e0 + 16 <= D; e0 += 16) {
         vec16 acc[ATTN_ROW_BLOCK];
         for (int r = 0; r < R; r++) acc[r] = (vec16){0};
-        for (int j = 0; j < nmax; j++) {
+        const float *xr = x + e0;
+        int j = 0;
+        for (; j < nmin; j++, xr += ld) {
             vec16 xv;
-            memcpy(&xv, x + j * ld + e0, sizeof xv);
+            memcpy(&xv, xr, sizeof xv);
+            for (int r = 0; r < R; r++) acc[r] += w[r][j] * xv;
+        }
+        for (; j < nmax; j++, xr += ld) {
+            vec16 xv;
+            memcpy(&xv, xr, sizeof xv);
             for (int r = 0; r < R; r++)
                 if (j < n[r]) acc[r] += w[r][j] * xv;
         }
@@ -137,6 +297,55 @@ static void weighted_rows_rows(float *const *w, const int *n, int R, const float
             for (int j = 0; j < n[r]; j++) sum += w[r][j] * x[j * ld + e];
             y[r][e] = sum;
         }
+}
+
+// A row without keys (n = 0) gets y = 0.
+static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const float *x, long ld, int D, float *const *y) {
+    RowBlock b = row_block(n, rows_n);
+    float *wb[ATTN_ROW_BLOCK], *yb[ATTN_ROW_BLOCK];
+    int nb[ATTN_ROW_BLOCK];
+    for (int r = 0; r < rows_n; r++)
+        if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
+    for (int r = 0; r < b.R; r++) wb[r] = w[b.at[r]], yb[r] = y[b.at[r]], nb[r] = n[b.at[r]];
+    if (b.R == ATTN_ROW_BLOCK) weighted_block(wb, nb, ATTN_ROW_BLOCK, b.nmin, b.nmax, x, ld, D, yb);
+    else if (b.R) weighted_block(wb, nb, b.R, b.nmin, b.nmax, x, ld, D, yb);
+}
+
+// Row i's backward through dropout and softmax, in whole vectors over n16 (dp = dy . v_j from
+// row_times_rows): pa = |p| (0 past end), ds = 0 where p's sign bit marks a dropped entry, else
+// keep; w = pa * ds; dp *= ds; then dscore = pa * (dp - sum pa dp) (* f) into dp. Per entry
+// the operations of the loops over end entries before, and the dot's lanes those of
+// kernel_dot (past end it adds 0 * a finite dp), so the same bits; one pass makes pa, w, dp
+// and the dot, where the scalar tails of separate loops stalled the next loop's vector loads.
+// p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
+// end read the next row's and are masked), the last piece entry by entry.
+static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f, float *pa, float *w, float *dp) {
+    vec16 acc = {0}, keep_v;
+    vec16i lane;
+    for (int l = 0; l < 16; l++) keep_v[l] = keep, lane[l] = l;
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        vec16 pv = {0}, dpv;
+        if (j0 + 16 <= p_avail) memcpy(&pv, p + j0, sizeof pv);
+        else for (int l = 0; j0 + l < p_avail; l++) pv[l] = p[j0 + l];
+        vec16i live = lane + j0 < end, dropped = (vec16i)pv < 0;
+        vec16 pav = (vec16)((vec16i)pv & 0x7fffffff & live), ds = (vec16)((vec16i)keep_v & ~dropped);
+        vec16 wv = pav * ds;
+        memcpy(&dpv, dp + j0, sizeof dpv);
+        dpv *= ds;
+        acc += pav * dpv;
+        memcpy(pa + j0, &pav, sizeof pav);
+        memcpy(w + j0, &wv, sizeof wv);
+        memcpy(dp + j0, &dpv, sizeof dpv);
+    }
+    float dot = lanes_total(acc);   // softmax: dscore_j = p_j (dp_j - sum p dp)
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        vec16 pav, dpv;
+        memcpy(&pav, pa + j0, sizeof pav);
+        memcpy(&dpv, dp + j0, sizeof dpv);
+        dpv = pav * (dpv - dot);
+        if (f != 1.0f) dpv *= f;   // scores = (q.k * scale + bias) * f
+        memcpy(dp + j0, &dpv, sizeof dpv);
+    }
 }
 
 static void attention_backward(const Node *n) {
@@ -192,17 +401,8 @@ static void attention_backward(const Node *n) {
                 int end = n_of[r];
                 if (end == 0) continue;   // a constant row, P row 0
                 float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r], *w = w_of[r];
-                for (int j = 0; j < end; j++) {
-                    float pj = p[j], ds = signbit(pj) ? 0.0f : keep;
-                    pa[j] = fabsf(pj);
-                    w[j] = pa[j] * ds;
-                    dp[j] *= ds;
-                }
-                // softmax: dscore_j = p_j (dp_j - sum p dp); scores = (q.k * scale + bias) * f
-                float dot = kernel_dot(pa, dp, end);
-                for (int j = 0; j < end; j++) dp[j] = pa[j] * (dp[j] - dot);
                 float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
-                if (f != 1.0f) for (int j = 0; j < end; j++) dp[j] *= f;
+                probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
                 if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
                     memcpy(p, dp, sizeof(float) * (size_t)end);
                     for (int j = end; j < Tk; j++) p[j] = 0;
@@ -291,13 +491,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                 w_of[r] = s;
                 if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
                 const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-                if (bi) for (int j = 0; j < end; j++) s[j] = s[j] * scale + bi[j];
-                else    for (int j = 0; j < end; j++) s[j] *= scale;
-                float f = row_factor(args, pad, end);
-                if (f != 1.0f) for (int j = 0; j < end; j++) s[j] *= f;
-                if (pad) for (int j = 0; j < end; j++) s[j] = pad[j] ? -INFINITY : s[j];
-                for (int j = end; j < end16; j++) s[j] = -INFINITY;
-                kernel_softmax_row(s, s, end16);   // a row with every key masked gives zeros
+                scores_to_probs(s, end, end16, bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
+                                row_factor(args, pad, end), pad, (long)(B - b) * Tk);
                 if (args->probs) {
                     float *p = args->probs + ((long)bh * Tq + i) * Tk;
                     memcpy(p, s, sizeof(float) * (size_t)end);
