@@ -4,7 +4,8 @@
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
 //   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
 //      thread slowed by another process takes fewer tiles); in a tile, for each block of
-//      KC values of k, each B panel stays in L1 while the A panels stream from L2;
+//      KC values of k, each A panel (MR x KC) stays in L1 while the tile's B panels stream
+//      from L2 (the BLIS order for a kernel that broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
@@ -16,11 +17,19 @@
 #include <string.h>
 #include "core/tensor.h"
 
-// Vector width and register tile: 12 x 32 uses 24 of the 32 AVX-512 registers for C;
-// 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape, still correct.
-#define VL (GEMM_NR / 2)
+// Vector width and register tile: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
+// a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
+// 12 x 32 needed 14 (measured: 8 x 48 gained ~8 % on the d = 768 products, docs/
+// performance.md, sixth session). 6 x 16 uses 12 of the 16 AVX2 registers. Other targets
+// get the AVX2 shape, still correct.
+#if defined(__AVX512F__)
+#define VL 16
+#else
+#define VL 8
+#endif
 #define MR GEMM_MR
 #define NR GEMM_NR
+#define NV (NR / VL)    // vectors per row of the register tile
 #ifndef KC
 #define KC 384
 #endif
@@ -46,45 +55,39 @@ enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k b
 static inline __attribute__((always_inline)) void
 micro_body(int kc, const float *restrict a, long ars, long acs, const float *restrict b, float *restrict c,
            long ldc, int mode, const float *bias) {
-    vfloat acc[MR][2];
-    for (int r = 0; r < MR; r++) {
-        if (mode == CONTINUE) {
-            VLOAD(acc[r][0], c + r * ldc);
-            VLOAD(acc[r][1], c + r * ldc + VL);
-        } else {
-            acc[r][0] = acc[r][1] = (vfloat){0};
+    vfloat acc[MR][NV];
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NV; v++) {
+            if (mode == CONTINUE) VLOAD(acc[r][v], c + r * ldc + v * VL);
+            else acc[r][v] = (vfloat){0};
         }
-    }
+    // Unrolled by 4: fewer loop-counter and pointer updates among the loads and FMAs
+    // (measured +4 % on the d = 768 products; the order of each sum is unchanged).
+    #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
-        vfloat b0, b1;
-        VLOAD(b0, b + (long)k * NR);
-        VLOAD(b1, b + (long)k * NR + VL);
+        vfloat bk[NV];
+        for (int v = 0; v < NV; v++) VLOAD(bk[v], b + (long)k * NR + v * VL);
         const float *ak = a + k * acs;
         for (int r = 0; r < MR; r++) {
             float ar = ak[r * ars];
-            acc[r][0] += ar * b0;
-            acc[r][1] += ar * b1;
+            for (int v = 0; v < NV; v++) acc[r][v] += ar * bk[v];
         }
     }
-    vfloat c0, c1, bias0 = {0}, bias1 = {0};
-    if (bias) {
-        VLOAD(bias0, bias);
-        VLOAD(bias1, bias + VL);
+    vfloat bias_v[NV];
+    for (int v = 0; v < NV; v++) {
+        bias_v[v] = (vfloat){0};
+        if (bias) VLOAD(bias_v[v], bias + v * VL);
     }
-    for (int r = 0; r < MR; r++) {
-        if (mode == ADD) {
-            VLOAD(c0, c + r * ldc);
-            VLOAD(c1, c + r * ldc + VL);
-            acc[r][0] = c0 + acc[r][0];
-            acc[r][1] = c1 + acc[r][1];
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NV; v++) {
+            if (mode == ADD) {
+                vfloat cv;
+                VLOAD(cv, c + r * ldc + v * VL);
+                acc[r][v] = cv + acc[r][v];
+            }
+            if (bias) acc[r][v] += bias_v[v];
+            VSTORE(c + r * ldc + v * VL, acc[r][v]);
         }
-        if (bias) {
-            acc[r][0] += bias0;
-            acc[r][1] += bias1;
-        }
-        VSTORE(c + r * ldc, acc[r][0]);
-        VSTORE(c + r * ldc + VL, acc[r][1]);
-    }
 }
 
 static void micro_packed(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
@@ -130,30 +133,34 @@ static void pack_a(MatView A, int M, int K, int ip, float *dst) {
     }
 }
 
-// One MC x NC tile of C from the packed panels of B and the rows of A. For each k block, each
-// B panel of the tile stays in L1 while the tile's A rows stream from L2. Row-major A
-// (g->direct) is read in place: the micro-kernel broadcasts A(r, k) from MR rows, each read
-// sequentially, and packing it cost more than it saved (6 % of a d = 768 step); only an edge
-// panel of fewer than MR rows is packed, zero-padded. A transposed A is packed once per call.
+// One MC x NC tile of C from the packed panels of B and the rows of A. For each k block,
+// each A panel (MR rows x KC, 12 KiB) stays in L1 while the tile's B panels (KC x NR each,
+// the tile's 576 KiB in all) stream from L2, which the hardware prefetcher keeps up with;
+// the other order (a B panel against all the tile's A panels) held neither in L1 once
+// KC x NR outgrew it. Row-major A (g->direct) is read in place: the micro-kernel broadcasts
+// A(r, k) from MR rows, each read sequentially; packing it cost more than it saved (6 % of a
+// d = 768 step), and copying the panel to contiguous scratch did not gain either (sixth
+// session); only an edge panel of fewer than MR rows is packed, zero-padded. A transposed A
+// is packed once per call.
 static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
         int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
-        for (int jp = jp0; jp < jp1; jp++) {
-            int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
-            const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
-            const float *bias = last && g->bias ? g->bias + j0 : NULL;
-            float bias_pad[NR];
-            if (bias && nc < NR) {
-                memset(bias_pad, 0, sizeof bias_pad);
-                memcpy(bias_pad, bias, sizeof(float) * nc);
-                bias = bias_pad;
-            }
-            for (int ip = ip0; ip < ip1; ip++) {
-                int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
-                int direct = g->direct && nr == MR;
-                const float *a = direct ? g->A.p + i0 * g->A.rs + k0
-                                        : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
+        for (int ip = ip0; ip < ip1; ip++) {
+            int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
+            int direct = g->direct && nr == MR;
+            const float *a = direct ? g->A.p + i0 * g->A.rs + k0
+                                    : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
+            for (int jp = jp0; jp < jp1; jp++) {
+                int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
+                const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
+                const float *bias = last && g->bias ? g->bias + j0 : NULL;
+                float bias_pad[NR];
+                if (bias && nc < NR) {
+                    memset(bias_pad, 0, sizeof bias_pad);
+                    memcpy(bias_pad, bias, sizeof(float) * nc);
+                    bias = bias_pad;
+                }
                 float *c = g->C + i0 * g->ldc + j0;
                 if (nr == MR && nc == NR) {
                     if (direct) micro_rows(kc, a, g->A.rs, b, c, g->ldc, mode, bias);

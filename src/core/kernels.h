@@ -13,8 +13,8 @@
 // The micro-kernel's register tile (kernels.c): GEMM_MR rows of A by GEMM_NR columns of B;
 // packed panels are rounded up to them (the memory estimate counts them).
 #if defined(__AVX512F__)
-#define GEMM_MR 12
-#define GEMM_NR 32
+#define GEMM_MR 8
+#define GEMM_NR 48
 #else
 #define GEMM_MR 6
 #define GEMM_NR 16
