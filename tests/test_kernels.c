@@ -138,6 +138,18 @@ static void test_gemm_same_bits_in_slices(void) {
     CHECK(bad == 0, "whole and sliced products differ (variants mask 0x%x)", bad);
 }
 
+// Which register tile a product takes (a speed choice only: both give the same bits, above).
+// The toy widths (64, 128, 256) take 12 x 32, which pads them less; GPT-2 widths (768,
+// 3072), 384, 512 and 1024 take 8 x 48 (sixth session, docs/performance.md).
+static void test_gemm_tile_choice(void) {
+    if (GEMM_WIDE_NR == GEMM_NARROW_NR) SKIP("one register tile on this target");
+    static const int narrow[] = {1, 7, 64, 100, 128, 160, 256}, wide[] = {48, 76, 384, 512, 768, 1024, 3072};
+    for (int i = 0; i < 7; i++) {
+        CHECK(!gemm_wide_tile(narrow[i]), "N = %d takes the wide tile", narrow[i]);
+        CHECK(gemm_wide_tile(wide[i]), "N = %d takes the narrow tile", wide[i]);
+    }
+}
+
 static void test_gemm_same_for_any_thread_count(void) {
     int M = 301, N = 517, K = 900;
     float *a = random_floats((long)M * K, 4), *b = random_floats((long)K * N, 5);
@@ -252,6 +264,7 @@ int main(void) {
     RUN(test_gemm_odd_shapes);
     RUN(test_gemm_transposed_a_in_chunks);
     RUN(test_gemm_same_bits_in_slices);
+    RUN(test_gemm_tile_choice);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_expf_accuracy);
     RUN(test_erff_accuracy);

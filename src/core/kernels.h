@@ -12,7 +12,7 @@
 
 // The micro-kernel's register tiles (kernels.c): rows of A by columns of B. With AVX-512 a
 // product takes 8 x 48 (wide) unless padding N to 48 columns costs more than N/16 columns over
-// padding it to 32 (N = 64, 256, 1024: 12 x 32); other targets have one tile, 6 x 16. Packed
+// padding it to 32 (N = 64, 128, 256: 12 x 32); other targets have one tile, 6 x 16. Packed
 // panels are rounded up to the tile (the memory estimate counts them); GEMM_MR is the taller
 // tile's rows, and GEMM_ROWS_ALIGN a multiple of every tile's rows.
 #if defined(__AVX512F__)
