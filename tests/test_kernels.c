@@ -33,11 +33,12 @@ static double max_rel_diff(const float *a, const float *b, long n) {
 }
 
 static void test_gemm_matches_naive(void) {
-    // Shapes around the register tile (12 x 32 with AVX-512, 6 x 16 otherwise), the k block
-    // and the tile sizes, plus degenerate ones.
+    // Shapes around the register tile (8 x 48 with AVX-512, 6 x 16 otherwise; 12 x 32 before),
+    // the k block and the tile sizes (128 x 384 with AVX-512), plus degenerate ones.
     static const int shapes[][3] = {
         {1, 1, 1}, {1, 7, 3}, {5, 1, 9}, {3, 5, 7}, {12, 32, 16}, {13, 33, 17}, {11, 31, 1},
         {25, 70, 300}, {97, 65, 385}, {200, 513, 40}, {64, 64, 64}, {7, 200, 800}, {130, 9, 1000},
+        {8, 48, 16}, {9, 49, 17}, {7, 47, 383}, {129, 385, 390}, {136, 400, 100},
     };
     int worst_case = -1;
     double worst = 0;
@@ -65,7 +66,7 @@ static void test_gemm_matches_naive(void) {
 }
 
 // Every dimension in {1, 7, 33, 257, 1025}: below, at and past the register tile, the k block
-// (384), the tiles (192 x 256) and the narrow products that read A in place (N <= 128), with
+// (384), the tiles (128 x 384 with AVX-512), with
 // the edge panels of A and B; every transpose case, accumulate on and off. Shapes with two or
 // three dimensions of 1025 are left out (the naive loop would take minutes under sanitizers).
 static void test_gemm_odd_shapes(void) {
@@ -110,6 +111,43 @@ static void test_gemm_transposed_a_in_chunks(void) {
     double d = max_rel_diff(c, ref, (long)M * N);
     CHECK(d <= 1e-5, "gemm vs naive: relative difference %g", d);
     arena_release(&arena, mark);
+}
+
+// The contract's "one fixed sequence of FMAs per element": the same product computed whole and
+// in row and column slices (other edge panels, other tiles, packed instead of read in place)
+// gives the same bits, for every transpose case, with accumulate and bias.
+static void test_gemm_same_bits_in_slices(void) {
+    int M = 203, N = 517, K = 801, bad = 0;
+    for (int variant = 0; variant < 8; variant++) {
+        int ta = variant & 1, tb = variant >> 1 & 1, acc = variant >> 2 & 1;
+        ArenaMark mark = arena_mark(&arena);
+        float *a = random_floats((long)M * K, 31), *b = random_floats((long)K * N, 32), *bias = random_floats(N, 33);
+        float *whole = random_floats((long)M * N, 34), *sliced = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+        memcpy(sliced, whole, sizeof(float) * (size_t)M * N);
+        MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
+        gemm(M, N, K, A, B, whole, N, acc, bias);
+        for (int i0 = 0; i0 < M; i0 += 37)
+            for (int j0 = 0; j0 < N; j0 += 101) {
+                int m = M - i0 < 37 ? M - i0 : 37, n = N - j0 < 101 ? N - j0 : 101;
+                MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs}, Bj = {B.p + j0 * B.cs, B.rs, B.cs};
+                gemm(m, n, K, Ai, Bj, sliced + (long)i0 * N + j0, N, acc, bias + j0);
+            }
+        if (memcmp(whole, sliced, sizeof(float) * (size_t)M * N) != 0) bad |= 1 << variant;
+        arena_release(&arena, mark);
+    }
+    CHECK(bad == 0, "whole and sliced products differ (variants mask 0x%x)", bad);
+}
+
+// Which register tile a product takes (a speed choice only: both give the same bits, above).
+// The toy widths (64, 128, 256) take 12 x 32, which pads them less; GPT-2 widths (768,
+// 3072), 384, 512 and 1024 take 8 x 48 (sixth session, docs/performance.md).
+static void test_gemm_tile_choice(void) {
+    if (GEMM_WIDE_NR == GEMM_NARROW_NR) SKIP("one register tile on this target");
+    static const int narrow[] = {1, 7, 64, 100, 128, 160, 256}, wide[] = {48, 76, 384, 512, 768, 1024, 3072};
+    for (int i = 0; i < 7; i++) {
+        CHECK(!gemm_wide_tile(narrow[i]), "N = %d takes the wide tile", narrow[i]);
+        CHECK(gemm_wide_tile(wide[i]), "N = %d takes the narrow tile", wide[i]);
+    }
 }
 
 static void test_gemm_same_for_any_thread_count(void) {
@@ -225,6 +263,8 @@ int main(void) {
     RUN(test_gemm_matches_naive);
     RUN(test_gemm_odd_shapes);
     RUN(test_gemm_transposed_a_in_chunks);
+    RUN(test_gemm_same_bits_in_slices);
+    RUN(test_gemm_tile_choice);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_expf_accuracy);
     RUN(test_erff_accuracy);

@@ -4,7 +4,8 @@
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
 //   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
 //      thread slowed by another process takes fewer tiles); in a tile, for each block of
-//      KC values of k, each B panel stays in L1 while the A panels stream from L2;
+//      KC values of k, each A panel (MR x KC) stays in L1 while the tile's B panels stream
+//      from L2 (the BLIS order for a kernel that broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
@@ -16,19 +17,26 @@
 #include <string.h>
 #include "core/tensor.h"
 
-// Vector width and register tile: 12 x 32 uses 24 of the 32 AVX-512 registers for C;
-// 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape, still correct.
-#define VL (GEMM_NR / 2)
-#define MR GEMM_MR
-#define NR GEMM_NR
+// Vector width and register tiles: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
+// a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
+// 12 x 32 needs 14 (8 x 48 gained ~8 % on the d = 768 products, docs/performance.md, sixth
+// session); 12 x 32 stays for products whose N it pads less (toy widths: 8 x 48 lost ~30 % at
+// N = 64). 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
+#if defined(__AVX512F__)
+#define VL 16
+#else
+#define VL 8
+#endif
+#define MR_MAX GEMM_NARROW_MR
+#define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
 #ifndef KC
 #define KC 384
 #endif
 #ifndef MC_PANELS
-#define MC_PANELS 16    // rows per tile = 16 * MR
+#define MC_PANELS 16    // rows per tile = 16 * the register tile's rows
 #endif
 #ifndef NC_PANELS
-#define NC_PANELS 8     // columns per tile = 8 * NR
+#define NC_PANELS 8     // columns per tile = 8 * its columns
 #endif
 
 typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
@@ -40,62 +48,66 @@ typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
 
 enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k block)
 
-// c (MR,NR) with leading dimension ldc from kc steps of A, element (r, k) at a[r*ars + k*acs]
-// (a packed panel: ars = 1, acs = MR; rows of a row-major matrix: ars = lda, acs = 1), and
-// a packed (kc,NR) panel of B.
+// c (mr, nv*VL) with leading dimension ldc from kc steps of A, element (r, k) at
+// a[r*ars + k*acs] (a packed panel: ars = 1, acs = mr; rows of a row-major matrix: ars = lda,
+// acs = 1), and a packed (kc, nv*VL) panel of B. mr and nv are constants in every caller
+// (inlined), so the loops unroll and acc lives in registers.
 static inline __attribute__((always_inline)) void
-micro_body(int kc, const float *restrict a, long ars, long acs, const float *restrict b, float *restrict c,
-           long ldc, int mode, const float *bias) {
-    vfloat acc[MR][2];
-    for (int r = 0; r < MR; r++) {
-        if (mode == CONTINUE) {
-            VLOAD(acc[r][0], c + r * ldc);
-            VLOAD(acc[r][1], c + r * ldc + VL);
-        } else {
-            acc[r][0] = acc[r][1] = (vfloat){0};
+micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs, const float *restrict b,
+           float *restrict c, long ldc, int mode, const float *bias) {
+    vfloat acc[MR_MAX][NV_MAX];
+    for (int r = 0; r < mr; r++)
+        for (int v = 0; v < nv; v++) {
+            if (mode == CONTINUE) VLOAD(acc[r][v], c + r * ldc + v * VL);
+            else acc[r][v] = (vfloat){0};
         }
-    }
+    // Unrolled by 4: fewer loop-counter and pointer updates among the loads and FMAs
+    // (measured +4 % on the d = 768 products; the order of each sum is unchanged).
+    #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
-        vfloat b0, b1;
-        VLOAD(b0, b + (long)k * NR);
-        VLOAD(b1, b + (long)k * NR + VL);
+        vfloat bk[NV_MAX];
+        for (int v = 0; v < nv; v++) VLOAD(bk[v], b + (long)k * nv * VL + v * VL);
         const float *ak = a + k * acs;
-        for (int r = 0; r < MR; r++) {
+        for (int r = 0; r < mr; r++) {
             float ar = ak[r * ars];
-            acc[r][0] += ar * b0;
-            acc[r][1] += ar * b1;
+            for (int v = 0; v < nv; v++) acc[r][v] += ar * bk[v];
         }
     }
-    vfloat c0, c1, bias0 = {0}, bias1 = {0};
-    if (bias) {
-        VLOAD(bias0, bias);
-        VLOAD(bias1, bias + VL);
+    vfloat bias_v[NV_MAX];
+    for (int v = 0; v < nv; v++) {
+        bias_v[v] = (vfloat){0};
+        if (bias) VLOAD(bias_v[v], bias + v * VL);
     }
-    for (int r = 0; r < MR; r++) {
-        if (mode == ADD) {
-            VLOAD(c0, c + r * ldc);
-            VLOAD(c1, c + r * ldc + VL);
-            acc[r][0] = c0 + acc[r][0];
-            acc[r][1] = c1 + acc[r][1];
+    for (int r = 0; r < mr; r++)
+        for (int v = 0; v < nv; v++) {
+            if (mode == ADD) {
+                vfloat cv;
+                VLOAD(cv, c + r * ldc + v * VL);
+                acc[r][v] = cv + acc[r][v];
+            }
+            if (bias) acc[r][v] += bias_v[v];
+            VSTORE(c + r * ldc + v * VL, acc[r][v]);
         }
-        if (bias) {
-            acc[r][0] += bias0;
-            acc[r][1] += bias1;
-        }
-        VSTORE(c + r * ldc, acc[r][0]);
-        VSTORE(c + r * ldc + VL, acc[r][1]);
-    }
 }
 
-static void micro_packed(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
-    micro_body(kc, a, 1, MR, b, c, ldc, mode, bias);
+// The two tiles, each from a packed A panel or from rows of a row-major A (lda apart).
+#define WIDE_NV (GEMM_WIDE_NR / VL)
+#define NARROW_NV (GEMM_NARROW_NR / VL)
+static void micro_packed_wide(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, 1, GEMM_WIDE_MR, b, c, ldc, mode, bias);
 }
-static void micro_rows(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
-    micro_body(kc, a, lda, 1, b, c, ldc, mode, bias);
+static void micro_rows_wide(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
+}
+static void micro_packed_narrow(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, c, ldc, mode, bias);
+}
+static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
+    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
-// Column panel jp of B: dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
-static void pack_b(MatView B, int N, int K, int jp, float *dst) {
+// Column panel jp of B, NR columns wide: dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
+static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp, int NR, float *dst) {
     int j0 = jp * NR, nc = N - j0 < NR ? N - j0 : NR;
     if (nc < NR) memset(dst, 0, sizeof(float) * (size_t)K * NR);
     if (B.cs == 1) {
@@ -108,15 +120,15 @@ static void pack_b(MatView B, int N, int K, int jp, float *dst) {
 }
 
 typedef struct {
-    int M, N, K, accumulate, direct;
+    int M, N, K, accumulate, direct, wide;   // wide: the 8 x 48 tile (gemm_wide_tile)
     MatView A;
     const float *Ap, *Bp, *bias;
     float *C;
     long ldc;
 } Product;
 
-// Row panel ip of A, all K: dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
-static void pack_a(MatView A, int M, int K, int ip, float *dst) {
+// Row panel ip of A, MR rows, all K: dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
+static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K, int ip, int MR, float *dst) {
     int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
     if (nr < MR) memset(dst, 0, sizeof(float) * (size_t)K * MR);
     if (A.cs == 1) {
@@ -130,46 +142,63 @@ static void pack_a(MatView A, int M, int K, int ip, float *dst) {
     }
 }
 
-// One MC x NC tile of C from the packed panels of B and the rows of A. For each k block, each
-// B panel of the tile stays in L1 while the tile's A rows stream from L2. Row-major A
-// (g->direct) is read in place: the micro-kernel broadcasts A(r, k) from MR rows, each read
-// sequentially, and packing it cost more than it saved (6 % of a d = 768 step); only an edge
-// panel of fewer than MR rows is packed, zero-padded. A transposed A is packed once per call.
-static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
+// One MC x NC tile of C from the packed panels of B and the rows of A, with the wide or the
+// narrow register tile (a constant once inlined into gemm_tile). For each k block, each A
+// panel (MR rows x KC, 12 KiB for 8 x 48) stays in L1 while the tile's B panels (KC x NR
+// each, 576 KiB in all for 8 x 48) stream from L2, which the hardware prefetcher keeps up with;
+// the other order (a B panel against all the tile's A panels) held neither in L1 once
+// KC x NR outgrew it. Row-major A (g->direct) is read in place: the micro-kernel broadcasts
+// A(r, k) from MR rows, each read sequentially; packing it cost more than it saved (6 % of a
+// d = 768 step), and copying the panel to contiguous scratch did not gain either (sixth
+// session); only an edge panel of fewer than MR rows is packed, zero-padded. A transposed A
+// is packed once per call.
+static inline __attribute__((always_inline)) void
+tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
+    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
         int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
-        for (int jp = jp0; jp < jp1; jp++) {
-            int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
-            const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
-            const float *bias = last && g->bias ? g->bias + j0 : NULL;
-            float bias_pad[NR];
-            if (bias && nc < NR) {
-                memset(bias_pad, 0, sizeof bias_pad);
-                memcpy(bias_pad, bias, sizeof(float) * nc);
-                bias = bias_pad;
-            }
-            for (int ip = ip0; ip < ip1; ip++) {
-                int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
-                int direct = g->direct && nr == MR;
-                const float *a = direct ? g->A.p + i0 * g->A.rs + k0
-                                        : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
+        for (int ip = ip0; ip < ip1; ip++) {
+            int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
+            int direct = g->direct && nr == MR;
+            const float *a = direct ? g->A.p + i0 * g->A.rs + k0
+                                    : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
+            for (int jp = jp0; jp < jp1; jp++) {
+                int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
+                const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
+                const float *bias = last && g->bias ? g->bias + j0 : NULL;
+                float bias_pad[GEMM_WIDE_NR];
+                if (bias && nc < NR) {
+                    memset(bias_pad, 0, sizeof bias_pad);
+                    memcpy(bias_pad, bias, sizeof(float) * nc);
+                    bias = bias_pad;
+                }
                 float *c = g->C + i0 * g->ldc + j0;
-                if (nr == MR && nc == NR) {
-                    if (direct) micro_rows(kc, a, g->A.rs, b, c, g->ldc, mode, bias);
-                    else        micro_packed(kc, a, b, c, g->ldc, mode, bias);
-                } else {   // edge: work on a full tile copy, write back the valid part
-                    float tile[MR * NR];
+                float *out = c, tile[MR_MAX * GEMM_WIDE_NR];
+                long ldo = g->ldc;
+                if (nr < MR || nc < NR) {   // edge: work on a full tile copy, write back the valid part
                     memset(tile, 0, sizeof tile);
                     if (mode != SET)
                         for (int r = 0; r < nr; r++) memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
-                    if (direct) micro_rows(kc, a, g->A.rs, b, tile, NR, mode, bias);
-                    else        micro_packed(kc, a, b, tile, NR, mode, bias);
-                    for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
+                    out = tile;
+                    ldo = NR;
                 }
+                if (wide) {
+                    if (direct) micro_rows_wide(kc, a, g->A.rs, b, out, ldo, mode, bias);
+                    else        micro_packed_wide(kc, a, b, out, ldo, mode, bias);
+                } else {
+                    if (direct) micro_rows_narrow(kc, a, g->A.rs, b, out, ldo, mode, bias);
+                    else        micro_packed_narrow(kc, a, b, out, ldo, mode, bias);
+                }
+                if (out == tile)
+                    for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
             }
         }
     }
+}
+static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
+    if (g->wide) tile_body(g, ip0, ip1, jp0, jp1, 1);
+    else         tile_body(g, ip0, ip1, jp0, jp1, 0);
 }
 
 void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
@@ -192,6 +221,8 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
         }
         return;
     }
+    int wide = gemm_wide_tile(N);
+    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int mc = MC_PANELS, nc = NC_PANELS;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
@@ -211,14 +242,17 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     ArenaMark mark = arena_mark(arena);
     float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * K);
     float *Ap = arena_alloc(arena, sizeof(float) * (size_t)(apack1 - apack0 + 1) * MR * K);
-    Product g = {M, N, K, accumulate, direct, A, Ap, Bp, bias, C, ldc};
+    Product g = {M, N, K, accumulate, direct, wide, A, Ap, Bp, bias, C, ldc};
     int packs = np + apack1 - apack0;
     #pragma omp parallel num_threads(threads) if (parallel)
     {
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < packs; t++) {
-            if (t < np) pack_b(B, N, K, t, Bp + (long)t * NR * K);
-            else pack_a(A, M, K, apack0 + t - np, Ap + (long)(t - np) * MR * K);
+            // MR and NR as constants in each branch (the packing loops unroll by them)
+            if (t < np && wide) pack_b(B, N, K, t, GEMM_WIDE_NR, Bp + (long)t * NR * K);
+            else if (t < np)    pack_b(B, N, K, t, GEMM_NARROW_NR, Bp + (long)t * NR * K);
+            else if (wide)      pack_a(A, M, K, apack0 + t - np, GEMM_WIDE_MR, Ap + (long)(t - np) * MR * K);
+            else                pack_a(A, M, K, apack0 + t - np, GEMM_NARROW_MR, Ap + (long)(t - np) * MR * K);
         }
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {

@@ -10,31 +10,53 @@
 #include <stdint.h>
 #include "util/hash.h"   // hash_uniform: dropout masks
 
-// The micro-kernel's register tile (kernels.c): GEMM_MR rows of A by GEMM_NR columns of B;
-// packed panels are rounded up to them (the memory estimate counts them).
+// The micro-kernel's register tiles (kernels.c): rows of A by columns of B. With AVX-512 a
+// product takes 8 x 48 (wide) unless padding N to 48 columns costs more than N/16 columns over
+// padding it to 32 (N = 64, 128, 256: 12 x 32); other targets have one tile, 6 x 16. Packed
+// panels are rounded up to the tile (the memory estimate counts them); GEMM_MR is the taller
+// tile's rows, and GEMM_ROWS_ALIGN a multiple of every tile's rows.
 #if defined(__AVX512F__)
-#define GEMM_MR 12
-#define GEMM_NR 32
+#define GEMM_WIDE_MR 8
+#define GEMM_WIDE_NR 48
+#define GEMM_NARROW_MR 12
+#define GEMM_NARROW_NR 32
 #else
-#define GEMM_MR 6
-#define GEMM_NR 16
+#define GEMM_WIDE_MR 6
+#define GEMM_WIDE_NR 16
+#define GEMM_NARROW_MR 6
+#define GEMM_NARROW_NR 16
 #endif
+#define GEMM_MR GEMM_NARROW_MR
+#define GEMM_ROWS_ALIGN 24
 #define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
 
+// Whether a product with N columns takes the wide tile (the one dispatch point, used by gemm
+// and by the estimates below).
+static inline int gemm_wide_tile(long N) {
+    long wide = (N + GEMM_WIDE_NR - 1) / GEMM_WIDE_NR * GEMM_WIDE_NR;
+    long narrow = (N + GEMM_NARROW_NR - 1) / GEMM_NARROW_NR * GEMM_NARROW_NR;
+    return wide - narrow <= N / 16;
+}
+
 // Rows of a transposed A (M x K) that gemm packs at once: all M, or past GEMM_A_PACK_MAX
-// floats the largest multiple of GEMM_MR rows under it (at least GEMM_MR).
+// floats the largest multiple of GEMM_ROWS_ALIGN rows under it (at least GEMM_ROWS_ALIGN).
 static inline long gemm_a_chunk_rows(long M, long K) {
     if (M * K <= GEMM_A_PACK_MAX) return M;
-    long rows = GEMM_A_PACK_MAX / K / GEMM_MR * GEMM_MR;
-    return rows < GEMM_MR ? GEMM_MR : rows;
+    long rows = GEMM_A_PACK_MAX / K / GEMM_ROWS_ALIGN * GEMM_ROWS_ALIGN;
+    return rows < GEMM_ROWS_ALIGN ? GEMM_ROWS_ALIGN : rows;
 }
 // For memory estimates: floats of the packed panels of one gemm call, a transposed A (M x K;
-// its chunk rounded up to GEMM_MR rows) and B (K x N, rounded up to GEMM_NR columns).
+// its chunk rounded up to the tile's rows, whichever tile: the larger) and B (K x N, rounded
+// up to the columns of N's tile).
 static inline double gemm_packed_a_floats(double M, double K) {
     double rows = (double)gemm_a_chunk_rows((long)M, (long)K);
-    return ceil(rows / GEMM_MR) * GEMM_MR * K;
+    double wide = ceil(rows / GEMM_WIDE_MR) * GEMM_WIDE_MR, narrow = ceil(rows / GEMM_NARROW_MR) * GEMM_NARROW_MR;
+    return (wide > narrow ? wide : narrow) * K;
 }
-static inline double gemm_packed_b_floats(double K, double N) { return K * ceil(N / GEMM_NR) * GEMM_NR; }
+static inline double gemm_packed_b_floats(double K, double N) {
+    double nr = gemm_wide_tile((long)N) ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+    return K * ceil(N / nr) * nr;
+}
 
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;
