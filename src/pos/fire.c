@@ -58,8 +58,8 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 // fire_bias, allocation by allocation (N = T*T): z, the hidden layer before and after the
 // ReLU, the output, its head-major copy and two views; recording, backward's largest gemm
 // scratch is the packing of one of the two dW = dY^T X: dY^T (out x N) in panels of GEMM_MR
-// rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of GEMM_NR
-// columns (kernels.c).
+// rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of the register
+// tile's columns (kernels.h: gemm_packed_a_floats, gemm_packed_b_floats).
 static double fire_packed(double out, double N, double in) {
     return arena_alloc_bytes(sizeof(float) * gemm_packed_a_floats(out, N)) + arena_alloc_bytes(sizeof(float) * gemm_packed_b_floats(N, in));
 }

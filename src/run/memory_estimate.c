@@ -94,13 +94,13 @@ static double head(const Shapes *s, double rows, double V) {
     return 64 + tensor(rows * V, s->g) + tensor(1, s->g) + 2 * floats(rows) + (s->g ? ints(rows) : 0);
 }
 
-// kernels.c gemm packs its B operand (rounded up to GEMM_NR columns) in the arena for the
-// length of one product, and its A operand when A is a transposed view (rounded up to GEMM_MR
-// rows, in chunks of at most GEMM_A_PACK_MAX floats; row-major A is read in place but for one
-// edge panel of GEMM_MR rows): on top of the pass at its peak, the largest such pair. Training peaks in
-// backward, where dW = dY^T X packs dY^T (out x rows) and X (rows x in) for the two FFN
-// matrices and the head; a forward pass peaks at its end, the head's product, which packs the
-// head's weights (V x d).
+// kernels.c gemm packs its B operand (rounded up to its register tile's columns,
+// gemm_packed_b_floats) in the arena for the length of one product, and its A operand when A is
+// a transposed view (rounded up to GEMM_MR rows, in chunks of at most GEMM_A_PACK_MAX floats;
+// row-major A is read in place but for one edge panel of GEMM_MR rows): on top of the pass at
+// its peak, the largest such pair. Training peaks in backward, where dW = dY^T X packs dY^T
+// (out x rows) and X (rows x in) for the two FFN matrices and the head; a forward pass peaks at
+// its end, the head's product, which packs the head's weights (V x d).
 static double gemm_scratch(const Shapes *s, double rows, double V) {
     double d = s->d, f = s->c->d_ff;
     if (!s->g) return floats(gemm_packed_b_floats(d, V)) + floats(GEMM_MR * d);
