@@ -14,14 +14,12 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     m->cfg.text = NULL;
-    m->kind = cfg->model == MODEL_CLASSIFIER ? MODEL_CLASSIFIER
-            : cfg->model == MODEL_LM ? MODEL_LM : MODEL_TRANSLATOR;
     m->src_vocab = src_vocab;
     m->tgt_vocab = tgt_vocab;
     m->n_classes = n_classes;
     int d = cfg->d_model;
     Params *ps = &m->ps;
-    switch (m->kind) {
+    switch (m->cfg.model) {
     case MODEL_CLASSIFIER:
         m->src_embed = embed_table(ps, "embed.weight", src_vocab, d);
         stack_declare(&m->encoder, ps, cfg, "encoder", 0, 0, "pos", m->src_embed);

@@ -9,7 +9,6 @@
 #include "models/transformer.h"
 
 typedef struct Model {
-    ModelKind kind;
     Config cfg;                 // a copy (cfg.text not owned)
     Params ps;
     Tensor *src_embed, *tgt_embed;   // classifier/lm use src_embed ("embed.weight")

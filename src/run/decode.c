@@ -10,7 +10,7 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     memset(s, 0, sizeof *s);
     s->m = m;
     s->N = N;
-    int lm = m->kind == MODEL_LM;
+    int lm = m->cfg.model == MODEL_LM;
     s->Ts = lm ? 0 : Ts;
     s->was_training = m->training;
     s->was_recording = tape_enabled();
@@ -42,7 +42,7 @@ void decode_free(DecodeState *s) {
 Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
     arena_release(tensor_arena(), s->mark);
     StackRun run = { .cache = &s->cache };
-    if (s->m->kind == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);        // (N*T,V)
+    if (s->m->cfg.model == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);        // (N*T,V)
     return decoder_logits(s->m, NULL, s->src, s->Ts, tokens, s->N, T, &run);
 }
 

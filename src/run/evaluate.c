@@ -10,7 +10,7 @@
 Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out) {
     Tensor *logits;
     const int *targets;
-    switch (m->kind) {
+    switch (m->cfg.model) {
     case MODEL_CLASSIFIER:
         logits = classifier_logits(m, b->src, b->B, b->T_src);
         targets = b->labels;
@@ -25,7 +25,7 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
         break;
     }
     if (logits_out) *logits_out = logits;
-    return op_cross_entropy(logits, targets, m->kind == MODEL_CLASSIFIER ? -1 : TOK_PAD, smoothing);
+    return op_cross_entropy(logits, targets, m->cfg.model == MODEL_CLASSIFIER ? -1 : TOK_PAD, smoothing);
 }
 
 static int argmax(const float *row, int n) {
@@ -156,7 +156,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int C = m->n_classes, classifier = m->kind == MODEL_CLASSIFIER;
+    int C = m->n_classes, classifier = m->cfg.model == MODEL_CLASSIFIER;
     float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
     int was_training = m->training, was_recording = tape_enabled();
     model_set_training(m, 0);
@@ -188,14 +188,14 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
         // logits until the outputs are decoded).
         float *kept = NULL;
-        if (diag && decode && m->kind == MODEL_TRANSLATOR) {
+        if (diag && decode && m->cfg.model == MODEL_TRANSLATOR) {
             kept = malloc(sizeof(float) * (size_t)logits->size);
             if (kept) memcpy(kept, logits->data, sizeof(float) * (size_t)logits->size);
         }
         Tensor kept_logits = *logits;
         kept_logits.data = kept;
         arena_release(a, mark);
-        if (decode && m->kind == MODEL_TRANSLATOR) {
+        if (decode && m->cfg.model == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int oracle = length_oracle(t);
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len), *stop_at = malloc(sizeof(int) * (size_t)nb);
@@ -233,7 +233,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         r->n_examples = n;
         r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
         r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
-        if (decode && (m->kind == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT)) r->exact_match = n ? (double)exact / n : 0;
+        if (decode && (m->cfg.model == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT)) r->exact_match = n ? (double)exact / n : 0;
         if (classifier) {   // twins: both right, and how far apart their logits are
             int pairs = 0, both = 0;
             for (int k = 0; k < n; k++) {

@@ -40,7 +40,7 @@ int lm_pick(const float *z, int V, const GenOptions *o, Rng *rng) {
 
 // Room for `positions` positions of one sequence: 0, or -1 with the scheme's message.
 static int open_lm(DecodeState *st, Model *m, int positions, char *err, int errlen) {
-    if (m->kind != MODEL_LM) { snprintf(err, errlen, "not a language model (model = lm)"); return -1; }
+    if (m->cfg.model != MODEL_LM) { snprintf(err, errlen, "not a language model (model = lm)"); return -1; }
     if (model_check_length(m, positions, err, errlen)) return -1;
     if (decode_init(st, m, NULL, 1, 0, positions)) { snprintf(err, errlen, "out of memory"); return -1; }
     return 0;

@@ -9,7 +9,7 @@
 
 // The data ./eval scores, as one batch.
 static int dump_batch(const Model *m, const Task *t, const Config *c, Batch *b, char *err, int errlen) {
-    if (t->kind == TASK_LM) {
+    if (t->cfg.task == TASK_LM) {
         int T = c->window, windows = (t->n_lm_val - 1) / T;
         if (windows > 256) windows = 256;
         if (windows < 1) { snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T); return -1; }

@@ -174,9 +174,8 @@ int task_load(Task *t, const Config *c, char *err, int errlen) {
     memset(t, 0, sizeof *t);
     t->cfg = *c;
     t->cfg.text = NULL;
-    t->kind = c->task;
     int rc;
-    switch (t->kind) {
+    switch (t->cfg.task) {
     case TASK_ORDER: rc = load_order(t, err, errlen); break;
     case TASK_TOY_TRANSLATE: rc = load_toy(t, err, errlen); break;
     case TASK_PARALLEL_TEXT: rc = load_parallel(t, err, errlen); break;
@@ -224,9 +223,9 @@ int task_check_length(const Config *c, int k, char *err, int errlen) {
 
 int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) {
     const Config *c = &t->cfg;
-    if (t->kind == TASK_LM) { snprintf(err, errlen, "lm: lengths are window sizes, not test sets"); return -1; }
+    if (t->cfg.task == TASK_LM) { snprintf(err, errlen, "lm: lengths are window sizes, not test sets"); return -1; }
     if (task_check_length(c, k, err, errlen)) return -1;
-    int rc = t->kind == TASK_TOY_TRANSLATE
+    int rc = t->cfg.task == TASK_TOY_TRANSLATE
                  ? toy_generate(&t->toy, TEST_LENGTH_SEED(k), n, k, k, &t->src_vocab, &t->tgt_vocab, out)
                  : algo_generate(c->algorithm, c->alphabet, HELDOUT(TEST_LENGTH_SEED(k)), n, k, k, out);
     if (rc) {
@@ -239,17 +238,17 @@ int task_length_split(Task *t, int k, int n, Split *out, char *err, int errlen) 
 void task_target_clauses(const Task *t, const int *row, int T, int *clause) {
     int n = 0;
     while (n < T && row[n] != TOK_EOS && row[n] != TOK_PAD) n++;
-    if (t->kind == TASK_TOY_TRANSLATE) toy_target_clauses(&t->toy, &t->tgt_vocab, row, n, clause);
+    if (t->cfg.task == TASK_TOY_TRANSLATE) toy_target_clauses(&t->toy, &t->tgt_vocab, row, n, clause);
     else for (int i = 0; i < n; i++) clause[i] = 0;
     for (int i = n; i < T; i++) clause[i] = row[i] == TOK_EOS ? (n ? clause[n - 1] : 0) : -1;
 }
 
 int task_end_token(const Task *t) {
-    return t->kind == TASK_TOY_TRANSLATE ? vocab_id(&t->tgt_vocab, ".") : -1;
+    return t->cfg.task == TASK_TOY_TRANSLATE ? vocab_id(&t->tgt_vocab, ".") : -1;
 }
 
 int task_train_length(const Task *t) {
-    if (t->kind == TASK_LM) return t->cfg.window;
+    if (t->cfg.task == TASK_LM) return t->cfg.window;
     if (t->batch_kind == BATCH_PROMPT) {   // <eos> input <bos> output, as one sequence
         int max_both = 0;
         for (int i = 0; i < t->train.n; i++)

@@ -20,7 +20,6 @@
 
 typedef struct Task {
     Config cfg;                  // copy (text not owned)
-    TaskKind kind;
     Vocab src_vocab, tgt_vocab;  // classifier and lm use src_vocab only
     int has_tgt_vocab;
     Split train, val, test;      // lm: empty (it uses the streams)

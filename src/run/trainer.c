@@ -118,7 +118,7 @@ typedef struct Run {
 static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen) {
     Model *m = &r->model;
     EvalResult res;
-    if (r->task.kind == TASK_LM) {   // windows of text (the decoder-only algorithmic form is scored as a split)
+    if (r->task.cfg.task == TASK_LM) {   // windows of text (the decoder-only algorithmic form is scored as a split)
         int T = r->c->window;
         if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, T, 256, &res, err, errlen)) return -1;
         log_row(r->log, step, "val", T, res.loss, res.token_acc, -1, res.loss_last, -1, -1);
@@ -129,7 +129,7 @@ static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen)
         }
         return 0;
     }
-    int classifier = m->kind == MODEL_CLASSIFIER;
+    int classifier = m->cfg.model == MODEL_CLASSIFIER;
     if (r->task.val.n > 0) {   // parallel_text without val files has no validation split
         if (evaluate_split(m, &r->task, &r->task.val, 0, 1, &res, err, errlen)) return -1;
         double seq = classifier ? res.pair_acc : res.exact_match;
@@ -238,7 +238,7 @@ static int setup(Run *r, char *err, int errlen) {
     // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
     if (model_check_length(&r->model, T, err, errlen)) return -1;
     adamw_init(&r->opt, &r->model.ps, c->beta1, c->beta2, c->eps, c->weight_decay);
-    long train_n = t->kind == TASK_LM ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
+    long train_n = t->cfg.task == TASK_LM ? (t->n_lm_train - 1) / (c->window + 1) : t->train.n;
     if (train_n < 1) { snprintf(err, errlen, "no training examples"); return -1; }
     if (sampler_init(&r->sampler, (int)train_n, rng_stream((uint64_t)c->seed, RNG_DATA).state)) {
         snprintf(err, errlen, "out of memory");
@@ -312,7 +312,7 @@ static int *bucket_lengths(const Split *s) {
 static void make_batch(Run *r, Batch *b) {
     int B = r->c->batch_size, *idx = malloc(sizeof(int) * (size_t)B);
     sampler_next(&r->sampler, idx, B);
-    if (r->task.kind == TASK_LM) {
+    if (r->task.cfg.task == TASK_LM) {
         for (int i = 0; i < B; i++) idx[i] *= r->c->window + 1;   // window i starts here
         batch_lm(r->task.lm_train, r->task.n_lm_train, idx, B, r->c->window, b);
     } else {
@@ -335,7 +335,7 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc && c->resume[0]) rc = resume(&r, &start, err, errlen);
     else if (!rc && c->init_from[0]) rc = init_weights(&r, err, errlen);
     int *lengths = NULL;
-    if (!rc && c->bucket && r.task.kind != TASK_LM) {
+    if (!rc && c->bucket && r.task.cfg.task != TASK_LM) {
         if (!(lengths = bucket_lengths(&r.task.train))) { snprintf(err, errlen, "out of memory"); rc = -1; }
         else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
     }
@@ -353,7 +353,7 @@ int train_run(Config *c, char *err, int errlen) {
         printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir,
                config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
         if (r.init_note[0]) printf("weights: %s", r.init_note + 2);   // "init_from = PATH (step N)"
-        if (r.task.kind != TASK_LM && r.task.val.n == 0)
+        if (r.task.cfg.task != TASK_LM && r.task.val.n == 0)
             printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
         fflush(stdout);
     }
@@ -388,7 +388,7 @@ int train_run(Config *c, char *err, int errlen) {
         tokens += n_tok;
         // Rows depend on the step alone, so a resumed run writes the same rows as an unbroken one.
         if (step % c->log_every == 0 || step == 1 || step == c->steps) {
-            int classifier = r.model.kind == MODEL_CLASSIFIER;
+            int classifier = r.model.cfg.model == MODEL_CLASSIFIER;
             long right = classifier ? count_correct(logits, b.labels, b.B, -1)
                                     : count_correct(logits, b.tgt_out, b.B * b.T_tgt, TOK_PAD);
             log_row(r.log, step, "train", 0, loss->data[0], (double)right / b.n_tgt_tokens, -1, -1, lr, gnorm);

@@ -129,7 +129,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     char *diag_text = NULL;
     size_t diag_len = 0;
     FILE *diag_out = NULL;
-    if (!rc && positions_path && m->kind != MODEL_TRANSLATOR) {
+    if (!rc && positions_path && m->cfg.model != MODEL_TRANSLATOR) {
         snprintf(err, errlen, "--positions: only a translator has target positions (this is model = %s)", config_enum_name(c, &c->model));
         rc = -1;
     } else if (!rc && positions_path) {
@@ -141,7 +141,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     } else if (!rc) {
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
         EvalResult r;
-        if (t->kind == TASK_LM) {
+        if (t->cfg.task == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
                 if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r, err, errlen))) print_row("val", lengths[i], &r);
@@ -150,7 +150,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
             const Split *splits[2] = {&t->val, &t->test};
             for (int k = 0; k < 2 && !rc; k++) {
                 if (!has_word(c->splits, names[k]) || splits[k]->n == 0) continue;
-                if (m->kind == MODEL_CLASSIFIER) {   // report the five- and three-word forms apart
+                if (m->cfg.model == MODEL_CLASSIFIER) {   // report the five- and three-word forms apart
                     for (int form = 5; form >= 3 && !rc; form -= 2)
                         if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) && r.n_examples)
                             print_row(names[k], form, &r);

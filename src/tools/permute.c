@@ -116,7 +116,7 @@ static void measure(Model *m, const int *ids, char words[][64], int T, const Per
     printf(",");
     print_words(words, pm->p, T);
     printf(",%.3g,", worst);
-    if (m->kind == MODEL_CLASSIFIER) {
+    if (m->cfg.model == MODEL_CLASSIFIER) {
         Tensor *y = classifier_logits(m, ids, 1, T), *yp = classifier_logits(m, pids, 1, T);
         printf("%.3g", max_abs_diff(y->data, yp->data, m->n_classes));
     }
