@@ -199,7 +199,8 @@ static void test_value_errors(void) {
     EXPECT_ERROR("[train]\nschedule = linear\n", 2, "expected constant|cosine|noam");
     EXPECT_ERROR("[model]\nnorm_first = maybe\n", 2, "norm_first: 'maybe' is not a boolean");
     EXPECT_ERROR("[model]\nnorm = batchnorm\n", 2, "norm: unknown value 'batchnorm'; expected layernorm|rmsnorm");
-    EXPECT_ERROR("[model]\nactivation = silu\n", 2, "activation: unknown value 'silu'; expected relu|gelu|swiglu");
+    EXPECT_ERROR("[model]\nactivation = tanh\n", 2, "activation: unknown value 'tanh'; expected relu|gelu|swiglu");
+    EXPECT_ERROR("[model]\nnorm = layernrom\n", 2, "norm: unknown value 'layernrom'; did you mean 'layernorm'? expected layernorm|rmsnorm");
     EXPECT_ERROR("[model]\nbias = none\n", 2, "bias: 'none' is not a boolean");
     char longname[400] = "[run]\nname = ";
     memset(longname + strlen(longname), 'x', 300);

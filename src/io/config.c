@@ -243,18 +243,19 @@ static int word_index(const char *word, const char *const *words) {
     return -1;
 }
 
-// "pos: unknown value 'Rope'; did you mean 'rope'? expected a|b|c" with the registry's names.
-static int scheme_error(const Key *k, const char *text, char *msg, int n) {
-    char names[512] = "", hint[128] = "";
+// "norm: unknown value 'Layernorm'; did you mean 'layernorm'? expected layernorm|rmsnorm":
+// one message for every key that takes a word, whether its words are an enum's or the
+// registry's scheme names.
+static int unknown_word(const Key *k, const char *text, const char *const *words, int count, char *msg, int n) {
+    char expected[512] = "", hint[128] = "";
     int best_d = 1000;
-    for (int i = 0; i < pos_scheme_count(); i++) {
-        const char *name = pos_scheme_at(i)->name;
-        size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "", name);
-        int d = edit_distance(text, name);
-        if (close_enough(text, d) && d < best_d) best_d = d, snprintf(hint, sizeof hint, "; did you mean '%s'?", name);
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(expected);
+        snprintf(expected + used, sizeof expected - used, "%s%s", i ? "|" : "", words[i]);
+        int d = edit_distance(text, words[i]);
+        if (close_enough(text, d) && d < best_d) best_d = d, snprintf(hint, sizeof hint, "; did you mean '%s'?", words[i]);
     }
-    return errorf(msg, n, "%s: unknown value '%.80s'%s expected %s", k->key, text, hint[0] ? hint : ";", names);
+    return errorf(msg, n, "%s: unknown value '%.80s'%s expected %s", k->key, text, hint[0] ? hint : ";", expected);
 }
 
 // Parse `text` as the value of key `k` and store it in c. On error writes a message
@@ -298,18 +299,20 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
     case T_ENUM: {
         int i = word_index(text, k->words);
         if (i < 0) {
-            char expected[256] = "";
-            for (int w = 0; k->words[w]; w++) {
-                size_t used = strlen(expected);
-                snprintf(expected + used, sizeof expected - used, "%s%s", w ? "|" : "", k->words[w]);
-            }
-            return errorf(msg, n, "%s: unknown value '%.80s'; expected %s", k->key, text, expected);
+            int count = 0;
+            while (k->words[count]) count++;
+            return unknown_word(k, text, k->words, count, msg, n);
         }
         *(int *)field = i;
         return 0;
     }
     case T_SCHEME:
-        if (!pos_scheme_find(text)) return scheme_error(k, text, msg, n);
+        if (!pos_scheme_find(text)) {
+            const char *names[64];
+            int count = pos_scheme_count() < 64 ? pos_scheme_count() : 64;
+            for (int i = 0; i < count; i++) names[i] = pos_scheme_at(i)->name;
+            return unknown_word(k, text, names, count, msg, n);
+        }
         break;
     case T_STR:
         for (const char *p = text; *p; p++)
