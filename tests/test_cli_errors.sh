@@ -176,6 +176,19 @@ else fail eval_splits_none "$(head -c 300 "$TMP/out") $(head -c 300 "$TMP/err")"
 eval_error eval_length_too_long "^error: lengths: 128 clauses asked for; toy_translate supports 1..64$" lengths=1..1000
 eval_error eval_length_zero "^error: lengths '0': expected numbers >= 1" lengths=0
 eval_error eval_bad_override "^error: override 'pos_ofset=3': unknown key 'pos_ofset'; did you mean 'model.pos_offset'\?$" pos_ofset=3
+# Every tool reads its options with one reader (src/run/cli.c): the same words for the same
+# mistake, exit code 2, nothing on standard output.
+tool_error() {
+    name=$1; pat=$2; shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || { fail "$name" "exit code $rc, expected 2: $(head -c 300 "$TMP/err")"; return; }
+    one_error "$name" "$pat"
+}
+tool_error eval_option_typo "^eval: unknown option '--position' \(see \./eval --help\)$" "$EVAL" "$RUN" --position x
+tool_error permute_option_no_value "^permute: --perm needs a value$" "$BIN_DIR/permute" "$RUN" --perm
+tool_error translate_beam_range "^translate: --beam must be in 1\.\.256, got 0$" "$BIN_DIR/translate" "$RUN" --beam 0
+tool_error translate_stray_word "^translate: unexpected argument 'val' \(see \./translate --help\)$" "$BIN_DIR/translate" "$RUN" val
 "$EVAL" "$TMP/nope" >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ] && grep -q "^error: $TMP/nope: cannot open" "$TMP/err"; then ok eval_missing_path
 else fail eval_missing_path "$(head -c 300 "$TMP/err")"; fi

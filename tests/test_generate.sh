@@ -71,10 +71,10 @@ else fail score_prompt_and_stdin "$(head -c 300 "$TMP/p") / $(head -c 300 "$TMP/
 # ---------------------------------------------------------------- bad input
 one_error err_unknown_token "^error: unknown token 'zebrax' in the text" "$GEN" "$LM" --prompt "the zebrax"
 one_error err_tokens_zero "^generate: --tokens must be in 1\.\." "$GEN" "$LM" --tokens 0
-one_error err_tokens_text "^generate: --tokens: 'many' is not a number$" "$GEN" "$LM" --tokens many
+one_error err_tokens_text "^generate: --tokens: 'many' is not an integer$" "$GEN" "$LM" --tokens many
 one_error err_bad_option "^generate: unknown option '--bogus'" "$GEN" "$LM" --bogus 3
 one_error err_missing_value "^generate: --seed needs a value$" "$GEN" "$LM" --seed
-one_error err_negative_temperature "^generate: --temperature must be >= 0" "$GEN" "$LM" --temperature -1
+one_error err_negative_temperature "^generate: --temperature must be in 0\.\." "$GEN" "$LM" --temperature -1
 one_error err_not_lm "^error: .* is a translator \(model = translator\); \./generate needs a language model" "$GEN" "$RUNS/mt"
 one_error err_empty_prompt "^error: the text is empty$" "$GEN" "$LM" --prompt "  "
 one_error err_score_one_token "^error: a text to score needs at least two tokens$" "$GEN" "$LM" --score --prompt "the"

@@ -14,7 +14,7 @@
 # ./eval --dump-grads: its own mistakes, with or without torch.
 tiny_config "$TMP/cli.ini"
 if "$TRAIN" "$TMP/cli.ini" >"$TMP/cli.out" 2>&1; then
-    expect_error eval_dump_grads_needs_file "needs a file name" "$EVAL" "$RUNS/cli" --dump-grads
+    expect_error eval_dump_grads_needs_file "^eval: --dump-grads needs a value" "$EVAL" "$RUNS/cli" --dump-grads
     expect_error eval_unknown_option "unknown option '--dump-grad'" "$EVAL" "$RUNS/cli" --dump-grad x
     expect_error eval_dump_grads_bad_dir "$TMP/nowhere/d" "$EVAL" "$RUNS/cli" --dump-grads "$TMP/nowhere/d"
 else

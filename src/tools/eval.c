@@ -5,6 +5,7 @@
 #include "core/runtime.h"
 #include "io/config.h"
 #include "io/fileio.h"
+#include "run/cli.h"
 #include "run/diagnose.h"
 #include "run/evaluate.h"
 #include "run/grad_dump.h"
@@ -180,26 +181,12 @@ int main(int argc, char **argv) {
     runtime_init(argc, argv);
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
-    char err[1024];
-    // --dump-grads FILE may stand anywhere after the checkpoint; the rest are overrides.
     const char *dump_path = NULL, *positions_path = NULL;
-    int n_over = 0;
-    char **over = argv + 2;
-    for (int i = 2; i < argc; i++) {
-        const char **file = !strcmp(argv[i], "--dump-grads") ? &dump_path : !strcmp(argv[i], "--positions") ? &positions_path : NULL;
-        if (file) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "error: %s needs a file name\n", argv[i]);
-                return 1;
-            }
-            *file = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            fprintf(stderr, "error: unknown option '%s' (see ./eval --help)\n", argv[i]);
-            return 1;
-        } else {
-            over[n_over++] = argv[i];
-        }
-    }
+    const CliOption opts[] = {{"--dump-grads", &dump_path, NULL}, {"--positions", &positions_path, NULL}, {NULL, NULL, NULL}};
+    int n_over;
+    char **over = argv + 2;   // the overrides, compacted in place (each lands at or before where it was read)
+    if (cli_read("eval", argc, argv, 2, opts, over, &n_over, argc - 2)) return 2;
+    char err[1024];
     if (run(argv[1], n_over, over, dump_path, positions_path, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
         return 1;

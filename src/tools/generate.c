@@ -1,6 +1,5 @@
 // ./generate RUN [options] [key=value ...] — sample text from a trained language model, or
 // print the loss of each position of a text (--score).
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "data/parallel_text.h"
 #include "data/tokenize.h"
 #include "io/csv.h"
+#include "run/cli.h"
 #include "run/generate.h"
 #include "run/memory_estimate.h"
 #include "run/run_dir.h"
@@ -56,45 +56,34 @@ typedef struct Args {
     char **over;
 } Args;
 
-// Parses the options after RUN; the others ("key=value") are collected as overrides.
-static int parse_args(int argc, char **argv, Args *a, char *err, int errlen) {
+// Parses the options after RUN; the other words ("key=value") are the overrides. Returns 0,
+// or 2 with the mistake printed.
+static int parse_args(int argc, char **argv, Args *a) {
     *a = (Args){.tokens = 40, .temperature = 1, .seed = 1, .over = argv + 2};
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        if (strncmp(o, "--", 2)) {
-            if (!strchr(o, '=')) { snprintf(err, errlen, "unexpected argument '%s' (options start with --, overrides are key=value)", o); return -1; }
-            a->over[a->n_over++] = argv[i];
-            continue;
+    const char *tokens = NULL, *temperature = NULL, *top_k = NULL, *seed = NULL, *from_task = NULL, *offset = NULL;
+    const CliOption opts[] = {
+        {"--prompt", &a->prompt, NULL}, {"--tokens", &tokens, NULL}, {"--temperature", &temperature, NULL},
+        {"--top-k", &top_k, NULL}, {"--seed", &seed, NULL}, {"--text-from-task", &from_task, NULL},
+        {"--offset", &offset, NULL}, {"--score", NULL, &a->score}, {NULL, NULL, NULL}};
+    // The overrides are compacted into argv itself: each lands at or before where it was read.
+    if (cli_read("generate", argc, argv, 2, opts, a->over, &a->n_over, argc - 2)) return 2;
+    long long v;
+    if (tokens) { if (cli_int("generate", "--tokens", tokens, 1, 1 << 20, &v)) return 2; a->tokens = (int)v; }
+    if (top_k) { if (cli_int("generate", "--top-k", top_k, 0, 1 << 20, &v)) return 2; a->top_k = (int)v; }
+    if (seed) { if (cli_int("generate", "--seed", seed, 0, 1LL << 62, &v)) return 2; a->seed = (unsigned long long)v; }
+    if (from_task) { if (cli_int("generate", "--text-from-task", from_task, 2, 1 << 20, &v)) return 2; a->from_task = (int)v; }
+    if (offset) { if (cli_int("generate", "--offset", offset, 0, 1 << 20, &v)) return 2; a->offset = (int)v; }
+    if (temperature && cli_float("generate", "--temperature", temperature, 0, 1e6, &a->temperature)) return 2;
+    for (int i = 0; i < a->n_over; i++)
+        if (!strchr(a->over[i], '=')) {
+            fprintf(stderr, "generate: unexpected argument '%.80s' (options start with --, overrides are key=value)\n", a->over[i]);
+            return 2;
         }
-        if (!strcmp(o, "--score")) { a->score = 1; continue; }
-        const char *v = i + 1 < argc ? argv[++i] : NULL;
-        int known = !strcmp(o, "--prompt") || !strcmp(o, "--tokens") || !strcmp(o, "--temperature") ||
-                    !strcmp(o, "--top-k") || !strcmp(o, "--seed") || !strcmp(o, "--text-from-task") || !strcmp(o, "--offset");
-        if (!known) { snprintf(err, errlen, "unknown option '%s' (see ./generate --help)", o); return -1; }
-        if (!v) { snprintf(err, errlen, "%s needs a value", o); return -1; }
-        if (!strcmp(o, "--prompt")) { a->prompt = v; continue; }
-        char *end;
-        errno = 0;
-        double x = !strcmp(o, "--temperature") ? strtod(v, &end) : (double)strtoll(v, &end, 10);
-        if (end == v || *end || errno || !isfinite(x)) { snprintf(err, errlen, "%s: '%s' is not a number", o, v); return -1; }
-        if (!strcmp(o, "--temperature")) {
-            if (x < 0 || x > 1e6) { snprintf(err, errlen, "--temperature must be >= 0, got %s", v); return -1; }
-            a->temperature = (float)x;
-            continue;
-        }
-        long lo = !strcmp(o, "--tokens") ? 1 : !strcmp(o, "--text-from-task") ? 2 : 0, hi = 1L << 20;
-        if (!strcmp(o, "--seed")) hi = 1L << 62;
-        if (x < lo || x > hi) { snprintf(err, errlen, "%s must be in %ld..%ld, got %s", o, lo, hi, v); return -1; }
-        if (!strcmp(o, "--tokens")) a->tokens = (int)x;
-        else if (!strcmp(o, "--top-k")) a->top_k = (int)x;
-        else if (!strcmp(o, "--seed")) a->seed = (unsigned long long)strtoll(v, NULL, 10);
-        else if (!strcmp(o, "--text-from-task")) a->from_task = (int)x;
-        else a->offset = (int)x;
-    }
-    if (a->from_task && !a->score) { snprintf(err, errlen, "--text-from-task goes with --score"); return -1; }
-    if (a->from_task && a->prompt) { snprintf(err, errlen, "--score takes --prompt or --text-from-task, not both"); return -1; }
-    if (a->offset && !a->from_task) { snprintf(err, errlen, "--offset goes with --text-from-task"); return -1; }
-    return 0;
+    const char *wrong = a->from_task && !a->score ? "--text-from-task goes with --score"
+                      : a->from_task && a->prompt ? "--score takes --prompt or --text-from-task, not both"
+                      : a->offset && !a->from_task ? "--offset goes with --text-from-task" : NULL;
+    if (wrong) fprintf(stderr, "generate: %s\n", wrong);
+    return wrong ? 2 : 0;
 }
 
 // All of standard input; NULL if it cannot be read.
@@ -223,12 +212,9 @@ int main(int argc, char **argv) {
     runtime_init(argc, argv);
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
-    char err[1024];
     Args a;
-    if (parse_args(argc, argv, &a, err, sizeof err)) {
-        fprintf(stderr, "generate: %s\n", err);
-        return 2;
-    }
+    if (parse_args(argc, argv, &a)) return 2;
+    char err[1024];
     if (run(argv[1], &a, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
         return 1;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "core/runtime.h"
 #include "io/config.h"
+#include "run/cli.h"
 #include "run/run_dir.h"
 
 static const char *USAGE =
@@ -158,24 +159,11 @@ int main(int argc, char **argv) {
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
     const char *sentence = "the dog bites the man", *perm = NULL;
+    const CliOption opts[] = {{"--sentence", &sentence, NULL}, {"--perm", &perm, NULL}, {NULL, NULL, NULL}};
     char *over[64];
-    int n_over = 0;
+    int n_over;
+    if (cli_read("permute", argc, argv, 2, opts, over, &n_over, 64)) return 2;
     char err[1024];
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--sentence") && i + 1 < argc) {
-            sentence = argv[++i];
-        } else if (!strcmp(argv[i], "--perm") && i + 1 < argc) {
-            perm = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            fprintf(stderr, "error: unknown option '%s' (see ./permute --help)\n", argv[i]);
-            return 2;
-        } else if (n_over == 64) {
-            fprintf(stderr, "error: more than 64 overrides\n");
-            return 2;
-        } else {
-            over[n_over++] = argv[i];
-        }
-    }
     if (run(argv[1], sentence, perm, n_over, over, err, sizeof err)) {
         fprintf(stderr, "error: %s\n", err);
         return 1;

@@ -6,6 +6,7 @@
 #include "io/fileio.h"
 #include "run/attention.h"
 #include "run/bleu.h"
+#include "run/cli.h"
 #include "run/run_dir.h"
 #include "run/translate.h"
 
@@ -90,28 +91,20 @@ int main(int argc, char **argv) {
     runtime_init(argc, argv);
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
-    int beam = -1, batch = 64, threads = -1;
+    const char *beam_word = NULL, *alpha_word = NULL, *batch_word = NULL, *threads_word = NULL, *ref = NULL, *attn_dir = NULL;
+    const CliOption opts[] = {{"--beam", &beam_word, NULL}, {"--alpha", &alpha_word, NULL}, {"--batch", &batch_word, NULL},
+                              {"--threads", &threads_word, NULL}, {"--ref", &ref, NULL}, {"--attention", &attn_dir, NULL},
+                              {NULL, NULL, NULL}};
+    int n_rest;
+    if (cli_read("translate", argc, argv, 2, opts, NULL, &n_rest, 0)) return 2;
+    long long beam_n = -1, batch_n = 64, threads_n = -1;   // -1: the run's config decides
     float alpha = -1;
-    const char *ref = NULL, *attn_dir = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (!v) { fprintf(stderr, "translate: %s needs a value (see --help)\n", a); return 2; }
-        if (!strcmp(a, "--beam")) beam = (int)strtol(v, &end, 10);
-        else if (!strcmp(a, "--alpha")) alpha = strtof(v, &end);
-        else if (!strcmp(a, "--batch")) batch = (int)strtol(v, &end, 10);
-        else if (!strcmp(a, "--threads")) threads = (int)strtol(v, &end, 10);
-        else if (!strcmp(a, "--ref")) ref = v;
-        else if (!strcmp(a, "--attention")) attn_dir = v;
-        else { fprintf(stderr, "translate: unknown option '%s' (see --help)\n", a); return 2; }
-        if (end && (*end || end == v)) { fprintf(stderr, "translate: %s: '%s' is not a number\n", a, v); return 2; }
-        i++;
-    }
-    if ((beam != -1 && (beam < 1 || beam > 256)) || batch < 1 || batch > 4096 || (alpha != -1 && (alpha < 0 || alpha > 10)) ||
-        threads < -1) {
-        fprintf(stderr, "translate: --beam 1..256, --batch 1..4096, --alpha 0..10, --threads >= 0\n");
+    if ((beam_word && cli_int("translate", "--beam", beam_word, 1, 256, &beam_n)) ||
+        (batch_word && cli_int("translate", "--batch", batch_word, 1, 4096, &batch_n)) ||
+        (threads_word && cli_int("translate", "--threads", threads_word, 0, 1024, &threads_n)) ||
+        (alpha_word && cli_float("translate", "--alpha", alpha_word, 0, 10, &alpha)))
         return 2;
-    }
+    int beam = (int)beam_n, batch = (int)batch_n, threads = (int)threads_n;
     char err[1024];
     Translator t;
     if (translator_open(&t, argv[1], err, sizeof err)) { fprintf(stderr, "error: %s\n", err); return 1; }
