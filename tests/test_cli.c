@@ -1,31 +1,12 @@
 // The tools' option reader (src/run/cli.c): options, flags, overrides compacted in place, and
 // each mistake's message and exit code.
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "capture.h"
 #include "check.h"
 #include "run/cli.h"
 
 static char said[512];   // what the last call printed on standard error
-
-static int saved_stderr;
-static FILE *capture_begin(void) {
-    fflush(stderr);
-    saved_stderr = dup(2);
-    FILE *tmp = tmpfile();
-    dup2(fileno(tmp), 2);
-    return tmp;
-}
-static void capture_end(FILE *tmp) {
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(tmp);
-    size_t n = fread(said, 1, sizeof said - 1, tmp);
-    said[n] = 0;
-    fclose(tmp);
-}
 
 // Runs cli_read on the words of `line` (split at spaces) with the options of ./generate's
 // shape, standard error captured into `said`.
@@ -40,9 +21,9 @@ static int read_line(const char *line, Got *g, int max_rest) {
     *g = (Got){0};
     const CliOption opts[] = {{"--prompt", &g->prompt, NULL}, {"--tokens", &g->tokens, NULL},
                               {"--score", NULL, &g->score}, {NULL, NULL, NULL}};
-    FILE *tmp = capture_begin();
+    Capture c = capture_begin();
     int rc = cli_read("tool", argc, argv, 1, opts, g->rest, &g->n_rest, max_rest);
-    capture_end(tmp);
+    capture_end(&c, said, sizeof said);
     return rc;
 }
 
@@ -78,7 +59,7 @@ static void test_mistakes_are_named_and_exit_2(void) {
 static void test_numbers(void) {
     long long v = 0;
     float f = 0;
-    FILE *tmp = capture_begin();
+    Capture c = capture_begin();
     CHECK(cli_int("tool", "--n", "12", 1, 20, &v) == 0 && v == 12, "12 -> %lld", v);
     CHECK(cli_int("tool", "--n", "-3", -5, 20, &v) == 0 && v == -3, "-3 -> %lld", v);
     CHECK(cli_int("tool", "--n", "0", 1, 20, &v) == 2, "0 below 1 accepted");
@@ -90,7 +71,7 @@ static void test_numbers(void) {
     CHECK(cli_float("tool", "--t", "nan", 0, 1, &f) == 2, "nan accepted");
     CHECK(cli_float("tool", "--t", "1.5", 0, 1, &f) == 2, "1.5 above 1 accepted");
     CHECK(cli_float("tool", "--t", "", 0, 1, &f) == 2, "empty accepted");
-    capture_end(tmp);
+    capture_end(&c, said, sizeof said);
     CHECK(strstr(said, "tool: --n must be in 1..20, got 0\n") && strstr(said, "tool: --n: '3x' is not an integer\n") &&
           strstr(said, "tool: --t: 'nan' is not a number\n"), "said '%s'", said);
 }

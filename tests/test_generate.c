@@ -6,12 +6,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capture.h"
 #include "check.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "pos/pos.h"
+#include "core/runtime.h"
 #include "run/generate.h"
+#include "run/progress.h"
 
 static Arena arena;
 enum { V = 17, PROMPT = 3, STEPS = 29 };   // 32 positions: 4x the learned table's 8 rows
@@ -160,6 +163,30 @@ static void test_learned_without_wrap_refuses(void) {
     model_free(&m);
 }
 
+// What progress_update draws, standard error captured. The loop is made to have started
+// 100 s ago, so the rate and ETA are known: 400 of 1000 tokens -> 4.0/s, 150 s left.
+static void test_progress_line(void) {
+    Capture capture = capture_begin();
+    Progress p = progress_start("generate", "tokens", 1000);
+    p.tty = 1;                       // as on a terminal
+    p.t0 = wall_seconds() - 100;
+    progress_update(&p, 400);
+    progress_update(&p, 600);        // within a quarter second of the last draw: nothing
+    progress_end(&p);
+    Progress quiet = progress_start("score", "positions", 10);
+    quiet.tty = 0;                   // a pipe or a log file: nothing at all
+    quiet.t0 = wall_seconds() - 100;
+    progress_update(&quiet, 5);
+    progress_end(&quiet);
+    Progress early = progress_start("score", "positions", 10);
+    early.tty = 1;                   // under a second: nothing, not even the final newline
+    progress_update(&early, 5);
+    progress_end(&early);
+    char said[256];
+    capture_end(&capture, said, sizeof said);
+    CHECK(!strcmp(said, "\rgenerate 400/1000 tokens | 4.0/s | ETA 2m30s   \n"), "drew '%s'", said);
+}
+
 int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
@@ -168,6 +195,7 @@ int main(void) {
     RUN(test_sampling_follows_the_seed);
     RUN(test_pick_distribution);
     RUN(test_learned_without_wrap_refuses);
+    RUN(test_progress_line);
     arena_free(&arena);
     return check_summary();
 }

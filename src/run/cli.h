@@ -1,9 +1,10 @@
-// The command line of the tools (./eval, ./generate, ./permute, ./translate, ./plot): one
+// The command line of the tools (./eval, ./generate, ./permute, ./translate): one
 // reader, so every tool names its options' mistakes the same way and exits 2 on them.
 //
 // A tool lists its options; cli_read walks argv, stores each option's word (or marks a flag)
 // and hands back every other word (config overrides, an input file) in order. Numbers are
-// read afterwards with cli_int / cli_float, which say which option was wrong and why.
+// read afterwards with cli_int / cli_float, which say which option was wrong and why. ./plot
+// keeps its own reader: its --filter may be given several times and adds up.
 #ifndef RUN_CLI_H
 #define RUN_CLI_H
 
