@@ -76,7 +76,10 @@ report dbm_runs_csv_rows "$([ "$rows" = $((2 * n_schemes)) ] || echo "$rows rows
 report dbm_permute_csv "$(csv_check "$D/permute.csv" 7 "6 7" "")"
 report dbm_curves_csv "$(csv_check "$D/curves.csv" 11 "2 3 5 6" "7 8 9 10 11")"
 report dbm_markdown "$(md_check "$D/results.md")"
-report dbm_provenance "$(grep -q "^Produced by commit [0-9a-f]\{7,\}.*; tools: .*; CPU: ." "$D/results.md" || echo "no provenance line (commit, tools, CPU) in results.md")"
+# The commit, or in a tree without git (a tarball; make mutate's scratch copy) that it is unknown.
+rev='[0-9a-f]\{7,\}'
+git rev-parse HEAD >/dev/null 2>&1 || rev='unknown (not a git checkout)'
+report dbm_provenance "$(grep -q "^Produced by commit $rev.*; tools: .*; CPU: ." "$D/results.md" || echo "no provenance line (commit $rev, tools, CPU) in results.md")"
 report dbm_svg "$(svg_check "$D"/*.svg)"
 # Without positions a sentence and its twin get the same logits, however short the training.
 report dbm_none_blind "$(awk -F, '$1 == "none" && ($7 != 0 || $8 > 1e-4) { print "none, form " $3 ": pair_acc " $7 ", twin diff " $8; exit }' "$D/runs.csv")"
