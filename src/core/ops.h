@@ -3,7 +3,7 @@
 // op's source file:
 //   ops_matmul.c     matmul, linear
 //   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout
-//   ops_norm.c       layernorm, softmax, cross_entropy
+//   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
 //   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
