@@ -12,6 +12,18 @@
 
 static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, grad); }
 
+// A value kept rounded where gcc (-ffp-contract=fast) would fuse the product inside it with
+// the add it feeds, even one in another statement. clang contracts within an expression
+// only, and a ?: ends one.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_assoc_barrier)
+#define ROUNDED(v) __builtin_assoc_barrier(v)
+#endif
+#endif
+#ifndef ROUNDED
+#define ROUNDED(v) (v)
+#endif
+
 // --- add: out = a + b; b either a's shape or a's trailing shape (broadcast over rows) ----
 
 // d += g over n elements, or d = 0 + g when d is written first (0 + g, not g: -0 becomes +0,
@@ -218,6 +230,46 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     }
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
+        n->f[0] = p;
+        n->aux = keep;
+    }
+    return out;
+}
+
+// --- add_dropout: out = x + Drop(y), x and y of one shape (a residual) ----------------
+// Drop(y) rounds as op_dropout's output did, and the sum as op_add's; one pass instead of
+// two and no tensor for Drop(y). aux = mask.
+
+static void add_dropout_backward(const Node *n) {
+    Tensor *x = n->in[0], *y = n->in[1];
+    const unsigned char *keep = n->aux;
+    const float *g = n->out->grad;
+    if (x->grad) grad_add(x, g, x->size);
+    if (!y->grad) return;
+    float *dy = y->grad, s = 1.0f / (1.0f - n->f[0]);
+    int acc = grad_accumulates(y);
+    // 0 + g: the gradient Drop(y) received from op_add (-0 became +0 there)
+    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < y->size; i++) dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+}
+
+Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {
+    if (p <= 0) return op_add(x, y);
+    if (x->size != y->size) { fprintf(stderr, "op_add_dropout: sizes differ\n"); abort(); }
+    int grad = tape_needs_grad(x, y, NULL);
+    Tensor *out = like(x, grad);
+    float s = 1.0f / (1.0f - p);
+    unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)y->size) : NULL;
+    const float *xs = x->data, *ys = y->data;
+    float *z = out->data;
+    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < y->size; i++) {
+        int k = hash_uniform(seed, (uint64_t)i) >= p;
+        z[i] = xs[i] + ROUNDED(k ? ys[i] * s : 0.0f);
+        if (keep) keep[i] = (unsigned char)k;
+    }
+    if (grad) {
+        Node *n = tape_record("add_dropout", add_dropout_backward, out, x, y, NULL);
         n->f[0] = p;
         n->aux = keep;
     }
