@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/tape.h"
@@ -11,18 +12,6 @@
 #define PARALLEL_ELEMS KERNEL_PARALLEL_ELEMS
 
 static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, grad); }
-
-// A value kept rounded where gcc (-ffp-contract=fast) would fuse the product inside it with
-// the add it feeds, even one in another statement. clang contracts within an expression
-// only, and a ?: ends one.
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_assoc_barrier)
-#define ROUNDED(v) __builtin_assoc_barrier(v)
-#endif
-#endif
-#ifndef ROUNDED
-#define ROUNDED(v) (v)
-#endif
 
 // --- add: out = a + b; b either a's shape or a's trailing shape (broadcast over rows) ----
 
@@ -240,6 +229,16 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
 // Drop(y) rounds as op_dropout's output did, and the sum as op_add's; one pass instead of
 // two and no tensor for Drop(y). aux = mask.
 
+// k ? v : +0 through the bits: with a ?: gcc fuses the product v into the add it feeds (a
+// masked fma), and Drop(y) would no longer be rounded as op_dropout stores it.
+static inline float kept(float v, int k) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= -(uint32_t)k;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
 static void add_dropout_backward(const Node *n) {
     Tensor *x = n->in[0], *y = n->in[1];
     const unsigned char *keep = n->aux;
@@ -265,7 +264,7 @@ Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {
     #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
     for (long i = 0; i < y->size; i++) {
         int k = hash_uniform(seed, (uint64_t)i) >= p;
-        z[i] = xs[i] + ROUNDED(k ? ys[i] * s : 0.0f);
+        z[i] = xs[i] + kept(ys[i] * s, k);
         if (keep) keep[i] = (unsigned char)k;
     }
     if (grad) {
