@@ -29,9 +29,10 @@ $(BUILD)/%.o: %.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# The optimizer writes the products it fuses as fmaf (src/core/optim.c): its rounding does
-# not depend on what the compiler would contract.
+# The optimizer and LayerNorm write the products they fuse as fmaf (src/core/optim.c,
+# ops_layernorm.c): their rounding does not depend on what the compiler would contract.
 $(BUILD)/src/core/optim.o: CFLAGS += -ffp-contract=off
+$(BUILD)/src/core/ops_layernorm.o: CFLAGS += -ffp-contract=off
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

@@ -1,10 +1,13 @@
 // Every op's gradient against central finite differences, on several shapes including
 // sizes that are not multiples of the SIMD width and T = 1.
+#include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "grad_check.h"
 #include "core/arena.h"
+#include "core/kernels.h"
 #include "util/hash.h"   // the dropout mask of the attention reference
 
 static Arena arena;
@@ -26,6 +29,7 @@ static Tensor *f_gelu(Tensor **in) { return op_gelu(in[0]); }
 static Tensor *f_log1p(Tensor **in) { return op_log1p(in[0]); }
 static Tensor *f_softplus(Tensor **in) { return op_softplus(in[0]); }
 static Tensor *f_dropout(Tensor **in) { return op_dropout(in[0], g_p, 1234); }
+static Tensor *f_add_dropout(Tensor **in) { return op_add_dropout(in[0], in[1], g_p, 1234); }
 static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
 static Tensor *f_softmax(Tensor **in) { return op_softmax(in[0], in[1]); }
 static Tensor *f_xent(Tensor **in) { return op_cross_entropy(in[0], g_targets, 0, g_eps); }
@@ -141,6 +145,57 @@ static void test_elementwise(void) {
         grad_check("relu", f_relu, in, 1);
         g_p = 0.3f;
         grad_check("dropout", f_dropout, in, 1);
+        in[1] = gc_input(3, shapes[s], 1);
+        grad_check("add_dropout", f_add_dropout, in, 2);
+    }
+}
+
+// op_add_dropout against op_add(x, op_dropout(y)), bit for bit: the sum, and the gradients
+// of x and y both written first and added to (each also feeds a second add); sizes around
+// the vector width and past the parallel threshold, p 0.1 and 0.5, 1 and 2 threads.
+static void test_add_dropout_matches_composition(void) {
+    const long sizes[] = {1, 17, 1000, 40003};
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        for (int k = 0; k < 4; k++)
+            for (int acc = 0; acc < 2; acc++) {
+                float p = acc ? 0.5f : 0.1f;
+                int n = (int)sizes[k];
+                Tensor *out[2], *x[2], *y[2];
+                float *g = malloc(sizeof(float) * (size_t)n);
+                for (int i = 0; i < n; i++) g[i] = i % 7 == 3 ? -0.0f : 2.0f * rng_uniform(&gc_rng) - 1.0f;
+                for (int fused = 0; fused < 2; fused++) {
+                    arena_reset(&arena);
+                    tape_reset();
+                    Rng r = rng_stream(7, (uint64_t)k);
+                    x[fused] = tensor_new(1, &n, 1), y[fused] = tensor_new(1, &n, 1);
+                    for (int i = 0; i < n; i++) x[fused]->data[i] = 2.0f * rng_uniform(&r) - 1.0f;
+                    for (int i = 0; i < n; i++) y[fused]->data[i] = 2.0f * rng_uniform(&r) - 1.0f;
+                    Tensor *z = fused ? op_add_dropout(x[fused], y[fused], p, 99)
+                                      : op_add(x[fused], op_dropout(y[fused], p, 99));
+                    // acc: x and y also feed a later add, whose backward writes their gradients first
+                    out[fused] = acc ? op_add(op_add(z, x[fused]), y[fused]) : z;
+                    memcpy(grad_zeroed(out[fused]), g, sizeof(float) * (size_t)n);
+                    tape_replay();
+                    if (!fused) {   // keep the composition's results past the next arena_reset
+                        Tensor *keep = malloc(sizeof(Tensor) * 3);
+                        float *copy = malloc(sizeof(float) * 5 * (size_t)n);
+                        memcpy(copy, z->data, sizeof(float) * (size_t)n);
+                        memcpy(copy + n, x[0]->grad, sizeof(float) * (size_t)n);
+                        memcpy(copy + 2 * n, y[0]->grad, sizeof(float) * (size_t)n);
+                        keep[0].data = copy, keep[1].data = copy + n, keep[2].data = copy + 2 * n;
+                        out[0] = &keep[0], x[0] = &keep[1], y[0] = &keep[2];
+                    } else {
+                        size_t b = sizeof(float) * (size_t)n;
+                        CHECK(!memcmp(out[0]->data, z->data, b), "n %d p %g, %d threads: sum differs", n, p, threads);
+                        CHECK(!memcmp(x[0]->data, x[1]->grad, b), "n %d p %g, %d threads: dx differs", n, p, threads);
+                        CHECK(!memcmp(y[0]->data, y[1]->grad, b), "n %d p %g, %d threads: dy differs", n, p, threads);
+                        free(out[0]->data);
+                        free(out[0]);
+                    }
+                }
+                free(g);
+            }
     }
 }
 
@@ -198,8 +253,8 @@ static void test_dropout_statistics(void) {
 }
 
 static void test_layernorm(void) {
-    int shapes[][2] = {{1, 1}, {3, 7}, {5, 33}};
-    for (int s = 0; s < 3; s++) {
+    int shapes[][2] = {{1, 1}, {3, 7}, {5, 33}, {2, 150}};   // 150: a rounded run of the row sums, then fused
+    for (int s = 0; s < 4; s++) {
         int xs[3] = {2, shapes[s][0], shapes[s][1]};
         Tensor *in[3] = {gc_input(3, xs, 1), gc_input(1, xs + 2, 1), gc_input(1, xs + 2, 1)};
         if (shapes[s][1] == 1) in[0]->grad = NULL;   // one feature: output = b, x has no gradient
@@ -217,6 +272,75 @@ static void test_layernorm_values(void) {
     Tensor *y = op_layernorm(x, w, b, 1e-5f);
     CHECK_NEAR(y->data[0], -0.3015113, 1e-5);
     CHECK_NEAR(y->data[1], 0.5 + 2 * 0.3015113, 1e-5);
+}
+
+// LayerNorm forward and backward bit for bit against one row at a time with every rounding
+// written out (ops_layernorm.c): products rounded over the first runs of 256 and 128
+// columns of the backward's row sums, fused over the rest. Widths below, at and past those
+// runs and the vector width; x used by two LayerNorms (its gradient written, then added
+// to); 1 and 2 threads, the last two shapes past the parallel threshold.
+// The products are stored in arrays first so that gcc cannot fuse them into the adds.
+static void layernorm_reference(const float *x, const float *w, const float *b, const float *dy, int R,
+                                int C, int acc, float *y, float *dx, float *dw, float *db) {
+    float *dn = malloc(sizeof(float) * (size_t)C), *xhat = malloc(sizeof(float) * (size_t)C);
+    float *prod = malloc(sizeof(float) * (size_t)C);
+    for (int c = 0; c < C; c++) dw[c] = db[c] = 0;
+    for (int r = 0; r < R; r++) {
+        const float *xr = x + (long)r * C, *g = dy + (long)r * C;
+        float mean = kernel_sum(xr, C) / C, lane[KERNEL_LANES] = {0};
+        for (int c = 0; c < C; c++) lane[c % KERNEL_LANES] = fmaf(xr[c] - mean, xr[c] - mean, lane[c % KERNEL_LANES]);
+        float rstd = 1.0f / sqrtf(kernel_lanes_total(lane) / C + 1e-5f);
+        for (int c = 0; c < C; c++) xhat[c] = (xr[c] - mean) * rstd, dn[c] = g[c] * w[c];
+        for (int c = 0; c < C; c++) prod[c] = dn[c] * xhat[c];
+        int rounded = C / 256 * 256 + (C % 256 >= 128 ? 128 : 0);
+        float s1[KERNEL_LANES] = {0}, s2[KERNEL_LANES] = {0};
+        for (int c = 0; c < C; c++) {
+            y[(long)r * C + c] = fmaf(xhat[c], w[c], b[c]);
+            s1[c % KERNEL_LANES] += dn[c];
+            s2[c % KERNEL_LANES] = c < rounded ? s2[c % KERNEL_LANES] + prod[c] : fmaf(dn[c], xhat[c], s2[c % KERNEL_LANES]);
+            dw[c] = fmaf(g[c], xhat[c], dw[c]);
+            db[c] += g[c];
+        }
+        float m1 = kernel_lanes_total(s1) / C, m2 = kernel_lanes_total(s2) / C;
+        for (int c = 0; c < C; c++) {
+            float *d = dx + (long)r * C + c;
+            *d = fmaf(rstd, fmaf(-xhat[c], m2, fmaf(g[c], w[c], -m1)), acc ? *d : 0.0f);
+        }
+    }
+    free(dn); free(xhat); free(prod);
+}
+
+static void test_layernorm_matches_reference(void) {
+    int shapes[][2] = {{3, 1}, {3, 16}, {3, 37}, {2, 128}, {2, 150}, {2, 256}, {2, 300}, {2, 400}, {3, 773}, {200, 400}, {90, 773}};
+    int n_shapes = (int)(sizeof shapes / sizeof shapes[0]);
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        for (int s = 0; s < n_shapes; s++) {
+            int R = shapes[s][0], C = shapes[s][1], xs[2] = {R, C};
+            arena_reset(&arena);
+            tape_reset();
+            Tensor *x = gc_input(2, xs, 1), *w1 = gc_input(1, &C, 1), *b1 = gc_input(1, &C, 1);
+            Tensor *w2 = gc_input(1, &C, 1), *b2 = gc_input(1, &C, 1);
+            for (long i = 0; i < x->size; i++) x->data[i] = 3 * x->data[i] + 0.5f;   // mean away from 0
+            Tensor *y1 = op_layernorm(x, w1, b1, 1e-5f), *y2 = op_layernorm(x, w2, b2, 1e-5f);
+            Tensor *y = op_add(y1, y2);
+            float *g = grad_zeroed(y);
+            for (long i = 0; i < y->size; i++) g[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            tape_replay();
+            long n = (long)R * C;
+            float *ry = malloc(sizeof(float) * 2 * n), *rdx = malloc(sizeof(float) * n);
+            float *rp = malloc(sizeof(float) * 4 * C);
+            // y2's backward runs first and writes dx; y1's adds to it.
+            layernorm_reference(x->data, w2->data, b2->data, g, R, C, 0, ry + n, rdx, rp + 2 * C, rp + 3 * C);
+            layernorm_reference(x->data, w1->data, b1->data, g, R, C, 1, ry, rdx, rp, rp + C);
+            size_t fb = sizeof(float);
+            CHECK(!memcmp(y1->data, ry, fb * n) && !memcmp(y2->data, ry + n, fb * n), "%d x %d, %d threads: forward differs", R, C, threads);
+            CHECK(!memcmp(x->grad, rdx, fb * n), "%d x %d, %d threads: dx differs", R, C, threads);
+            CHECK(!memcmp(w1->grad, rp, fb * C) && !memcmp(b1->grad, rp + C, fb * C) && !memcmp(w2->grad, rp + 2 * C, fb * C) &&
+                  !memcmp(b2->grad, rp + 3 * C, fb * C), "%d x %d, %d threads: dw or db differs", R, C, threads);
+            free(ry); free(rdx); free(rp);
+        }
+    }
 }
 
 static void test_softmax(void) {
@@ -563,7 +687,7 @@ int main(void) {
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
-    T(test_dropout_statistics); T(test_layernorm); T(test_layernorm_values); T(test_softmax); T(test_cross_entropy);
+    T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_query_pad);

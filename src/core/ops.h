@@ -2,8 +2,8 @@
 // records itself on the tape. Forward and backward of each op sit side by side in the
 // op's source file:
 //   ops_matmul.c     matmul, linear
-//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout
-//   ops_norm.c       layernorm, softmax, cross_entropy
+//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout, add_dropout
+//   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
 //   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
@@ -32,6 +32,9 @@ Tensor *op_softplus(Tensor *x);                 // log(1 + e^x), > 0 everywhere
 // Inverted dropout: zero with probability p, scale the rest by 1/(1-p). p = 0 returns x.
 // The mask is a hash of (seed, element index): same seed, same mask, any thread count.
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
+// x + op_dropout(y, p, seed) in one pass, bit for bit, without the dropped tensor (a
+// residual; x and y of one size). p = 0: op_add(x, y).
+Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed);
 
 // --- normalisation and losses ---------------------------------------------------------
 // LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * w + b; w, b (C).

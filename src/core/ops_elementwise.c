@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "core/tape.h"
@@ -218,6 +219,56 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     }
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
+        n->f[0] = p;
+        n->aux = keep;
+    }
+    return out;
+}
+
+// --- add_dropout: out = x + Drop(y), x and y of one shape (a residual) ----------------
+// Drop(y) rounds as op_dropout's output did, and the sum as op_add's; one pass instead of
+// two and no tensor for Drop(y). aux = mask.
+
+// k ? v : +0 through the bits: with a ?: gcc fuses the product v into the add it feeds (a
+// masked fma), and Drop(y) would no longer be rounded as op_dropout stores it.
+static inline float kept(float v, int k) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= -(uint32_t)k;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static void add_dropout_backward(const Node *n) {
+    Tensor *x = n->in[0], *y = n->in[1];
+    const unsigned char *keep = n->aux;
+    const float *g = n->out->grad;
+    if (x->grad) grad_add(x, g, x->size);
+    if (!y->grad) return;
+    float *dy = y->grad, s = 1.0f / (1.0f - n->f[0]);
+    int acc = grad_accumulates(y);
+    // 0 + g: the gradient Drop(y) received from op_add (-0 became +0 there)
+    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < y->size; i++) dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+}
+
+Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {
+    if (p <= 0) return op_add(x, y);
+    if (x->size != y->size) { fprintf(stderr, "op_add_dropout: sizes differ\n"); abort(); }
+    int grad = tape_needs_grad(x, y, NULL);
+    Tensor *out = like(x, grad);
+    float s = 1.0f / (1.0f - p);
+    unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)y->size) : NULL;
+    const float *xs = x->data, *ys = y->data;
+    float *z = out->data;
+    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
+    for (long i = 0; i < y->size; i++) {
+        int k = hash_uniform(seed, (uint64_t)i) >= p;
+        z[i] = xs[i] + kept(ys[i] * s, k);
+        if (keep) keep[i] = (unsigned char)k;
+    }
+    if (grad) {
+        Node *n = tape_record("add_dropout", add_dropout_backward, out, x, y, NULL);
         n->f[0] = p;
         n->aux = keep;
     }

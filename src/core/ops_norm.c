@@ -1,5 +1,5 @@
-// Row-wise ops over the last dimension: LayerNorm, softmax, and the fused
-// log-softmax + cross-entropy loss.
+// Row-wise ops over the last dimension: softmax and the fused log-softmax + cross-entropy
+// loss (LayerNorm: ops_layernorm.c).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,94 +9,6 @@
 #include "core/tape.h"
 
 #define PARALLEL_ELEMS (KERNEL_PARALLEL_ELEMS / 2)
-
-// --- layernorm: y = (x - mean) * rstd * w + b, rstd = 1/sqrt(var + eps) ---------------
-// saved: mean and rstd per row (R,2).
-
-// Row sums of a*b and of a*b*c in 16 lanes (kernel_sum's order).
-static void two_sums(const float *g, const float *w, const float *xr, float mean, float rstd, int C,
-                     float *sum_dn, float *sum_dn_xhat) {
-    float s1[KERNEL_LANES] = {0}, s2[KERNEL_LANES] = {0};
-    int c = 0;
-    for (; c + KERNEL_LANES <= C; c += KERNEL_LANES)
-        for (int l = 0; l < KERNEL_LANES; l++) {
-            float dn = g[c + l] * w[c + l];
-            s1[l] += dn;
-            s2[l] += dn * ((xr[c + l] - mean) * rstd);
-        }
-    for (int l = 0; c + l < C; l++) {
-        float dn = g[c + l] * w[c + l];
-        s1[l] += dn;
-        s2[l] += dn * ((xr[c + l] - mean) * rstd);
-    }
-    *sum_dn = kernel_lanes_total(s1);
-    *sum_dn_xhat = kernel_lanes_total(s2);
-}
-
-static void layernorm_backward(const Node *n) {
-    Tensor *x = n->in[0], *w = n->in[1], *b = n->in[2];
-    int R = (int)tensor_rows(x), C = tensor_cols(x);
-    const float *dy = n->out->grad, *stats = n->saved;
-    if (x->grad) {
-        int acc = grad_accumulates(x);
-        #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-        for (int r = 0; r < R; r++) {
-            const float *xr = x->data + (long)r * C, *g = dy + (long)r * C;
-            float mean = stats[2 * r], rstd = stats[2 * r + 1];
-            // dx = rstd * (dn - mean(dn) - xhat * mean(dn * xhat)), dn = dy * w
-            float sum_dn, sum_dn_xhat;
-            two_sums(g, w->data, xr, mean, rstd, C, &sum_dn, &sum_dn_xhat);
-            float *dx = x->grad + (long)r * C, m1 = sum_dn / C, m2 = sum_dn_xhat / C;
-            for (int c = 0; c < C; c++) {
-                float xhat = (xr[c] - mean) * rstd;
-                dx[c] = (acc ? dx[c] : 0.0f) + rstd * (g[c] * w->data[c] - m1 - xhat * m2);
-            }
-        }
-    }
-    // Parameter gradients sum over rows: each column in row order, columns split among threads.
-    enum { BLOCK = 64 };
-    int blocks = (C + BLOCK - 1) / BLOCK;
-    int acc_w = w->grad && grad_accumulates(w), acc_b = b->grad && grad_accumulates(b);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS && blocks > 1)
-    for (int cb = 0; cb < blocks; cb++) {
-        int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
-        float dw[BLOCK] = {0}, db[BLOCK] = {0};
-        for (int r = 0; r < R; r++) {
-            const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
-            float mean = stats[2 * r], rstd = stats[2 * r + 1];
-            for (int c = 0; c < nc; c++) {
-                dw[c] += g[c] * ((xr[c] - mean) * rstd);
-                db[c] += g[c];
-            }
-        }
-        for (int c = 0; c < nc; c++) {
-            if (w->grad) w->grad[c0 + c] = (acc_w ? w->grad[c0 + c] : 0.0f) + dw[c];
-            if (b->grad) b->grad[c0 + c] = (acc_b ? b->grad[c0 + c] : 0.0f) + db[c];
-        }
-    }
-}
-
-Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
-    int R = (int)tensor_rows(x), C = tensor_cols(x);
-    if (w->size != C || b->size != C) { fprintf(stderr, "op_layernorm: weight size != %d\n", C); abort(); }
-    int grad = tape_needs_grad(x, w, b);
-    Tensor *y = tensor_new(x->ndim, x->shape, grad);
-    float *stats = grad ? arena_alloc(tensor_arena(), sizeof(float) * 2 * (size_t)R) : NULL;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (int r = 0; r < R; r++) {
-        const float *xr = x->data + (long)r * C;
-        float mean = kernel_sum(xr, C) / C, var = kernel_sum_sq(xr, C, mean) / C;
-        float rstd = 1.0f / sqrtf(var + eps);
-        float *yr = y->data + (long)r * C;
-        for (int c = 0; c < C; c++) yr[c] = (xr[c] - mean) * rstd * w->data[c] + b->data[c];
-        if (stats) { stats[2 * r] = mean; stats[2 * r + 1] = rstd; }
-    }
-    if (grad) {
-        Node *n = tape_record("layernorm", layernorm_backward, y, x, w, b);
-        n->saved = stats;
-    }
-    return y;
-}
 
 // --- softmax over the last dim of x + bias --------------------------------------------
 // dz = y * (dy - sum(y * dy)), the same for x and for bias.

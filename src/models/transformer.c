@@ -128,7 +128,7 @@ static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *
     case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, call); break;
     default:        y = ffn_forward(&l->ffn, h); break;
     }
-    Tensor *sum = op_add(x, dropout_forward(&s->drop, y));
+    Tensor *sum = residual_dropout(&s->drop, x, y);
     return s->norm_first ? sum : norm_forward(norm, sum);
 }
 

@@ -12,6 +12,11 @@ Tensor *dropout_forward(const Dropout *d, Tensor *x) {
     return op_dropout(x, d->p, rng_next(d->rng));
 }
 
+Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y) {
+    if (d->p <= 0) return op_add(x, y);
+    return op_add_dropout(x, y, d->p, rng_next(d->rng));
+}
+
 void linear_declare(Linear *l, Params *ps, const char *name, int in, int out, int has_bias) {
     char buf[128];
     int ws[2] = {out, in};

@@ -16,6 +16,8 @@
 // training.
 typedef struct Dropout { float p; Rng *rng; } Dropout;
 Tensor *dropout_forward(const Dropout *d, Tensor *x);
+// x + dropout_forward(d, y), fused (op_add_dropout): the same draw and the same bits.
+Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y);
 
 // Linear: xavier-uniform weight (decayed), zero bias; with has_bias = 0 no bias tensor at all
 // (bias NULL, nothing named NAME.bias).

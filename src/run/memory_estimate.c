@@ -58,9 +58,11 @@ static double rope(const Shapes *s, double B, double T) {
     return own >= 0 ? own : floats(T) + floats(T * s->D) + tensor(B * T * s->d, s->g);
 }
 
-// One residual sub-layer around f: (pre-LN) norm, f, dropout, the sum; post-LN norms the sum.
+// One residual sub-layer around f: (pre-LN) norm, f, the sum x + Drop(f) (op_add_dropout:
+// only the mask besides the sum); post-LN norms the sum.
 static double residual(const Shapes *s, double rows, double f) {
-    return norm(s, rows) + f + dropout(s, rows * s->d) + tensor(rows * s->d, s->g);
+    double mask = s->drop && s->g ? aligned(rows * s->d) : 0;
+    return norm(s, rows) + f + mask + tensor(rows * s->d, s->g);
 }
 
 // A stack of layers over (B,T); cross attends to memory of length Tm.
