@@ -680,6 +680,35 @@ static void test_attention_query_pad(void) {
     CHECK(same_grads, "gradients changed when the padding queries were skipped");
 }
 
+// q = k = v = x: the op's three gradients land in one tensor, dq assigned and dk, dv added
+// to it (grad_accumulates), against the gradients of three copies summed. Head widths 16
+// (whole vectors) and 20 (a scalar tail), causal, padded keys, a partial block of rows.
+static void test_attention_shared_input(void) {
+    for (int D = 16; D <= 20; D += 4) {
+        int B = 2, T = 9, H = 2, shape[3] = {B, T, H * D};
+        Tensor *x = gc_input(3, shape, 1), *in[3];
+        int key_pad[18];
+        for (int j = 0; j < B * T; j++) key_pad[j] = j == T + 4;
+        AttnArgs a = { .n_heads = H, .key_pad = key_pad, .causal = 1 };
+        tape_reset();
+        float *dy = arena_alloc(&arena, sizeof(float) * (size_t)x->size);
+        for (long e = 0; e < x->size; e++) dy[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+        for (int c = 0; c < 3; c++) {
+            in[c] = tensor_new(3, shape, 1);
+            memcpy(in[c]->data, x->data, sizeof(float) * (size_t)x->size);
+        }
+        Tensor *outs[2] = {op_attention(x, x, x, &a), op_attention(in[0], in[1], in[2], &a)};
+        for (int o = 0; o < 2; o++) memcpy(grad_zeroed(outs[o]), dy, sizeof(float) * (size_t)x->size);
+        tape_replay();
+        double worst = 0;
+        for (long e = 0; e < x->size; e++) {
+            double want = (double)in[0]->grad[e] + in[1]->grad[e] + in[2]->grad[e];
+            worst = fmax(worst, fabs(x->grad[e] - want) / (1 + fabs(want)));
+        }
+        CHECK(worst < 1e-5, "D%d: the shared input's gradient differs from the copies' sum by %g", D, worst);
+    }
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -691,6 +720,7 @@ int main(void) {
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_query_pad);
+    T(test_attention_shared_input);
     arena_free(&arena);
     return check_summary();
 }

@@ -180,4 +180,45 @@ void kernel_softmax_row(const float *z, float *out, int n);
 // work saves.
 #define KERNEL_PARALLEL_WORK (1L << 17)
 #define KERNEL_PARALLEL_ELEMS (1L << 17)
+// kernel_lanes_total and kernel_max on a vector of KERNEL_LANES lanes: the same trees (lane l
+// with lane l + w, w = 8, 4, 2, 1), done as whole halves in registers instead of lane by lane
+// through memory, so the same bits. For loops that keep their 16 lanes in one vector.
+typedef float kernel_vec __attribute__((vector_size(KERNEL_LANES * sizeof(float))));
+static inline float kernel_vec_total(kernel_vec v) {
+    typedef float vec8 __attribute__((vector_size(8 * sizeof(float))));
+    typedef float vec4 __attribute__((vector_size(4 * sizeof(float))));
+    vec8 lo, hi;
+    __builtin_memcpy(&lo, &v, sizeof lo);
+    __builtin_memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    lo += hi;
+    vec4 lo4, hi4;
+    __builtin_memcpy(&lo4, &lo, sizeof lo4);
+    __builtin_memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    lo4 += hi4;
+    float l[4];
+    __builtin_memcpy(l, &lo4, sizeof l);
+    l[0] += l[2], l[1] += l[3];
+    return l[0] + l[1];
+}
+static inline float kernel_vec_max(kernel_vec v) {   // lane l takes lane l + w only if larger
+    typedef float vec8 __attribute__((vector_size(8 * sizeof(float))));
+    typedef float vec4 __attribute__((vector_size(4 * sizeof(float))));
+    typedef int vec8i __attribute__((vector_size(8 * sizeof(int))));
+    typedef int vec4i __attribute__((vector_size(4 * sizeof(int))));
+    vec8 lo, hi;
+    __builtin_memcpy(&lo, &v, sizeof lo);
+    __builtin_memcpy(&hi, (char *)&v + sizeof lo, sizeof hi);
+    vec8i larger = hi > lo;
+    lo = (vec8)(((vec8i)hi & larger) | ((vec8i)lo & ~larger));
+    vec4 lo4, hi4;
+    __builtin_memcpy(&lo4, &lo, sizeof lo4);
+    __builtin_memcpy(&hi4, (char *)&lo + sizeof lo4, sizeof hi4);
+    vec4i larger4 = hi4 > lo4;
+    lo4 = (vec4)(((vec4i)hi4 & larger4) | ((vec4i)lo4 & ~larger4));
+    float l[4];
+    __builtin_memcpy(l, &lo4, sizeof l);
+    l[0] = l[2] > l[0] ? l[2] : l[0];
+    l[1] = l[3] > l[1] ? l[3] : l[1];
+    return l[1] > l[0] ? l[1] : l[0];
+}
 #endif
