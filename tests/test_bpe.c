@@ -225,6 +225,23 @@ static void test_hostile_files(void) {
     unlink(path);
 }
 
+// Merges apply lowest rank first: with "a b" learned before "b c</w>", "abc" is ab + c, never
+// a + bc, though both pairs are present from the start (subword-nmt does the same).
+static void test_merge_order(void) {
+    char path[] = "/tmp/test_bpe_order_XXXXXX";
+    int fd = mkstemp(path);
+    const char *merges = "#version: 0.2\na b\nb c</w>\n";
+    if (write(fd, merges, strlen(merges)) < 0) CHECK(0, "write");
+    close(fd);
+    Bpe b;
+    char err[256], out[64];
+    CHECK(bpe_load(&b, path, err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(seg(&b, "abc", out, sizeof out), "ab@@ c"), "abc -> '%s', want 'ab@@ c'", out);
+    CHECK(!strcmp(seg(&b, "bc", out, sizeof out), "bc"), "bc -> '%s'", out);
+    bpe_free(&b);
+    unlink(path);
+}
+
 static void test_hostile_words(void) {
     const char *lines[] = {"aaaa aaaa bbbb", "aaaa"};
     PtSide s;
@@ -314,6 +331,7 @@ int main(void) {
     RUN(test_hand_example);
     RUN(test_determinism_and_round_trip);
     RUN(test_hostile_files);
+    RUN(test_merge_order);
     RUN(test_hostile_words);
     RUN(test_tokenizer);
     RUN(test_tokenizer_multi30k);
