@@ -106,22 +106,22 @@ static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, 
     micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
-// Column panels jp0..jp1-1 of B, NR columns each: panel jp at Bp + jp*NR*K holds
-// dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
+// Column panels jp0..jp1-1 of B, NR columns each: panel p at Bp + p*NR*K holds
+// dst[k*NR + c] = B(k, p*NR + c), zero past column N.
 static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp0, int jp1, int NR, float *Bp) {
-    for (int jp = jp0; jp < jp1; jp++)
-        if (N - jp * NR < NR) memset(Bp + (long)jp * NR * K, 0, sizeof(float) * (size_t)K * NR);
+    for (int p = jp0; p < jp1; p++)
+        if (N - p * NR < NR) memset(Bp + (long)p * NR * K, 0, sizeof(float) * (size_t)K * NR);
     if (B.cs == 1) {   // k outer across the panels: each row of B is read once, contiguously
         for (int k = 0; k < K; k++)
-            for (int jp = jp0; jp < jp1; jp++) {
-                int j0 = jp * NR, nc = N - j0 < NR ? N - j0 : NR;
-                memcpy(Bp + (long)jp * NR * K + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
+            for (int p = jp0; p < jp1; p++) {
+                int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
+                memcpy(Bp + (long)p * NR * K + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
             }
     } else {   // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
-        for (int jp = jp0; jp < jp1; jp++) {
-            int j0 = jp * NR, nc = N - j0 < NR ? N - j0 : NR;
+        for (int p = jp0; p < jp1; p++) {
+            int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
             const float *src = B.p + j0 * B.cs;
-            float *dst = Bp + (long)jp * NR * K;
+            float *dst = Bp + (long)p * NR * K;
             for (int k = 0; k < K; k++)
                 for (int c = 0; c < nc; c++) dst[(long)k * NR + c] = src[k * B.rs + c * B.cs];
         }
