@@ -225,8 +225,8 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
 // a stride the hardware prefetchers do not follow).
 #define PACK_FLOATS 256
 
-// Rows i0..i0+M-1 of the product (all of it, or one chunk of a transposed A); B is packed
-// by the first chunk (pack_b set) and read by every chunk.
+// M rows of the product (all of it, or one chunk of a transposed A); B is packed
+// by the first chunk (pack_b_too set) and read by every chunk.
 static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
                       const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
