@@ -106,16 +106,25 @@ static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, 
     micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
-// Column panel jp of B, NR columns wide: dst[k*NR + c] = B(k, jp*NR + c), zero past column N.
-static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp, int NR, float *dst) {
-    int j0 = jp * NR, nc = N - j0 < NR ? N - j0 : NR;
-    if (nc < NR) memset(dst, 0, sizeof(float) * (size_t)K * NR);
-    if (B.cs == 1) {
-        for (int k = 0; k < K; k++) memcpy(dst + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
-    } else {   // k outer: contiguous writes, and NR read streams that each advance by B.rs
-        const float *src = B.p + j0 * B.cs;
+// Column panels jp0..jp1-1 of B, NR columns each: panel p at Bp + p*NR*K holds
+// dst[k*NR + c] = B(k, p*NR + c), zero past column N.
+static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp0, int jp1, int NR, float *Bp) {
+    for (int p = jp0; p < jp1; p++)
+        if (N - p * NR < NR) memset(Bp + (long)p * NR * K, 0, sizeof(float) * (size_t)K * NR);
+    if (B.cs == 1) {   // k outer across the panels: each row of B is read once, contiguously
         for (int k = 0; k < K; k++)
-            for (int c = 0; c < nc; c++) dst[(long)k * NR + c] = src[k * B.rs + c * B.cs];
+            for (int p = jp0; p < jp1; p++) {
+                int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
+                memcpy(Bp + (long)p * NR * K + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
+            }
+    } else {   // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
+        for (int p = jp0; p < jp1; p++) {
+            int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
+            const float *src = B.p + j0 * B.cs;
+            float *dst = Bp + (long)p * NR * K;
+            for (int k = 0; k < K; k++)
+                for (int c = 0; c < nc; c++) dst[(long)k * NR + c] = src[k * B.rs + c * B.cs];
+        }
     }
 }
 
@@ -127,18 +136,27 @@ typedef struct {
     long ldc;
 } Product;
 
-// Row panel ip of A, MR rows, all K: dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
-static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K, int ip, int MR, float *dst) {
-    int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
-    if (nr < MR) memset(dst, 0, sizeof(float) * (size_t)K * MR);
-    if (A.cs == 1) {
-        for (int r = 0; r < nr; r++) {
-            const float *src = A.p + (i0 + r) * A.rs;
-            for (int k = 0; k < K; k++) dst[(long)k * MR + r] = src[k];
+// Row panels ip0..ip1-1 of A, MR rows each, all K: panel ip at Ap + (ip - ip0)*MR*K holds
+// dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
+static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K, int ip0, int ip1, int MR, float *Ap) {
+    for (int ip = ip0; ip < ip1; ip++)
+        if (M - ip * MR < MR) memset(Ap + (long)(ip - ip0) * MR * K, 0, sizeof(float) * (size_t)K * MR);
+    if (A.cs == 1) {   // rows of a row-major A (an edge panel), each read sequentially
+        for (int ip = ip0; ip < ip1; ip++) {
+            int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
+            float *dst = Ap + (long)(ip - ip0) * MR * K;
+            for (int r = 0; r < nr; r++) {
+                const float *src = A.p + (i0 + r) * A.rs;
+                for (int k = 0; k < K; k++) dst[(long)k * MR + r] = src[k];
+            }
         }
-    } else {
+    } else {   // k outer across the panels: a transposed A (rs = 1) is read one stored row at a time
         for (int k = 0; k < K; k++)
-            for (int r = 0; r < nr; r++) dst[(long)k * MR + r] = A.p[(i0 + r) * A.rs + k * A.cs];
+            for (int ip = ip0; ip < ip1; ip++) {
+                int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
+                float *dst = Ap + (long)(ip - ip0) * MR * K + (long)k * MR;
+                for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
+            }
     }
 }
 
@@ -201,27 +219,16 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
     else         tile_body(g, ip0, ip1, jp0, jp1, 0);
 }
 
-void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) {   // empty sum
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-                float s = accumulate ? C[i * ldc + j] : 0.0f;
-                C[i * ldc + j] = bias ? s + bias[j] : s;
-            }
-        return;
-    }
-    // A transposed A is packed whole: past GEMM_A_PACK_MAX floats, do the rows in chunks
-    // (B is packed again per chunk; each element's sum is the same).
-    if (A.cs != 1 && (long)M * K > GEMM_A_PACK_MAX) {
-        int rows = (int)gemm_a_chunk_rows(M, K);
-        for (int i0 = 0; i0 < M; i0 += rows) {
-            MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
-            gemm(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias);
-        }
-        return;
-    }
-    int wide = gemm_wide_tile(N);
+// Packing is handed out in groups of panels that cover about PACK_FLOATS columns of B or
+// rows of a transposed A, so a group reads each stored row of the operand in one run of
+// 1 KiB or more (one panel alone read 32 or 192 bytes of each row, 3 KiB apart at d = 768,
+// a stride the hardware prefetchers do not follow).
+#define PACK_FLOATS 256
+
+// M rows of the product (all of it, or one chunk of a transposed A); B is packed
+// by the first chunk (pack_b_too set) and read by every chunk.
+static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
+                      const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int mc = MC_PANELS, nc = NC_PANELS;
@@ -235,31 +242,64 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     }
     int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc;
     // Row-major A is read in place (direct): only an edge panel (the last, if M is not a
-    // multiple of MR) is packed. A transposed view of A is packed once, every panel.
+    // multiple of MR) is packed. A transposed view of A is packed, every panel.
     int direct = A.cs == 1;
     int apack0 = direct ? mp - 1 : 0, apack1 = direct && M % MR == 0 ? apack0 : mp;
-    Arena *arena = tensor_arena();
-    ArenaMark mark = arena_mark(arena);
-    float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * K);
-    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)(apack1 - apack0 + 1) * MR * K);
+    int bgroup = (PACK_FLOATS + NR - 1) / NR, agroup = (PACK_FLOATS + MR - 1) / MR;
+    // with several threads, at least 2 groups of each operand per thread, for balance
+    while (bgroup > 1 && np < 2 * threads * bgroup) bgroup--;
+    while (agroup > 1 && apack1 - apack0 < 2 * threads * agroup) agroup--;
+    int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0, aunits = (apack1 - apack0 + agroup - 1) / agroup;
     Product g = {M, N, K, accumulate, direct, wide, A, Ap, Bp, bias, C, ldc};
-    int packs = np + apack1 - apack0;
     #pragma omp parallel num_threads(threads) if (parallel)
     {
         #pragma omp for schedule(dynamic)
-        for (int t = 0; t < packs; t++) {
+        for (int t = 0; t < bunits + aunits; t++) {
             // MR and NR as constants in each branch (the packing loops unroll by them)
-            if (t < np && wide) pack_b(B, N, K, t, GEMM_WIDE_NR, Bp + (long)t * NR * K);
-            else if (t < np)    pack_b(B, N, K, t, GEMM_NARROW_NR, Bp + (long)t * NR * K);
-            else if (wide)      pack_a(A, M, K, apack0 + t - np, GEMM_WIDE_MR, Ap + (long)(t - np) * MR * K);
-            else                pack_a(A, M, K, apack0 + t - np, GEMM_NARROW_MR, Ap + (long)(t - np) * MR * K);
+            int p0 = t < bunits ? t * bgroup : apack0 + (t - bunits) * agroup;
+            int p1 = t < bunits ? (p0 + bgroup < np ? p0 + bgroup : np) : (p0 + agroup < apack1 ? p0 + agroup : apack1);
+            float *Adst = Ap + (direct ? 0 : (long)p0 * MR * K);
+            if (t < bunits && wide) pack_b(B, N, K, p0, p1, GEMM_WIDE_NR, Bp);
+            else if (t < bunits)    pack_b(B, N, K, p0, p1, GEMM_NARROW_NR, Bp);
+            else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
+            else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
         }
+        // Row tiles vary fastest: consecutive tiles (on one thread, or the two threads at
+        // once) read the same column of B panels, from L2 while K x NC fits there (K <= 1024
+        // at NC = 384), and a new tile reads only its rows of A from L3; the other order read
+        // every tile's B panels from L3 (+5 % on the d = 768 products, docs/performance.md).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
-            int it = t / nt, jt = t % nt;
+            int it = t % mt, jt = t / mt;
             int ip1 = (it + 1) * mc, jp1 = (jt + 1) * nc;
             gemm_tile(&g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np);
         }
+    }
+}
+
+void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {   // empty sum
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float s = accumulate ? C[i * ldc + j] : 0.0f;
+                C[i * ldc + j] = bias ? s + bias[j] : s;
+            }
+        return;
+    }
+    int wide = gemm_wide_tile(N);
+    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+    // A transposed A is packed whole, or past GEMM_A_PACK_MAX floats in chunks of rows (a
+    // multiple of every tile's rows); B is packed once. Row-major A needs one edge panel.
+    int rows = A.cs == 1 ? M : (int)gemm_a_chunk_rows(M, K);
+    long a_panels = A.cs == 1 ? 1 : (rows + MR - 1) / MR;
+    Arena *arena = tensor_arena();
+    ArenaMark mark = arena_mark(arena);
+    float *Bp = arena_alloc(arena, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
+    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)a_panels * MR * K);
+    for (int i0 = 0; i0 < M; i0 += rows) {
+        MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
+        gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias, wide, Ap, Bp, i0 == 0);
     }
     arena_release(arena, mark);
 }
