@@ -151,7 +151,9 @@ static inline float kernel_max(const float *a, int n) {
         for (int l = 0; l < w; l++) lane[l] = lane[l + w] > lane[l] ? lane[l + w] : lane[l];
     return lane[0];
 }
-// sum of exp(a[i] - shift) and sum of (a[i] - shift)^2, in kernel_sum's order.
+// sum of exp(a[i] - shift) and sum of (a[i] - shift)^2, in kernel_sum's order. Each square
+// is fused into its lane (fmaf): the same bits in a file compiled without contraction
+// (optim.c, ops_layernorm.c) as in one where gcc would fuse it anyway.
 static inline float kernel_sum_exp(const float *a, int n, float shift) {
     float lane[KERNEL_LANES] = {0};
     int i = 0;
@@ -164,8 +166,14 @@ static inline float kernel_sum_sq(const float *a, int n, float shift) {
     float lane[KERNEL_LANES] = {0};
     int i = 0;
     for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
-        for (int l = 0; l < KERNEL_LANES; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
-    for (int l = 0; i + l < n; l++) lane[l] += (a[i + l] - shift) * (a[i + l] - shift);
+        for (int l = 0; l < KERNEL_LANES; l++) {
+            float d = a[i + l] - shift;
+            lane[l] = __builtin_fmaf(d, d, lane[l]);
+        }
+    for (int l = 0; i + l < n; l++) {
+        float d = a[i + l] - shift;
+        lane[l] = __builtin_fmaf(d, d, lane[l]);
+    }
     return kernel_lanes_total(lane);
 }
 

@@ -13,24 +13,6 @@
 
 #define PARALLEL_ELEMS (KERNEL_PARALLEL_ELEMS / 2)
 
-typedef float vec16 __attribute__((vector_size(KERNEL_LANES * sizeof(float))));
-
-// sum over c of (a[c] - shift)^2 in kernel_sum_sq's lanes and order, each square fused.
-static float sum_sq(const float *a, int n, float shift) {
-    float lane[KERNEL_LANES] = {0};
-    int i = 0;
-    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
-        for (int l = 0; l < KERNEL_LANES; l++) {
-            float d = a[i + l] - shift;
-            lane[l] = fmaf(d, d, lane[l]);
-        }
-    for (int l = 0; i + l < n; l++) {
-        float d = a[i + l] - shift;
-        lane[l] = fmaf(d, d, lane[l]);
-    }
-    return kernel_lanes_total(lane);
-}
-
 // --- backward, with xhat = (x - mean) * rstd and dn = dy * w:
 //     dx = rstd * (dn - mean(dn) - xhat * mean(dn * xhat)), dw = sum over rows of dy * xhat,
 //     db = sum over rows of dy. saved: mean and rstd per row (R,2).
@@ -47,14 +29,14 @@ static void dx_row(const float *g, const float *w, const float *xr, float mean, 
     if (C - rounded >= 128) rounded += 128;
     // Whole vectors here: written as a loop over lanes, gcc would build the in-order adds
     // from single lanes again.
-    vec16 v1 = {0}, v2 = {0};
+    kernel_vec v1 = {0}, v2 = {0};
     int c = 0;
     for (; c < rounded; c += KERNEL_LANES) {
-        vec16 gv, wv, xv;
+        kernel_vec gv, wv, xv;
         memcpy(&gv, g + c, sizeof gv);
         memcpy(&wv, w + c, sizeof wv);
         memcpy(&xv, xr + c, sizeof xv);
-        vec16 dn = gv * wv;
+        kernel_vec dn = gv * wv;
         v1 += dn;
         v2 += dn * ((xv - mean) * rstd);
     }
@@ -122,7 +104,7 @@ Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
     #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
     for (int r = 0; r < R; r++) {
         const float *xr = x->data + (long)r * C;
-        float mean = kernel_sum(xr, C) / C, var = sum_sq(xr, C, mean) / C;
+        float mean = kernel_sum(xr, C) / C, var = kernel_sum_sq(xr, C, mean) / C;
         float rstd = 1.0f / sqrtf(var + eps);
         float *yr = y->data + (long)r * C;
         for (int c = 0; c < C; c++) yr[c] = fmaf((xr[c] - mean) * rstd, w->data[c], b->data[c]);
