@@ -332,7 +332,8 @@ def run_c(args, only, threads):
     for line in out.stdout.splitlines():
         f = line.split("\t")
         rows[(f[0], f[1])] = dict(value=float(f[3]), aux=float(f[5]), peak=float(f[7]),
-                                  cpu=float(f[8]) if len(f) > 8 else 0, base=float(f[9]) if len(f) > 9 else 0)
+                                  cpu=float(f[8]) if len(f) > 8 else 0, base=float(f[9]) if len(f) > 9 else 0,
+                                  peak_frac=float(f[11]) / 100 if len(f) > 11 else 0)
     return rows
 
 
@@ -394,22 +395,25 @@ def compare(args):
 
     def both(c_only, c_key, kind, name, t, label, unit, flops=0.0):
         nonlocal blas
-        c, p = [], []
+        c, p, c_frac, p_frac = [], [], [], []
         for _ in range(args.runs):
             c.append(run_c(args, c_only, t)[c_key])
+            c_frac.append(c[-1]["peak_frac"])  # ./bench pairs each of its runs with a peak loop just before it
+            if flops:  # the same for PyTorch: the peak loop just before its run
+                pk = run_c(args, "peak", t)[("peak", "fma")]["value"]
             p.append(run_torch(args, kind, name, t, 1))
+            if flops:
+                p_frac.append(p[-1]["value"] * flops / 1e9 / pk)
         blas = p[-1]["blas"]
         cv, pv = statistics.median(x["value"] for x in c), statistics.median(x["value"] for x in p)
         cpk, ppk = max(x["peak"] for x in c), max(x["peak"] for x in p)
-        if flops and peak.get(t):
-            frac = "%5.1f%% %5.1f%%" % (100 * cv * flops / 1e9 / peak[t], 100 * pv * flops / 1e9 / peak[t])
-        else:
-            frac = "%6s %6s" % ("-", "-")
+        cf = statistics.median(c_frac) if flops else None
+        pf = statistics.median(p_frac) if flops else None
+        frac = "%5.1f%% %5.1f%%" % (100 * cf, 100 * pf) if flops else "%6s %6s" % ("-", "-")
         print("%-44s %7d %12.1f %12.1f %8.2fx %9.0f %9.0f %s   %s" % (label, t, cv, pv, cv / pv, cpk, ppk, frac, unit),
               flush=True)
         rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=cv / pv, c_peak=cpk, torch_peak=ppk, unit=unit,
-                         c_peak_frac=cv * flops / 1e9 / peak[t] if flops and peak.get(t) else None,
-                         torch_peak_frac=pv * flops / 1e9 / peak[t] if flops and peak.get(t) else None))
+                         c_peak_frac=cf, torch_peak_frac=pf))
 
     print("\n%-44s %7s %12s %12s %9s %9s %9s %6s %6s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB", "torch MiB",
                                                          "C pk", "pt pk"))
@@ -427,7 +431,7 @@ def compare(args):
                  "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT, "GFLOP/s")
     print("\nOpenBLAS core: %s; OpenMP waiting: C %s, PyTorch %s" % (blas, args.c_wait, args.torch_wait))
     print("MiB: peak resident memory of the run; pk: model FLOP/s (6 per weight + 12 L T d per token) as a fraction "
-          "of the peak above")
+          "of the peak loop run just before each run (median of the runs' ratios; the table above is for reference)")
     warn_blas(blas)
     if args.json:
         with open(args.json, "w") as f:
@@ -444,7 +448,8 @@ def write_markdown(args, rows, peak, blas):
     except OSError:
         commit = ""
     lines = ["Command: `/usr/bin/python3 scripts/bench_torch.py %s` (commit %s); medians of %d runs a side; "
-             "OpenBLAS core %s; OpenMP waiting: C %s, PyTorch %s; peak (`bench --only peak`): %s." % (
+             "OpenBLAS core %s; OpenMP waiting: C %s, PyTorch %s; %% peak: against the peak loop run just before "
+             "each run, median of the runs' ratios; the peak loop at the start (`bench --only peak`): %s." % (
                  " ".join(sys.argv[1:]), commit or "?", args.runs, blas, args.c_wait, args.torch_wait,
                  ", ".join("%.1f GFLOP/s on %d thread%s" % (v, t, "s" if t > 1 else "") for t, v in sorted(peak.items()))
                  or "not measured"),

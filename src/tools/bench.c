@@ -44,8 +44,9 @@ static const char *USAGE =
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
     "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n"
     "GFLOP/s (language models): model FLOPs per token (6 per weight + 12 L T d) times tokens/s;\n"
-    "% peak: that against `peak`, a register-only FMA loop on the same number of threads,\n"
-    "measured by this run (GFLOP/s by the wall clock, and per CPU-second of all threads).\n";
+    "% peak: that against `peak`, a register-only FMA loop on the same number of threads\n"
+    "(GFLOP/s by the wall clock, and per CPU-second of all threads). Each timed run is paired\n"
+    "with a 0.1 s peak loop just before it, and % peak is the median of the runs' ratios.\n";
 
 // --- model shapes ---------------------------------------------------------------------
 // Row b of a batch has a source of src_min + (7b mod span) tokens and a target of
@@ -172,9 +173,59 @@ static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float
     adamw_step_scaled(opt, &m->ps, 1e-3f, clip_scale(grad_norm(&m->ps), clip));
 }
 
+// The machine's peak: every thread runs a loop of independent fused multiply-adds on
+// vectors that never leave the registers (no loads, no stores), the widest the build's
+// -march allows. Twelve accumulators cover the FMA latency on two pipes. GFLOP/s counts 2
+// per lane per FMA; aux is the same per CPU-second of all threads, which survives a loaded
+// machine (the wall-clock figure does not).
+#if defined(__AVX512F__)
+#define PEAK_LANES 16
+#define PEAK_WIDTH "AVX-512"
+#elif defined(__AVX__)
+#define PEAK_LANES 8
+#define PEAK_WIDTH "AVX2"
+#else
+#define PEAK_LANES 4
+#define PEAK_WIDTH "128-bit"
+#endif
+typedef float peak_vec __attribute__((vector_size(PEAK_LANES * sizeof(float))));
+enum { PEAK_ACC = 12 };
+
+static float peak_loop(long iters, float seed) {
+    peak_vec acc[PEAK_ACC], mul = {0}, add = {0};
+    mul += 0.999999f;
+    add += seed * 1e-7f;
+    for (int a = 0; a < PEAK_ACC; a++) acc[a] = add + (float)a;
+    for (long i = 0; i < iters; i++)   // the sum below uses every accumulator: nothing is dropped
+        for (int a = 0; a < PEAK_ACC; a++) acc[a] = acc[a] * mul + add;
+    float sum = 0;
+    for (int a = 0; a < PEAK_ACC; a++)
+        for (int l = 0; l < PEAK_LANES; l++) sum += acc[a][l];
+    return sum;
+}
+
+// One timed region of the loop above on every thread (~0.1 s): GFLOP/s by the wall clock,
+// and per CPU-second of all threads in *per_cpu_s (if not NULL).
+static double peak_gflops(double *per_cpu_s) {
+    const long iters = 20000000;
+    volatile float sink = 0;
+    double t0 = wall_seconds(), c0 = cpu_seconds();
+    int threads = 1;
+    #pragma omp parallel reduction(+ : sink)
+    {
+        #pragma omp single
+        threads = omp_get_num_threads();
+        sink += peak_loop(iters, (float)omp_get_thread_num());
+    }
+    double flops = 2.0 * PEAK_LANES * PEAK_ACC * (double)iters * threads;
+    if (per_cpu_s) *per_cpu_s = flops / (cpu_seconds() - c0) / 1e9 * threads;
+    return flops / (wall_seconds() - t0) / 1e9;
+}
+
 // value and aux: the measured numbers; peak: peak RSS (MiB); cpu: CPU ms per training step;
-// base: RSS (MiB) before the first training step (model, optimizer state, batches).
-typedef struct { double value, aux, peak, cpu, base; } Result;
+// base: RSS (MiB) before the first training step (model, optimizer state, batches);
+// peak_frac: model FLOP/s against the peak loop run just before, median over the runs.
+typedef struct { double value, aux, peak, cpu, base, peak_frac; } Result;
 
 static Result bench_model(const Shape *s, int runs) {
     Config c;
@@ -188,12 +239,16 @@ static Result bench_model(const Shape *s, int runs) {
     tensor_set_arena(&arena);
     enum { NB = 4 };   // a few different batches, as a real run sees
     Batch batches[NB];
-    long tokens[NB], step_tokens = 0;
+    long tokens[NB];
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
     double base = peak_mib();
     for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);   // warm-up: size the arena
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
+    double *frac = malloc(sizeof(double) * runs), flops = model_flops_per_token(s);
     for (int r = 0; r < runs; r++) {
+        // The host's speed drifts between seconds (other tenants); the peak loop right before
+        // each run sees the same machine as the run it divides.
+        double peak = flops > 0 ? peak_gflops(NULL) : 0;
         long n = 0;
         double t0 = wall_seconds(), c0 = cpu_seconds();
         for (int i = 0; i < s->steps; i++) {
@@ -205,11 +260,10 @@ static Result bench_model(const Shape *s, int runs) {
         cpu[r] = (cpu_seconds() - c0) * 1000 / s->steps;
         ms[r] = dt * 1000 / s->steps;
         tps[r] = n / dt;
-        step_tokens = n / s->steps;
+        frac[r] = peak > 0 ? tps[r] * flops / 1e9 / peak : 0;
     }
-    (void)step_tokens;
-    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base};
-    free(ms); free(tps); free(cpu);
+    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base, median(frac, runs)};
+    free(ms); free(tps); free(cpu); free(frac);
     for (int i = 0; i < NB; i++) batch_free(&batches[i]);
     adamw_free(&opt);
     model_free(&m);
@@ -241,7 +295,7 @@ static Result bench_eval(int T, int runs) {
         ms[r] = (wall_seconds() - t0) * 1000;
     }
     tape_set_enabled(1);
-    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0};
+    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0, 0};
     free(ms);
     batch_free(&b);
     model_free(&m);
@@ -275,7 +329,7 @@ static Result bench_matmul(int n, int runs) {
         g[r] = flops * reps / (wall_seconds() - t0) / 1e9;
     }
     tape_set_enabled(1);
-    Result res = {median(g, runs), 0, peak_mib(), 0, 0};
+    Result res = {median(g, runs), 0, peak_mib(), 0, 0, 0};
     free(g);
     arena_free(&arena);
     return res;
@@ -308,7 +362,7 @@ static Result bench_attention(int runs) {
         if (r >= 0) ms[r] = (wall_seconds() - t0) * 1000 / reps;
     }
     double m = median(ms, runs);
-    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0};
+    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0, 0};
     free(ms);
     arena_free(&arena);
     return res;
@@ -329,62 +383,16 @@ static Result bench_forkjoin(int runs) {
         }
         if (r >= 0) us[r] = (wall_seconds() - t0) * 1e6 / REGIONS;
     }
-    Result res = {median(us, runs), 0, peak_mib(), 0, 0};
+    Result res = {median(us, runs), 0, peak_mib(), 0, 0, 0};
     free(us);
     return res;
 }
 
-// The machine's peak: every thread runs a loop of independent fused multiply-adds on
-// vectors that never leave the registers (no loads, no stores), the widest the build's
-// -march allows. Twelve accumulators cover the FMA latency on two pipes. GFLOP/s counts 2
-// per lane per FMA; aux is the same per CPU-second of all threads, which survives a loaded
-// machine (the wall-clock figure does not).
-#if defined(__AVX512F__)
-#define PEAK_LANES 16
-#define PEAK_WIDTH "AVX-512"
-#elif defined(__AVX__)
-#define PEAK_LANES 8
-#define PEAK_WIDTH "AVX2"
-#else
-#define PEAK_LANES 4
-#define PEAK_WIDTH "128-bit"
-#endif
-typedef float peak_vec __attribute__((vector_size(PEAK_LANES * sizeof(float))));
-enum { PEAK_ACC = 12 };
-
-static float peak_loop(long iters, float seed) {
-    peak_vec acc[PEAK_ACC], mul = {0}, add = {0};
-    mul += 0.999999f;
-    add += seed * 1e-7f;
-    for (int a = 0; a < PEAK_ACC; a++) acc[a] = add + (float)a;
-    for (long i = 0; i < iters; i++)   // the sum below uses every accumulator: nothing is dropped
-        for (int a = 0; a < PEAK_ACC; a++) acc[a] = acc[a] * mul + add;
-    float sum = 0;
-    for (int a = 0; a < PEAK_ACC; a++)
-        for (int l = 0; l < PEAK_LANES; l++) sum += acc[a][l];
-    return sum;
-}
-
 static Result bench_peak(int runs) {
-    const long iters = 20000000;   // ~0.1 s on one core
     double *g = malloc(sizeof(double) * runs), *gc = malloc(sizeof(double) * runs);
-    volatile float sink = 0;
-    for (int r = -1; r < runs; r++) {   // r = -1 warms up (and wakes the threads)
-        double t0 = wall_seconds(), c0 = cpu_seconds();
-        int threads = 1;
-        #pragma omp parallel reduction(+ : sink)
-        {
-            #pragma omp single
-            threads = omp_get_num_threads();
-            sink += peak_loop(iters, (float)omp_get_thread_num());
-        }
-        double flops = 2.0 * PEAK_LANES * PEAK_ACC * (double)iters * threads;
-        if (r >= 0) {
-            g[r] = flops / (wall_seconds() - t0) / 1e9;
-            gc[r] = flops / (cpu_seconds() - c0) / 1e9 * threads;
-        }
-    }
-    Result res = {median(g, runs), median(gc, runs), peak_mib(), 0, 0};
+    peak_gflops(NULL);   // warms up (and wakes the threads)
+    for (int r = 0; r < runs; r++) g[r] = peak_gflops(&gc[r]);
+    Result res = {median(g, runs), median(gc, runs), peak_mib(), 0, 0, 0};
     free(g); free(gc);
     return res;
 }
@@ -491,12 +499,10 @@ int main(int argc, char **argv) {
     // The peak first: the language-model rows give their FLOP/s as a fraction of it.
     int need_peak = wanted(only, "peak");
     for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
-    double peak[8] = {0};
     if (need_peak && !tsv) printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s", "per CPU-s");
     for (int t = 0; need_peak && t < n_threads; t++) {
         Result r;
         if (measure(K_PEAK, 0, threads[t], runs, &r)) { failed = 1; continue; }
-        peak[t] = r.value;
         if (tsv) printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", threads[t], r.value, r.aux, r.peak);
         else printf("%-44s %7s %10.1f %13.1f\n", "fused multiply-adds, " PEAK_WIDTH, threads_label(threads[t]), r.value, r.aux);
         fflush(stdout);
@@ -508,7 +514,7 @@ int main(int argc, char **argv) {
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
-            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9, pct = peak[t] > 0 ? 100 * gflops / peak[t] : 0;
+            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9, pct = 100 * r.peak_frac;
             if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n", SHAPES[s].name, threads[t],
                             r.value, r.aux, r.peak, r.cpu, r.base, gflops, pct);
             else if (gflops > 0)
