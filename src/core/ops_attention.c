@@ -206,7 +206,8 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
 // The *_block kernels work on V = 2 vectors of 16 columns at once while 32 remain, then on
 // V = 1: each number broadcast from a row of the block (g[r][j], x[r][e], w[r][j]) then feeds
 // V multiply-adds, and the R x V sums stay in registers (V is a constant where each *_cols
-// is inlined, so its loops over v unroll). Per element nothing changes.
+// is inlined, so its loops over v unroll; with V = 4 a full block's 32 sums would take every
+// vector register). Per element nothing changes.
 enum { ATTN_MAX_V = 2 };
 
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order (g = b->y), for the j < n[r] of
