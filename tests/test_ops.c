@@ -514,8 +514,9 @@ static void test_attention(void) {
 // from the definition in core/ops.h) on shapes that exercise every path of the blocked code:
 // full blocks of ATTN_ROW_BLOCK query rows and partial ones, rows with no key (padding
 // queries; causal rows of a shorter query side), the causal triangle of a block, head widths
-// below, at and above 16 (whole vectors and scalar tails), key counts around multiples of
-// 16, q scaled up (sharp rows). Upstream gradient random.
+// below, at and above 16 (whole vectors and scalar tails), two vectors at once (32 columns:
+// D 33, 53 = 32 + 16 + 5, 64; 48 and 80 keys = 32 + 16), key counts around multiples of 16,
+// q scaled up (sharp rows). Upstream gradient random.
 static void attention_reference_case(int B, int Tq, int Tk, int H, int D, int causal, int kpad, int qpad,
                                      int bias, float p, int lts, float q_gain) {
     int C = H * D, qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, bs[3] = {H, Tq, Tk};
@@ -596,8 +597,8 @@ static void attention_reference_case(int B, int Tq, int Tk, int H, int D, int ca
 
 static void test_attention_matches_reference(void) {
     static const int shapes[][3] = {{1, 1, 1}, {9, 9, 5}, {8, 8, 16}, {17, 17, 20}, {26, 26, 16}, {24, 26, 16},
-                                    {33, 31, 33}, {40, 40, 64}, {16, 48, 8}, {7, 3, 16}};   // Tq, Tk, D
-    for (int s = 0; s < 10; s++)
+                                    {33, 31, 33}, {40, 40, 64}, {16, 48, 8}, {7, 3, 16}, {70, 70, 53}};   // Tq, Tk, D
+    for (int s = 0; s < 11; s++)
         for (int c = 0; c < 16; c++) {
             int Tq = shapes[s][0], Tk = shapes[s][1], D = shapes[s][2];
             arena_reset(&arena);

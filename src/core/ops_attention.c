@@ -203,91 +203,110 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
+// The *_block kernels work on V = 2 vectors of 16 columns at once while 32 remain, then on
+// V = 1: each number broadcast from a row of the block (g[r][j], x[r][e], w[r][j]) then feeds
+// V multiply-adds, and the R x V sums stay in registers (V is a constant where each *_cols
+// is inlined, so its loops over v unroll; with V = 4 a full block's 32 sums would take every
+// vector register). Per element nothing changes.
+enum { ATTN_MAX_V = 2 };
+
 // rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order (g = b->y), for the j < n[r] of
-// each r: per element the same fused multiply-adds in the same order as one row after the
-// other. Per 16 columns the R vectors of x stay in registers while j runs; below nmin (every
-// j of a non-causal block) no row is tested.
-ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict rows, int D) {
+// each r and the V * 16 columns from e0: per element the same fused multiply-adds in the same
+// order as one row after the other. The R x V vectors of x stay in registers while j runs;
+// below nmin (every j of a non-causal block) no row is tested.
+ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int R, float *restrict rows, int D, int e0, int V) {
     float *const *g = b->y;
-    const float *const *x = b->x;
     const int *n = b->n;
-    int nmin = b->nmin, nmax = b->nmax;
-    int e0 = 0;
-    for (; e0 + 16 <= D; e0 += 16) {
-        vec16 xv[ATTN_ROW_BLOCK];
-        for (int r = 0; r < R; r++) memcpy(&xv[r], x[r] + e0, sizeof xv[r]);
-        float *row = rows + e0;
-        int j = 0;
-        for (; j < nmin; j++, row += D) {
-            vec16 acc;
-            memcpy(&acc, row, sizeof acc);
-            for (int r = 0; r < R; r++) acc += g[r][j] * xv[r];
-            memcpy(row, &acc, sizeof acc);
-        }
-        for (; j < nmax; j++, row += D) {
-            vec16 acc;
-            memcpy(&acc, row, sizeof acc);
-            for (int r = 0; r < R; r++)
-                if (j < n[r]) acc += g[r][j] * xv[r];
-            memcpy(row, &acc, sizeof acc);
-        }
-    }
-    if (e0 < D)
-        for (int j = 0; j < nmax; j++)
-            for (int r = 0; r < R; r++)
-                if (j < n[r])
-                    for (int e = e0; e < D; e++) rows[(long)j * D + e] += g[r][j] * x[r][e];
-}
-
-// out[r][j] = sum_e x[r][e] * mt[e, j] for j < n[r] (multiples of 16; out = b->y), e
-// ascending, one row after the other in effect, for R rows at once, 16 columns at a time in
-// registers, so each vector of mt is loaded once per block of rows and no partial sum goes
-// through memory.
-ALWAYS_INLINE void row_times_block(const RowBlock *b, int R, const float *mt, int D, long ld) {
-    for (int j0 = 0; j0 < b->nmax; j0 += 16) {
-        vec16 acc[ATTN_ROW_BLOCK];
-        for (int r = 0; r < R; r++) acc[r] = (vec16){0};
-        for (int e = 0; e < D; e++) {
-            vec16 m;
-            memcpy(&m, mt + e * ld + j0, sizeof m);
-            for (int r = 0; r < R; r++) acc[r] += b->x[r][e] * m;
-        }
+    vec16 xv[ATTN_ROW_BLOCK][ATTN_MAX_V];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) memcpy(&xv[r][v], b->x[r] + e0 + 16 * v, sizeof xv[r][v]);
+    float *row = rows + e0;
+    int j = 0;
+    for (; j < b->nmin; j++, row += D) {
+        vec16 acc[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&acc[v], row + 16 * v, sizeof acc[v]);
         for (int r = 0; r < R; r++)
-            if (j0 < b->n[r]) memcpy(b->y[r] + j0, &acc[r], sizeof acc[r]);
+            for (int v = 0; v < V; v++) acc[v] += g[r][j] * xv[r][v];
+        for (int v = 0; v < V; v++) memcpy(row + 16 * v, &acc[v], sizeof acc[v]);
+    }
+    for (; j < b->nmax; j++, row += D) {
+        vec16 acc[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&acc[v], row + 16 * v, sizeof acc[v]);
+        for (int r = 0; r < R; r++)
+            if (j < n[r]) for (int v = 0; v < V; v++) acc[v] += g[r][j] * xv[r][v];
+        for (int v = 0; v < V; v++) memcpy(row + 16 * v, &acc[v], sizeof acc[v]);
     }
 }
-
-// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e] (w = b->x, y = b->y), j ascending, for R
-// rows at once, so each row of x is read once per block; below nmin no row is tested.
-ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long ld, int D) {
-    const float *const *w = b->x;
-    float *const *y = b->y;
-    const int *n = b->n;
-    int nmin = b->nmin, nmax = b->nmax;
+ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict rows, int D) {
     int e0 = 0;
-    for (; e0 + 16 <= D; e0 += 16) {
-        vec16 acc[ATTN_ROW_BLOCK];
-        for (int r = 0; r < R; r++) acc[r] = (vec16){0};
-        const float *xr = x + e0;
-        int j = 0;
-        for (; j < nmin; j++, xr += ld) {
-            vec16 xv;
-            memcpy(&xv, xr, sizeof xv);
-            for (int r = 0; r < R; r++) acc[r] += w[r][j] * xv;
-        }
-        for (; j < nmax; j++, xr += ld) {
-            vec16 xv;
-            memcpy(&xv, xr, sizeof xv);
+    for (; e0 + 32 <= D; e0 += 32) add_outer_cols(b, R, rows, D, e0, 2);
+    for (; e0 + 16 <= D; e0 += 16) add_outer_cols(b, R, rows, D, e0, 1);
+    if (e0 < D)
+        for (int j = 0; j < b->nmax; j++)
             for (int r = 0; r < R; r++)
-                if (j < n[r]) acc[r] += w[r][j] * xv;
-        }
-        for (int r = 0; r < R; r++) memcpy(y[r] + e0, &acc[r], sizeof acc[r]);
+                if (j < b->n[r])
+                    for (int e = e0; e < D; e++) rows[(long)j * D + e] += b->y[r][j] * b->x[r][e];
+}
+
+// out[r][j] = sum_e x[r][e] * mt[e, j] for the V * 16 columns from j0 (out = b->y; stored
+// where j < n[r], a multiple of 16), e ascending, one row after the other in effect, for R
+// rows at once in registers, so each vector of mt is loaded once per block of rows and no
+// partial sum goes through memory.
+ALWAYS_INLINE void row_times_cols(const RowBlock *b, int R, const float *mt, int D, long ld, int j0, int V) {
+    vec16 acc[ATTN_ROW_BLOCK][ATTN_MAX_V];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) acc[r][v] = (vec16){0};
+    for (int e = 0; e < D; e++) {
+        vec16 m[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&m[v], mt + e * ld + j0 + 16 * v, sizeof m[v]);
+        for (int r = 0; r < R; r++)
+            for (int v = 0; v < V; v++) acc[r][v] += b->x[r][e] * m[v];
     }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++)
+            if (j0 + 16 * v < b->n[r]) memcpy(b->y[r] + j0 + 16 * v, &acc[r][v], sizeof acc[r][v]);
+}
+ALWAYS_INLINE void row_times_block(const RowBlock *b, int R, const float *mt, int D, long ld) {
+    int j0 = 0;   // nmax is a multiple of 16
+    for (; j0 + 32 <= b->nmax; j0 += 32) row_times_cols(b, R, mt, D, ld, j0, 2);
+    for (; j0 < b->nmax; j0 += 16) row_times_cols(b, R, mt, D, ld, j0, 1);
+}
+
+// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e] for the V * 16 columns from e0 (w = b->x,
+// y = b->y), j ascending, for R rows at once, so each row of x is read once per block; below
+// nmin no row is tested.
+ALWAYS_INLINE void weighted_cols(const RowBlock *b, int R, const float *x, long ld, int e0, int V) {
+    const float *const *w = b->x;
+    const int *n = b->n;
+    vec16 acc[ATTN_ROW_BLOCK][ATTN_MAX_V];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) acc[r][v] = (vec16){0};
+    const float *xr = x + e0;
+    int j = 0;
+    for (; j < b->nmin; j++, xr += ld) {
+        vec16 xv[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + 16 * v, sizeof xv[v]);
+        for (int r = 0; r < R; r++)
+            for (int v = 0; v < V; v++) acc[r][v] += w[r][j] * xv[v];
+    }
+    for (; j < b->nmax; j++, xr += ld) {
+        vec16 xv[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + 16 * v, sizeof xv[v]);
+        for (int r = 0; r < R; r++)
+            if (j < n[r]) for (int v = 0; v < V; v++) acc[r][v] += w[r][j] * xv[v];
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < V; v++) memcpy(b->y[r] + e0 + 16 * v, &acc[r][v], sizeof acc[r][v]);
+}
+ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long ld, int D) {
+    int e0 = 0;
+    for (; e0 + 32 <= D; e0 += 32) weighted_cols(b, R, x, ld, e0, 2);
+    for (; e0 + 16 <= D; e0 += 16) weighted_cols(b, R, x, ld, e0, 1);
     for (int r = 0; r < R; r++)
         for (int e = e0; e < D; e++) {
             float sum = 0;
-            for (int j = 0; j < n[r]; j++) sum += w[r][j] * x[j * ld + e];
-            y[r][e] = sum;
+            for (int j = 0; j < b->n[r]; j++) sum += b->x[r][j] * x[j * ld + e];
+            b->y[r][e] = sum;
         }
 }
 
