@@ -2,15 +2,17 @@
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
-//   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
+//   2. split C into tiles of NC columns by all M rows (fewer rows with several threads, so
+//      that each has tiles to balance) and hand them to the threads (dynamic schedule: a
 //      thread slowed by another process takes fewer tiles); in a tile, for each block of
-//      KC values of k, each A panel (MR x KC) stays in L1 while the tile's B panels stream
-//      from L2 (the BLIS order for a kernel that broadcasts A);
+//      KC values of k, the tile's KC x NC block of B stays in L2 while every row of the tile
+//      passes it, each A panel (MR x KC) in L1 while the B panels stream from L2 (the BLIS
+//      order for a kernel that broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
-// KC, MC_PANELS and NC_PANELS can be set with -D to try other blockings; KC changes the
-// rounding of accumulating products (C + s is formed after the first k block).
+// KC and NC_PANELS can be set with -D to try other blockings; KC changes the rounding of
+// accumulating products (C + s is formed after the first k block).
 #include "core/kernels.h"
 #include <math.h>
 #include <omp.h>
@@ -31,9 +33,6 @@
 #define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
 #ifndef KC
 #define KC 384
-#endif
-#ifndef MC_PANELS
-#define MC_PANELS 16    // rows per tile = 16 * the register tile's rows
 #endif
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * its columns
@@ -160,10 +159,11 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
     }
 }
 
-// One MC x NC tile of C from the packed panels of B and the rows of A, with the wide or the
-// narrow register tile (a constant once inlined into gemm_tile). For each k block, each A
-// panel (MR rows x KC, 12 KiB for 8 x 48) stays in L1 while the tile's B panels (KC x NR
-// each, 576 KiB in all for 8 x 48) stream from L2, which the hardware prefetcher keeps up with;
+// One tile of C (rows ip0.. by columns jp0.. in panels) from the packed panels of B and the
+// rows of A, with the wide or the narrow register tile (a constant once inlined into
+// gemm_tile). For each k block, each A panel (MR rows x KC, 12 KiB for 8 x 48) stays in L1
+// while the tile's B panels (KC x NR each, 576 KiB in all for 8 x 48) stream from L2, which
+// the hardware prefetcher keeps up with;
 // the other order (a B panel against all the tile's A panels) held neither in L1 once
 // KC x NR outgrew it. Row-major A (g->direct) is read in place: the micro-kernel broadcasts
 // A(r, k) from MR rows, each read sequentially; packing it cost more than it saved (6 % of a
@@ -231,11 +231,14 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
                       const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
-    int mc = MC_PANELS, nc = NC_PANELS;
+    // A tile is all the rows: its block of B is read from L3 once per k block, where tiles
+    // of 128 rows read it once per 128 rows (K = 3072 products: 4.6 MiB of B per column,
+    // more than L2; +4-5 % on the d = 768 products, docs/performance.md, eighth session).
+    int mc = mp, nc = NC_PANELS;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
-    // With several threads, smaller tiles until there are at least 4 per thread: three
-    // tiles on two threads would leave one thread idle a third of the time.
+    // With several threads, fewer rows per tile until there are at least 4 tiles per thread:
+    // three tiles on two threads would leave one thread idle a third of the time.
     while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
         if (mc >= nc && mc > 1) mc /= 2;
         else nc /= 2;
@@ -264,10 +267,10 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
             else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
             else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
         }
-        // Row tiles vary fastest: consecutive tiles (on one thread, or the two threads at
-        // once) read the same column of B panels, from L2 while K x NC fits there (K <= 1024
-        // at NC = 384), and a new tile reads only its rows of A from L3; the other order read
-        // every tile's B panels from L3 (+5 % on the d = 768 products, docs/performance.md).
+        // Row tiles (several only with several threads) vary fastest: consecutive tiles (on
+        // one thread, or the two threads at once) read the same column of B panels, and a new
+        // tile reads only its rows of A from L3; the other order read every tile's B panels
+        // from L3 (+5 % on the d = 768 products, docs/performance.md, seventh session).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t % mt, jt = t / mt;
