@@ -2,17 +2,17 @@
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
-//   2. split C into tiles of NC columns by all M rows (fewer rows with several threads, so
-//      that each has tiles to balance) and hand them to the threads (dynamic schedule: a
-//      thread slowed by another process takes fewer tiles); in a tile, for each block of
+//   2. split C into tiles of NC columns by all M rows on one thread, MC rows with several
+//      (fewer if needed for 4 tiles a thread), and hand them to the threads (dynamic schedule:
+//      a thread slowed by another process takes fewer tiles); in a tile, for each block of
 //      KC values of k, the tile's KC x NC block of B stays in L2 while every row of the tile
 //      passes it, each A panel (MR x KC) in L1 while the B panels stream from L2 (the BLIS
 //      order for a kernel that broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
-// KC and NC_PANELS can be set with -D to try other blockings; KC changes the rounding of
-// accumulating products (C + s is formed after the first k block).
+// KC, MC_PANELS and NC_PANELS can be set with -D to try other blockings; KC changes the
+// rounding of accumulating products (C + s is formed after the first k block).
 #include "core/kernels.h"
 #include <math.h>
 #include <omp.h>
@@ -33,6 +33,9 @@
 #define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
 #ifndef KC
 #define KC 384
+#endif
+#ifndef MC_PANELS
+#define MC_PANELS 16    // rows per tile with several threads = 16 * the register tile's rows
 #endif
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * its columns
@@ -231,12 +234,14 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
                       const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
-    // A tile is all the rows: its block of B is read from L3 once per k block, where tiles
-    // of 128 rows read it once per 128 rows (K = 3072 products: 4.6 MiB of B per column,
-    // more than L2; +4-5 % on the d = 768 products, docs/performance.md, eighth session).
-    int mc = mp, nc = NC_PANELS;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
+    // On one thread a tile is all the rows, so each KC x NC block of B is read from L3 once
+    // per k block instead of once per 16 A panels (K = 3072: 4.6 MiB of B per column of
+    // tiles, more than L2; +2-3 % on the nine d = 768 products, docs/performance.md, eighth
+    // session). Several threads keep tiles of 16 A panels: full-height tiles gained nothing
+    // there, and a tile is what a thread stopped by another process holds the others up for.
+    int mc = threads > 1 ? MC_PANELS : mp, nc = NC_PANELS;
     // With several threads, fewer rows per tile until there are at least 4 tiles per thread:
     // three tiles on two threads would leave one thread idle a third of the time.
     while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
@@ -267,10 +272,10 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
             else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
             else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
         }
-        // Row tiles (several only with several threads) vary fastest: consecutive tiles (on
-        // one thread, or the two threads at once) read the same column of B panels, and a new
-        // tile reads only its rows of A from L3; the other order read every tile's B panels
-        // from L3 (+5 % on the d = 768 products, docs/performance.md, seventh session).
+        // Row tiles (several only with several threads) vary fastest: consecutive tiles (the
+        // threads at once) read the same column of B panels, and a new tile reads only its
+        // rows of A from L3; the other order read every tile's B panels from L3 (+5 % on the
+        // d = 768 products, docs/performance.md, seventh session).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t % mt, jt = t / mt;
