@@ -2,12 +2,13 @@
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
-//   2. split C into tiles of NC columns by all M rows on one thread, MC rows with several
-//      (fewer if needed for 4 tiles a thread), and hand them to the threads (dynamic schedule:
-//      a thread slowed by another process takes fewer tiles); in a tile, for each block of
-//      KC values of k, the tile's KC x NC block of B stays in L2 while every row of the tile
-//      passes it, each A panel (MR x KC) in L1 while the B panels stream from L2 (the BLIS
-//      order for a kernel that broadcasts A);
+//   2. split C into tiles of NC columns by MC rows (on one thread all M rows when K x NC is
+//      large, see gemm_rows; fewer rows with several threads if needed for 4 tiles a
+//      thread), and hand them to the threads (dynamic schedule: a thread slowed by another
+//      process takes fewer tiles); in a tile, for each block of KC values of k, the tile's
+//      KC x NC block of B stays in L2 while every row of the tile passes it, each A panel
+//      (MR x KC) in L1 while the B panels stream from L2 (the BLIS order for a kernel that
+//      broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
@@ -36,6 +37,9 @@
 #endif
 #ifndef MC_PANELS
 #define MC_PANELS 16    // rows per tile with several threads = 16 * the register tile's rows
+#endif
+#ifndef TALL_B_FLOATS
+#define TALL_B_FLOATS (256L * 1024)   // a column of B panels past this (1 MiB): full-height tiles
 #endif
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * its columns
@@ -236,12 +240,16 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
-    // On one thread a tile is all the rows, so each KC x NC block of B is read from L3 once
-    // per k block instead of once per 16 A panels (K = 3072: 4.6 MiB of B per column of
-    // tiles, more than L2; +2-3 % on the nine d = 768 products, docs/performance.md, eighth
-    // session). Several threads keep tiles of 16 A panels: full-height tiles gained nothing
-    // there, and a tile is what a thread stopped by another process holds the others up for.
-    int mc = threads > 1 ? MC_PANELS : mp, nc = NC_PANELS;
+    // Tiles of 16 A panels read their column of B panels (K x NC) from L2 after the first
+    // tile while it fits there beside A and C. Past TALL_B_FLOATS (K = 3072 at d = 768:
+    // 4.6 MiB) every such tile reads it from L3, so one thread takes all the rows in one
+    // tile: each KC x NC block of B is read from L3 once per k block (+2-3 % on the nine
+    // d = 768 products, docs/performance.md, eighth session). Below it a tall tile only
+    // pushes C out of L2 (the d = 128 LM's N = 128 products lost 2-3 %). Several threads
+    // keep tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what
+    // a thread stopped by another process holds the others up for.
+    int nc = NC_PANELS, cols = nc * NR < N ? nc * NR : N;
+    int mc = threads == 1 && (long)K * cols > TALL_B_FLOATS ? mp : MC_PANELS;
     // With several threads, fewer rows per tile until there are at least 4 tiles per thread:
     // three tiles on two threads would leave one thread idle a third of the time.
     while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
