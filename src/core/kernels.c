@@ -245,7 +245,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     // 4.6 MiB) every such tile reads it from L3, so one thread takes all the rows in one
     // tile: each KC x NC block of B is read from L3 once per k block (+2-3 % on the nine
     // d = 768 products, docs/performance.md, eighth session). Below it a tall tile only
-    // pushes C out of L2 (the d = 128 LM's N = 128 products lost 2-3 %). Several threads
+    // pushes C out of L2 (the d = 128 LM's gemm lost 2-3 % inside its steps). Several threads
     // keep tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what
     // a thread stopped by another process holds the others up for.
     int nc = NC_PANELS, cols = nc * NR < N ? nc * NR : N;
@@ -280,10 +280,10 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
             else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
             else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
         }
-        // Row tiles (several only with several threads) vary fastest: consecutive tiles (the
-        // threads at once) read the same column of B panels, and a new tile reads only its
-        // rows of A from L3; the other order read every tile's B panels from L3 (+5 % on the
-        // d = 768 products, docs/performance.md, seventh session).
+        // Row tiles vary fastest: consecutive tiles (on one thread, or the threads at once)
+        // read the same column of B panels, from L2 while K x NC fits there, and a new tile
+        // reads only its rows of A from L3; the other order read every tile's B panels from
+        // L3 (+5 % on the d = 768 products, docs/performance.md, seventh session).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t % mt, jt = t / mt;
