@@ -2,10 +2,13 @@
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
 //      per call and in parallel (row-major A is read in place, see gemm_tile);
-//   2. split C into tiles of MC x NC and hand them to the threads (dynamic schedule: a
-//      thread slowed by another process takes fewer tiles); in a tile, for each block of
-//      KC values of k, each A panel (MR x KC) stays in L1 while the tile's B panels stream
-//      from L2 (the BLIS order for a kernel that broadcasts A);
+//   2. split C into tiles of NC columns by MC rows (on one thread all M rows when K x NC is
+//      large, see gemm_rows; fewer rows with several threads if needed for 4 tiles a
+//      thread), and hand them to the threads (dynamic schedule: a thread slowed by another
+//      process takes fewer tiles); in a tile, for each block of KC values of k, the tile's
+//      KC x NC block of B stays in L2 while every row of the tile passes it, each A panel
+//      (MR x KC) in L1 while the B panels stream from L2 (the BLIS order for a kernel that
+//      broadcasts A);
 //   3. the micro-kernel keeps an MR x NR block of C in vector registers and does MR*NR/VL
 //      fused multiply-adds per k.
 // Any transpose is just a stride, handled while packing, so no op transposes a matrix.
@@ -33,7 +36,10 @@
 #define KC 384
 #endif
 #ifndef MC_PANELS
-#define MC_PANELS 16    // rows per tile = 16 * the register tile's rows
+#define MC_PANELS 16    // rows per tile with several threads = 16 * the register tile's rows
+#endif
+#ifndef TALL_B_FLOATS
+#define TALL_B_FLOATS (256L * 1024)   // a column of B panels past this (1 MiB): full-height tiles
 #endif
 #ifndef NC_PANELS
 #define NC_PANELS 8     // columns per tile = 8 * its columns
@@ -160,10 +166,11 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
     }
 }
 
-// One MC x NC tile of C from the packed panels of B and the rows of A, with the wide or the
-// narrow register tile (a constant once inlined into gemm_tile). For each k block, each A
-// panel (MR rows x KC, 12 KiB for 8 x 48) stays in L1 while the tile's B panels (KC x NR
-// each, 576 KiB in all for 8 x 48) stream from L2, which the hardware prefetcher keeps up with;
+// One tile of C (rows ip0.. by columns jp0.. in panels) from the packed panels of B and the
+// rows of A, with the wide or the narrow register tile (a constant once inlined into
+// gemm_tile). For each k block, each A panel (MR rows x KC, 12 KiB for 8 x 48) stays in L1
+// while the tile's B panels (KC x NR each, 576 KiB in all for 8 x 48) stream from L2, which
+// the hardware prefetcher keeps up with;
 // the other order (a B panel against all the tile's A panels) held neither in L1 once
 // KC x NR outgrew it. Row-major A (g->direct) is read in place: the micro-kernel broadcasts
 // A(r, k) from MR rows, each read sequentially; packing it cost more than it saved (6 % of a
@@ -231,11 +238,20 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
                       const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
-    int mc = MC_PANELS, nc = NC_PANELS;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
-    // With several threads, smaller tiles until there are at least 4 per thread: three
-    // tiles on two threads would leave one thread idle a third of the time.
+    // Tiles of 16 A panels read their column of B panels (K x NC) from L2 after the first
+    // tile while it fits there beside A and C. Past TALL_B_FLOATS (K = 3072 at d = 768:
+    // 4.6 MiB) every such tile reads it from L3, so one thread takes all the rows in one
+    // tile: each KC x NC block of B is read from L3 once per k block (+2-3 % on the nine
+    // d = 768 products, docs/performance.md, eighth session). Below it a tall tile only
+    // pushes C out of L2 (the d = 128 LM's gemm lost 2-3 % inside its steps). Several threads
+    // keep tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what
+    // a thread stopped by another process holds the others up for.
+    int nc = NC_PANELS, cols = nc * NR < N ? nc * NR : N;
+    int mc = threads == 1 && (long)K * cols > TALL_B_FLOATS ? mp : MC_PANELS;
+    // With several threads, fewer rows per tile until there are at least 4 tiles per thread:
+    // three tiles on two threads would leave one thread idle a third of the time.
     while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
         if (mc >= nc && mc > 1) mc /= 2;
         else nc /= 2;
@@ -264,10 +280,10 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
             else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
             else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
         }
-        // Row tiles vary fastest: consecutive tiles (on one thread, or the two threads at
-        // once) read the same column of B panels, from L2 while K x NC fits there (K <= 1024
-        // at NC = 384), and a new tile reads only its rows of A from L3; the other order read
-        // every tile's B panels from L3 (+5 % on the d = 768 products, docs/performance.md).
+        // Row tiles vary fastest: consecutive tiles (on one thread, or the threads at once)
+        // read the same column of B panels, from L2 while K x NC fits there, and a new tile
+        // reads only its rows of A from L3; the other order read every tile's B panels from
+        // L3 (+5 % on the d = 768 products, docs/performance.md, seventh session).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t % mt, jt = t / mt;
