@@ -496,7 +496,8 @@ int main(int argc, char **argv) {
                getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)", busy ? "; a competing process spins on one core" : "");
     }
     int failed = 0;
-    // The peak first: the language-model rows give their FLOP/s as a fraction of it.
+    // The peak first, for reference beside the language-model rows (each of their runs divides by
+    // a peak loop of its own, in bench_model).
     int need_peak = wanted(only, "peak");
     for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
     if (need_peak && !tsv) printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s", "per CPU-s");
