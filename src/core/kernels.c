@@ -25,10 +25,18 @@
 // 12 x 32 needs 14 (8 x 48 gained ~8 % on the d = 768 products, docs/performance.md, sixth
 // session); 12 x 32 stays for products whose N it pads less (toy widths: 8 x 48 lost ~30 % at
 // N = 64). 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
+// Columns per tile, NC_PANELS register tiles: 8 x 48 = 384 with AVX-512. With AVX2, 4 x 16 =
+// 64: every row tile reads the tile's column of B panels (K x NC) again, after its own rows of
+// A (96 x K) have passed through L2, and in the 512 KiB L2 of the Zen 3 machine AVX2 was
+// measured on, 64 columns at K = 768 (192 KiB) fit beside them where 128 (384 KiB) did not.
+// 64 columns: +2.5-3 % on the twelve d = 768 products, most on those with K >= 2304 (the VM
+// has no cache counters to confirm the cause; docs/performance.md, ninth session).
 #if defined(__AVX512F__)
 #define VL 16
+#define NC_PANELS_DEFAULT 8
 #else
 #define VL 8
+#define NC_PANELS_DEFAULT 4
 #endif
 #define MR_MAX GEMM_NARROW_MR
 #define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
@@ -42,7 +50,7 @@
 #define TALL_B_FLOATS (256L * 1024)   // a column of B panels past this (1 MiB): full-height tiles
 #endif
 #ifndef NC_PANELS
-#define NC_PANELS 8     // columns per tile = 8 * its columns
+#define NC_PANELS NC_PANELS_DEFAULT
 #endif
 
 typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
@@ -241,10 +249,11 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
     // Tiles of 16 A panels read their column of B panels (K x NC) from L2 after the first
-    // tile while it fits there beside A and C. Past TALL_B_FLOATS (K = 3072 at d = 768:
-    // 4.6 MiB) every such tile reads it from L3, so one thread takes all the rows in one
-    // tile: each KC x NC block of B is read from L3 once per k block (+2-3 % on the nine
-    // d = 768 products, docs/performance.md, eighth session). Below it a tall tile only
+    // tile while it fits there beside A and C. Past TALL_B_FLOATS (K = 3072 at d = 768 with
+    // AVX-512: 4.6 MiB; no d = 768 product with AVX2's 64 columns) every such tile reads it
+    // from L3, so one thread takes all the rows in one tile: each KC x NC block of B is read
+    // from L3 once per k block (+2-3 % on the nine d = 768 products, docs/performance.md,
+    // eighth session). Below it a tall tile only
     // pushes C out of L2 (the d = 128 LM's gemm lost 2-3 % inside its steps). Several threads
     // keep tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what
     // a thread stopped by another process holds the others up for.
