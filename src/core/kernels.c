@@ -31,12 +31,21 @@
 // measured on, 64 columns at K = 768 (192 KiB) fit beside them where 128 (384 KiB) did not.
 // 64 columns: +2.5-3 % on the twelve d = 768 products, most on those with K >= 2304 (the VM
 // has no cache counters to confirm the cause; docs/performance.md, ninth session).
+//
+// Stored rows of a transposed A packed at once, PACK_A_K (pack_a): the panels a group writes
+// lie MR x K floats apart, a multiple of 4 KiB for K = 1024 (the dW products), so one k's
+// MR floats of every panel fall in the same L1 set and evict each other; PACK_A_K = 16 writes
+// 16 k's of a panel (6 lines with AVX2) before the next. With AVX2 that took the packing of
+// the dW products from 10.2-10.9 % of their time to 6.9 % (perf); 1 (one row at a time) is
+// the order the AVX-512 path was measured with. Either order writes the same values.
 #if defined(__AVX512F__)
 #define VL 16
 #define NC_PANELS_DEFAULT 8
+#define PACK_A_K 1
 #else
 #define VL 8
 #define NC_PANELS_DEFAULT 4
+#define PACK_A_K 16
 #endif
 #define MR_MAX GEMM_NARROW_MR
 #define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
@@ -164,12 +173,14 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
                 for (int k = 0; k < K; k++) dst[(long)k * MR + r] = src[k];
             }
         }
-    } else {   // k outer across the panels: a transposed A (rs = 1) is read one stored row at a time
-        for (int k = 0; k < K; k++)
+    } else {   // k outer across the panels: a transposed A (rs = 1) is read PACK_A_K stored rows at a time
+        for (int k0 = 0; k0 < K; k0 += PACK_A_K)
             for (int ip = ip0; ip < ip1; ip++) {
-                int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
-                float *dst = Ap + (long)(ip - ip0) * MR * K + (long)k * MR;
-                for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
+                int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR, k1 = K - k0 < PACK_A_K ? K : k0 + PACK_A_K;
+                for (int k = k0; k < k1; k++) {
+                    float *dst = Ap + (long)(ip - ip0) * MR * K + (long)k * MR;
+                    for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
+                }
             }
     }
 }
