@@ -682,12 +682,16 @@ static void test_attention_query_pad(void) {
 }
 
 // The block kernels' contract, bit for bit: per output element the fused multiply-adds of
-// one row at a time, in order. Given the op's own probabilities (args.probs; no dropout, so
-// they are the weights), y[i][e] = sum over keys j ascending of p[i][j] v[j][e] and dv[j][e]
-// = sum over query rows i ascending of p[i][j] dy[i][e] are chains of fmaf from 0 (a masked
-// entry adds 0 * x, which changes no bit). Row counts make full blocks, groups within them
-// and a short block; padded keys and queries give rows of different lengths; head widths
-// are whole 16-column pieces (the scalar tail past them sums otherwise, see ops_attention.c).
+// one row at a time, in order. The probabilities (args.probs) are kernel_softmax_row's of
+// the scores q.k (a chain of fmaf over e ascending) times 1/sqrt(D), masked entries
+// -INFINITY; dq is the chain over keys of the softmax backward's dscore times k (the dot
+// p.dp in kernel_dot's lanes). Given the probabilities (no dropout, so they are the
+// weights), y[i][e] = sum over keys j
+// ascending of p[i][j] v[j][e] and dv[j][e] = sum over query rows i ascending of p[i][j]
+// dy[i][e] are chains of fmaf from 0 (a masked entry adds 0 * x, which changes no bit). Row
+// counts make full blocks, groups within them and a short block; padded keys and queries
+// give rows of different lengths; head widths are whole 16-column pieces (the scalar tail
+// past them sums otherwise, see ops_attention.c).
 static void test_attention_sums_in_row_order(void) {
     static const int shapes[][3] = {{21, 21, 16}, {21, 21, 64}, {8, 40, 32}, {37, 37, 48}};   // Tq, Tk, D
     for (int s = 0; s < 4; s++)
@@ -707,10 +711,36 @@ static void test_attention_sums_in_row_order(void) {
             float *dy = grad_zeroed(y);
             for (long e = 0; e < y->size; e++) dy[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
             tape_replay();
-            long y_wrong = 0, dv_wrong = 0;
+            long p_wrong = 0, dq_wrong = 0, y_wrong = 0, dv_wrong = 0;
+            float z[40], want[40], scale = 1.0f / sqrtf((float)D);
             for (int b = 0; b < B; b++)
                 for (int h = 0; h < H; h++) {
                     const float *ph = p + ((long)b * H + h) * Tq * Tk;
+                    for (int i = 0; i < Tq; i++) {
+                        if (a.query_pad && query_pad[b * Tq + i]) continue;
+                        for (int j = 0; j < Tk; j++) {
+                            float dot = 0;
+                            for (int e = 0; e < D; e++)
+                                dot = fmaf(q->data[((long)b * Tq + i) * C + h * D + e], k->data[((long)b * Tk + j) * C + h * D + e], dot);
+                            int masked = (a.causal && j > i + Tk - Tq) || (a.key_pad && key_pad[b * Tk + j]);
+                            z[j] = masked ? -INFINITY : dot * scale;
+                        }
+                        kernel_softmax_row(z, want, Tk);
+                        p_wrong += memcmp(want, ph + (long)i * Tk, sizeof(float) * (size_t)Tk) != 0;
+                        // dq = scale * sum_j p_j (dp_j - p.dp) k_j, dp_j = dy.v_j, p.dp in kernel_dot's lanes
+                        const float *pi = ph + (long)i * Tk, *dyi = dy + ((long)b * Tq + i) * C + h * D;
+                        for (int j = 0; j < Tk; j++) {
+                            z[j] = 0;
+                            for (int e = 0; e < D; e++) z[j] = fmaf(dyi[e], v->data[((long)b * Tk + j) * C + h * D + e], z[j]);
+                        }
+                        float pdp = kernel_dot(pi, z, Tk);
+                        for (int e = 0; e < D; e++) {
+                            float sum = 0;
+                            for (int j = 0; j < Tk; j++) sum = fmaf(pi[j] * (z[j] - pdp), k->data[((long)b * Tk + j) * C + h * D + e], sum);
+                            float got = q->grad[((long)b * Tq + i) * C + h * D + e], wanted = 0.0f + scale * sum;
+                            dq_wrong += memcmp(&wanted, &got, sizeof got) != 0;
+                        }
+                    }
                     for (int i = 0; i < Tq; i++)
                         for (int e = 0; e < D; e++) {
                             float sum = 0;
@@ -724,8 +754,9 @@ static void test_attention_sums_in_row_order(void) {
                             dv_wrong += memcmp(&sum, &v->grad[((long)b * Tk + j) * C + h * D + e], sizeof sum) != 0;
                         }
                 }
-            CHECK(y_wrong == 0 && dv_wrong == 0, "Tq%d Tk%d D%d causal %d pad %d: %ld outputs and %ld value gradients "
-                  "differ from the row-order sums", Tq, Tk, D, c & 1, c >> 1, y_wrong, dv_wrong);
+            CHECK(p_wrong == 0 && dq_wrong == 0 && y_wrong == 0 && dv_wrong == 0, "Tq%d Tk%d D%d causal %d pad %d: "
+                  "%ld rows of probabilities, %ld query gradients, %ld outputs and %ld value gradients differ from the "
+                  "row-order sums", Tq, Tk, D, c & 1, c >> 1, p_wrong, dq_wrong, y_wrong, dv_wrong);
         }
 }
 
