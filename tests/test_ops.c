@@ -681,17 +681,26 @@ static void test_attention_query_pad(void) {
     CHECK(same_grads, "gradients changed when the padding queries were skipped");
 }
 
-// The block kernels' contract, bit for bit: per output element the fused multiply-adds of
-// one row at a time, in order. The probabilities (args.probs) are kernel_softmax_row's of
-// the scores q.k (a chain of fmaf over e ascending) times 1/sqrt(D), masked entries
-// -INFINITY; dq is the chain over keys of the softmax backward's dscore times k (the dot
-// p.dp in kernel_dot's lanes). Given the probabilities (no dropout, so they are the
-// weights), y[i][e] = sum over keys j
-// ascending of p[i][j] v[j][e] and dv[j][e] = sum over query rows i ascending of p[i][j]
-// dy[i][e] are chains of fmaf from 0 (a masked entry adds 0 * x, which changes no bit). Row
-// counts make full blocks, groups within them and a short block; padded keys and queries
-// give rows of different lengths; head widths are whole 16-column pieces (the scalar tail
-// past them sums otherwise, see ops_attention.c).
+// a * b + c as this build computes `acc += a * b` in the kernels: one fused multiply-add
+// when the compiler contracts (-ffp-contract=fast, the optimised build), a rounded product
+// and a sum when it does not (ISO C's default, the sanitizer build). The probe: (1 + 2^-23)
+// (1 - 2^-23) - 1 is -2^-46 fused and 0 rounded.
+static float madd(float a, float b, float c) {
+    volatile float probe_a = 1.0f + 0x1p-23f, probe_b = 1.0f - 0x1p-23f;
+    float pa = probe_a, pb = probe_b;
+    return pa * pb - 1.0f != 0.0f ? fmaf(a, b, c) : a * b + c;
+}
+
+// The block kernels' contract, bit for bit: per output element the multiply-adds of one row
+// at a time, in order. The probabilities (args.probs) are kernel_softmax_row's of the scores
+// q.k (a chain of madd over e ascending) times 1/sqrt(D), masked entries -INFINITY; dq is the
+// chain over keys of the softmax backward's dscore times k (the dot p.dp in kernel_dot's
+// lanes). Given the probabilities (no dropout, so they are the weights), y[i][e] = sum over
+// keys j ascending of p[i][j] v[j][e] and dv[j][e] = sum over query rows i ascending of
+// p[i][j] dy[i][e] are chains of madd from 0 (a masked entry adds 0 * x, which changes no
+// bit). Row counts make full blocks, groups within them and a short block; padded keys and
+// queries give rows of different lengths; head widths are whole 16-column pieces (the scalar
+// tail past them sums otherwise, see ops_attention.c).
 static void test_attention_sums_in_row_order(void) {
     static const int shapes[][3] = {{21, 21, 16}, {21, 21, 64}, {8, 40, 32}, {37, 37, 48}};   // Tq, Tk, D
     for (int s = 0; s < 4; s++)
@@ -721,7 +730,7 @@ static void test_attention_sums_in_row_order(void) {
                         for (int j = 0; j < Tk; j++) {
                             float dot = 0;
                             for (int e = 0; e < D; e++)
-                                dot = fmaf(q->data[((long)b * Tq + i) * C + h * D + e], k->data[((long)b * Tk + j) * C + h * D + e], dot);
+                                dot = madd(q->data[((long)b * Tq + i) * C + h * D + e], k->data[((long)b * Tk + j) * C + h * D + e], dot);
                             int masked = (a.causal && j > i + Tk - Tq) || (a.key_pad && key_pad[b * Tk + j]);
                             z[j] = masked ? -INFINITY : dot * scale;
                         }
@@ -731,12 +740,12 @@ static void test_attention_sums_in_row_order(void) {
                         const float *pi = ph + (long)i * Tk, *dyi = dy + ((long)b * Tq + i) * C + h * D;
                         for (int j = 0; j < Tk; j++) {
                             z[j] = 0;
-                            for (int e = 0; e < D; e++) z[j] = fmaf(dyi[e], v->data[((long)b * Tk + j) * C + h * D + e], z[j]);
+                            for (int e = 0; e < D; e++) z[j] = madd(dyi[e], v->data[((long)b * Tk + j) * C + h * D + e], z[j]);
                         }
                         float pdp = kernel_dot(pi, z, Tk);
                         for (int e = 0; e < D; e++) {
                             float sum = 0;
-                            for (int j = 0; j < Tk; j++) sum = fmaf(pi[j] * (z[j] - pdp), k->data[((long)b * Tk + j) * C + h * D + e], sum);
+                            for (int j = 0; j < Tk; j++) sum = madd(pi[j] * (z[j] - pdp), k->data[((long)b * Tk + j) * C + h * D + e], sum);
                             float got = q->grad[((long)b * Tq + i) * C + h * D + e], wanted = 0.0f + scale * sum;
                             dq_wrong += memcmp(&wanted, &got, sizeof got) != 0;
                         }
@@ -744,13 +753,13 @@ static void test_attention_sums_in_row_order(void) {
                     for (int i = 0; i < Tq; i++)
                         for (int e = 0; e < D; e++) {
                             float sum = 0;
-                            for (int j = 0; j < Tk; j++) sum = fmaf(ph[i * Tk + j], v->data[((long)b * Tk + j) * C + h * D + e], sum);
+                            for (int j = 0; j < Tk; j++) sum = madd(ph[i * Tk + j], v->data[((long)b * Tk + j) * C + h * D + e], sum);
                             y_wrong += memcmp(&sum, &y->data[((long)b * Tq + i) * C + h * D + e], sizeof sum) != 0;
                         }
                     for (int j = 0; j < Tk; j++)
                         for (int e = 0; e < D; e++) {
                             float sum = 0;
-                            for (int i = 0; i < Tq; i++) sum = fmaf(ph[i * Tk + j], dy[((long)b * Tq + i) * C + h * D + e], sum);
+                            for (int i = 0; i < Tq; i++) sum = madd(ph[i * Tk + j], dy[((long)b * Tq + i) * C + h * D + e], sum);
                             dv_wrong += memcmp(&sum, &v->grad[((long)b * Tk + j) * C + h * D + e], sizeof sum) != 0;
                         }
                 }
