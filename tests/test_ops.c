@@ -681,6 +681,94 @@ static void test_attention_query_pad(void) {
     CHECK(same_grads, "gradients changed when the padding queries were skipped");
 }
 
+// a * b + c as this build computes `acc += a * b` in the kernels: one fused multiply-add
+// when the compiler contracts (-ffp-contract=fast, the optimised build), a rounded product
+// and a sum when it does not (ISO C's default, the sanitizer build). The probe: (1 + 2^-23)
+// (1 - 2^-23) - 1 is -2^-46 fused and 0 rounded.
+static float madd(float a, float b, float c) {
+    volatile float probe_a = 1.0f + 0x1p-23f, probe_b = 1.0f - 0x1p-23f;
+    float pa = probe_a, pb = probe_b;
+    return pa * pb - 1.0f != 0.0f ? fmaf(a, b, c) : a * b + c;
+}
+
+// The block kernels' contract, bit for bit: per output element the multiply-adds of one row
+// at a time, in order. The probabilities (args.probs) are kernel_softmax_row's of the scores
+// q.k (a chain of madd over e ascending) times 1/sqrt(D), masked entries -INFINITY; dq is the
+// chain over keys of the softmax backward's dscore times k (the dot p.dp in kernel_dot's
+// lanes). Given the probabilities (no dropout, so they are the weights), y[i][e] = sum over
+// keys j ascending of p[i][j] v[j][e] and dv[j][e] = sum over query rows i ascending of
+// p[i][j] dy[i][e] are chains of madd from 0 (a masked entry adds 0 * x, which changes no
+// bit). Row counts make full blocks, groups within them and a short block; padded keys and
+// queries give rows of different lengths; head widths are whole 16-column pieces (the scalar
+// tail past them sums otherwise, see ops_attention.c).
+static void test_attention_sums_in_row_order(void) {
+    static const int shapes[][3] = {{21, 21, 16}, {21, 21, 64}, {8, 40, 32}, {37, 37, 48}};   // Tq, Tk, D
+    for (int s = 0; s < 4; s++)
+        for (int c = 0; c < 4; c++) {
+            int B = 2, H = 2, Tq = shapes[s][0], Tk = shapes[s][1], D = shapes[s][2], C = H * D;
+            int qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, key_pad[2 * 40], query_pad[2 * 40];
+            for (int b = 0; b < B; b++) {
+                for (int j = 0; j < Tk; j++) key_pad[b * Tk + j] = (c & 2) && (j == 3 || j >= Tk - 5 * b);
+                for (int i = 0; i < Tq; i++) query_pad[b * Tq + i] = (c & 2) && (i == 1 || i >= Tq - 3 * b);
+            }
+            Tensor *q = gc_input(3, qs, 1), *k = gc_input(3, ks, 1), *v = gc_input(3, ks, 1);
+            float *p = arena_alloc(&arena, sizeof(float) * (size_t)B * H * Tq * Tk);
+            AttnArgs a = { .n_heads = H, .causal = c & 1, .probs = p, .key_pad = (c & 2) ? key_pad : NULL,
+                           .query_pad = (c & 2) ? query_pad : NULL };
+            tape_reset();
+            Tensor *y = op_attention(q, k, v, &a);
+            float *dy = grad_zeroed(y);
+            for (long e = 0; e < y->size; e++) dy[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            tape_replay();
+            long p_wrong = 0, dq_wrong = 0, y_wrong = 0, dv_wrong = 0;
+            float z[40], want[40], scale = 1.0f / sqrtf((float)D);
+            for (int b = 0; b < B; b++)
+                for (int h = 0; h < H; h++) {
+                    const float *ph = p + ((long)b * H + h) * Tq * Tk;
+                    for (int i = 0; i < Tq; i++) {
+                        if (a.query_pad && query_pad[b * Tq + i]) continue;
+                        for (int j = 0; j < Tk; j++) {
+                            float dot = 0;
+                            for (int e = 0; e < D; e++)
+                                dot = madd(q->data[((long)b * Tq + i) * C + h * D + e], k->data[((long)b * Tk + j) * C + h * D + e], dot);
+                            int masked = (a.causal && j > i + Tk - Tq) || (a.key_pad && key_pad[b * Tk + j]);
+                            z[j] = masked ? -INFINITY : dot * scale;
+                        }
+                        kernel_softmax_row(z, want, Tk);
+                        p_wrong += memcmp(want, ph + (long)i * Tk, sizeof(float) * (size_t)Tk) != 0;
+                        // dq = scale * sum_j p_j (dp_j - p.dp) k_j, dp_j = dy.v_j, p.dp in kernel_dot's lanes
+                        const float *pi = ph + (long)i * Tk, *dyi = dy + ((long)b * Tq + i) * C + h * D;
+                        for (int j = 0; j < Tk; j++) {
+                            z[j] = 0;
+                            for (int e = 0; e < D; e++) z[j] = madd(dyi[e], v->data[((long)b * Tk + j) * C + h * D + e], z[j]);
+                        }
+                        float pdp = kernel_dot(pi, z, Tk);
+                        for (int e = 0; e < D; e++) {
+                            float sum = 0;
+                            for (int j = 0; j < Tk; j++) sum = madd(pi[j] * (z[j] - pdp), k->data[((long)b * Tk + j) * C + h * D + e], sum);
+                            float got = q->grad[((long)b * Tq + i) * C + h * D + e], wanted = 0.0f + scale * sum;
+                            dq_wrong += memcmp(&wanted, &got, sizeof got) != 0;
+                        }
+                    }
+                    for (int i = 0; i < Tq; i++)
+                        for (int e = 0; e < D; e++) {
+                            float sum = 0;
+                            for (int j = 0; j < Tk; j++) sum = madd(ph[i * Tk + j], v->data[((long)b * Tk + j) * C + h * D + e], sum);
+                            y_wrong += memcmp(&sum, &y->data[((long)b * Tq + i) * C + h * D + e], sizeof sum) != 0;
+                        }
+                    for (int j = 0; j < Tk; j++)
+                        for (int e = 0; e < D; e++) {
+                            float sum = 0;
+                            for (int i = 0; i < Tq; i++) sum = madd(ph[i * Tk + j], dy[((long)b * Tq + i) * C + h * D + e], sum);
+                            dv_wrong += memcmp(&sum, &v->grad[((long)b * Tk + j) * C + h * D + e], sizeof sum) != 0;
+                        }
+                }
+            CHECK(p_wrong == 0 && dq_wrong == 0 && y_wrong == 0 && dv_wrong == 0, "Tq%d Tk%d D%d causal %d pad %d: "
+                  "%ld rows of probabilities, %ld query gradients, %ld outputs and %ld value gradients differ from the "
+                  "row-order sums", Tq, Tk, D, c & 1, c >> 1, p_wrong, dq_wrong, y_wrong, dv_wrong);
+        }
+}
+
 // q = k = v = x: the op's three gradients land in one tensor, dq assigned and dk, dv added
 // to it (grad_accumulates), against the gradients of three copies summed. Head widths 16
 // (whole vectors) and 20 (a scalar tail), causal, padded keys, a partial block of rows.
@@ -720,7 +808,7 @@ int main(void) {
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
-    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_query_pad);
+    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad);
     T(test_attention_shared_input);
     arena_free(&arena);
     return check_summary();

@@ -46,9 +46,26 @@ static float row_factor(const AttnArgs *a, const int *pad, int end) {
 // transposed keys and values are zero-padded to a multiple of 16 columns. The vector is
 // kernels.h's, whose lanes are kernel_sum's and kernel_max's.
 typedef kernel_vec vec16;
-typedef int vec16i __attribute__((vector_size(16 * sizeof(int))));
 _Static_assert(KERNEL_LANES == 16, "attention works in vectors of 16 floats");
 static int round16(int n) { return (n + 15) / 16 * 16; }
+
+// The vector the kernels below work in, and how many rows of a block the *_block kernels keep
+// in registers at once: the one place that chooses by the build's vector width. Every lane
+// is one element with a sum of its own, or (the max and sum of a row) one of the 16 lanes of
+// kernel_sum and kernel_max, kept as ATTN_V16 vectors; so neither choice changes a bit.
+// AVX-512 has 32 registers of 16 floats: a whole block, 8 rows x 2 vectors of sums (or of
+// add_outer's x), takes 16 of them. AVX2 has 16 registers of 8 floats, where that tile
+// needed 32 and its sums went through memory (54 % of an lm256 step on Zen 3), and where
+// gcc keeps vectors of 16 floats in memory too: there the kernels take 4 rows at a time, in
+// vectors of 8, so 4 x 2 = 8 registers hold the tile and the rest its loads.
+#if defined(__AVX512F__)
+enum { ATTN_LANES = 16, ATTN_GROUP = ATTN_ROW_BLOCK };
+#else
+enum { ATTN_LANES = 8, ATTN_GROUP = 4 };
+#endif
+typedef float attn_vec __attribute__((vector_size(ATTN_LANES * sizeof(float))));
+typedef int attn_veci __attribute__((vector_size(ATTN_LANES * sizeof(int))));
+enum { ATTN_V16 = 16 / ATTN_LANES };   // vectors per 16 columns
 
 // Row i's scores s[0..n16) (whole vectors from row_times_rows) -> its probabilities, in place:
 // score_j = (s_j * scale + bias_j) * f for j < end, -INFINITY where key j is padding or j >=
@@ -63,41 +80,50 @@ static int round16(int n) { return (n + 15) / 16 * 16; }
 // the next row's and are masked), the last piece entry by entry.
 static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale, const float *bias, float f,
                             const int *pad, long pad_avail) {
-    vec16 mx, neg_inf;
-    vec16i lane;
-    for (int l = 0; l < 16; l++) mx[l] = neg_inf[l] = -INFINITY, lane[l] = l;
-    for (int j0 = 0; j0 < n16; j0 += 16) {
-        vec16 x;
-        memcpy(&x, s + j0, sizeof x);
-        if (bias) {
-            vec16 bv = {0};
-            if (j0 + 16 <= bias_avail) memcpy(&bv, bias + j0, sizeof bv);
-            else for (int l = 0; j0 + l < bias_avail; l++) bv[l] = bias[j0 + l];
-            for (int l = 0; l < 16; l++) x[l] = fmaf(x[l], scale, bv[l]);
-        } else x *= scale;
-        if (f != 1.0f) x *= f;
-        vec16i dead = lane + j0 >= end;
-        if (pad) {
-            vec16i pv = {0};
-            if (j0 + 16 <= pad_avail) memcpy(&pv, pad + j0, sizeof pv);
-            else for (int l = 0; j0 + l < pad_avail; l++) pv[l] = pad[j0 + l];
-            dead |= pv != 0;
+    attn_vec mx[ATTN_V16], neg_inf;   // mx[h] lane l: kernel_max's lane h * ATTN_LANES + l
+    attn_veci lane;
+    for (int l = 0; l < ATTN_LANES; l++) neg_inf[l] = -INFINITY, lane[l] = l;
+    for (int h = 0; h < ATTN_V16; h++) mx[h] = neg_inf;
+    for (int j16 = 0; j16 < n16; j16 += 16)
+        for (int h = 0; h < ATTN_V16; h++) {
+            int j0 = j16 + h * ATTN_LANES;
+            attn_vec x;
+            memcpy(&x, s + j0, sizeof x);
+            if (bias) {
+                attn_vec bv = {0};
+                if (j0 + ATTN_LANES <= bias_avail) memcpy(&bv, bias + j0, sizeof bv);
+                else for (int l = 0; j0 + l < bias_avail; l++) bv[l] = bias[j0 + l];
+                for (int l = 0; l < ATTN_LANES; l++) x[l] = fmaf(x[l], scale, bv[l]);
+            } else x *= scale;
+            if (f != 1.0f) x *= f;
+            attn_veci dead = lane + j0 >= end;
+            if (pad) {
+                attn_veci pv = {0};
+                if (j0 + ATTN_LANES <= pad_avail) memcpy(&pv, pad + j0, sizeof pv);
+                else for (int l = 0; j0 + l < pad_avail; l++) pv[l] = pad[j0 + l];
+                dead |= pv != 0;
+            }
+            x = (attn_vec)(((attn_veci)neg_inf & dead) | ((attn_veci)x & ~dead));
+            memcpy(s + j0, &x, sizeof x);
+            attn_veci larger = x > mx[h];
+            mx[h] = (attn_vec)(((attn_veci)x & larger) | ((attn_veci)mx[h] & ~larger));
         }
-        x = (vec16)(((vec16i)neg_inf & dead) | ((vec16i)x & ~dead));
-        memcpy(s + j0, &x, sizeof x);
-        vec16i larger = x > mx;
-        mx = (vec16)(((vec16i)x & larger) | ((vec16i)mx & ~larger));
-    }
-    float m = kernel_vec_max(mx);
+    vec16 lanes;
+    memcpy(&lanes, mx, sizeof lanes);
+    float m = kernel_vec_max(lanes);
     if (m == -INFINITY) { memset(s, 0, sizeof(float) * (size_t)n16); return; }
-    vec16 sum = {0};
-    for (int j = 0; j < n16; j += 16) {
-        for (int l = 0; l < 16; l++) s[j + l] = kernel_expf(s[j + l] - m);
-        vec16 x;
-        memcpy(&x, s + j, sizeof x);
-        sum += x;
-    }
-    float inv = 1.0f / kernel_vec_total(sum);
+    attn_vec sum[ATTN_V16];
+    for (int h = 0; h < ATTN_V16; h++) sum[h] = (attn_vec){0};
+    for (int j16 = 0; j16 < n16; j16 += 16)
+        for (int h = 0; h < ATTN_V16; h++) {
+            int j0 = j16 + h * ATTN_LANES;
+            for (int l = 0; l < ATTN_LANES; l++) s[j0 + l] = kernel_expf(s[j0 + l] - m);
+            attn_vec x;
+            memcpy(&x, s + j0, sizeof x);
+            sum[h] += x;
+        }
+    memcpy(&lanes, sum, sizeof lanes);
+    float inv = 1.0f / kernel_vec_total(lanes);
     for (int j = 0; j < n16; j++) s[j] *= inv;
 }
 
@@ -203,44 +229,59 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-// The *_block kernels work on V = 2 vectors of 16 columns at once while 32 remain, then on
-// V = 1: each number broadcast from a row of the block (g[r][j], x[r][e], w[r][j]) then feeds
-// V multiply-adds, and the R x V sums stay in registers (V is a constant where each *_cols
-// is inlined, so its loops over v unroll; with V = 4 a full block's 32 sums would take every
-// vector register). Per element nothing changes.
-enum { ATTN_MAX_V = 2 };
+// The *_cols kernels take the rows r0 .. r0 + R - 1 of a block and V vectors of columns at
+// once: ATTN_MAX_V while that many remain, then one 16-column piece (ATTN_V16 vectors);
+// columns past the last multiple of 16 go through the scalar loops (weighted's is not the
+// same bits as its vector loop: the compiler vectorizes that sum as an in-order reduction of
+// rounded products, without fused multiply-adds). Each number broadcast from a row (g[r][j],
+// x[r][e], w[r][j]) feeds V multiply-adds, and the R x V sums stay in registers (R and V are
+// constants where each *_cols is inlined, so its loops unroll). The *_block kernels call them
+// for every group of ATTN_GROUP rows of a column range, in row order; per element nothing
+// changes.
+enum { ATTN_MAX_V = 2, ATTN_COLS = ATTN_MAX_V * ATTN_LANES };
 
-// rows[j*D + e] += g[r][j] * x[r][e] for r = 0..R-1 in order (g = b->y), for the j < n[r] of
-// each r and the V * 16 columns from e0: per element the same fused multiply-adds in the same
-// order as one row after the other. The R x V vectors of x stay in registers while j runs;
-// below nmin (every j of a non-causal block) no row is tested.
-ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int R, float *restrict rows, int D, int e0, int V) {
-    float *const *g = b->y;
-    const int *n = b->n;
-    vec16 xv[ATTN_ROW_BLOCK][ATTN_MAX_V];
+// The rows of b in groups of ATTN_GROUP, in order: with R = ATTN_ROW_BLOCK every call has a
+// constant R; a short block ends with a shorter group (the % tells the compiler so). When a
+// group is a whole block (AVX-512) that is one call, and nothing of the grouping is compiled.
+#define FOR_ROW_GROUPS(R, cols, b, ...) \
+    do { \
+        if (ATTN_GROUP == ATTN_ROW_BLOCK) { cols(b, 0, R, __VA_ARGS__); break; } \
+        int r0_ = 0; \
+        for (; r0_ + ATTN_GROUP <= (R); r0_ += ATTN_GROUP) cols(b, r0_, ATTN_GROUP, __VA_ARGS__); \
+        if (r0_ < (R)) cols(b, r0_, ((R) - r0_) % ATTN_GROUP, __VA_ARGS__); \
+    } while (0)
+
+// rows[j*D + e] += g[r][j] * x[r][e] for r = r0..r0+R-1 in order (g = b->y), for the j < n[r]
+// of each r and the V * ATTN_LANES columns from e0: per element the same fused multiply-adds
+// in the same order as one row after the other. The R x V vectors of x stay in registers
+// while j runs; below nmin (every j of a non-causal block) no row is tested.
+ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int r0, int R, float *restrict rows, int D, int e0, int V) {
+    float *const *g = b->y + r0;
+    const int *n = b->n + r0;
+    attn_vec xv[ATTN_GROUP][ATTN_MAX_V];
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) memcpy(&xv[r][v], b->x[r] + e0 + 16 * v, sizeof xv[r][v]);
+        for (int v = 0; v < V; v++) memcpy(&xv[r][v], b->x[r0 + r] + e0 + ATTN_LANES * v, sizeof xv[r][v]);
     float *row = rows + e0;
     int j = 0;
     for (; j < b->nmin; j++, row += D) {
-        vec16 acc[ATTN_MAX_V];
-        for (int v = 0; v < V; v++) memcpy(&acc[v], row + 16 * v, sizeof acc[v]);
+        attn_vec acc[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&acc[v], row + ATTN_LANES * v, sizeof acc[v]);
         for (int r = 0; r < R; r++)
             for (int v = 0; v < V; v++) acc[v] += g[r][j] * xv[r][v];
-        for (int v = 0; v < V; v++) memcpy(row + 16 * v, &acc[v], sizeof acc[v]);
+        for (int v = 0; v < V; v++) memcpy(row + ATTN_LANES * v, &acc[v], sizeof acc[v]);
     }
     for (; j < b->nmax; j++, row += D) {
-        vec16 acc[ATTN_MAX_V];
-        for (int v = 0; v < V; v++) memcpy(&acc[v], row + 16 * v, sizeof acc[v]);
+        attn_vec acc[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&acc[v], row + ATTN_LANES * v, sizeof acc[v]);
         for (int r = 0; r < R; r++)
             if (j < n[r]) for (int v = 0; v < V; v++) acc[v] += g[r][j] * xv[r][v];
-        for (int v = 0; v < V; v++) memcpy(row + 16 * v, &acc[v], sizeof acc[v]);
+        for (int v = 0; v < V; v++) memcpy(row + ATTN_LANES * v, &acc[v], sizeof acc[v]);
     }
 }
 ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict rows, int D) {
     int e0 = 0;
-    for (; e0 + 32 <= D; e0 += 32) add_outer_cols(b, R, rows, D, e0, 2);
-    for (; e0 + 16 <= D; e0 += 16) add_outer_cols(b, R, rows, D, e0, 1);
+    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_MAX_V);
+    for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V16);
     if (e0 < D)
         for (int j = 0; j < b->nmax; j++)
             for (int r = 0; r < R; r++)
@@ -248,60 +289,60 @@ ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict row
                     for (int e = e0; e < D; e++) rows[(long)j * D + e] += b->y[r][j] * b->x[r][e];
 }
 
-// out[r][j] = sum_e x[r][e] * mt[e, j] for the V * 16 columns from j0 (out = b->y; stored
-// where j < n[r], a multiple of 16), e ascending, one row after the other in effect, for R
-// rows at once in registers, so each vector of mt is loaded once per block of rows and no
-// partial sum goes through memory.
-ALWAYS_INLINE void row_times_cols(const RowBlock *b, int R, const float *mt, int D, long ld, int j0, int V) {
-    vec16 acc[ATTN_ROW_BLOCK][ATTN_MAX_V];
+// out[r][j] = sum_e x[r][e] * mt[e, j] for r = r0..r0+R-1 and the V * ATTN_LANES columns from
+// j0 (out = b->y; stored where j < n[r], a multiple of 16), e ascending, one row after the
+// other in effect, for R rows at once in registers, so each vector of mt is loaded once per
+// group of rows (the next group finds it in L1) and no partial sum goes through memory.
+ALWAYS_INLINE void row_times_cols(const RowBlock *b, int r0, int R, const float *mt, int D, long ld, int j0, int V) {
+    attn_vec acc[ATTN_GROUP][ATTN_MAX_V];
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) acc[r][v] = (vec16){0};
+        for (int v = 0; v < V; v++) acc[r][v] = (attn_vec){0};
     for (int e = 0; e < D; e++) {
-        vec16 m[ATTN_MAX_V];
-        for (int v = 0; v < V; v++) memcpy(&m[v], mt + e * ld + j0 + 16 * v, sizeof m[v]);
+        attn_vec m[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&m[v], mt + e * ld + j0 + ATTN_LANES * v, sizeof m[v]);
         for (int r = 0; r < R; r++)
-            for (int v = 0; v < V; v++) acc[r][v] += b->x[r][e] * m[v];
+            for (int v = 0; v < V; v++) acc[r][v] += b->x[r0 + r][e] * m[v];
     }
     for (int r = 0; r < R; r++)
         for (int v = 0; v < V; v++)
-            if (j0 + 16 * v < b->n[r]) memcpy(b->y[r] + j0 + 16 * v, &acc[r][v], sizeof acc[r][v]);
+            if (j0 + ATTN_LANES * v < b->n[r0 + r]) memcpy(b->y[r0 + r] + j0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
 }
 ALWAYS_INLINE void row_times_block(const RowBlock *b, int R, const float *mt, int D, long ld) {
     int j0 = 0;   // nmax is a multiple of 16
-    for (; j0 + 32 <= b->nmax; j0 += 32) row_times_cols(b, R, mt, D, ld, j0, 2);
-    for (; j0 < b->nmax; j0 += 16) row_times_cols(b, R, mt, D, ld, j0, 1);
+    for (; j0 + ATTN_COLS <= b->nmax; j0 += ATTN_COLS) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_MAX_V);
+    for (; j0 < b->nmax; j0 += 16) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V16);
 }
 
-// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e] for the V * 16 columns from e0 (w = b->x,
-// y = b->y), j ascending, for R rows at once, so each row of x is read once per block; below
-// nmin no row is tested.
-ALWAYS_INLINE void weighted_cols(const RowBlock *b, int R, const float *x, long ld, int e0, int V) {
-    const float *const *w = b->x;
-    const int *n = b->n;
-    vec16 acc[ATTN_ROW_BLOCK][ATTN_MAX_V];
+// y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e] for r = r0..r0+R-1 and the V * ATTN_LANES
+// columns from e0 (w = b->x, y = b->y), j ascending, for R rows at once, so each row of x is
+// read once per group of rows; below nmin no row is tested.
+ALWAYS_INLINE void weighted_cols(const RowBlock *b, int r0, int R, const float *x, long ld, int e0, int V) {
+    const float *const *w = b->x + r0;
+    const int *n = b->n + r0;
+    attn_vec acc[ATTN_GROUP][ATTN_MAX_V];
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) acc[r][v] = (vec16){0};
+        for (int v = 0; v < V; v++) acc[r][v] = (attn_vec){0};
     const float *xr = x + e0;
     int j = 0;
     for (; j < b->nmin; j++, xr += ld) {
-        vec16 xv[ATTN_MAX_V];
-        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + 16 * v, sizeof xv[v]);
+        attn_vec xv[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + ATTN_LANES * v, sizeof xv[v]);
         for (int r = 0; r < R; r++)
             for (int v = 0; v < V; v++) acc[r][v] += w[r][j] * xv[v];
     }
     for (; j < b->nmax; j++, xr += ld) {
-        vec16 xv[ATTN_MAX_V];
-        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + 16 * v, sizeof xv[v]);
+        attn_vec xv[ATTN_MAX_V];
+        for (int v = 0; v < V; v++) memcpy(&xv[v], xr + ATTN_LANES * v, sizeof xv[v]);
         for (int r = 0; r < R; r++)
             if (j < n[r]) for (int v = 0; v < V; v++) acc[r][v] += w[r][j] * xv[v];
     }
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) memcpy(b->y[r] + e0 + 16 * v, &acc[r][v], sizeof acc[r][v]);
+        for (int v = 0; v < V; v++) memcpy(b->y[r0 + r] + e0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
 }
 ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long ld, int D) {
     int e0 = 0;
-    for (; e0 + 32 <= D; e0 += 32) weighted_cols(b, R, x, ld, e0, 2);
-    for (; e0 + 16 <= D; e0 += 16) weighted_cols(b, R, x, ld, e0, 1);
+    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_MAX_V);
+    for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V16);
     for (int r = 0; r < R; r++)
         for (int e = e0; e < D; e++) {
             float sum = 0;
@@ -344,26 +385,31 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
 // p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
 // end read the next row's and are masked), the last piece entry by entry.
 static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f, float *pa, float *w, float *dp) {
-    vec16 acc = {0}, keep_v;
-    vec16i lane;
-    for (int l = 0; l < 16; l++) keep_v[l] = keep, lane[l] = l;
-    for (int j0 = 0; j0 < n16; j0 += 16) {
-        vec16 pv = {0}, dpv;
-        if (j0 + 16 <= p_avail) memcpy(&pv, p + j0, sizeof pv);
-        else for (int l = 0; j0 + l < p_avail; l++) pv[l] = p[j0 + l];
-        vec16i live = lane + j0 < end, dropped = (vec16i)pv < 0;
-        vec16 pav = (vec16)((vec16i)pv & 0x7fffffff & live), ds = (vec16)((vec16i)keep_v & ~dropped);
-        vec16 wv = pav * ds;
-        memcpy(&dpv, dp + j0, sizeof dpv);
-        dpv *= ds;
-        acc += pav * dpv;
-        memcpy(pa + j0, &pav, sizeof pav);
-        memcpy(w + j0, &wv, sizeof wv);
-        memcpy(dp + j0, &dpv, sizeof dpv);
-    }
-    float dot = kernel_vec_total(acc);   // softmax: dscore_j = p_j (dp_j - sum p dp)
-    for (int j0 = 0; j0 < n16; j0 += 16) {
-        vec16 pav, dpv;
+    attn_vec acc[ATTN_V16], keep_v;   // acc[h] lane l: kernel_dot's lane h * ATTN_LANES + l
+    attn_veci lane;
+    for (int l = 0; l < ATTN_LANES; l++) keep_v[l] = keep, lane[l] = l;
+    for (int h = 0; h < ATTN_V16; h++) acc[h] = (attn_vec){0};
+    for (int j16 = 0; j16 < n16; j16 += 16)
+        for (int h = 0; h < ATTN_V16; h++) {
+            int j0 = j16 + h * ATTN_LANES;
+            attn_vec pv = {0}, dpv;
+            if (j0 + ATTN_LANES <= p_avail) memcpy(&pv, p + j0, sizeof pv);
+            else for (int l = 0; j0 + l < p_avail; l++) pv[l] = p[j0 + l];
+            attn_veci live = lane + j0 < end, dropped = (attn_veci)pv < 0;
+            attn_vec pav = (attn_vec)((attn_veci)pv & 0x7fffffff & live), ds = (attn_vec)((attn_veci)keep_v & ~dropped);
+            attn_vec wv = pav * ds;
+            memcpy(&dpv, dp + j0, sizeof dpv);
+            dpv *= ds;
+            acc[h] += pav * dpv;
+            memcpy(pa + j0, &pav, sizeof pav);
+            memcpy(w + j0, &wv, sizeof wv);
+            memcpy(dp + j0, &dpv, sizeof dpv);
+        }
+    vec16 lanes;
+    memcpy(&lanes, acc, sizeof lanes);
+    float dot = kernel_vec_total(lanes);   // softmax: dscore_j = p_j (dp_j - sum p dp)
+    for (int j0 = 0; j0 < n16; j0 += ATTN_LANES) {
+        attn_vec pav, dpv;
         memcpy(&pav, pa + j0, sizeof pav);
         memcpy(&dpv, dp + j0, sizeof dpv);
         dpv = pav * (dpv - dot);
