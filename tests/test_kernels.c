@@ -174,6 +174,10 @@ static void test_expf_accuracy(void) {
     CHECK(worst < 3e-7, "kernel_expf: relative error %g at x = %g", worst, at);
     CHECK(kernel_expf(-INFINITY) == 0 && kernel_expf(-100) == 0, "exp of very negative numbers must be 0");
     CHECK(kernel_expf(0) == 1, "exp(0) = %.9g", kernel_expf(0));
+    float e88 = kernel_expf(88.0f);   // above 88 the argument is clamped: a finite exp(88)
+    CHECK(isfinite(e88) && fabs(e88 / exp(88.0) - 1) < 3e-7, "exp(88) = %g", e88);
+    CHECK(kernel_expf(1000.0f) == e88 && kernel_expf(INFINITY) == e88, "exp(1000) = %g, exp(inf) = %g, not exp(88) = %g",
+          kernel_expf(1000.0f), kernel_expf(INFINITY), e88);
     CHECK(isnan(kernel_expf(NAN)), "exp(NaN) must be NaN");
     float row[5] = {1, -INFINITY, 3, 0.5f, -INFINITY}, out[5];
     kernel_softmax_row(row, out, 5);

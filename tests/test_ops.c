@@ -33,6 +33,8 @@ static Tensor *f_add_dropout(Tensor **in) { return op_add_dropout(in[0], in[1], 
 static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
 static Tensor *f_softmax(Tensor **in) { return op_softmax(in[0], in[1]); }
 static Tensor *f_xent(Tensor **in) { return op_cross_entropy(in[0], g_targets, 0, g_eps); }
+// the same logits in two losses: the second backward adds to the first's gradient
+static Tensor *f_xent_twice(Tensor **in) { return op_add(f_xent(in), f_xent(in)); }
 static Tensor *f_embedding(Tensor **in) { return op_embedding(in[0], g_ids, g_n_ids); }
 static Tensor *f_mean_pool(Tensor **in) { return op_mean_pool(in[0], g_keep); }
 static Tensor *f_select_row(Tensor **in) { return op_select_row(in[0], g_row); }
@@ -369,6 +371,7 @@ static void test_cross_entropy(void) {
         g_eps = smoothing[s];
         Tensor *in[1] = {gc_input(2, xs, 1)};
         grad_check("cross_entropy", f_xent, in, 1);
+        grad_check("cross_entropy, logits in two losses", f_xent_twice, in, 1);
     }
     // Uniform logits: loss = log V whatever the smoothing.
     Tensor *z = tensor_zeros(2, xs, 0);

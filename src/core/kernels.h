@@ -82,7 +82,15 @@ void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, i
 // expf is a call per element). exp(-inf) and anything below -87.3 give exactly 0; NaN stays NaN.
 // x = n ln2 + r with |r| <= ln2/2; exp(r) by the Cephes polynomial; 2^n from the exponent bits.
 static inline float kernel_expf(float x) {
-    float xc = x > 88.0f ? 88.0f : x < -88.0f ? -88.0f : x;           // NaN passes through
+    // The clamp to [-88, 88] (NaN passes through) and the 0 below -87.3 select through the
+    // bits: written with ?: gcc threads the constant arms into the arithmetic after them, and
+    // without AVX-512's masks the loop of a caller is then not vectorised at all.
+    uint32_t xb, hi = 0x42B00000u, lo = 0xC2B00000u;   // 88.0f, -88.0f
+    __builtin_memcpy(&xb, &x, sizeof xb);
+    uint32_t above = -(uint32_t)(x > 88.0f), below = -(uint32_t)(x < -88.0f);
+    xb = (xb & ~(above | below)) | (hi & above) | (lo & below);
+    float xc;
+    __builtin_memcpy(&xc, &xb, sizeof xc);
     float t = xc * 1.44269504088896341f + 12582912.0f;                 // 1.5 * 2^23 + n: rounds
     float n = t - 12582912.0f;
     float r = xc - n * 0.693145751953125f - n * 1.428606765330187e-06f;
@@ -98,7 +106,12 @@ static inline float kernel_expf(float x) {
     bits = (tb - 0x4B400000u + 127u) << 23;
     float scale;
     __builtin_memcpy(&scale, &bits, sizeof scale);
-    return x < -87.3f ? 0.0f : p * scale;
+    float e = p * scale;
+    uint32_t eb;
+    __builtin_memcpy(&eb, &e, sizeof eb);
+    eb &= -(uint32_t)!(x < -87.3f);
+    __builtin_memcpy(&e, &eb, sizeof e);
+    return e;
 }
 
 // erf(x) in float, as a loop body the compiler can vectorise (libm's erff is a call per

@@ -73,7 +73,10 @@ static void cross_entropy_backward(const Node *n) {
         }
         const float *zr = z->data + (long)r * V;
         float lse = n->saved[r], off = eps / V;
-        for (int v = 0; v < V; v++) dz[v] = (acc ? dz[v] : 0.0f) + scale * (kernel_expf(zr[v] - lse) - off);
+        // Two loops rather than (acc ? dz[v] : 0): without AVX-512's masked loads gcc does not
+        // vectorise a loop that loads dz[v] on a condition. 0 + ... keeps +0 for a product of -0.
+        if (acc) for (int v = 0; v < V; v++) dz[v] = dz[v] + scale * (kernel_expf(zr[v] - lse) - off);
+        else     for (int v = 0; v < V; v++) dz[v] = 0.0f + scale * (kernel_expf(zr[v] - lse) - off);
         dz[targets[r]] -= scale * (1.0f - eps);
     }
 }
