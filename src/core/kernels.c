@@ -35,17 +35,16 @@
 // Stored rows of a transposed A packed at once, PACK_A_K (pack_a): the panels a group writes
 // lie MR x K floats apart, a multiple of 4 KiB for K = 1024 (the dW products), so one k's
 // MR floats of every panel fall in the same L1 set and evict each other; PACK_A_K = 16 writes
-// 16 k's of a panel (6 lines with AVX2) before the next. With AVX2 that took the packing of
-// the dW products from 10.2-10.9 % of their time to 6.9 % (perf); 1 (one row at a time) is
-// the order the AVX-512 path was measured with. Either order writes the same values.
+// 16 k's of a panel (6 lines with AVX2, 8 with AVX-512) before the next. The dW products
+// gained 2-9 % with either vector width (docs/performance.md, ninth and tenth sessions).
+// Any order writes the same values.
+#define PACK_A_K 16
 #if defined(__AVX512F__)
 #define VL 16
 #define NC_PANELS_DEFAULT 8
-#define PACK_A_K 1
 #else
 #define VL 8
 #define NC_PANELS_DEFAULT 4
-#define PACK_A_K 16
 #endif
 #define MR_MAX GEMM_NARROW_MR
 #define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
@@ -129,6 +128,31 @@ static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, 
     micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
+// dst[k * ldd + c] = src[c * lds + k] for k, c < VL: a VL x VL block transposed in registers.
+// Stage s swaps, between rows r and r + s (r without bit s), the lanes with bit s set in row
+// r and those without in row r + s; after the stages s = VL/2 .. 1 row c holds column c.
+// The lane masks are constants once the stage loop unrolls: one two-source permute each.
+typedef int vlane __attribute__((vector_size(VL * sizeof(int))));
+static inline __attribute__((always_inline)) void transpose_block(const float *src, long lds, float *dst, long ldd) {
+    vfloat row[VL];
+    for (int c = 0; c < VL; c++) VLOAD(row[c], src + c * lds);
+    vlane lane;
+    for (int l = 0; l < VL; l++) lane[l] = l;
+    #pragma GCC unroll 8
+    for (int s = VL / 2; s; s /= 2) {
+        vlane has_s = (lane & s) != 0;   // -1 where lane l has bit s
+        vlane low = lane + (has_s & (VL - s)), high = lane + (has_s & VL) + (~has_s & s);
+        #pragma GCC unroll 16
+        for (int r = 0; r < VL; r++)
+            if (!(r & s)) {
+                vfloat a = row[r], b = row[r + s];
+                row[r] = __builtin_shuffle(a, b, low);
+                row[r + s] = __builtin_shuffle(a, b, high);
+            }
+    }
+    for (int k = 0; k < VL; k++) VSTORE(dst + k * ldd, row[k]);
+}
+
 // Column panels jp0..jp1-1 of B, NR columns each: panel p at Bp + p*NR*K holds
 // dst[k*NR + c] = B(k, p*NR + c), zero past column N.
 static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp0, int jp1, int NR, float *Bp) {
@@ -142,10 +166,16 @@ static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K
             }
     } else {   // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
         for (int p = jp0; p < jp1; p++) {
-            int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
+            int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR, k = 0;
             const float *src = B.p + j0 * B.cs;
             float *dst = Bp + (long)p * NR * K;
-            for (int k = 0; k < K; k++)
+            // A transposed row-major B (W^T in op_linear's forward: rs = 1) in VL x VL blocks;
+            // one element at a time was 8 % of the forward products at d = 768.
+            if (B.rs == 1 && nc == NR)
+                for (; k + VL <= K; k += VL)
+                    for (int c0 = 0; c0 < NR; c0 += VL)
+                        transpose_block(src + c0 * B.cs + k, B.cs, dst + (long)k * NR + c0, NR);
+            for (; k < K; k++)
                 for (int c = 0; c < nc; c++) dst[(long)k * NR + c] = src[k * B.rs + c * B.cs];
         }
     }
