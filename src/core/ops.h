@@ -84,8 +84,13 @@ typedef struct AttnArgs {
                                 // may attend to (model.attn_logit_scale = log); 0: off
 } AttnArgs;
 // Query rows op_attention handles together per (batch, head), forward and backward: its
-// per-thread scratch holds this many rows (run/memory_estimate.c counts it).
+// per-thread scratch holds this many rows (run/memory_estimate.c counts it). With AVX-512 6
+// rows of 4 vectors of sums (ops_attention.c), elsewhere 8 rows in groups of 4.
+#if defined(__AVX512F__)
+#define ATTN_ROW_BLOCK 6
+#else
 #define ATTN_ROW_BLOCK 8
+#endif
 // The attention temperature of model.attn_logit_scale = log (docs/design.md §2.4):
 // log(n) / log(n_train) for n > n_train >= 2, else exactly 1.
 float attn_logit_factor(int n, int n_train);

@@ -53,15 +53,18 @@ static int round16(int n) { return (n + 15) / 16 * 16; }
 // in registers at once: the one place that chooses by the build's vector width. Every lane
 // is one element with a sum of its own, or (the max and sum of a row) one of the 16 lanes of
 // kernel_sum and kernel_max, kept as ATTN_V16 vectors; so neither choice changes a bit.
-// AVX-512 has 32 registers of 16 floats: a whole block, 8 rows x 2 vectors of sums (or of
-// add_outer's x), takes 16 of them. AVX2 has 16 registers of 8 floats, where that tile
-// needed 32 and its sums went through memory (54 % of an lm256 step on Zen 3), and where
-// gcc keeps vectors of 16 floats in memory too: there the kernels take 4 rows at a time, in
-// vectors of 8, so 4 x 2 = 8 registers hold the tile and the rest its loads.
+// AVX-512 has 32 registers of 16 floats: a whole block, 6 rows x 4 vectors of sums (or of
+// add_outer's x), takes 24 of them, and 4 vectors are a whole head of 64, so each row of
+// weights or gradients is read once per block where 8 rows x 2 vectors read it twice
+// (+10 % on a layer's attention at D = 64, +2 % at D = 32; docs/performance.md, tenth
+// session). AVX2 has 16 registers of 8 floats, where 8 rows x 2 vectors of 16 needed 32 and
+// its sums went through memory (54 % of an lm256 step on Zen 3), and where gcc keeps vectors
+// of 16 floats in memory too: there the kernels take 4 rows at a time, 2 vectors of 8, so
+// 4 x 2 = 8 registers hold the tile and the rest its loads.
 #if defined(__AVX512F__)
-enum { ATTN_LANES = 16, ATTN_GROUP = ATTN_ROW_BLOCK };
+enum { ATTN_LANES = 16, ATTN_GROUP = ATTN_ROW_BLOCK, ATTN_MAX_V = 4 };
 #else
-enum { ATTN_LANES = 8, ATTN_GROUP = 4 };
+enum { ATTN_LANES = 8, ATTN_GROUP = 4, ATTN_MAX_V = 2 };
 #endif
 typedef float attn_vec __attribute__((vector_size(ATTN_LANES * sizeof(float))));
 typedef int attn_veci __attribute__((vector_size(ATTN_LANES * sizeof(int))));
@@ -230,7 +233,8 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 // The *_cols kernels take the rows r0 .. r0 + R - 1 of a block and V vectors of columns at
-// once: ATTN_MAX_V while that many remain, then one 16-column piece (ATTN_V16 vectors);
+// once: ATTN_MAX_V while that many remain, then (when ATTN_MAX_V vectors are more than 32
+// columns) one 32-column piece (ATTN_V32), then one 16-column piece (ATTN_V16 vectors);
 // columns past the last multiple of 16 go through the scalar loops (weighted's is not the
 // same bits as its vector loop: the compiler vectorizes that sum as an in-order reduction of
 // rounded products, without fused multiply-adds). Each number broadcast from a row (g[r][j],
@@ -238,7 +242,7 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
 // constants where each *_cols is inlined, so its loops unroll). The *_block kernels call them
 // for every group of ATTN_GROUP rows of a column range, in row order; per element nothing
 // changes.
-enum { ATTN_MAX_V = 2, ATTN_COLS = ATTN_MAX_V * ATTN_LANES };
+enum { ATTN_COLS = ATTN_MAX_V * ATTN_LANES, ATTN_V32 = 32 / ATTN_LANES };
 
 // The rows of b in groups of ATTN_GROUP, in order: with R = ATTN_ROW_BLOCK every call has a
 // constant R; a short block ends with a shorter group (the % tells the compiler so). When a
@@ -281,6 +285,7 @@ ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int r0, int R, float *restr
 ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict rows, int D) {
     int e0 = 0;
     for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && e0 + 32 <= D) { FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V32); e0 += 32; }
     for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V16);
     if (e0 < D)
         for (int j = 0; j < b->nmax; j++)
@@ -310,6 +315,7 @@ ALWAYS_INLINE void row_times_cols(const RowBlock *b, int r0, int R, const float 
 ALWAYS_INLINE void row_times_block(const RowBlock *b, int R, const float *mt, int D, long ld) {
     int j0 = 0;   // nmax is a multiple of 16
     for (; j0 + ATTN_COLS <= b->nmax; j0 += ATTN_COLS) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && j0 + 32 <= b->nmax) { FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V32); j0 += 32; }
     for (; j0 < b->nmax; j0 += 16) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V16);
 }
 
@@ -342,6 +348,7 @@ ALWAYS_INLINE void weighted_cols(const RowBlock *b, int r0, int R, const float *
 ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long ld, int D) {
     int e0 = 0;
     for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && e0 + 32 <= D) { FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V32); e0 += 32; }
     for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V16);
     for (int r = 0; r < R; r++)
         for (int e = e0; e < D; e++) {
