@@ -1,0 +1,85 @@
+#!/bin/sh
+# Old and new code side by side in one process: the paired drivers of docs/performance.md.
+set -eu
+
+usage() {
+    cat <<'EOF'
+usage: scripts/paired.sh [--threads N] [--pairs N] gemm REV_A [REV_B] [ROWS]
+       scripts/paired.sh [--threads N] [--pairs N] attention REV_A [REV_B] [B T C H]
+
+Compares two versions of one kernel file in one process, alternating call by call, and
+prints the median over the pairs of time(A) / time(B): above 1, B is faster. On a shared
+virtual machine whose speed drifts by 20-50 % between minutes, separate runs cannot resolve
+a few per cent; pairs can.
+
+  gemm       src/core/kernels.c: the products of one d = 768 layer (q/k/v/o, fc1, fc2;
+             forward, dX, dW) with ROWS tokens (default 1024)
+  attention  src/core/ops_attention.c: one layer's causal attention, forward + backward
+             (default B 4, T 256, C 768, H 12); also checks that A and B give the same
+             y, dq, dk and dv bit for bit
+  REV_A      a git revision (e.g. HEAD~2, a commit, a branch)
+  REV_B      another one; default: the working tree
+  --threads  OpenMP threads (default 1)
+  --pairs    pairs to time (default 15)
+
+The file of each version is compiled with that version's own headers and linked against
+the working tree's build/opt/libtf.a (built if needed), so the structs it shares with the
+rest (Tensor, AttnArgs, MatView) must not differ between A and B. Needs gcc, objcopy and
+git. Example: scripts/paired.sh gemm HEAD~1
+EOF
+}
+
+threads=1 pairs=15
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --help|-h) usage; exit 0 ;;
+        --threads) threads=${2:?--threads needs a number}; shift 2 ;;
+        --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
+        --*) echo "paired.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 2 ] || { usage >&2; exit 2; }
+what=$1 rev_a=$2
+shift 2
+case "$what" in
+    gemm) file=src/core/kernels.c driver=gemm_pairs ;;
+    attention) file=src/core/ops_attention.c driver=attention_pairs ;;
+    *) echo "paired.sh: '$what' is not gemm or attention (see --help)" >&2; exit 2 ;;
+esac
+rev_b=
+if [ $# -gt 0 ] && git rev-parse --verify -q "$1^{commit}" >/dev/null; then rev_b=$1; shift; fi
+
+cd "$(dirname "$0")/.."
+git rev-parse --verify -q "$rev_a^{commit}" >/dev/null || { echo "paired.sh: '$rev_a' is not a git revision here" >&2; exit 2; }
+make -s build/opt/libtf.a
+work=$(mktemp -d "${TMPDIR:-/tmp}/paired.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O3 -march=native -ffp-contract=fast -fno-math-errno -fopenmp"
+
+# build SIDE REV: the kernel file of REV (empty: the working tree) with its headers, every
+# global symbol it defines renamed NAME_SIDE.
+build() {
+    side=$1 rev=$2 tree=$work/$1
+    mkdir -p "$tree"
+    if [ -n "$rev" ]; then git archive "$rev" src | tar -x -C "$tree"; else cp -R src "$tree/"; fi
+    gcc $CFLAGS -I"$tree/src" -c "$tree/$file" -o "$work/$side.o"
+    renames=$(nm --defined-only -g "$work/$side.o" | awk -v s="$side" '{printf " --redefine-sym %s=%s_%s", $3, $3, s}')
+    # shellcheck disable=SC2086
+    objcopy $renames "$work/$side.o" "$work/${side}_renamed.o"
+}
+build a "$rev_a"
+build b "$rev_b"
+gcc $CFLAGS -Isrc "scripts/paired/$driver.c" "$work/a_renamed.o" "$work/b_renamed.o" build/opt/libtf.a -lm -o "$work/$driver"
+
+echo "# A = $rev_a, B = ${rev_b:-the working tree}; $file; $threads thread(s), $pairs pairs"
+export OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-3000}
+if [ "$what" = gemm ]; then
+    "$work/$driver" "$pairs" "$@"
+else
+    [ $# -eq 0 ] && set -- 4 256 768 12
+    [ $# -eq 4 ] || { echo "paired.sh: attention takes B T C H (see --help)" >&2; exit 2; }
+    DUMP_A=$work/a.bin DUMP_B=$work/b.bin "$work/$driver" "$pairs" "$@"
+    if cmp -s "$work/a.bin" "$work/b.bin"; then echo "y, dq, dk, dv: the same bits"
+    else echo "y, dq, dk, dv: the bits DIFFER"; fi
+fi

@@ -1,0 +1,95 @@
+// One layer's causal attention, forward and backward, through two builds of op_attention,
+// alternating (scripts/paired.sh links op_attention_a from one tree and op_attention_b from
+// another). Prints the median over the pairs of time(a) / time(b) (above 1: b is faster),
+// the quartiles and each side's mean; with DUMP_A / DUMP_B set, the last pair's y, dq, dk
+// and dv of each side are written to those files, so that `cmp` shows whether the two give
+// the same bits.
+//
+//   attention_pairs PAIRS B T C H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/arena.h"
+#include "core/ops.h"
+#include "core/tape.h"
+#include "core/tensor.h"
+
+typedef Tensor *AttentionFn(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
+AttentionFn op_attention_a, op_attention_b;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+// Forward and backward on fixed inputs; the time excludes filling them.
+static double run(AttentionFn *attention, int B, int T, int C, int H, Arena *arena, const char *dump) {
+    arena_reset(arena);
+    tape_reset();
+    int shape[3] = {B, T, C};
+    Tensor *q = tensor_new(3, shape, 1), *k = tensor_new(3, shape, 1), *v = tensor_new(3, shape, 1);
+    for (long i = 0; i < q->size; i++) {
+        q->data[i] = (float)((i * 37) % 101) / 101.0f - 0.5f;
+        k->data[i] = (float)((i * 53) % 103) / 103.0f - 0.5f;
+        v->data[i] = (float)((i * 71) % 107) / 107.0f - 0.5f;
+    }
+    AttnArgs args = {.n_heads = H, .causal = 1};
+    double t0 = now();
+    Tensor *y = attention(q, k, v, &args);
+    double forward = now() - t0;
+    float *dy = grad_zeroed(y);
+    for (long i = 0; i < y->size; i++) dy[i] = (float)((i * 13) % 97) / 97.0f - 0.5f;
+    t0 = now();
+    tape_replay();
+    double backward = now() - t0;
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        if (!f) { fprintf(stderr, "attention_pairs: cannot write %s\n", dump); exit(1); }
+        const float *parts[4] = {y->data, q->grad, k->grad, v->grad};
+        for (int p = 0; p < 4; p++) fwrite(parts[p], sizeof(float), (size_t)y->size, f);
+        fclose(f);
+    }
+    return forward + backward;
+}
+
+int main(int argc, char **argv) {
+    enum { MAX_PAIRS = 1000 };
+    if (argc != 6 || atoi(argv[1]) < 1 || atoi(argv[1]) > MAX_PAIRS || atoi(argv[5]) < 1 || atoi(argv[4]) % atoi(argv[5])) {
+        fprintf(stderr, "usage: attention_pairs PAIRS B T C H   (PAIRS 1..%d, H divides C; see scripts/paired.sh --help)\n", MAX_PAIRS);
+        return 2;
+    }
+    int pairs = atoi(argv[1]), B = atoi(argv[2]), T = atoi(argv[3]), C = atoi(argv[4]), H = atoi(argv[5]);
+    static Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    static double ratio[MAX_PAIRS];
+    double sum_a = 0, sum_b = 0;
+    for (int p = 0; p < pairs; p++) {
+        int last = p == pairs - 1;
+        const char *dump_a = last ? getenv("DUMP_A") : NULL, *dump_b = last ? getenv("DUMP_B") : NULL;
+        double ta, tb;
+        if (p % 2) {
+            tb = run(op_attention_b, B, T, C, H, &arena, dump_b);
+            ta = run(op_attention_a, B, T, C, H, &arena, dump_a);
+        } else {
+            ta = run(op_attention_a, B, T, C, H, &arena, dump_a);
+            tb = run(op_attention_b, B, T, C, H, &arena, dump_b);
+        }
+        ratio[p] = ta / tb, sum_a += ta, sum_b += tb;
+    }
+    qsort(ratio, (size_t)pairs, sizeof(double), by_value);
+    // 6 products over the T (T + 1) / 2 causal (query, key) pairs of each (batch, head)
+    double flops = 6.0 * 2.0 * (T * (T + 1.0) / 2.0) * (C / H) * B * H;
+    printf("attention B%d T%d C%d H%d causal, forward + backward: speed b/a %.3f (quartiles %.3f..%.3f); "
+           "a %.2f ms, b %.2f ms (means; %.1f / %.1f GFLOP/s); %d pairs\n", B, T, C, H, ratio[pairs / 2],
+           ratio[pairs / 4], ratio[3 * pairs / 4], sum_a / pairs * 1e3, sum_b / pairs * 1e3,
+           flops / (sum_a / pairs) / 1e9, flops / (sum_b / pairs) / 1e9, pairs);
+    return 0;
+}

@@ -1,0 +1,19 @@
+# scripts/paired.sh: --help, bad arguments, and tiny runs of both drivers with the same
+# revision on both sides (the attention run must report the same bits).
+. tests/lib.sh
+
+if out=$(scripts/paired.sh --help 2>&1) && echo "$out" | grep -q "usage: scripts/paired.sh"; then ok "paired --help"
+else fail "paired --help" "$(echo "$out" | head -c 300)"; fi
+expect_error "paired: unknown kernel" "is not gemm or attention" scripts/paired.sh softmax HEAD
+expect_error "paired: unknown revision" "is not a git revision" scripts/paired.sh gemm no-such-revision-here
+expect_error "paired: unknown option" "unknown option" scripts/paired.sh --fast gemm HEAD
+
+if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    skip "paired: tiny runs" "not in a git clone (the script compares git revisions)"
+else
+    if out=$(scripts/paired.sh --pairs 2 attention HEAD HEAD 1 20 64 2 2>&1) &&
+       echo "$out" | grep -q "speed b/a" && echo "$out" | grep -q "the same bits"; then ok "paired: attention, HEAD against HEAD, the same bits"
+    else fail "paired: attention, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
+    if out=$(scripts/paired.sh --pairs 1 gemm HEAD HEAD 16 2>&1) && echo "$out" | grep -q "^all nine"; then ok "paired: gemm, HEAD against HEAD"
+    else fail "paired: gemm, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
+fi
