@@ -35,9 +35,9 @@
 // Stored rows of a transposed A packed at once, PACK_A_K (pack_a): the panels a group writes
 // lie MR x K floats apart, a multiple of 4 KiB for K = 1024 (the dW products), so one k's
 // MR floats of every panel fall in the same L1 set and evict each other; PACK_A_K = 16 writes
-// 16 k's of a panel (6 lines with AVX2, 8 with AVX-512) before the next. The dW products
-// gained 2-9 % with either vector width (docs/performance.md, ninth and tenth sessions).
-// Any order writes the same values.
+// 16 k's of a panel (6 lines with AVX2, 8 with AVX-512) before the next: the dW products
+// gained up to 12 % with AVX2 and up to 9 % with AVX-512 (docs/performance.md, ninth and
+// tenth sessions). Any order writes the same values.
 #define PACK_A_K 16
 #if defined(__AVX512F__)
 #define VL 16

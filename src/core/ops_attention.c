@@ -56,7 +56,7 @@ static int round16(int n) { return (n + 15) / 16 * 16; }
 // AVX-512 has 32 registers of 16 floats: a whole block, 6 rows x 4 vectors of sums (or of
 // add_outer's x), takes 24 of them, and 4 vectors are a whole head of 64, so each row of
 // weights or gradients is read once per block where 8 rows x 2 vectors read it twice
-// (+10 % on a layer's attention at D = 64, +2 % at D = 32; docs/performance.md, tenth
+// (+10-11 % on a layer's attention at D = 64, +2-4 % at D = 32; docs/performance.md, tenth
 // session). AVX2 has 16 registers of 8 floats, where 8 rows x 2 vectors of 16 needed 32 and
 // its sums went through memory (54 % of an lm256 step on Zen 3), and where gcc keeps vectors
 // of 16 floats in memory too: there the kernels take 4 rows at a time, 2 vectors of 8, so
