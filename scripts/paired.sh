@@ -1,5 +1,6 @@
 #!/bin/sh
-# Old and new code side by side in one process: the paired drivers of docs/performance.md.
+# Old and new code side by side in one process: the paired drivers (tests/paired/) of
+# docs/performance.md.
 set -eu
 
 usage() {
@@ -18,7 +19,7 @@ a few per cent; pairs can.
              (default B 4, T 256, C 768, H 12); also checks that A and B give the same
              y, dq, dk and dv bit for bit
   REV_A      a git revision (e.g. HEAD~2, a commit, a branch)
-  REV_B      another one; default: the working tree
+  REV_B      another one (not a plain number: that is a size); default: the working tree
   --threads  OpenMP threads (default 1)
   --pairs    pairs to time (default 15)
 
@@ -47,10 +48,13 @@ case "$what" in
     attention) file=src/core/ops_attention.c driver=attention_pairs ;;
     *) echo "paired.sh: '$what' is not gemm or attention (see --help)" >&2; exit 2 ;;
 esac
-rev_b=
-if [ $# -gt 0 ] && git rev-parse --verify -q "$1^{commit}" >/dev/null; then rev_b=$1; shift; fi
-
 cd "$(dirname "$0")/.."
+# REV_B when the next word names a commit; a number is a size (1024 would also pass for an
+# abbreviated hash).
+rev_b=
+case "${1:-}" in
+    ''|*[!0-9]*) if [ $# -gt 0 ] && git rev-parse --verify -q "$1^{commit}" >/dev/null; then rev_b=$1; shift; fi ;;
+esac
 git rev-parse --verify -q "$rev_a^{commit}" >/dev/null || { echo "paired.sh: '$rev_a' is not a git revision here" >&2; exit 2; }
 make -s build/opt/libtf.a
 work=$(mktemp -d "${TMPDIR:-/tmp}/paired.XXXXXX")
@@ -70,7 +74,7 @@ build() {
 }
 build a "$rev_a"
 build b "$rev_b"
-gcc $CFLAGS -Isrc "scripts/paired/$driver.c" "$work/a_renamed.o" "$work/b_renamed.o" build/opt/libtf.a -lm -o "$work/$driver"
+gcc $CFLAGS -Isrc "tests/paired/$driver.c" "$work/a_renamed.o" "$work/b_renamed.o" build/opt/libtf.a -lm -o "$work/$driver"
 
 echo "# A = $rev_a, B = ${rev_b:-the working tree}; $file; $threads thread(s), $pairs pairs"
 export OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-3000}

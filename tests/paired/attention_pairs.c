@@ -9,20 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "core/arena.h"
+#include "core/runtime.h"   // wall_seconds
 #include "core/ops.h"
 #include "core/tape.h"
 #include "core/tensor.h"
 
 typedef Tensor *AttentionFn(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 AttentionFn op_attention_a, op_attention_b;
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 static int by_value(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -41,14 +35,14 @@ static double run(AttentionFn *attention, int B, int T, int C, int H, Arena *are
         v->data[i] = (float)((i * 71) % 107) / 107.0f - 0.5f;
     }
     AttnArgs args = {.n_heads = H, .causal = 1};
-    double t0 = now();
+    double t0 = wall_seconds();
     Tensor *y = attention(q, k, v, &args);
-    double forward = now() - t0;
+    double forward = wall_seconds() - t0;
     float *dy = grad_zeroed(y);
     for (long i = 0; i < y->size; i++) dy[i] = (float)((i * 13) % 97) / 97.0f - 0.5f;
-    t0 = now();
+    t0 = wall_seconds();
     tape_replay();
-    double backward = now() - t0;
+    double backward = wall_seconds() - t0;
     if (dump) {
         FILE *f = fopen(dump, "wb");
         if (!f) { fprintf(stderr, "attention_pairs: cannot write %s\n", dump); exit(1); }

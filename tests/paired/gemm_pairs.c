@@ -11,19 +11,13 @@
 // 3072) and fc2 (3072 -> 768).
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "core/arena.h"
+#include "core/runtime.h"   // wall_seconds
 #include "core/kernels.h"
 #include "core/tensor.h"
 
 typedef void GemmFn(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
 GemmFn gemm_a, gemm_b;
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 static float *filled(long n, int seed) {
     float *p = malloc(sizeof(float) * (size_t)n);
@@ -42,11 +36,11 @@ static const struct { const char *name; int in, out; } layer[LAYERS] = {{"q/k/v/
 static const char *kind_name[KINDS] = {"forward", "dX", "dW"};
 
 static double run(GemmFn *g, int kind, int R, int in, int out, float *x, float *W, float *dy, float *dx, float *dW) {
-    double t0 = now();
+    double t0 = wall_seconds();
     if (kind == 0) g(R, out, in, mat_rows(x, in), mat_cols(W, in), dy, out, 0, NULL);
     if (kind == 1) g(R, in, out, mat_rows(dy, out), mat_rows(W, in), dx, in, 1, NULL);
     if (kind == 2) g(out, in, R, mat_cols(dy, out), mat_rows(x, in), dW, in, 1, NULL);
-    return now() - t0;
+    return wall_seconds() - t0;
 }
 
 int main(int argc, char **argv) {
