@@ -22,6 +22,9 @@ a few per cent; pairs can.
   REV_B      another one (not a plain number: that is a size); default: the working tree
   --threads  OpenMP threads (default 1)
   --pairs    pairs to time (default 15)
+  --cflags-a, --cflags-b FLAGS
+             extra compiler flags for A's or B's kernel file, e.g. -DKC=512 to compare
+             the blockings kernels.c lets -D set (REV_A and REV_B may then be the same)
 
 The file of each version is compiled with that version's own headers and linked against
 the working tree's build/opt/libtf.a (built if needed), so the structs it shares with the
@@ -30,12 +33,14 @@ git. Example: scripts/paired.sh gemm HEAD~1
 EOF
 }
 
-threads=1 pairs=15
+threads=1 pairs=15 cflags_a= cflags_b=
 while [ $# -gt 0 ]; do
     case "$1" in
         --help|-h) usage; exit 0 ;;
         --threads) threads=${2:?--threads needs a number}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
+        --cflags-a) cflags_a=${2?--cflags-a needs flags}; shift 2 ;;
+        --cflags-b) cflags_b=${2?--cflags-b needs flags}; shift 2 ;;
         --*) echo "paired.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -61,22 +66,23 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/paired.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O3 -march=native -ffp-contract=fast -fno-math-errno -fopenmp"
 
-# build SIDE REV: the kernel file of REV (empty: the working tree) with its headers, every
-# global symbol it defines renamed NAME_SIDE.
+# build SIDE REV FLAGS: the kernel file of REV (empty: the working tree) with its headers and
+# the extra FLAGS, every global symbol it defines renamed NAME_SIDE.
 build() {
-    side=$1 rev=$2 tree=$work/$1
+    side=$1 rev=$2 extra=$3 tree=$work/$1
     mkdir -p "$tree"
     if [ -n "$rev" ]; then git archive "$rev" src | tar -x -C "$tree"; else cp -R src "$tree/"; fi
-    gcc $CFLAGS -I"$tree/src" -c "$tree/$file" -o "$work/$side.o"
+    # shellcheck disable=SC2086
+    gcc $CFLAGS $extra -I"$tree/src" -c "$tree/$file" -o "$work/$side.o"
     renames=$(nm --defined-only -g "$work/$side.o" | awk -v s="$side" '{printf " --redefine-sym %s=%s_%s", $3, $3, s}')
     # shellcheck disable=SC2086
     objcopy $renames "$work/$side.o" "$work/${side}_renamed.o"
 }
-build a "$rev_a"
-build b "$rev_b"
+build a "$rev_a" "$cflags_a"
+build b "$rev_b" "$cflags_b"
 gcc $CFLAGS -Isrc "tests/paired/$driver.c" "$work/a_renamed.o" "$work/b_renamed.o" build/opt/libtf.a -lm -o "$work/$driver"
 
-echo "# A = $rev_a, B = ${rev_b:-the working tree}; $file; $threads thread(s), $pairs pairs"
+echo "# A = $rev_a${cflags_a:+ ($cflags_a)}, B = ${rev_b:-the working tree}${cflags_b:+ ($cflags_b)}; $file; $threads thread(s), $pairs pairs"
 export OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-3000}
 if [ "$what" = gemm ]; then
     "$work/$driver" "$pairs" "$@"

@@ -16,4 +16,9 @@ else
     else fail "paired: attention, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
     if out=$(scripts/paired.sh --pairs 1 gemm HEAD HEAD 16 2>&1) && echo "$out" | grep -q "^all nine"; then ok "paired: gemm, HEAD against HEAD"
     else fail "paired: gemm, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
+    # another blocking on side B: the flags reach its compiler (KC = 8 with K = 16 is two k blocks)
+    if out=$(scripts/paired.sh --pairs 1 --cflags-b "-DKC=8" gemm HEAD HEAD 16 2>&1) &&
+       echo "$out" | grep -q "^# A = HEAD, B = HEAD (-DKC=8);" && echo "$out" | grep -q "^all nine"; then ok "paired: gemm, --cflags-b"
+    else fail "paired: gemm, --cflags-b" "$(echo "$out" | tail -3)"; fi
+    expect_error "paired: bad flags fail" "error" scripts/paired.sh --pairs 1 --cflags-b "-DKC=" gemm HEAD HEAD 16
 fi
