@@ -13,6 +13,34 @@ expect_error() {
     else fail "$name" "stderr did not match '$pat': $(head -c 300 "$TMP/err")"; fi
 }
 
+# A process's state letter (T: stopped), from /proc/PID/stat: the field after the command
+# name, which is in parentheses and may itself hold spaces.
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+# wait_stopped PID: returns once PID is stopped (TF_PAUSE_AT, src/core/crash_point.h), or 1 if
+# it ended (or is a zombie) first or is not stopped after 10 minutes.
+wait_stopped() {
+    ws_i=0
+    while :; do
+        case $(proc_state "$1") in T) return 0 ;; Z|X|'') return 1 ;; esac
+        [ $ws_i -lt 6000 ] || return 1
+        ws_i=$((ws_i + 1)); sleep 0.1
+    done
+}
+# stopped_child PPID: waits (as wait_stopped) until a child of PPID is stopped and prints its
+# pid; returns 1 if PPID ended first or none stopped within 10 minutes. The children are those
+# of PPID's main thread (/proc/PPID/task/PPID/children), as a shell's are.
+stopped_child() {
+    sc_i=0
+    while :; do
+        for sc_pid in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+            [ "$(proc_state "$sc_pid")" = T ] && { echo "$sc_pid"; return 0; }
+        done
+        case $(proc_state "$1") in Z|X|'') return 1 ;; esac
+        [ $sc_i -lt 6000 ] || return 1
+        sc_i=$((sc_i + 1)); sleep 0.1
+    done
+}
+
 # The tools under test, and the folder the tiny runs go to.
 TRAIN=$BIN_DIR/train
 EVAL=$BIN_DIR/eval

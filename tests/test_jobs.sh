@@ -13,26 +13,28 @@ else
     fail jobs_2_results_equal_sequential "$(tail -n 3 "$TMP/j2.out")"
 fi
 
-# A run of the plan stopped by SIGTERM mid-run: frozen as soon as it has logged step 1 of 150,
-# checked to have no checkpoint yet (the config saves at step 800 only), then signalled and let go.
+# A run of the plan stopped by SIGTERM mid-run: it stops itself at the start of step 2 of 150
+# (TF_PAUSE_AT, so the moment does not depend on the load), is checked to have no checkpoint yet
+# (the config saves at step 800 only), then is signalled and let go.
 dir=$TMP/int/runs/rope-s1
 mkdir -p "$TMP/int/runs"
-"$TRAIN" configs/order/rope.ini run.out_dir="$TMP/int/runs" run.name=rope-s1 train.steps=150 run.seed=1 >"$TMP/int.out" 2>&1 &
+TF_PAUSE_AT=step:2 "$TRAIN" configs/order/rope.ini run.out_dir="$TMP/int/runs" run.name=rope-s1 train.steps=150 run.seed=1 >"$TMP/int.out" 2>&1 &
 pid=$!
-while ! grep -q '^1,train,' "$dir/log.csv" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; done
-kill -STOP $pid
-if [ -e "$dir/model.safetensors" ]; then
+if ! wait_stopped $pid; then
+    wait $pid
+    fail jobs_interrupted_run_resumes "the trainer did not stop itself at step 2 (TF_PAUSE_AT): $(tail -n 3 "$TMP/int.out")"
+elif [ -e "$dir/model.safetensors" ] || ! grep -q '^1,train,' "$dir/log.csv"; then
     kill -CONT $pid; wait $pid
-    skip jobs_interrupted_run_resumes "rope-s1 finished its 150 steps before it could be frozen"
+    fail jobs_interrupted_run_resumes "stopped at step 2, but with a checkpoint or without step 1 in log.csv"
 else
     kill -TERM $pid; kill -CONT $pid; wait $pid
     step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$TMP/int.out")
     scripts/dog_bites_man.sh --quick --jobs 2 --out "$TMP/int" >"$TMP/int2.out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ] && [ -n "$step" ] && grep -q "resume $dir$" "$TMP/int2.out" &&
+    if [ $rc -eq 0 ] && [ "$step" = 2 ] && grep -q "resume $dir$" "$TMP/int2.out" &&
             grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out"; then
         ok jobs_interrupted_run_resumes; echo "# stopped after step $step of 150, resumed there"
-    else fail jobs_interrupted_run_resumes "exit $rc, step '$step': $(grep -h 'resume\|stopped' "$TMP/int.out" "$TMP/int2.out" | head -c 300)"; fi
+    else fail jobs_interrupted_run_resumes "exit $rc, step '$step' (want 2): $(grep -h 'resume\|stopped' "$TMP/int.out" "$TMP/int2.out" | head -c 300)"; fi
     if why=$(same_results "$TMP/seq" "$TMP/int"); then ok jobs_resumed_results_equal_sequential
     else fail jobs_resumed_results_equal_sequential "$why"; fi
 fi
@@ -46,22 +48,29 @@ expect_error jobs_no_wait_without_slurm "^scripts/dog_bites_man.sh: --no-wait an
 
 # Slurm's warning before the time limit (sbatch --signal=B:USR1@180) without Slurm: the task's
 # shell, scripts/run_task.sh, passes SIGUSR1 on to the trainer as SIGTERM; the task fails, and
-# running it again resumes from the checkpoint and ends with the sequential run's log.csv.
+# running it again resumes from the checkpoint and ends with the sequential run's log.csv. The
+# trainer stops itself at the start of step 2 (TF_PAUSE_AT); the warning reaches the shell while
+# it waits for the stopped trainer, which gets the SIGTERM once it is let go.
 dir=$TMP/usr1/rope-s1
 printf "'%s' '150' 'configs/order/rope.ini' 'run.seed=1'\n" "$dir" >"$TMP/usr1.tasks"
-scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1.out" 2>&1 &
+TF_PAUSE_AT=step:2 scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1.out" 2>&1 &
 pid=$!
-while ! grep -q '^1,train,' "$dir/log.csv" 2>/dev/null; do kill -0 $pid 2>/dev/null || break; done
-kill -USR1 $pid
-wait $pid
-rc=$?
-if [ $rc -eq 0 ]; then
-    skip jobs_usr1_stops_and_resumes "rope-s1 finished its 150 steps before SIGUSR1 arrived"
+if ! trainer=$(stopped_child $pid); then
+    wait $pid
+    fail jobs_usr1_stops_and_resumes "the trainer did not stop itself at step 2 (TF_PAUSE_AT): $(tail -n 3 "$TMP/usr1.out")"
 else
+    kill -USR1 $pid
+    # the shell's trap has run once the trainer has a SIGTERM pending (ShdPnd, bit 15)
+    i=0
+    while pending=$(sed -n 's/^ShdPnd:[[:space:]]*//p' "/proc/$trainer/status" 2>/dev/null) &&
+            [ $(( 0x${pending:-0} & 16384 )) -eq 0 ] && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+    kill -CONT "$trainer"
+    wait $pid
+    rc=$?
     step=$(sed -n 's/^stopped by SIGTERM after step \([0-9]*\) .*/\1/p' "$dir.train.out")
     scripts/run_task.sh "$TMP/usr1.tasks" 1 >"$TMP/usr1b.out" 2>&1
-    if [ -n "$step" ] && grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out" &&
+    if [ $rc -ne 0 ] && [ "$step" = 2 ] && grep -q "^resumed from $dir/model.safetensors at step $step$" "$dir/train.out" &&
             cmp -s "$TMP/seq/runs/rope-s1/log.csv" "$dir/log.csv"; then
         ok jobs_usr1_stops_and_resumes; echo "# SIGUSR1 after step $step of 150"
-    else fail jobs_usr1_stops_and_resumes "exit $rc, step '$step': $(tail -n 3 "$TMP/usr1.out" "$TMP/usr1b.out" | head -c 300)"; fi
+    else fail jobs_usr1_stops_and_resumes "exit $rc, step '$step' (want 2): $(tail -n 3 "$TMP/usr1.out" "$TMP/usr1b.out" | head -c 300)"; fi
 fi

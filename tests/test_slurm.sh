@@ -88,11 +88,12 @@ else
 fi
 
 # ------------------------------------------------------------------------------ scancel mid-run
-# The tools through a wrapper that freezes (SIGSTOP) the first training of rope-s1 as soon as it
-# has logged step 1 of 150, so that the cancel comes mid-run: scancel's SIGCONT and SIGTERM
-# then make the trainer finish its step, save a checkpoint and exit 143. The premise (caught
-# before the last step) is checked, not assumed: the run must not hold a checkpoint yet (the
-# config saves one at step 800 only). Any resumed training goes straight to ./train.
+# The tools through a wrapper whose first training of rope-s1 stops itself (SIGSTOP,
+# TF_PAUSE_AT=step:2) at the start of step 2 of 150, so that the cancel comes mid-run whatever
+# the load: scancel's SIGCONT and SIGTERM then make the trainer finish its step, save a
+# checkpoint and exit 143. The premise is checked, not assumed: the run is stopped, has logged
+# step 1 and holds no checkpoint yet (the config saves one at step 800 only). Any resumed
+# training goes straight to ./train.
 W=$TMP/wrapped; mkdir -p "$W"
 for tool in eval permute plot; do ln -s "$PWD/$BIN_DIR/$tool" "$W/$tool"; done
 cat >"$W/train" <<EOT
@@ -100,11 +101,16 @@ cat >"$W/train" <<EOT
 case " \$* " in *" run.name=rope-s1 "*)
     case " \$* " in *" train.resume="*) ;; *)
         for a in "\$@"; do case \$a in run.out_dir=*) dir=\${a#*=}/rope-s1 ;; esac; done
-        "$PWD/$BIN_DIR/train" "\$@" &
+        TF_PAUSE_AT=step:2 "$PWD/$BIN_DIR/train" "\$@" &
         pid=\$!
-        while ! grep -q '^1,train,' "\$dir/log.csv" 2>/dev/null; do kill -0 \$pid 2>/dev/null || break; done
-        kill -STOP \$pid
-        if [ -e "\$dir/model.safetensors" ]; then touch "$TMP/missed"; else touch "$TMP/held"; fi
+        while :; do   # until it has stopped itself (state T) or ended
+            case \$(sed 's/.*) //' /proc/\$pid/stat 2>/dev/null | cut -d' ' -f1) in T|Z|X|'') break ;; esac
+            sleep 0.1
+        done
+        if [ -e "\$dir/model.safetensors" ] || ! grep -q '^1,train,' "\$dir/log.csv" 2>/dev/null ||
+                [ "\$(sed 's/.*) //' /proc/\$pid/stat 2>/dev/null | cut -d' ' -f1)" != T ]; then
+            touch "$TMP/missed"
+        else touch "$TMP/held"; fi
         wait \$pid
         exit \$? ;;
     esac ;;
@@ -138,7 +144,7 @@ else
         else fail slurm_cancelled_task_resubmitted_and_resumed "exit $rc: $(grep -h 'submitted\|resumed\|stopped' "$TMP/c2.out" "$O/runs/rope-s1/train.out" | head -c 300)"; fi
         if why=$(same_results "$TMP/local" "$O"); then ok slurm_results_unchanged_after_cancel; else fail slurm_results_unchanged_after_cancel "$why"; fi
     else
-        skip slurm_cancel_mid_run "rope-s1 finished its 150 steps before the wrapper could freeze it"
+        fail slurm_cancel_mid_run "the wrapper did not see rope-s1 stopped at step 2 with step 1 logged and no checkpoint"
     fi
     # Everything finished: one more call submits nothing.
     BIN_DIR=$W scripts/dog_bites_man.sh --quick --slurm --out "$O" >"$TMP/c3.out" 2>&1

@@ -4,24 +4,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+// One hook: the variable's NAME:N, how often a matching point has been passed, and the signal.
+typedef struct { const char *variable; int signal; char want[256]; long at, seen; } Hook;
+
+static void hook_parse(Hook *h) {
+    const char *spec = getenv(h->variable);
+    const char *colon = spec ? strrchr(spec, ':') : NULL;
+    if (colon && colon > spec && (size_t)(colon - spec) < sizeof h->want) {
+        memcpy(h->want, spec, (size_t)(colon - spec));
+        h->at = atol(colon + 1);
+    }
+}
+
+static void hook_pass(Hook *h, const char *name) {
+    if (h->at <= 0) return;
+    size_t n = strlen(name), k = strlen(h->want);
+    if (n < k || strcmp(name + n - k, h->want)) return;
+    if (++h->seen == h->at) {
+        fflush(NULL);   // what a killed or stopped process had already handed to the kernel stays
+        raise(h->signal);
+    }
+}
+
 void crash_point(const char *name) {
     static int parsed;
-    static char want[256];
-    static long at, seen;
+    static Hook hooks[2] = {{"TF_CRASH_AT", SIGKILL, "", 0, 0}, {"TF_PAUSE_AT", SIGSTOP, "", 0, 0}};
     if (!parsed) {
         parsed = 1;
-        const char *spec = getenv("TF_CRASH_AT");
-        const char *colon = spec ? strrchr(spec, ':') : NULL;
-        if (colon && colon > spec && (size_t)(colon - spec) < sizeof want) {
-            memcpy(want, spec, (size_t)(colon - spec));
-            at = atol(colon + 1);
-        }
+        for (int i = 0; i < 2; i++) hook_parse(&hooks[i]);
     }
-    if (at <= 0) return;
-    size_t n = strlen(name), k = strlen(want);
-    if (n < k || strcmp(name + n - k, want)) return;
-    if (++seen == at) {
-        fflush(NULL);   // what a killed process had already handed to the kernel stays
-        raise(SIGKILL);
-    }
+    for (int i = 0; i < 2; i++) hook_pass(&hooks[i], name);
 }

@@ -359,7 +359,7 @@ int train_run(Config *c, char *err, int errlen) {
     }
     double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
-        crash_point("step");       // tests: TF_CRASH_AT=step:N stops the process here
+        crash_point("step");       // tests: TF_CRASH_AT=step:N kills, TF_PAUSE_AT=step:N stops the process here
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
         r.step = step;
         Batch b;
