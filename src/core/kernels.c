@@ -39,11 +39,10 @@
 // gained up to 12 % with AVX2 and up to 9 % with AVX-512 (docs/performance.md, ninth and
 // tenth sessions). Any order writes the same values.
 #define PACK_A_K 16
+#define VL KERNEL_VL
 #if defined(__AVX512F__)
-#define VL 16
 #define NC_PANELS_DEFAULT 8
 #else
-#define VL 8
 #define NC_PANELS_DEFAULT 4
 #endif
 #define MR_MAX GEMM_NARROW_MR
@@ -61,7 +60,7 @@
 #define NC_PANELS NC_PANELS_DEFAULT
 #endif
 
-typedef float vfloat __attribute__((vector_size(VL * sizeof(float))));
+typedef kernel_vf vfloat;
 
 // Unaligned vector load and store (macros: a function returning a vector would change the
 // ABI on targets without the vector width).
@@ -129,27 +128,10 @@ static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, 
 }
 
 // dst[k * ldd + c] = src[c * lds + k] for k, c < VL: a VL x VL block transposed in registers.
-// Stage s swaps, between rows r and r + s (r without bit s), the lanes with bit s set in row
-// r and those without in row r + s; after the stages s = VL/2 .. 1 row c holds column c.
-// The lane masks are constants once the stage loop unrolls: one two-source permute each.
-typedef int vlane __attribute__((vector_size(VL * sizeof(int))));
 static inline __attribute__((always_inline)) void transpose_block(const float *src, long lds, float *dst, long ldd) {
     vfloat row[VL];
     for (int c = 0; c < VL; c++) VLOAD(row[c], src + c * lds);
-    vlane lane;
-    for (int l = 0; l < VL; l++) lane[l] = l;
-    #pragma GCC unroll 8
-    for (int s = VL / 2; s; s /= 2) {
-        vlane has_s = (lane & s) != 0;   // -1 where lane l has bit s
-        vlane low = lane + (has_s & (VL - s)), high = lane + (has_s & VL) + (~has_s & s);
-        #pragma GCC unroll 16
-        for (int r = 0; r < VL; r++)
-            if (!(r & s)) {
-                vfloat a = row[r], b = row[r + s];
-                row[r] = __builtin_shuffle(a, b, low);
-                row[r + s] = __builtin_shuffle(a, b, high);
-            }
-    }
+    kernel_transpose(row);
     for (int k = 0; k < VL; k++) VSTORE(dst + k * ldd, row[k]);
 }
 

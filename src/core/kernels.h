@@ -58,6 +58,37 @@ static inline double gemm_packed_b_floats(double K, double N) {
     return K * ceil(N / nr) * nr;
 }
 
+// The build's vector width in floats (16 with AVX-512, 8 otherwise) and vectors of it.
+#if defined(__AVX512F__)
+#define KERNEL_VL 16
+#else
+#define KERNEL_VL 8
+#endif
+typedef float kernel_vf __attribute__((vector_size(KERNEL_VL * sizeof(float))));
+typedef int kernel_vi __attribute__((vector_size(KERNEL_VL * sizeof(int))));
+
+// A KERNEL_VL x KERNEL_VL block transposed in registers: afterwards row[c] lane r is what row[r]
+// lane c was. Stage s swaps, between rows r and r + s (r without bit s), the lanes with bit s
+// set in row r and those without in row r + s; after the stages s = VL/2 .. 1 row c holds
+// column c. The lane masks are constants once the stage loop unrolls: one two-source permute
+// each. gemm's packing of a transposed B and attention's transposed keys and values use it.
+static inline __attribute__((always_inline)) void kernel_transpose(kernel_vf row[KERNEL_VL]) {
+    kernel_vi lane;
+    for (int l = 0; l < KERNEL_VL; l++) lane[l] = l;
+    #pragma GCC unroll 8
+    for (int s = KERNEL_VL / 2; s; s /= 2) {
+        kernel_vi has_s = (lane & s) != 0;   // -1 where lane l has bit s
+        kernel_vi low = lane + (has_s & (KERNEL_VL - s)), high = lane + (has_s & KERNEL_VL) + (~has_s & s);
+        #pragma GCC unroll 16
+        for (int r = 0; r < KERNEL_VL; r++)
+            if (!(r & s)) {
+                kernel_vf a = row[r], b = row[r + s];
+                row[r] = __builtin_shuffle(a, b, low);
+                row[r + s] = __builtin_shuffle(a, b, high);
+            }
+    }
+}
+
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;
 static inline MatView mat_rows(const float *p, long ld) { MatView v = {p, ld, 1}; return v; }   // row-major

@@ -62,12 +62,13 @@ static int round16(int n) { return (n + 15) / 16 * 16; }
 // of 16 floats in memory too: there the kernels take 4 rows at a time, 2 vectors of 8, so
 // 4 x 2 = 8 registers hold the tile and the rest its loads.
 #if defined(__AVX512F__)
-enum { ATTN_LANES = 16, ATTN_GROUP = ATTN_ROW_BLOCK, ATTN_MAX_V = 4 };
+enum { ATTN_GROUP = ATTN_ROW_BLOCK, ATTN_MAX_V = 4 };
 #else
-enum { ATTN_LANES = 8, ATTN_GROUP = 4, ATTN_MAX_V = 2 };
+enum { ATTN_GROUP = 4, ATTN_MAX_V = 2 };
 #endif
-typedef float attn_vec __attribute__((vector_size(ATTN_LANES * sizeof(float))));
-typedef int attn_veci __attribute__((vector_size(ATTN_LANES * sizeof(int))));
+enum { ATTN_LANES = KERNEL_VL };
+typedef kernel_vf attn_vec;
+typedef kernel_vi attn_veci;
 enum { ATTN_V16 = 16 / ATTN_LANES };   // vectors per 16 columns
 
 // Row i's scores s[0..n16) (whole vectors from row_times_rows) -> its probabilities, in place:
@@ -130,56 +131,31 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
     for (int j = 0; j < n16; j++) s[j] *= inv;
 }
 
-// t[l][e] -> t[e][l] in registers: four rounds swap the off-diagonal k x k blocks of every
-// 2k x 2k block (k = 8, 4, 2, 1), two two-source shuffles per pair of rows.
-static inline void transpose16(vec16 t[16]) {
-    for (int i = 0; i < 16; i++)
-        if (!(i & 8)) {
-            vec16 a = t[i], b = t[i + 8];
-            t[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-            t[i + 8] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-        }
-    for (int i = 0; i < 16; i++)
-        if (!(i & 4)) {
-            vec16 a = t[i], b = t[i + 4];
-            t[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-            t[i + 4] = __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-        }
-    for (int i = 0; i < 16; i++)
-        if (!(i & 2)) {
-            vec16 a = t[i], b = t[i + 2];
-            t[i] = __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-            t[i + 2] = __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-        }
-    for (int i = 0; i < 16; i++)
-        if (!(i & 1)) {
-            vec16 a = t[i], b = t[i + 1];
-            t[i] = __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-            t[i + 1] = __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-        }
-}
-
 // Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
 // multiple of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
-// full tile is loaded a row per vector and transposed in registers (moving its 256 elements
-// one by one through a buffer cost a third more at D = 16), a partial one (D not a multiple
-// of 16) goes through the buffer. The rows of the next tile are prefetched: rows of x are C
+// full tile is loaded a row per vector and transposed in registers (kernel_transpose, in
+// blocks of the build's vector width; moving its 256 elements one by one through a buffer
+// cost a third more at D = 16), a partial one (D not a multiple of 16) goes through the buffer. The rows of the next tile are prefetched: rows of x are C
 // floats apart and this is the first read of them, which waited on memory (at lm768, 85 % of
 // the scalar transpose's samples fell on its first load of a row).
 static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {
     for (int j0 = 0; j0 < ld; j0 += 16)
         for (int e0 = 0; e0 < D; e0 += 16) {
             int ne = D - e0 < 16 ? D - e0 : 16;
-            if (ne == 16) {
-                vec16 t[16];   // t[l] = row j0 + l, then t[e] = column e0 + e
-                for (int l = 0; l < 16; l++) {
-                    const float *row = x + ((long)b * T + j0 + l) * C + h * D + e0;
-                    if (j0 + 16 + l < T) __builtin_prefetch(row + 16L * C);
-                    if (j0 + l < T) memcpy(&t[l], row, sizeof t[l]);
-                    else t[l] = (vec16){0};
-                }
-                transpose16(t);
-                for (int e = 0; e < 16; e++) memcpy(xt + (long)(e0 + e) * ld + j0, &t[e], sizeof t[e]);
+            if (ne == 16) {   // in blocks of the build's vectors (kernels.h), 1 or 2 x 2 of them
+                for (int l0 = 0; l0 < 16; l0 += KERNEL_VL)
+                    for (int c0 = 0; c0 < 16; c0 += KERNEL_VL) {
+                        kernel_vf t[KERNEL_VL];   // t[l] = row j0 + l0 + l, then t[e] = column e0 + c0 + e
+                        for (int l = 0; l < KERNEL_VL; l++) {
+                            int j = j0 + l0 + l;
+                            const float *row = x + ((long)b * T + j) * C + h * D + e0 + c0;
+                            if (c0 == 0 && j + 16 < T) __builtin_prefetch(row + 16L * C);
+                            if (j < T) memcpy(&t[l], row, sizeof t[l]);
+                            else t[l] = (kernel_vf){0};
+                        }
+                        kernel_transpose(t);
+                        for (int e = 0; e < KERNEL_VL; e++) memcpy(xt + (long)(e0 + c0 + e) * ld + j0 + l0, &t[e], sizeof t[e]);
+                    }
                 continue;
             }
             float tile[16][16];   // tile[e][l] = x[j0 + l][e0 + e]
