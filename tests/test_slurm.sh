@@ -104,11 +104,11 @@ case " \$* " in *" run.name=rope-s1 "*)
         TF_PAUSE_AT=step:2 "$PWD/$BIN_DIR/train" "\$@" &
         pid=\$!
         while :; do   # until it has stopped itself (state T) or ended
-            case \$(sed 's/.*) //' /proc/\$pid/stat 2>/dev/null | cut -d' ' -f1) in T|Z|X|'') break ;; esac
+            state=\$(sed 's/.*) //' /proc/\$pid/stat 2>/dev/null | cut -d' ' -f1)
+            case \$state in T|Z|X|'') break ;; esac
             sleep 0.1
         done
-        if [ -e "\$dir/model.safetensors" ] || ! grep -q '^1,train,' "\$dir/log.csv" 2>/dev/null ||
-                [ "\$(sed 's/.*) //' /proc/\$pid/stat 2>/dev/null | cut -d' ' -f1)" != T ]; then
+        if [ "\$state" != T ] || [ -e "\$dir/model.safetensors" ] || ! grep -q '^1,train,' "\$dir/log.csv" 2>/dev/null; then
             touch "$TMP/missed"
         else touch "$TMP/held"; fi
         wait \$pid

@@ -28,10 +28,11 @@ static void hook_pass(Hook *h, const char *name) {
 
 void crash_point(const char *name) {
     static int parsed;
-    static Hook hooks[2] = {{"TF_CRASH_AT", SIGKILL, "", 0, 0}, {"TF_PAUSE_AT", SIGSTOP, "", 0, 0}};
+    static Hook hooks[] = {{.variable = "TF_CRASH_AT", .signal = SIGKILL}, {.variable = "TF_PAUSE_AT", .signal = SIGSTOP}};
+    const int n = (int)(sizeof hooks / sizeof hooks[0]);
     if (!parsed) {
         parsed = 1;
-        for (int i = 0; i < 2; i++) hook_parse(&hooks[i]);
+        for (int i = 0; i < n; i++) hook_parse(&hooks[i]);
     }
-    for (int i = 0; i < 2; i++) hook_pass(&hooks[i], name);
+    for (int i = 0; i < n; i++) hook_pass(&hooks[i], name);
 }

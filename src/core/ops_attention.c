@@ -135,8 +135,8 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
 // multiple of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
 // full tile is loaded a row per vector and transposed in registers (kernel_transpose, in
 // blocks of the build's vector width; moving its 256 elements one by one through a buffer
-// cost a third more at D = 16), a partial one (D not a multiple of 16) goes through the buffer. The rows of the next tile are prefetched: rows of x are C
-// floats apart and this is the first read of them, which waited on memory (at lm768, 85 % of
+// cost a third more at D = 16), a partial one (D not a multiple of 16) goes through the
+// buffer. The rows of the next tile are prefetched: rows of x are C floats apart and this is the first read of them, which waited on memory (at lm768, 85 % of
 // the scalar transpose's samples fell on its first load of a row).
 static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {
     for (int j0 = 0; j0 < ld; j0 += 16)
