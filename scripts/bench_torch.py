@@ -42,7 +42,7 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
                V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3),
     "llama": dict(label="lm llama d128 h4 2L swiglu352 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=352,
                   B=8, V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3, llama=True),
-    # the wide language models of issue 17: GELU, a 32-row learned position table that wraps, no dropout
+    # the wide language models: GELU, a 32-row learned position table that wraps, no dropout
     "lm256": dict(label="lm d256 h4 4L ff1024 B8 T256 gelu", model="lm", d=256, heads=4, enc=0, dec=4, ff=1024, B=8,
                   V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=256, steps=3, pos="learned", act="gelu", p=0.0,
                   smoothing=0.0),
@@ -441,7 +441,7 @@ def compare(args):
 
 
 def write_markdown(args, rows, peak, blas):
-    """The --compare rows as the Markdown table of the README's Speed section, with the command,
+    """The --compare rows as the Markdown table of docs/performance.md, with the command,
     the commit and the peak it was measured against."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()

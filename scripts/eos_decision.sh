@@ -1,5 +1,5 @@
 #!/bin/sh
-# The end-of-sentence decision (issue 15; Newman, Hewitt, Liang, Manning 2020, "The EOS Decision
+# The end-of-sentence decision (Newman, Hewitt, Liang, Manning 2020, "The EOS Decision
 # and Length Extrapolation"): train the toy German -> English translator (1..3 clauses) with
 # every positional scheme, with and without <eos> on the target side, and score exact match at
 # 4, 6, 8 and 12 clauses when the model stops itself and when it is decoded to the reference

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Longer contexts for RoPE (issue 16): pretrain the language model at a 32-token window, then
+# Longer contexts for RoPE: pretrain the language model at a 32-token window, then
 # stretch RoPE to 4x that window with each method of docs/design.md §2.3.5, fine-tuned briefly
 # at 128 tokens (linear = position interpolation, ntk, yarn; and plain RoPE as a control) or not
 # at all (dynamic NTK, and every method as an evaluation override), beside the other schemes

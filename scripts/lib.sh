@@ -323,7 +323,7 @@ slurm_report() {
 
 # provenance: the line every results.md carries, naming the commit, the build of the tools and
 # the CPU that made its numbers. They are bit-identical for the same build on the same CPU
-# (any thread count); -march=native makes another CPU a different build (README, Tests).
+# (any thread count); -march=native makes another CPU a different build (docs/usage.md, testing).
 provenance() {
     _rev=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git checkout)")
     git diff --quiet HEAD -- src Makefile 2>/dev/null || _rev="$_rev with uncommitted changes to src/ or Makefile"

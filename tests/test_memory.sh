@@ -1,5 +1,5 @@
 #!/bin/sh
-# Memory (issue 19): absurd settings are refused before any work with one line; run.max_memory
+# Memory limits: absurd settings are refused before any work with one line; run.max_memory
 # caps or overrides the check; the arena running out mid-run stops at that step and keeps the
 # last good checkpoint; and the estimate printed first by every run lies within 25% of the
 # peak resident memory measured for a spread of shapes. Every command runs under a virtual

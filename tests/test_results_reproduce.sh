@@ -3,13 +3,13 @@
 #  * Same build on the same CPU (the results.md provenance lines agree on the tools, -march=native
 #    resolved, and the CPU): runs.csv, permute.csv and curves.csv byte for byte.
 #  * Otherwise the byte comparison is a skip naming both, and the numbers must agree within
-#    tolerances set from the drift measured between two CPUs (README, Tests): a different CPU
+#    tolerances set from the drift measured between two CPUs (docs/usage.md, testing): a different CPU
 #    under -march=native is a different binary, and 800 steps of training amplify its last-bit
 #    differences. Exact: the example counts, every saturated accuracy (0, 0.5 or 1: the five-word
 #    form, `none`, ALiBi's pair accuracy on reversals), and "below 1e-4" for the differences that
 #    are zero up to rounding (a twin or a permutation the model cannot tell apart). Within 0.05
 #    absolute: the other accuracies (measured 0.02). Relative: losses 2% (measured 1%, t5), ALiBi's
-#    losses 15% (measured 10%: it converges slowest, see the README), twin and permutation
+#    losses 15% (measured 10%: it converges slowest, see docs/lessons.md), twin and permutation
 #    differences 5% (measured 3.3%).
 . tests/lib.sh
 export BIN_DIR

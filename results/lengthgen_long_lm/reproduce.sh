@@ -3,7 +3,7 @@
 # (configs/algorithmic/lm_copy.ini: d_model 64, 2 layers, inputs of 1..16 digits) with ALiBi,
 # the scheme that extrapolated best there at 600 steps, trained 5x and 10x longer (3000 and 6000
 # steps, seeds 1-3, one thread each), then scored like lengthgen.sh: ./eval on 100 held-out
-# inputs of exactly k digits. Question: does some configuration reach issue 15's target of
+# inputs of exactly k digits. Question: does some configuration reach the study's target of
 # >= 90% sequence accuracy at length 32 (2x the longest training input)?
 # Run from anywhere after `make`; finished runs and evaluations are reused.
 set -eu
