@@ -1,0 +1,540 @@
+#!/bin/sh
+# Effect sizes with 95% intervals for the length-generalisation remedies, from the per-seed CSVs.
+set -eu
+
+usage() {
+    cat <<'EOF'
+usage: scripts/verdicts.sh [--out DIR]
+       scripts/verdicts.sh --t DF | --paired "A1 A2 ..." "B1 B2 ..." | --welch "A1 ..." "B1 ..."
+
+Reads the per-seed rows of
+  results/eos_decision/results.csv          translator, +EOS / -EOS / oracle / randomized
+  results/extrapolate/results.csv           translator, rope evaluated with rope_base=40000
+  results/lengthgen/results.csv             translator copy and reverse, plain and randomized
+  results/lengthgen/lm_results.csv          decoder-only copy, reverse, duplicate (+ logscale)
+  results/lengthgen_random/long/results.csv RoPE copier, 3000 steps, plain and randomized
+  results/lengthgen_long_lm/results.csv     decoder-only ALiBi copy, 3000 and 6000 steps
+  results/extend_context/results.csv        language model, RoPE stretched and fine-tuned
+  results/lengthgen/lm_mrr.csv              the MRR of the seed means (for comparison)
+and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
+comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
+the effect A-B (points for percentages), its 95% interval and a verdict; and DIR/mrr.csv,
+the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) with its interval.
+
+  paired     A and B are the same trained models evaluated two ways: Student t interval on
+             the per-seed differences, df = n-1
+  welch      A and B are different trained models (even with the same seeds): Welch t
+             interval, df by Welch-Satterthwaite (fractional)
+  one-sample B is a fixed number (a target): Student t interval of A's mean minus it
+
+t_{0.975,df} is found by bisection on the t distribution's tail, computed with the
+regularized incomplete beta function (continued fraction), so fractional df are exact.
+Verdict: "untested (not learned: NN% in distribution)" if either row's mean exact match at
+the longest training length (3 clauses, 16 symbols) is below 90%; else "reproduced" (the
+interval excludes 0 in the claim's direction), "opposite" (excludes 0 against it), "effect"
+(excludes 0, the claim gives no direction) or "within the spread" (the interval holds 0).
+
+  --out DIR   where to write (default results/verdicts)
+  --t DF      print t_{0.975,DF} and exit
+  --paired A B, --welch A B
+              print "mean_diff lo hi df t" for two space-separated samples and exit
+EOF
+}
+
+# The statistics, shared by every mode.
+STATS='
+function gammln(x,   y, tmp, ser, j, c) {
+    split("76.18009172947146 -86.50532032941677 24.01409824083091 -1.231739572450155 " \
+          "0.1208650973866179e-2 -0.5395239384953e-5", c, " ")
+    y = x; tmp = x + 5.5; tmp -= (x + 0.5) * log(tmp); ser = 1.000000000190015
+    for (j = 1; j <= 6; j++) { y++; ser += c[j] / y }
+    return -tmp + log(2.5066282746310005 * ser / x)
+}
+function betacf(a, b, x,   m, m2, aa, c, d, del, h, qab, qam, qap) {
+    qab = a + b; qap = a + 1; qam = a - 1; c = 1; d = 1 - qab * x / qap
+    if (d < 0 ? -d < 1e-300 : d < 1e-300) d = 1e-300
+    d = 1 / d; h = d
+    for (m = 1; m <= 300; m++) {
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d; if (d < 0 ? -d < 1e-300 : d < 1e-300) d = 1e-300
+        c = 1 + aa / c; if (c < 0 ? -c < 1e-300 : c < 1e-300) c = 1e-300
+        d = 1 / d; h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d; if (d < 0 ? -d < 1e-300 : d < 1e-300) d = 1e-300
+        c = 1 + aa / c; if (c < 0 ? -c < 1e-300 : c < 1e-300) c = 1e-300
+        d = 1 / d; del = d * c; h *= del
+        if ((del - 1 < 0 ? 1 - del : del - 1) < 1e-15) break
+    }
+    return h
+}
+function betai(a, b, x,   bt) {
+    if (x <= 0) return 0
+    if (x >= 1) return 1
+    bt = exp(gammln(a + b) - gammln(a) - gammln(b) + a * log(x) + b * log(1 - x))
+    if (x < (a + 1) / (a + b + 2)) return bt * betacf(a, b, x) / a
+    return 1 - bt * betacf(b, a, 1 - x) / b
+}
+# two-sided tail P(|T| > t) of Student t with df degrees of freedom
+function ttail(t, df) { return betai(df / 2, 0.5, df / (df + t * t)) }
+# t_{0.975,df}: the t with P(|T| > t) = 0.05, by bisection
+function tq(df,   lo, hi, mid, i) {
+    if (df > 1e7) return 1.959963984540054
+    lo = 0; hi = 1e4
+    for (i = 0; i < 200; i++) {
+        mid = (lo + hi) / 2
+        if (ttail(mid, df) > 0.05) lo = mid; else hi = mid
+    }
+    return (lo + hi) / 2
+}
+function mean(x, n,   i, s) { s = 0; for (i = 1; i <= n; i++) s += x[i]; return s / n }
+function sd(x, n,   i, m, s) {
+    if (n < 2) return 0
+    m = mean(x, n); s = 0
+    for (i = 1; i <= n; i++) s += (x[i] - m) * (x[i] - m)
+    return sqrt(s / (n - 1))
+}
+# Sets R["d"], R["lo"], R["hi"], R["df"] (-1: no spread, the interval is the point), R["t"].
+function paired_ci(a, b, n,   d, i, m, s, t) {
+    for (i = 1; i <= n; i++) d[i] = a[i] - b[i]
+    m = mean(d, n); s = sd(d, n); R["d"] = m
+    if (s == 0 || n < 2) { R["lo"] = m; R["hi"] = m; R["df"] = -1; R["t"] = 0; return }
+    t = tq(n - 1); R["df"] = n - 1; R["t"] = t
+    R["lo"] = m - t * s / sqrt(n); R["hi"] = m + t * s / sqrt(n)
+}
+function welch_ci(a, na, b, nb,   va, vb, se2, df, t, m) {
+    m = mean(a, na) - mean(b, nb); R["d"] = m
+    va = sd(a, na) ^ 2 / na; vb = sd(b, nb) ^ 2 / nb; se2 = va + vb
+    if (se2 == 0) { R["lo"] = m; R["hi"] = m; R["df"] = -1; R["t"] = 0; return }
+    df = se2 * se2 / ((na > 1 ? va * va / (na - 1) : 0) + (nb > 1 ? vb * vb / (nb - 1) : 0))
+    t = tq(df); R["df"] = df; R["t"] = t
+    R["lo"] = m - t * sqrt(se2); R["hi"] = m + t * sqrt(se2)
+}
+'
+
+out=results/verdicts
+mode=run
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --out) [ $# -ge 2 ] || { echo "$0: --out needs a folder" >&2; exit 1; }; out=$2; shift 2 ;;
+        --t) [ $# -ge 2 ] || { echo "$0: --t needs a df" >&2; exit 1; }
+            awk -v df="$2" "$STATS"'BEGIN { printf "%.6f\n", tq(df + 0) }'; exit 0 ;;
+        --paired|--welch)
+            [ $# -ge 3 ] || { echo "$0: $1 needs two samples" >&2; exit 1; }
+            awk -v m="$1" -v sa="$2" -v sb="$3" "$STATS"'BEGIN {
+                na = split(sa, a, " "); nb = split(sb, b, " ")
+                if (m == "--paired") {
+                    if (na != nb) { print "verdicts.sh: --paired needs samples of one size" > "/dev/stderr"; exit 1 }
+                    paired_ci(a, b, na)
+                } else welch_ci(a, na, b, nb)
+                printf "%.6f %.6f %.6f %.6f %.6f\n", R["d"], R["lo"], R["hi"], R["df"], R["t"] }'
+            exit $? ;;
+        *) usage >&2; echo "$0: unknown argument '$1'" >&2; exit 1 ;;
+    esac
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+EOS=results/eos_decision/results.csv
+EXT=results/extrapolate/results.csv
+LG=results/lengthgen/results.csv
+LM=results/lengthgen/lm_results.csv
+LGR=results/lengthgen_random/long/results.csv
+LONG=results/lengthgen_long_lm/results.csv
+EC=results/extend_context/results.csv
+MRR=results/lengthgen/lm_mrr.csv
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR"; do
+    [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
+done
+mkdir -p "$out"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
+    -v EC="$EC" -v MRR="$MRR" -v mrrout="$out/mrr.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    "$STATS"'
+FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+function f(name) { return $col[name] }
+function put(key, seed, metric) { if (f(metric) != "") { V[key "|" metric, seed] = f(metric) + 0; SEEDS[seed] = 1 } }
+FILENAME == EOS { k = "eos|" f("variant") "|" f("scheme") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == EXT { k = "ext|" f("view") "|" f("scheme") "|" f("x")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == LG { k = "lg|" f("task") "|" f("scheme") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == LM { k = "lm|" f("task") "|" f("scheme") "|" f("variant") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == LGR { k = "lgr|" f("task") "|" f("scheme") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == LONG { k = "long|" f("steps") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == MRR && f("variant") == "plain" { POOLED[f("scheme")] = sprintf("%.3f", f("mrr")) }
+FILENAME == EC { k = "ec|" f("block") "|" f("method") "|" f("window")
+    put(k, f("seed"), "loss_last") }
+
+# the seeds 1..NS that series s has, into x[]; returns how many
+function series(s, x,   i, n) {
+    n = 0
+    for (i = 1; i <= NS; i++) if ((s, i) in V) x[++n] = V[s, i]
+    return n
+}
+# derived series: the per-seed mean of the series listed in parts (";"-separated)
+function avg(name, parts,   p, np, i, j, sum, cnt) {
+    np = split(parts, p, ";")
+    for (i = 1; i <= NS; i++) {
+        sum = 0; cnt = 0
+        for (j = 1; j <= np; j++) if ((p[j], i) in V) { sum += V[p[j], i]; cnt++ }
+        if (cnt == np) V[name, i] = sum / cnt
+    }
+    return name
+}
+function lens(prefix, suffix, list,   l, n, i, s) {
+    n = split(list, l, " "); s = ""
+    for (i = 1; i <= n; i++) s = s (i > 1 ? ";" : "") prefix l[i] suffix
+    return s
+}
+function fmt(x) { return sprintf(PCT ? "%.1f" : "%.3f", PCT ? 100 * x : x) }
+function sgn(x,   v) {
+    v = sprintf(PCT ? "%.1f" : "%.3f", PCT ? 100 * (x < 0 ? -x : x) : (x < 0 ? -x : x))
+    return (v ~ /^[0.]*$/ ? "" : (x > 0 ? "+" : "-")) v
+}
+function q(s) { if (s ~ /[,"]/) { gsub(/"/, "\"\"", s); return "\"" s "\"" } return s }
+
+# One comparison. key: the remedy; claim; model, task, steps, evl (evaluation length), metric;
+# dir: +1 the claim expects A > B, -1 A < B, 0 no direction; A, B: labels; sa, sb: series
+# (sb a number for one-sample); ia, ib: in-distribution exact-match series ("" none); head: 1
+# for the row the summary quotes; note.
+function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pairing, ia, ib, head, note,
+             a, b, na, nb, i, n, ma, mb, inda, indb, low, verdict, row, iv, eff, l) {
+    PCT = (metric ~ /exact|token/)
+    na = series(sa, a)
+    if (pairing == "one-sample") { nb = na; for (i = 1; i <= na; i++) b[i] = sb + 0 }
+    else nb = series(sb, b)
+    if (na == 0 || nb == 0) { printf "verdicts.sh: no rows for %s or %s\n", sa, sb > "/dev/stderr"; bad = 1; return }
+    if (pairing == "welch") welch_ci(a, na, b, nb)
+    else {
+        if (na != nb) { printf "verdicts.sh: %s and %s have %d and %d seeds\n", sa, sb, na, nb > "/dev/stderr"; bad = 1; return }
+        paired_ci(a, b, na)
+    }
+    n = (na == nb) ? na : na "+" nb
+    ma = mean(a, na); mb = mean(b, nb)
+    inda = ""; indb = ""; low = 2
+    if (ia != "") { i = series(ia, x1); inda = mean(x1, i); if (inda < low) low = inda }
+    if (ib != "") { i = series(ib, x2); indb = mean(x2, i); if (indb < low) low = indb }
+    eff = sgn(R["d"]); iv = "[" sgn(R["lo"]) ", " sgn(R["hi"]) "]"
+    if (pairing == "paired" && R["df"] >= 0) {
+        l = ""; for (i = 1; i <= na; i++) l = l (i > 1 ? ", " : "") sgn(a[i] - b[i])
+        note = note (note == "" ? "" : "; ") "A-B per seed: " l
+    }
+    if (low < 0.9) verdict = sprintf("untested (not learned: %.1f%% in distribution)", 100 * low)
+    else if (R["lo"] <= 0 && R["hi"] >= 0) verdict = "within the spread"
+    else if (dir == 0) verdict = "effect: " eff " " iv
+    else if ((R["d"] > 0) == (dir > 0)) verdict = "reproduced: " eff " " iv
+    else verdict = "opposite: " eff " " iv
+    NR_ROWS++
+    row = q(key) "," q(claim) "," q(model) "," q(task) "," q(steps) "," q(evl) "," q(metric) "," q(A) "," q(B) "," n
+    row = row "," fmt(ma) "," fmt(sd(a, na)) "," (pairing == "one-sample" ? fmt(mb) "," : fmt(mb) "," fmt(sd(b, nb))) 
+    row = row "," eff "," sgn(R["lo"]) "," sgn(R["hi"]) "," (R["df"] < 0 ? "" : sprintf("%.2f", R["df"])) "," pairing
+    row = row "," (inda == "" ? "" : sprintf("%.1f", 100 * inda)) "," (indb == "" ? "" : sprintf("%.1f", 100 * indb))
+    row = row "," q(verdict) "," q(note)
+    print row > csvout
+    # for the Markdown
+    K[NR_ROWS] = key; C[NR_ROWS] = claim
+    SET[NR_ROWS] = model ", " task ", " steps ", " evl ", " metric
+    MA[NR_ROWS] = A; MB[NR_ROWS] = B; EV[NR_ROWS] = evl (metric == "exact_match" ? "" : ", " metric)
+    ST[NR_ROWS] = steps; UNIT[NR_ROWS] = PCT ? "%" : ""
+    CA[NR_ROWS] = fmt(ma) " ± " fmt(sd(a, na)); CB[NR_ROWS] = (pairing == "one-sample") ? fmt(mb) : fmt(mb) " ± " fmt(sd(b, nb))
+    EF[NR_ROWS] = eff; IV[NR_ROWS] = iv; PR[NR_ROWS] = pairing " (n=" n (R["df"] < 0 ? ", no spread" : sprintf(", df %.1f", R["df"])) ")"
+    IA[NR_ROWS] = (inda == "" ? "" : sprintf("%.1f", 100 * inda)); IB[NR_ROWS] = (indb == "" ? "" : sprintf("%.1f", 100 * indb))
+    VD[NR_ROWS] = verdict; NT[NR_ROWS] = note; HEAD[NR_ROWS] = head
+    if (!(key in KSEEN)) { KSEEN[key] = 1; KEYS[++NK] = key; KCLAIM[key] = claim }
+    cls = verdict; sub(/[ :(].*/, "", cls); if (verdict ~ /^within/) cls = "within"
+    TALLY[key, cls]++; TOTAL[key]++
+    if (head == 1) HROW[key] = NR_ROWS
+    if (head == 2) HROW2[key] = NR_ROWS
+}
+
+# mean loss at the training window (32 tokens)
+function lossat(bl, m,   x, n) { n = series("ec|" bl "|" m "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
+# seeds >= target, as "k of n (v1, v2, ...)"
+function seedsat(s, target,   x, n, i, k, l) {
+    n = series(s, x); k = 0; l = ""
+    for (i = 1; i <= n; i++) { if (x[i] >= target - 1e-9) k++; l = l (i > 1 ? ", " : "") sprintf("%.0f", 100 * x[i]) }
+    return k " of " n " seeds at or above " sprintf("%.0f", 100 * target) "% (" l ")"
+}
+
+END {
+    NS = 0; for (s in SEEDS) if (s + 0 > NS) NS = s + 0
+    print "key,claim,model,task,steps,evaluation,metric,row_a,row_b,n,mean_a,sd_a,mean_b,sd_b,effect,lo95,hi95,df,pairing,indist_a,indist_b,verdict,note" > csvout
+    nsch = split("none sinusoidal learned alibi rope t5 kerple fire xpos", SCH, " ")
+    INTRO["rope_base"] = "The translators of Lesson 2 (trained on 1-3 clauses), the same RoPE models scored with `rope_base=40000` and without (paired)."
+    INTRO["eos_oracle"] = "-EOS + oracle: models trained without the end token, decoded to the reference length; +EOS: the plain models, greedy (different models: Welch). +EOS + oracle: the plain models decoded to the reference length (the oracle alone: paired)."
+    INTRO["random_translator"] = "Translators trained on randomized positions (drawn from 0..2047, scored on drawn positions) against the plain +EOS models, greedy."
+    INTRO["random_copy"] = "Copy and reverse translators trained on randomized positions against plain ones, sequence accuracy (and token accuracy) averaged over the lengths 17-64 per seed; the eight-scheme rows average the eight schemes too, as the 600-step table of the README does. In distribution: exact match at 16 symbols (for the eight-scheme rows, the mean of the eight)."
+    INTRO["longer_training"] = "The decoder-only ALiBi copier trained 3000 and 6000 steps against the 600-step models of the decoder-only tables; the target rows test the mean against 90% (one-sample t)."
+    INTRO["nope_rank"] = "Mean reciprocal rank over copy, reverse and duplicate, each seed ranked by its sequence accuracy averaged over the lengths 17-64. In distribution: exact match at 16 symbols, mean of the three tasks."
+    INTRO["temperature"] = "The same decoder-only models scored with `attn_logit_scale=log` and without (paired); copy at 32 symbols, and the mean over the three tasks and the lengths 17-64."
+    INTRO["rope_stretch"] = "Loss on the last 32 tokens of each window (nats, lower is better). The stretched RoPE models fine-tuned 40 steps at 128 tokens against RoPE fine-tuned alike without a stretch (different fine-tunings of one pretrained model per seed: Welch); dynamic NTK against plain RoPE, the same pretrained models (paired). No exact match here, so no row is untested; the note gives each row'"'"'s loss at the 32-token training window."
+    SUMCLAIM["rope_base"] = "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)"
+    SUMCLAIM["eos_oracle"] = "no end token, decoded to the true length: extrapolates far better (Newman et al. 2020)"
+    SUMCLAIM["random_translator"] = "randomized positions extrapolate better (Ruoss et al. 2023)"
+    SUMCLAIM["random_copy"] = "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)"
+    SUMCLAIM["longer_training"] = "none (target: 90% exact match at 2x the training length)"
+    SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
+    SUMCLAIM["temperature"] = "attention temperature log(n)/log(n_train) helps on long inputs"
+    SUMCLAIM["rope_stretch"] = "stretching RoPE (PI, NTK, YaRN) then fine-tuning recovers long windows (Chen et al. 2023; Peng et al. 2024)"
+
+    # 1. rope_base: the same RoPE translators evaluated with rope_base=40000
+    for (x = 4; x <= 6; x += 2)
+        cmp("rope_base", "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)",
+            "translator", "toy_translate", "1000 steps", x " clauses", "exact_match", 1,
+            "rope, rope_base=40000", "ext|length|rope_base40k|" x "|exact_match",
+            "rope", "ext|length|rope|" x "|exact_match", "paired",
+            "ext|length|rope_base40k|3|exact_match", "ext|length|rope|3|exact_match", x == 4, "")
+
+    # 2. eos_oracle: -EOS decoded to the true length against +EOS (different models); the oracle alone (same models)
+    split("4 6 8 12", LEN, " ")
+    for (j = 1; j <= 4; j++) for (i = 1; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("eos_oracle", "-EOS + oracle length extrapolates far better than +EOS (Newman et al. 2020)",
+            "translator", "toy_translate", "1000 steps", LEN[j] " clauses", "exact_match", 1,
+            s " -EOS + oracle", "eos|noeos+oracle|" s "|" LEN[j] "|exact_match",
+            s " +EOS", "eos|eos|" s "|" LEN[j] "|exact_match", "welch",
+            "eos|noeos+oracle|" s "|3|exact_match", "eos|eos|" s "|3|exact_match", s == "rope" ? (LEN[j] == 6 ? 1 : (LEN[j] == 4 ? 2 : 0)) : 0, "")
+    }
+    for (j = 1; j <= 2; j++) for (i = 1; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("eos_oracle", "-EOS + oracle length extrapolates far better than +EOS (Newman et al. 2020)",
+            "translator", "toy_translate", "1000 steps", LEN[j] " clauses", "exact_match", 1,
+            s " +EOS + oracle", "eos|eos+oracle|" s "|" LEN[j] "|exact_match",
+            s " +EOS", "eos|eos|" s "|" LEN[j] "|exact_match", "paired",
+            "eos|eos|" s "|3|exact_match", "eos|eos|" s "|3|exact_match", 0, "the oracle alone, same models")
+    }
+
+    # 3. random_translator: randomized positions against plain (different models)
+    for (j = 1; j <= 2; j++) for (i = 2; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("random_translator", "randomized positions extrapolate better (Ruoss et al. 2023)",
+            "translator", "toy_translate", "1000 steps", LEN[j] " clauses", "exact_match", 1,
+            s " + random", "eos|random|" s "|" LEN[j] "|exact_match",
+            s, "eos|eos|" s "|" LEN[j] "|exact_match", "welch",
+            "eos|random|" s "|3|exact_match", "eos|eos|" s "|3|exact_match", s == "rope" && LEN[j] == 4, "")
+    }
+
+    # 4. random_copy: 600 steps, averaged over lengths 17-64 (and over the eight schemes), and the 3000-step RoPE copier
+    L = "17 20 24 32 40 48 64"
+    split("copy reverse", TK, " ")
+    for (t = 1; t <= 2; t++) for (m = 1; m <= 2; m++) {
+        met = (m == 1) ? "exact_match" : "token_acc"
+        pa = ""; pb = ""; ia = ""; ib = ""
+        for (i = 2; i <= nsch; i++) {
+            s = SCH[i]
+            pa = pa (i > 2 ? ";" : "") lens("lg|" TK[t] "|" s " + random|", "|" met, L)
+            pb = pb (i > 2 ? ";" : "") lens("lg|" TK[t] "|" s "|", "|" met, L)
+            ia = ia (i > 2 ? ";" : "") "lg|" TK[t] "|" s " + random|16|exact_match"
+            ib = ib (i > 2 ? ";" : "") "lg|" TK[t] "|" s "|16|exact_match"
+        }
+        cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
+            "translator", TK[t], "600 steps", "mean of lengths 17-64, eight schemes", met, 1,
+            "random", avg("avg|" TK[t] "|random|" met, pa), "plain", avg("avg|" TK[t] "|plain|" met, pb), "welch",
+            avg("avg|" TK[t] "|random|in", ia), avg("avg|" TK[t] "|plain|in", ib), 0, "")
+    }
+    for (m = 1; m <= 2; m++) {
+        met = (m == 1) ? "exact_match" : "token_acc"
+        cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
+            "translator", "copy, RoPE", "3000 steps", "mean of lengths 17-64", met, 1,
+            "rope + random", avg("avg|lgr|random|" met, lens("lgr|copy|rope + random|", "|" met, L)),
+            "rope", avg("avg|lgr|plain|" met, lens("lgr|copy|rope|", "|" met, L)), "welch",
+            "lgr|copy|rope + random|16|exact_match", "lgr|copy|rope|16|exact_match", m, "")
+    }
+    for (t = 1; t <= 2; t++) for (i = 2; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
+            "translator", TK[t], "600 steps", "mean of lengths 17-64", "exact_match", 1,
+            s " + random", avg("avg|" TK[t] "|" s "|r", lens("lg|" TK[t] "|" s " + random|", "|exact_match", L)),
+            s, avg("avg|" TK[t] "|" s "|p", lens("lg|" TK[t] "|" s "|", "|exact_match", L)), "welch",
+            "lg|" TK[t] "|" s " + random|16|exact_match", "lg|" TK[t] "|" s "|16|exact_match", 0, "")
+    }
+
+    # 5. longer_training: decoder-only ALiBi copy, 3000 and 6000 steps against 600
+    a600 = "lm|copy|alibi|plain|"
+    split("32 64", LL, " ")
+    for (j = 1; j <= 2; j++) {
+        x = LL[j]
+        cmp("longer_training", "trained longer, ALiBi copies further (target: 90% at 2x length)",
+            "decoder-only", "copy, ALiBi", "6000 vs 600 steps", x " symbols", "exact_match", 1,
+            "6000 steps", "long|6000|" x "|exact_match", "600 steps", a600 x "|exact_match", "welch",
+            "long|6000|16|exact_match", a600 "16|exact_match", x == 32, x == 32 ? seedsat("long|6000|32|exact_match", 0.9) : "")
+        cmp("longer_training", "trained longer, ALiBi copies further (target: 90% at 2x length)",
+            "decoder-only", "copy, ALiBi", "3000 vs 600 steps", x " symbols", "exact_match", 1,
+            "3000 steps", "long|3000|" x "|exact_match", "600 steps", a600 x "|exact_match", "welch",
+            "long|3000|16|exact_match", a600 "16|exact_match", 0, x == 32 ? seedsat("long|3000|32|exact_match", 0.9) : "")
+    }
+    split("32 40 48 64", LL, " ")
+    for (j = 1; j <= 4; j++) {
+        x = LL[j]
+        cmp("longer_training", "the longer it trains, the further its copy head reaches",
+            "decoder-only", "copy, ALiBi", "6000 vs 3000 steps", x " symbols", "exact_match", 1,
+            "6000 steps", "long|6000|" x "|exact_match", "3000 steps", "long|3000|" x "|exact_match", "welch",
+            "long|6000|16|exact_match", "long|3000|16|exact_match", 0, "")
+    }
+    for (st = 3000; st <= 6000; st += 3000)
+        cmp("longer_training", "target: at least 90% exact match at 32 symbols (2x the training length)",
+            "decoder-only", "copy, ALiBi", st " steps", "32 symbols", "exact_match", 1,
+            st " steps", "long|" st "|32|exact_match", "target", 0.9, "one-sample",
+            "long|" st "|16|exact_match", "", st == 6000 ? 2 : 0, seedsat("long|" st "|32|exact_match", 0.9))
+
+    # 6. nope_rank: per-seed MRR over copy, reverse, duplicate (lengths 17-64), as scripts/mrr.sh ranks
+    split("copy reverse duplicate", T3, " ")
+    for (sd_ = 1; sd_ <= NS; sd_++) for (t = 1; t <= 3; t++) {
+        for (i = 1; i <= nsch; i++) {
+            sum = 0; cnt = 0
+            for (x = 17; x <= 64; x++) { k = "lm|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
+                if ((k, sd_) in V) { sum += V[k, sd_]; cnt++ } }
+            sc[i] = cnt ? sum / cnt : 0
+        }
+        for (i = 1; i <= nsch; i++) {
+            above = 0; same = 0
+            for (j = 1; j <= nsch; j++) {
+                if (sc[j] > sc[i] + 1e-9) above++
+                else if (sc[j] >= sc[i] - 1e-9) same++
+            }
+            rr = 0; for (r = above + 1; r <= above + same; r++) rr += 1 / r
+            V["mrr|" SCH[i], sd_] += rr / same / 3
+        }
+    }
+    for (i = 1; i <= nsch; i++)
+        avg("in3|" SCH[i], "lm|copy|" SCH[i] "|plain|16|exact_match;lm|reverse|" SCH[i] "|plain|16|exact_match;lm|duplicate|" SCH[i] "|plain|16|exact_match")
+    print "scheme,mrr_of_seed_means,mrr_mean,mrr_sd,lo95,hi95,indist" > mrrout
+    for (i = 1; i <= nsch; i++) {
+        n = series("mrr|" SCH[i], xx); m_ = mean(xx, n); s_ = sd(xx, n); t_ = tq(n - 1)
+        series("in3|" SCH[i], yy)
+        MRRL[i] = sprintf("%s,%s,%.3f,%.3f,%.3f,%.3f,%.1f", SCH[i], POOLED[SCH[i]], m_, s_, m_ - t_ * s_ / sqrt(n), m_ + t_ * s_ / sqrt(n), 100 * mean(yy, n))
+        print MRRL[i] > mrrout
+    }
+    split("alibi t5 rope sinusoidal", OTH, " ")
+    for (i = 1; i <= 4; i++)
+        cmp("nope_rank", "no positional encoding ranks first (Kazemnejad et al. 2023: MRR 0.69)",
+            "decoder-only", "copy, reverse, duplicate", "600 steps", "lengths 17-64", "mrr", 1,
+            "none", "mrr|none", OTH[i], "mrr|" OTH[i], "welch", "in3|none", "in3|" OTH[i], OTH[i] == "alibi",
+            "per-seed MRR")
+    split("alibi xpos fire rope kerple t5 sinusoidal learned none", RK, " ")
+    for (i = 1; i < 9; i++)
+        cmp("nope_rank", "ranking here, adjacent places",
+            "decoder-only", "copy, reverse, duplicate", "600 steps", "lengths 17-64", "mrr", 1,
+            RK[i], "mrr|" RK[i], RK[i + 1], "mrr|" RK[i + 1], "welch", "in3|" RK[i], "in3|" RK[i + 1], 0,
+            "per-seed MRR")
+
+    # 7. temperature: the same decoder-only models with attn_logit_scale=log
+    for (i = 1; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("temperature", "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
+            "decoder-only", "copy", "600 steps", "32 symbols", "exact_match", 1,
+            s " logscale", "lm|copy|" s "|logscale|32|exact_match", s, "lm|copy|" s "|plain|32|exact_match", "paired",
+            "lm|copy|" s "|logscale|16|exact_match", "lm|copy|" s "|plain|16|exact_match", s == "alibi" ? 1 : (s == "fire" ? 2 : 0), "")
+    }
+    for (i = 1; i <= nsch; i++) {
+        s = SCH[i]; pa = ""; pb = ""; ia = ""; ib = ""
+        for (t = 1; t <= 3; t++) {
+            pa = pa (t > 1 ? ";" : "") lens("lm|" T3[t] "|" s "|logscale|", "|exact_match", L)
+            pb = pb (t > 1 ? ";" : "") lens("lm|" T3[t] "|" s "|plain|", "|exact_match", L)
+            ia = ia (t > 1 ? ";" : "") "lm|" T3[t] "|" s "|logscale|16|exact_match"
+            ib = ib (t > 1 ? ";" : "") "lm|" T3[t] "|" s "|plain|16|exact_match"
+        }
+        cmp("temperature", "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
+            "decoder-only", "copy, reverse, duplicate", "600 steps", "mean of lengths 17-64", "exact_match", 1,
+            s " logscale", avg("t|" s "|l", pa), s, avg("t|" s "|p", pb), "paired",
+            avg("t|" s "|li", ia), avg("t|" s "|pi", ib), 0, "")
+    }
+
+    # 8. rope_stretch: RoPE stretched and fine-tuned against RoPE fine-tuned alone (different models)
+    split("default llama", BL, " ")
+    split("rope_linear_ft rope_ntk_ft rope_yarn_ft", MT, " ")
+    split("PI (Chen et al. 2023),NTK,YaRN (Peng et al. 2024)", MN, ",")
+    split("128 256 2048 4096", WIN, " ")
+    for (b = 1; b <= 2; b++) for (wi = 1; wi <= 4; wi++) for (i = 1; i <= 3; i++) {
+        w = WIN[wi]
+        cmp("rope_stretch", "stretching RoPE before fine-tuning recovers long windows: " MN[i],
+            "language model, " BL[b] " block", "toy text", "600 + 40 steps at 128", w " tokens", "loss_last", -1,
+            MT[i], "ec|" BL[b] "|" MT[i] "|" w "|loss_last", "rope_ft", "ec|" BL[b] "|rope_ft|" w "|loss_last", "welch",
+            "", "", b == 1 ? (w == 4096 && i == 1 ? 1 : (w == 256 && i == 2 ? 2 : 0)) : 0, "loss at 32 tokens: " lossat(BL[b], MT[i]) " and " lossat(BL[b], "rope_ft"))
+    }
+    for (b = 1; b <= 2; b++) for (w = 128; w <= 4096; w *= 32)
+        cmp("rope_stretch", "dynamic NTK lowers the loss on long windows without training",
+            "language model, " BL[b] " block", "toy text", "600 steps", w " tokens", "loss_last", -1,
+            "rope_dynamic", "ec|" BL[b] "|rope_dynamic|" w "|loss_last", "rope", "ec|" BL[b] "|rope|" w "|loss_last", "paired",
+            "", "", 0, "loss at 32 tokens: " lossat(BL[b], "rope_dynamic") " and " lossat(BL[b], "rope"))
+
+    if (bad) exit 1
+    md()
+}
+
+function md(   i, j, k, h, h2, t, res, iv, nc, z) {
+    print "# Verdicts: effect sizes with 95% intervals" > mdout
+    print "" > mdout
+    print "Written by `scripts/verdicts.sh` at commit " commit " from the per-seed rows of" > mdout
+    print "`results/eos_decision/results.csv`, `results/extrapolate/results.csv`," > mdout
+    print "`results/lengthgen/results.csv`, `results/lengthgen/lm_results.csv`," > mdout
+    print "`results/lengthgen_random/long/results.csv`, `results/lengthgen_long_lm/results.csv` and" > mdout
+    print "`results/extend_context/results.csv`; every row is also in `verdicts.csv`." > mdout
+    print "Effect: A − B, in points for percentages (exact match, token accuracy), in nats for" > mdout
+    print "losses. Paired: the same trained models evaluated two ways, Student t interval on the" > mdout
+    print "per-seed differences. Welch: different trained models (even with the same seeds), Welch t" > mdout
+    print "interval. Cells: mean ± sample sd over the seeds. In distribution: exact match (%) at" > mdout
+    print "the longest training length (3 clauses, 16 symbols); a row whose A or B is below 90% there" > mdout
+    print "is untested whatever its interval. `scripts/verdicts.sh --help` has the details." > mdout
+    print "" > mdout
+    print "## Summary" > mdout
+    print "" > mdout
+    print "One line per remedy: the row quoted, its interval and verdict; the tally counts every row of the remedy." > mdout
+    print "" > mdout
+    print "| remedy | claim (paper) | result here | 95% interval | verdict |" > mdout
+    print "| --- | --- | --- | --- | --- |" > mdout
+    for (i = 1; i <= NK; i++) {
+        k = KEYS[i]; h = HROW[k]
+        t = tally(k)
+        res = short(h); iv = EF[h] " " IV[h]
+        if (k in HROW2) { h2 = HROW2[k]; res = res "; " short(h2); iv = iv "; " EF[h2] " " IV[h2] }
+        print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t " |" > mdout
+    }
+    for (i = 1; i <= NK; i++) {
+        k = KEYS[i]
+        print "" > mdout
+        print "## " k > mdout
+        print "" > mdout
+        print INTRO[k] > mdout
+        print "" > mdout
+        nc = 0
+        for (j = 1; j <= NR_ROWS; j++) if (K[j] == k && !((k, C[j]) in CSEEN)) { CSEEN[k, C[j]] = 1; print "- claim: " C[j] > mdout; nc++ }
+        print "" > mdout
+        if (k == "nope_rank") {
+            print "MRR per scheme: each seed ranked on its own (`scripts/mrr.sh`'"'"'s ties), mean ± sd over the seeds and the" > mdout
+            print "95% interval of the mean; the last column ranks the seed means as `lm_mrr.csv` does (`mrr.csv`):" > mdout
+            print "" > mdout
+            print "| scheme | MRR per seed | 95% interval | in distribution (%) | MRR of the seed means |" > mdout
+            print "| --- | ---: | --- | ---: | ---: |" > mdout
+            for (j = 1; j <= 9; j++) { split(MRRL[j], z, ",")
+                print "| " z[1] " | " z[3] " ± " z[4] " | [" z[5] ", " z[6] "] | " z[7] " | " z[2] " |" > mdout }
+            print "" > mdout
+        }
+        print "| setting | A | B | A | B | A − B | 95% interval | pairing | in distribution A, B | verdict | note |" > mdout
+        print "| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | --- |" > mdout
+        for (j = 1; j <= NR_ROWS; j++) if (K[j] == k)
+            print "| " SET[j] " | " MA[j] " | " MB[j] " | " CA[j] " | " CB[j] " | " EF[j] " | " IV[j] " | " PR[j] " | " \
+                (IA[j] == "" ? "—" : IA[j]) ", " (IB[j] == "" ? "—" : IB[j]) " | " VD[j] " | " NT[j] " |" > mdout
+    }
+}
+# a row in a few words: A mean ± sd against B, where, and the note
+function short(h,   u) {
+    u = (UNIT[h] == "%") ? "%" : ""
+    return MA[h] " " CA[h] u " vs " MB[h] " " CB[h] u " (" EV[h] ", " ST[h] (NT[h] == "" ? "" : "; " NT[h]) ")"
+}
+function tally(k,   s, c, w, i, n) {
+    n = split("reproduced opposite effect within untested", c, " ")
+    split("reproduced,opposite,effect,within the spread,untested", w, ",")
+    s = ""
+    for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
+    return TOTAL[k] " rows: " s
+}
+' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR"
+echo "wrote $out/verdicts.csv, $out/verdicts.md and $out/mrr.csv"
