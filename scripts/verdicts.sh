@@ -226,11 +226,15 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
         l = ""; for (i = 1; i <= na; i++) l = l (i > 1 ? ", " : "") sgn(a[i] - b[i])
         note = note (note == "" ? "" : "; ") "A-B per seed: " l
     }
-    if (low < 0.9) verdict = sprintf("untested (not learned: %.1f%% in distribution)", 100 * low)
-    else if (R["lo"] <= 0 && R["hi"] >= 0) verdict = "within the spread"
+    if (R["lo"] <= 0 && R["hi"] >= 0) verdict = "within the spread"
     else if (dir == 0) verdict = "effect: " eff " " iv
     else if ((R["d"] > 0) == (dir > 0)) verdict = "reproduced: " eff " " iv
     else verdict = "opposite: " eff " " iv
+    if (low < 0.9) {
+        # the models had not learned the task: say so, and what the interval alone would say
+        if (verdict !~ /^within/) { l = verdict; sub(/:.*/, "", l); note = note (note == "" ? "" : "; ") "interval alone: " l }
+        verdict = sprintf("untested (not learned: %.1f%% in distribution)", 100 * low)
+    }
     NR_ROWS++
     row = q(key) "," q(claim) "," q(model) "," q(task) "," q(steps) "," q(evl) "," q(metric) "," q(A) "," q(B) "," n
     row = row "," fmt(ma) "," fmt(sd(a, na)) "," (pairing == "one-sample" ? fmt(mb) "," : fmt(mb) "," fmt(sd(b, nb))) 
