@@ -1,0 +1,560 @@
+# The documentation is generated from results/ and holds together:
+#   a. every table block of README.md and docs/*.md is what scripts/render_docs.sh renders
+#      from its results/ file (one line per document);
+#   b. every relative link and image of README.md and docs/*.md (outside code) names a file or
+#      folder of the repository, and every #anchor a heading (GitHub's slug) or an <a id>;
+#   c. README.md, docs, src, tests, scripts and results hold no word of the team's working
+#      history (the pattern below; history lives in git log);
+#   d. README.md has at most 350 lines, docs/performance.md at most 300;
+#   e. self-tests: the same checks, pointed at a scratch copy with planted faults, catch them;
+#   f. unit checks of the renderer against hand-written output (with every awk at hand).
+# Runs in a second or two and reads nothing but the checkout.
+. tests/lib.sh
+export LC_ALL=C
+RENDER=scripts/render_docs.sh
+# The words: built from pieces so that this file does not match itself.
+WORDS='sess''ion|iss''ue #?[0-9]'
+
+# doc_files: README.md and docs/*.md of the current directory.
+doc_files() {
+    set -- README.md
+    for df in docs/*.md; do [ -f "$df" ] && set -- "$@" "$df"; done
+    printf '%s\n' "$@"
+}
+
+# The link checker. Input: the documents (paths relative to the repository root, the current
+# directory). Output, tab-separated: "CHECK loc path link" for each relative link (the shell
+# tests that path exists), "ERR message" for a broken anchor or a link that leaves the
+# repository, and "COUNT n" at the end. Anchors: ATX and setext headings outside fenced code,
+# slugged as GitHub does (lowercase; letters, digits, space, - and _ kept, other characters
+# dropped, non-ASCII letters kept; spaces to -; a repeated slug gets -1, -2, ...), and
+# <a id="x"> / <a name="x">. Byte-based, run with LC_ALL=C; works with mawk and gawk.
+LINKS_AWK='
+function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+# fenced(s, st): st[1] is the open fence character ("" when none), st[2] its length; returns 1
+# when s opens or closes a fence.
+function fenced(s, st,   t, c, n) {
+    t = s; sub(/^ +/, "", t)
+    if (length(s) - length(t) > 3) return 0
+    c = substr(t, 1, 1)
+    if (c != "`" && c != "~") return 0
+    n = 0
+    while (substr(t, n + 1, 1) == c) n++
+    if (n < 3) return 0
+    if (st[1] == "") {
+        if (c == "`" && index(substr(t, n + 1), "`") > 0) return 0
+        st[1] = c; st[2] = n; return 1
+    }
+    if (c == st[1] && n >= st[2] && trim(substr(t, n + 1)) == "") { st[1] = ""; return 1 }
+    return 0
+}
+# nocode(s): s with its inline code spans (a run of n backticks to the next run of exactly n)
+# replaced by a blank.
+function nocode(s,   out, i, n, run, rest, pos, j, m, found) {
+    out = ""
+    while ((i = index(s, "`")) > 0) {
+        n = 0; while (substr(s, i + n, 1) == "`") n++
+        run = substr(s, i, n); rest = substr(s, i + n)
+        pos = 1; found = 0
+        while ((j = index(substr(rest, pos), run)) > 0) {
+            j = pos + j - 1
+            m = 0; while (substr(rest, j + m, 1) == "`") m++
+            if (m == n) { found = j; break }
+            pos = j + m
+        }
+        if (found) { out = out substr(s, 1, i - 1) " "; s = substr(rest, found + n) }
+        else { out = out substr(s, 1, i + n - 1); s = rest }
+    }
+    return out s
+}
+function hexval(h) {
+    h = tolower(h)
+    return (index("0123456789abcdef", substr(h, 1, 1)) - 1) * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 1
+}
+function pdecode(s,   out, i, h) {
+    out = ""
+    while ((i = index(s, "%")) > 0) {
+        h = substr(s, i + 1, 2)
+        if (h ~ /^[0-9A-Fa-f][0-9A-Fa-f]$/ && h != "00") { out = out substr(s, 1, i - 1) sprintf("%c", hexval(h)); s = substr(s, i + 3) }
+        else { out = out substr(s, 1, i); s = substr(s, i + 1) }
+    }
+    return out s
+}
+# letter(cp): 1 when the non-ASCII code point cp is kept in a slug (a letter or mark, roughly:
+# Latin-1 symbols, general punctuation, arrows, maths and the like are dropped).
+function letter(cp) {
+    if (cp < 192) return cp == 170 || cp == 181 || cp == 186
+    if (cp == 215 || cp == 247 || cp == 894 || cp == 903) return 0
+    if (cp >= 8192 && cp <= 11263) return 0
+    if (cp >= 12288 && cp <= 12351) return 0
+    if (cp >= 65024 && cp <= 65039) return 0
+    return 1
+}
+function lower(cp) {
+    if (cp >= 192 && cp <= 222 && cp != 215) return cp + 32
+    if ((cp >= 256 && cp <= 303) || (cp >= 306 && cp <= 311) || (cp >= 330 && cp <= 375))
+        return cp % 2 ? cp : cp + 1
+    if ((cp >= 313 && cp <= 328) || (cp >= 377 && cp <= 382)) return cp % 2 ? cp + 1 : cp
+    if (cp == 376) return 255
+    if (cp >= 913 && cp <= 937 && cp != 930) return cp + 32
+    if (cp >= 1040 && cp <= 1071) return cp + 32
+    if (cp >= 1024 && cp <= 1039) return cp + 80
+    return cp
+}
+function utf8(cp) {
+    if (cp < 2048) return sprintf("%c%c", 192 + int(cp / 64), 128 + cp % 64)
+    return sprintf("%c%c%c", 224 + int(cp / 4096), 128 + int(cp / 64) % 64, 128 + cp % 64)
+}
+# plain(s): a heading as text: [text](url) and ![alt](url) to their text, no tags or entities.
+function plain(s,   i, j, k, t, pre) {
+    while ((i = index(s, "](")) > 0) {
+        j = index(substr(s, i + 2), ")")
+        if (j == 0) break
+        t = substr(s, 1, i - 1)
+        for (k = length(t); k > 0 && substr(t, k, 1) != "["; k--) ;
+        if (k == 0) break
+        pre = substr(t, 1, k - 1)
+        sub(/!$/, "", pre)
+        s = pre substr(t, k + 1) substr(s, i + 2 + j)
+    }
+    gsub(/<[^>]*>/, "", s)
+    gsub(/&[A-Za-z0-9#]+;/, "", s)
+    return s
+}
+function slug(h,   s, out, n, i, c, b, cp) {
+    s = plain(h); out = ""; n = length(s)
+    for (i = 1; i <= n; i++) {
+        c = substr(s, i, 1); b = ord[c]
+        if (b < 128) {
+            if (c ~ /[A-Za-z0-9_-]/) out = out tolower(c)
+            else if (c == " ") out = out "-"
+            continue
+        }
+        if (b >= 240) { i += 3; continue }
+        if (b >= 224) {
+            cp = (b - 224) * 4096 + (ord[substr(s, i + 1, 1)] - 128) * 64 + ord[substr(s, i + 2, 1)] - 128
+            i += 2
+        } else if (b >= 192) {
+            cp = (b - 192) * 64 + ord[substr(s, i + 1, 1)] - 128
+            i += 1
+        } else continue
+        if (letter(cp)) out = out utf8(lower(cp))
+    }
+    return out
+}
+function addslug(file, text,   s, k) {
+    s = slug(trim(text))
+    k = used[file, s]++
+    if (k) s = s "-" k
+    anchors[file, s] = 1
+}
+# load(file): reads the anchors of file once; 1 if it could be read, 0 if not.
+function load(file,   line, rc, st, t, ind, para, rest, k, v, q) {
+    if (file in loaded) return loaded[file]
+    st[1] = ""; para = ""; rc = 0
+    while ((rc = (getline line < file)) > 0) {
+        sub(/\r$/, "", line)
+        if (fenced(line, st)) { para = ""; continue }
+        if (st[1] != "") continue
+        rest = line
+        while ((k = index(rest, "<a ")) > 0) {
+            rest = substr(rest, k + 3)
+            t = rest; sub(/>.*/, "", t)
+            if (match(t, /(id|name)=("[^"]*"|\047[^\047]*\047)/)) {
+                v = substr(t, RSTART, RLENGTH); sub(/^[a-z]*=./, "", v); v = substr(v, 1, length(v) - 1)
+                anchors[file, v] = 1
+            }
+        }
+        t = line; sub(/^ +/, "", t); ind = length(line) - length(t)
+        if (ind <= 3 && match(t, /^#+/) && RLENGTH <= 6 && (length(t) == RLENGTH || substr(t, RLENGTH + 1, 1) ~ /[ \t]/)) {
+            t = trim(substr(t, RLENGTH + 1))
+            if (t ~ /^#+$/) t = ""
+            sub(/[ \t]+#+$/, "", t)
+            addslug(file, t); para = ""; continue
+        }
+        if (para != "" && ind <= 3 && t ~ /^(=+|-+)[ \t]*$/) { addslug(file, para); para = ""; continue }
+        if (trim(line) == "" || ind > 3 || t ~ /^(\||<|>|[-*+][ \t]|[0-9]+[.)][ \t])/) { para = ""; continue }
+        para = para == "" ? trim(line) : para " " trim(line)
+    }
+    close(file)
+    loaded[file] = (rc == 0)
+    return loaded[file]
+}
+# norm(p): p with . and .. resolved; ".." when it leaves the repository.
+function norm(p,   n, i, part, out, k) {
+    n = split(p, part, "/"); k = 0
+    for (i = 1; i <= n; i++) {
+        if (part[i] == "" || part[i] == ".") continue
+        if (part[i] == "..") { if (k == 0) return ".."; k--; continue }
+        stack[++k] = part[i]
+    }
+    out = ""
+    for (i = 1; i <= k; i++) out = out (i > 1 ? "/" : "") stack[i]
+    return out == "" ? "." : out
+}
+function checklink(tgt,   orig, anchor, k, p) {
+    tgt = trim(tgt)
+    if (substr(tgt, 1, 1) == "<") { k = index(tgt, ">"); tgt = k ? substr(tgt, 2, k - 2) : substr(tgt, 2) }
+    else sub(/[ \t].*/, "", tgt)
+    if (tgt == "" || tgt ~ /^[A-Za-z][A-Za-z0-9+.-]*:/ || substr(tgt, 1, 2) == "//") return
+    nlinks++; orig = tgt; anchor = ""
+    if ((k = index(tgt, "#")) > 0) { anchor = pdecode(substr(tgt, k + 1)); tgt = substr(tgt, 1, k - 1) }
+    sub(/\?.*/, "", tgt)
+    tgt = pdecode(tgt)
+    if (tgt == "") p = FILENAME
+    else {
+        p = norm(substr(tgt, 1, 1) == "/" ? substr(tgt, 2) : (docdir == "" ? tgt : docdir "/" tgt))
+        if (p == "..") { printf "ERR\t%s: link %s leaves the repository\n", loc, orig; return }
+        printf "CHECK\t%s\t%s\t%s\n", loc, p, orig
+    }
+    if (anchor != "" && p ~ /\.md$/ && load(p) && !((p, anchor) in anchors))
+        printf "ERR\t%s: broken anchor in %s: no heading or <a id> in %s has the slug %s\n", loc, orig, p, anchor
+}
+BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+FNR == 1 {
+    fs[1] = ""
+    docdir = FILENAME
+    if (!sub(/\/[^\/]*$/, "", docdir)) docdir = ""
+}
+{
+    line = $0; sub(/\r$/, "", line)
+    if (fenced(line, fs) || fs[1] != "") next
+    s = nocode(line); loc = FILENAME ":" FNR
+    if (s ~ /^ ? ? ?\[[^]]+\]:/) { t = s; sub(/^[^]]*\]:/, "", t); checklink(t); next }
+    rest = s
+    while ((i = index(rest, "](")) > 0) {
+        rest = substr(rest, i + 2)
+        j = index(rest, ")")
+        if (j == 0) break
+        checklink(substr(rest, 1, j - 1))
+        rest = substr(rest, j + 1)
+    }
+    rest = s
+    while (match(rest, /(src|href)="[^"]*"/)) {
+        t = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+        sub(/^[a-z]*="/, "", t); checklink(substr(t, 1, length(t) - 1))
+    }
+}
+END { printf "COUNT\t%d\n", nlinks }
+'
+
+# check_links DIR: prints "FILE:LINE: ..." for each broken link of DIR's README.md and
+# docs/*.md and returns 1 if there is one; sets nlinks to the number of links checked.
+check_links() {
+    (cd "$1" && doc_files >"$TMP/links.files" && awk "$LINKS_AWK" $(cat "$TMP/links.files")) >"$TMP/links.raw" ||
+        { echo "link checker failed in $1"; return 2; }
+    cl_bad=0; nlinks=0
+    while IFS='	' read -r cl_kind cl_a cl_b cl_c; do
+        case $cl_kind in
+            CHECK) [ -e "$1/$cl_b" ] || { echo "$cl_a: broken link $cl_c: no file or folder $cl_b"; cl_bad=1; } ;;
+            ERR) echo "$cl_a"; cl_bad=1 ;;
+            COUNT) nlinks=$cl_a ;;
+        esac
+    done <"$TMP/links.raw"
+    return $cl_bad
+}
+
+# check_words DIR: prints the lines of DIR's README.md, docs, src, tests, scripts and results
+# that hold one of $WORDS (as `grep -rniE` does); returns 0 when there is none.
+check_words() {
+    (
+        cd "$1" || exit 2
+        set --
+        for cw in README.md docs src tests scripts results; do [ -e "$cw" ] && set -- "$@" "$cw"; done
+        [ $# -gt 0 ] || exit 0
+        ! grep -rniE "$WORDS" "$@"
+    )
+}
+
+# --- a. the table blocks of the real documents ---
+for f in $(doc_files); do
+    n=$(grep -c '^<!-- table:' "$f")
+    if $RENDER --check "$f" >"$TMP/render.out" 2>&1; then ok "docs_render $f ($n table blocks)"
+    else
+        fail "docs_render $f" "scripts/render_docs.sh --check $f failed; scripts/render_docs.sh rewrites the blocks"
+        head -n 30 "$TMP/render.out" | sed 's/^/    /'
+    fi
+done
+
+# --- b. links and anchors ---
+if check_links . >"$TMP/links.out"; then ok "docs_links ($nlinks relative links and anchors resolve)"
+else
+    fail docs_links "$(grep -c . "$TMP/links.out") broken links or anchors in README.md and docs/*.md"
+    head -n 20 "$TMP/links.out" | sed 's/^/    /'
+fi
+
+# --- c. words of the working history ---
+if check_words . >"$TMP/words.out"; then ok "docs_words (grep -rniE finds none of the words in README.md docs src tests scripts results)"
+else
+    fail docs_words "$(grep -c . "$TMP/words.out") lines of README.md docs src tests scripts results hold a word of the working history (WORDS in tests/test_docs.sh)"
+    head -n 20 "$TMP/words.out" | cut -c1-200 | sed 's/^/    /'
+fi
+
+# --- d. lengths ---
+for spec in README.md:350 docs/performance.md:300; do
+    f=${spec%:*}; max=${spec#*:}
+    if [ ! -f "$f" ]; then fail "docs_length $f" "no such file"; continue; fi
+    n=$(wc -l <"$f")
+    if [ "$n" -le "$max" ]; then ok "docs_length $f ($n <= $max lines)"
+    else fail "docs_length $f" "$n lines, at most $max"; fi
+done
+
+# --- f. the renderer against hand-written output ---
+# make_repo DIR: a scratch repository with the renderer and two source files in results/t.
+make_repo() {
+    mkdir -p "$1/scripts" "$1/results/t" "$1/docs"
+    cp "$RENDER" "$1/scripts/render_docs.sh"
+    cat >"$1/results/t/src.md" <<'EOF'
+## Source tables
+
+A line with a | inside is no table.
+
+| scheme | 1 | 2 | 3 |
+| --- | ---: | ---: | ---: |
+| none | 10.0 | 20.0 | 30.0 |
+| rope | 11.5 ± 0.5 | 21.5 | 31.5 |
+| alibi | 12 | 22 | 32 |
+
+## Exact match (% of 200)
+
+| scheme | 1 | 2 |
+|:---|---:|---:|
+| none | 1 | 2 |
+| a \| b | 3 | 4 |
+
+| pos | exact |
+| --- | ---: |
+| learned | 5 |
+EOF
+    cat >"$1/results/t/src.csv" <<'EOF'
+scheme,note,acc,pct,delta
+none,"plain, no position",50.0,50%,-1.5e-3
+rope,"say ""hi""",n/a,99.5%,
+alibi,x,7,1e2,2
+EOF
+}
+# The document: one block of each kind, bodies empty but for one stale line.
+unit_doc() {
+    cat <<'EOF'
+# Doc
+
+<!-- table: results/t/src.md -->
+<!-- end table -->
+<!-- table: results/t/src.md n=2 -->
+stale
+<!-- end table -->
+<!-- table: results/t/src.md section="Exact match (%" n=2 -->
+<!-- end table -->
+<!-- table: results/t/src.md rows=alibi,none cols=3,1 -->
+<!-- end table -->
+<!-- table: results/t/src.md section="Exact match" rows=none cols=2 -->
+<!-- end table -->
+
+```md
+<!-- table: results/t/none.md -->
+```
+<!-- table: results/t/src.csv -->
+<!-- end table -->
+<!-- table: results/t/src.csv rows=rope cols=note,delta -->
+<!-- end table -->
+EOF
+}
+unit_expected() {
+    cat <<'EOF'
+# Doc
+
+<!-- table: results/t/src.md -->
+| scheme | 1 | 2 | 3 |
+| --- | ---: | ---: | ---: |
+| none | 10.0 | 20.0 | 30.0 |
+| rope | 11.5 ± 0.5 | 21.5 | 31.5 |
+| alibi | 12 | 22 | 32 |
+<!-- end table -->
+<!-- table: results/t/src.md n=2 -->
+| scheme | 1 | 2 |
+|:---|---:|---:|
+| none | 1 | 2 |
+| a \| b | 3 | 4 |
+<!-- end table -->
+<!-- table: results/t/src.md section="Exact match (%" n=2 -->
+| pos | exact |
+| --- | ---: |
+| learned | 5 |
+<!-- end table -->
+<!-- table: results/t/src.md rows=alibi,none cols=3,1 -->
+| scheme | 1 | 3 |
+| --- | ---: | ---: |
+| none | 10.0 | 30.0 |
+| alibi | 12 | 32 |
+<!-- end table -->
+<!-- table: results/t/src.md section="Exact match" rows=none cols=2 -->
+| scheme | 2 |
+|:---|---:|
+| none | 2 |
+<!-- end table -->
+
+```md
+<!-- table: results/t/none.md -->
+```
+<!-- table: results/t/src.csv -->
+| scheme | note | acc | pct | delta |
+| --- | --- | --- | ---: | ---: |
+| none | plain, no position | 50.0 | 50% | -1.5e-3 |
+| rope | say "hi" | n/a | 99.5% |  |
+| alibi | x | 7 | 1e2 | 2 |
+<!-- end table -->
+<!-- table: results/t/src.csv rows=rope cols=note,delta -->
+| scheme | note | delta |
+| --- | --- | ---: |
+| rope | say "hi" |  |
+<!-- end table -->
+EOF
+}
+R=$TMP/repo
+make_repo "$R"
+# The system's awk, and mawk and gawk when they are installed and are not that one.
+awks=awk
+sysawk=$(readlink -f "$(command -v awk)" 2>/dev/null)
+for a in mawk gawk; do
+    p=$(command -v $a 2>/dev/null) || continue
+    [ "$(readlink -f "$p")" = "$sysawk" ] || awks="$awks $a"
+done
+for a in $awks; do
+    unit_doc >"$R/docs/unit.md"
+    unit_expected >"$TMP/unit.expected"
+    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, a quoted CSV, alignment)"
+    if ! (cd "$R" && AWK=$a scripts/render_docs.sh docs/unit.md) >"$TMP/unit.out" 2>&1; then
+        fail "$name" "exited non-zero: $(head -c 300 "$TMP/unit.out")"
+    elif ! cmp -s "$R/docs/unit.md" "$TMP/unit.expected"; then
+        fail "$name" "output differs from the expected text"
+        diff -u "$TMP/unit.expected" "$R/docs/unit.md" | head -n 30 | sed 's/^/    /'
+    elif ! grep -q '^docs/unit.md:5: updated from results/t/src.md$' "$TMP/unit.out"; then
+        fail "$name" "did not name the changed block docs/unit.md:5: $(head -c 300 "$TMP/unit.out")"
+    else ok "$name"; fi
+    # A second run finds nothing to do and leaves the file alone (same inode: not rewritten).
+    i1=$(ls -i "$R/docs/unit.md" | cut -d' ' -f1)
+    if (cd "$R" && AWK=$a scripts/render_docs.sh --check docs/unit.md) >"$TMP/unit.out" 2>&1 &&
+        (cd "$R" && AWK=$a scripts/render_docs.sh docs/unit.md) >"$TMP/unit.out" 2>&1 &&
+        grep -q '; 0 updated$' "$TMP/unit.out" && [ "$(ls -i "$R/docs/unit.md" | cut -d' ' -f1)" = "$i1" ]
+    then ok "render_unchanged ($a: --check passes after a render; a second render rewrites nothing)"
+    else fail "render_unchanged ($a)" "$(head -c 300 "$TMP/unit.out")"; fi
+done
+
+# --- e. self-tests: the checks catch planted faults ---
+# A changed cell: --check exits 1, names FILE:LINE of the marker and shows the cell.
+sed 's/^| alibi | 12 | 32 |$/| alibi | 12 | 33 |/' "$TMP/unit.expected" >"$R/docs/unit.md"
+(cd "$R" && scripts/render_docs.sh --check docs/unit.md) >"$TMP/chk.out" 2>&1
+rc=$?
+if [ $rc != 1 ]; then fail self_render_changed_cell "exit status $rc, want 1: $(head -c 300 "$TMP/chk.out")"
+elif grep -q '^docs/unit.md:21: table block differs' "$TMP/chk.out" &&
+    grep -q '^-| alibi | 12 | 33 |$' "$TMP/chk.out" && grep -q '^+| alibi | 12 | 32 |$' "$TMP/chk.out"
+then ok "self_render_changed_cell (--check exits 1, names docs/unit.md:21, shows the diff)"
+else fail self_render_changed_cell "no FILE:LINE or diff: $(head -c 300 "$TMP/chk.out")"; fi
+if grep -q '| 12 | 33 |' "$R/docs/unit.md"; then ok "self_render_check_writes_nothing"
+else fail self_render_check_writes_nothing "--check changed the file"; fi
+# A block with a row deleted by hand.
+unit_expected | awk '/^\| learned \| 5 \|$/ { next } { print }' >"$R/docs/unit.md"
+expect_error self_render_missing_row '^docs/unit.md:16: table block differs' sh -c "cd '$R' && scripts/render_docs.sh --check docs/unit.md >&2"
+# Errors: each names FILE:LINE of the marker, exits 2 and writes nothing.
+self_error() {
+    se_name=$1; se_pat=$2; shift 2
+    printf '%s\n' "# x" "$@" >"$R/docs/err.md"
+    cp "$R/docs/err.md" "$TMP/err.before"
+    expect_error "$se_name" "$se_pat" sh -c "cd '$R' && scripts/render_docs.sh docs/err.md"
+    cmp -s "$R/docs/err.md" "$TMP/err.before" || fail "$se_name" "the file was changed"
+}
+self_error self_render_no_section '^docs/err.md:2: section "No such part" not found in results/t/src.md$' \
+    '<!-- table: results/t/src.md section="No such part" -->' '<!-- end table -->'
+self_error self_render_no_file '^docs/err.md:2: no file results/t/gone.md$' \
+    '<!-- table: results/t/gone.md -->' '<!-- end table -->'
+self_error self_render_not_results '^docs/err.md:2: table source README.md is not under results/$' \
+    '<!-- table: README.md -->' '<!-- end table -->'
+self_error self_render_no_row '^docs/err.md:3: rows: no row named t5 in results/t/src.md$' \
+    'text' '<!-- table: results/t/src.md rows=none,t5 -->' '<!-- end table -->'
+self_error self_render_no_col '^docs/err.md:2: cols: no column named 9 in results/t/src.csv$' \
+    '<!-- table: results/t/src.csv cols=9 -->' '<!-- end table -->'
+self_error self_render_n_too_big '^docs/err.md:2: results/t/src.md has 3 table\(s\); n=4 asked$' \
+    '<!-- table: results/t/src.md n=4 -->' '<!-- end table -->'
+self_error self_render_unknown_option '^docs/err.md:2: unknown option "limit=3"' \
+    '<!-- table: results/t/src.md limit=3 -->' '<!-- end table -->'
+self_error self_render_no_end '^docs/err.md:2: table marker without <!-- end table -->' \
+    '<!-- table: results/t/src.md -->' '| a |'
+expect_error self_render_bad_flag "unknown option '--chek'" "$R/scripts/render_docs.sh" --chek
+if "$R/scripts/render_docs.sh" --help | grep -q '^Usage: scripts/render_docs.sh'; then ok self_render_help
+else fail self_render_help "--help printed no usage or failed"; fi
+
+# Links: a scratch tree with good links of every kind and planted broken ones; the checker
+# must report exactly the broken ones.
+L=$TMP/links
+mkdir -p "$L/docs" "$L/results/x"
+: >"$L/results/x/plot.svg"
+cat >"$L/README.md" <<'EOF'
+# Project
+
+[usage](docs/usage.md), [its setup](docs/usage.md#setup-1), [the folder](results/x/),
+![plot](results/x/plot.svg), [a café](docs/usage.md#café-über--naïve-quotes),
+[speed](#speed--2-faster-5) [résumé](#résumé) [x](#x-and--) [jobs](#the---jobs-option)
+[web](https://example.org/nothing) [mail](mailto:a@b.c) [here](#explicit) [ref][r]
+`[code](missing-in-code.md)` and ``[a `b` c](also-missing.md)``
+
+## Speed → 2× faster (±5%)
+## Résumé
+## x² and … ·
+## The `--jobs` option
+<a id="explicit"></a>
+
+```sh
+[fenced](missing-in-fence.md)
+```
+
+[r]: docs/usage.md
+[broken file](docs/nothing.md)
+[broken anchor](#no-such-heading) ![broken image](results/x/none.svg)
+[broken other](docs/usage.md#setup-2)
+[outside](../../etc/passwd)
+EOF
+cat >"$L/docs/usage.md" <<'EOF'
+# Usage
+## Setup
+## Setup
+Café über — naïve “quotes”
+--------------------------
+[back](../README.md#project) [up](../results/x/plot.svg) [self](#usage)
+EOF
+cat >"$TMP/links.want" <<'EOF'
+README.md:20: broken link docs/nothing.md: no file or folder docs/nothing.md
+README.md:21: broken anchor in #no-such-heading: no heading or <a id> in README.md has the slug no-such-heading
+README.md:21: broken link results/x/none.svg: no file or folder results/x/none.svg
+README.md:22: broken anchor in docs/usage.md#setup-2: no heading or <a id> in docs/usage.md has the slug setup-2
+README.md:23: link ../../etc/passwd leaves the repository
+EOF
+check_links "$L" >"$TMP/links.got"
+rc=$?
+if [ $rc = 1 ] && cmp -s "$TMP/links.want" "$TMP/links.got"; then
+    ok "self_links (5 planted broken links and anchors reported, $((nlinks - 5)) good ones not; code skipped)"
+else
+    fail self_links "exit $rc; the report differs from the expected one:"
+    diff "$TMP/links.want" "$TMP/links.got" | sed 's/^/    /'
+fi
+# The same tree without the planted faults passes.
+sed -i '/^\[broken/d; /^\[outside/d' "$L/README.md"
+if check_links "$L" >"$TMP/links.got"; then ok "self_links_clean ($nlinks links resolve once the faults are gone)"
+else fail self_links_clean "$(head -c 300 "$TMP/links.got")"; fi
+
+# Words: a planted word in each form is caught, in any folder, and a clean tree passes.
+W=$TMP/words
+mkdir -p "$W/docs" "$W/src" "$W/results/x"
+echo "A clean line." >"$W/README.md"
+echo "int x; /* fine */" >"$W/src/a.c"
+if check_words "$W" >"$TMP/words.got"; then ok self_words_clean
+else fail self_words_clean "matched: $(head -c 300 "$TMP/words.got")"; fi
+for planted in "src/a.c:As measured in the third Sess""ion." "docs/x.md:see iss""ue 12" \
+    "results/x/r.md:fixed in iss""ue #7" "README.md:earlier sess""ions"; do
+    f=${planted%%:*}
+    cp "$W/$f" "$TMP/words.keep" 2>/dev/null || : >"$TMP/words.keep"
+    echo "${planted#*:}" >>"$W/$f"
+    if check_words "$W" >"$TMP/words.got"; then fail "self_words $f" "a planted word was not caught"
+    elif grep -q "^$f:" "$TMP/words.got"; then ok "self_words $f (a planted word is caught)"
+    else fail "self_words $f" "caught elsewhere: $(head -c 200 "$TMP/words.got")"; fi
+    cp "$TMP/words.keep" "$W/$f"
+done
