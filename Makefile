@@ -1,5 +1,14 @@
-# Build: `make` -> ./train ./eval (and the other tools) at the top level.
-# Tests: `make test` (optimised), `make sanitize` (ASan + UBSan), `make bench`.
+# Targets (`make help` prints this list):
+#   make            build ./train ./eval and the other tools at the top level (optimised)
+#   make check      the fast tier: build and run the C unit tests (tests/test_*.c), under a minute
+#   make test       the whole suite: every C unit test and every tests/test_*.sh on the tools
+#   make sanitize   the whole suite again under ASan + UBSan (build/san)
+#   make valgrind   test_train_core and a short training under valgrind memcheck (AVX2 build)
+#   make mutate     mutation testing (tests/mutants.txt; MUTANT=text picks some)
+#   make bench      training throughput, matmul and attention speed (./bench)
+#   make fuzz       libFuzzer on the safetensors reader and the INI parser (clang)
+#   make clean      remove build/ and the top-level tools
+
 CC      ?= cc
 BUILD   ?= build/opt
 OPT     ?= -O3 -march=native -ffp-contract=fast
@@ -17,7 +26,7 @@ TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libtf.a
 
-.PHONY: all tools test sanitize bench fuzz clean mutate
+.PHONY: all tools check test sanitize valgrind bench fuzz clean mutate help
 .SECONDARY:
 all: $(TOOLS)
 
@@ -48,9 +57,26 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 
 tools: $(TOOLS:%=$(BUILD)/bin/%)
 
-# Every test program and every tests/*.sh; the runner prints `N passed, N failed`.
+# Every test program and every tests/*.sh; the runner prints `N passed, N failed, N skipped`.
 test: tools $(TESTS)
 	@BIN_DIR=$(BUILD)/bin sh tests/run.sh $(TESTS) $(sort $(wildcard tests/test_*.sh))
+
+# The fast tier, run after each edit: the C unit tests only, without the tools or the shell
+# tests (which train, evaluate and time real runs). Every C test is in it: the slowest take
+# about 3 s each (test_kernels, test_runtime, test_models) and all of them together about 13 s
+# on a 2-core machine. A C test that grows slow (a training run) goes into CHECK_SKIP, named
+# with the reason, and stays in `make test`. It builds with one job per core unless -j is
+# given: from a fresh clone the build is most of its time.
+CHECK_SKIP  :=
+CHECK_TESTS := $(filter-out $(CHECK_SKIP:%=$(BUILD)/tests/%),$(TESTS))
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+check: $(CHECK_TESTS)
+	@sh tests/run.sh $(CHECK_TESTS)
+
+help:
+	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
 # Mutation testing: each mutant of tests/mutants.txt is built in a scratch copy and must make
 # one of its tests fail (tests/mutate.sh). MUTANT=text runs only the mutants named with it.
