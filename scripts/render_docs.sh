@@ -34,7 +34,7 @@ rows=a,b and cols=x,y (see the comment at the top of this script).
   --help    print this text
 
 Without --check a file is rewritten (atomically) only when one of its blocks changed, and
-each changed block is named. Exit status: 0 fine, 1 a block differs (--check), 2 an error
+each changed block is named; a file with an error is left unchanged. Exit status: 0 fine, 1 a block differs (--check), 2 an error
 (a missing source file, section, row or column; a marker without its end; a bad option).
 EOF
 }
@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
 done
 
 AWK=${AWK:-awk}
+export LC_ALL=C
 orig=$PWD
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
@@ -331,7 +332,7 @@ for f in "$@"; do
     if [ ! -f "$a" ]; then echo "render_docs.sh: no file $f" >&2; errors=1; continue; fi
     : >"$tmp/o$i"
     if ! $AWK -v doc="$f" -v out="$tmp/o$i" -v pfx="$tmp/b$i" "$prog" "$a" >"$tmp/m$i"; then
-        errors=1; continue
+        errors=1; : >"$tmp/e$i"; continue
     fi
     nfiles=$((nfiles + 1))
     while IFS='	' read -r n line path state; do
@@ -346,9 +347,8 @@ for f in "$@"; do
         fi
     done <"$tmp/m$i"
 done
-[ $errors = 0 ] || exit 2
-
 if [ $check = 1 ]; then
+    [ $errors = 0 ] || exit 2
     if [ $ndiff -gt 0 ]; then
         echo "$ndiff of $nblocks table blocks in $nfiles files differ from what they render" >&2
         exit 1
@@ -356,10 +356,12 @@ if [ $check = 1 ]; then
     exit 0
 fi
 
-# Every file rendered without error: now rewrite those that changed, each by a rename.
+# Rewrite each file that rendered without error and changed, by a rename; a file with an
+# error is left as it is.
 i=0
 for f in "$@"; do
     i=$((i + 1))
+    [ -f "$tmp/m$i" ] && [ ! -f "$tmp/e$i" ] || continue
     grep -q '	differs$' "$tmp/m$i" || continue
     a=$(abspath "$f")
     t="$a.render_docs.$$"
@@ -372,3 +374,4 @@ for f in "$@"; do
     fi
 done
 echo "$nblocks table blocks in $nfiles files; $ndiff updated"
+[ $errors = 0 ] || { echo "render_docs.sh: files with an error above were left unchanged" >&2; exit 2; }

@@ -479,6 +479,14 @@ self_error self_render_unknown_option '^docs/err.md:2: unknown option "limit=3"'
     '<!-- table: results/t/src.md limit=3 -->' '<!-- end table -->'
 self_error self_render_no_end '^docs/err.md:2: table marker without <!-- end table -->' \
     '<!-- table: results/t/src.md -->' '| a |'
+# An error in one file leaves it alone, and the other files are still rendered; exit 2.
+printf '%s\n' '<!-- table: results/t/gone.md -->' '<!-- end table -->' >"$R/docs/err.md"
+printf '%s\n' '<!-- table: results/t/src.md n=3 -->' '<!-- end table -->' >"$R/docs/good.md"
+(cd "$R" && scripts/render_docs.sh docs/err.md docs/good.md) >"$TMP/two.out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q '^| learned | 5 |$' "$R/docs/good.md" && [ "$(wc -l <"$R/docs/err.md")" -eq 2 ]
+then ok "self_render_error_isolated (exit 2; the file with the error kept, the other rendered)"
+else fail self_render_error_isolated "exit $rc: $(head -c 300 "$TMP/two.out")"; fi
 expect_error self_render_bad_flag "unknown option '--chek'" "$R/scripts/render_docs.sh" --chek
 if "$R/scripts/render_docs.sh" --help | grep -q '^Usage: scripts/render_docs.sh'; then ok self_render_help
 else fail self_render_help "--help printed no usage or failed"; fi
