@@ -126,6 +126,7 @@ function csv_records(path,   line, rc, r, i, n, c, inq, fld, f, nl, ln) {
     while ((rc = (getline line < path)) > 0) {
         ln++
         sub(/\r$/, "", line)
+        if (ln == 1 && substr(line, 1, 3) == "\357\273\277") line = substr(line, 4)
         if (!inq) {
             if (line == "") continue
             if (index(line, "\"") == 0) {
@@ -233,7 +234,7 @@ function render(   line, rc, m, i, j, start, tcount, want, L, r, ncol, numeric, 
         for (name in found) delete found[name]
         for (i = 1; i <= nout; i++) {
             r = cells(out_[i]); s = ""
-            for (j = 1; j <= r; j++) if (j > ncol || colkeep[j]) s = s "|" cell[j]
+            for (j = 1; j <= r; j++) if (j <= ncol && colkeep[j]) s = s "|" cell[j]
             out_[i] = s tail
         }
     }
