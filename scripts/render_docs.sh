@@ -34,8 +34,9 @@ rows=a,b and cols=x,y (see the comment at the top of this script).
   --help    print this text
 
 Without --check a file is rewritten (atomically) only when one of its blocks changed, and
-each changed block is named; a file with an error is left unchanged. Exit status: 0 fine, 1 a block differs (--check), 2 an error
-(a missing source file, section, row or column; a marker without its end; a bad option).
+each changed block is named; a file with an error is left unchanged.
+Exit status: 0 fine, 1 a block differs (--check), 2 an error (a missing source file,
+section, row or column; a marker without its end; a bad option).
 EOF
 }
 
