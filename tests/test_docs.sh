@@ -1,6 +1,7 @@
 # The documentation is generated from results/ and holds together:
 #   a. every table block of README.md and docs/*.md is what scripts/render_docs.sh renders
-#      from its results/ file (one line per document);
+#      from its results/ file (one line per document), and no table outside a block copies
+#      the rows of a results/*.md table (it would be typed, not generated);
 #   b. every relative link and image of README.md and docs/*.md (outside code) names a file or
 #      folder of the repository, and every #anchor a heading (GitHub's slug) or an <a id>;
 #   c. README.md, docs, src, tests, scripts and results hold no word of the team's working
@@ -266,6 +267,38 @@ check_words() {
     )
 }
 
+# check_typed DIR: prints "FILE:LINE: ..." for each table of DIR's README.md and docs/*.md
+# outside a table block (and outside fenced code) whose data rows are copied from a table of a
+# .md file under results/ (two rows or more, or all of them), and returns 1 if there is one:
+# such a table is typed, not generated.
+TYPED_AWK='
+function flush() {
+    if (start && (hits >= 2 || (hits >= 1 && hits == rows)))
+        printf "%s:%d: a table typed by hand: %d of its %d rows are in %s; make it a table block\n", doc, start, hits, rows, where
+    start = 0; rows = 0; hits = 0
+}
+FILENAME ~ /^results\// { if (substr($0, 1, 1) == "|" && !($0 in seen)) seen[$0] = FILENAME; next }
+FNR == 1 { flush(); doc = FILENAME; fence = 0; block = 0 }
+/^(```|~~~)/ { flush(); fence = !fence; next }
+fence { next }
+/^<!-- table:/ { flush(); block = 1; next }
+/^<!-- end table -->/ { block = 0; next }
+block { next }
+substr($0, 1, 1) == "|" {
+    if (!start) { start = FNR; n = 0 }
+    if (++n >= 3) { rows++; if ($0 in seen) { hits++; where = seen[$0] } }
+    next
+}
+{ flush() }
+END { flush() }
+'
+check_typed() {
+    (cd "$1" && find results -name '*.md' -type f | sort >"$TMP/typed.files" && doc_files >>"$TMP/typed.files" &&
+        awk "$TYPED_AWK" $(cat "$TMP/typed.files")) >"$TMP/typed.raw" || { echo "typed-table check failed in $1"; return 2; }
+    cat "$TMP/typed.raw"
+    [ ! -s "$TMP/typed.raw" ]
+}
+
 # --- a. the table blocks of the real documents ---
 for f in $(doc_files); do
     n=$(grep -c '^<!-- table:' "$f")
@@ -275,6 +308,12 @@ for f in $(doc_files); do
         head -n 30 "$TMP/render.out" | sed 's/^/    /'
     fi
 done
+
+if check_typed . >"$TMP/typed.out"; then ok "docs_tables_generated (no table outside a block copies rows of results/*.md)"
+else
+    fail docs_tables_generated "$(grep -c . "$TMP/typed.out") tables copy rows of results/ by hand"
+    head -n 20 "$TMP/typed.out" | sed 's/^/    /'
+fi
 
 # --- b. links and anchors ---
 if check_links . >"$TMP/links.out"; then ok "docs_links ($nlinks relative links and anchors resolve)"
@@ -548,6 +587,35 @@ fi
 sed -i '/^\[broken/d; /^\[outside/d' "$L/README.md"
 if check_links "$L" >"$TMP/links.got"; then ok "self_links_clean ($nlinks links resolve once the faults are gone)"
 else fail self_links_clean "$(head -c 300 "$TMP/links.got")"; fi
+
+# Typed tables: a hand copy of a results table is caught; the same lines in a block, a table
+# of the doc's own and a copy inside fenced code are not.
+T=$TMP/typed
+mkdir -p "$T/docs" "$T/results/t"
+cp "$R/results/t/src.md" "$T/results/t/src.md"
+{
+    echo "# Typed"
+    echo
+    sed -n '/^| scheme | 1 | 2 | 3 |$/,/^| alibi /p' "$T/results/t/src.md"
+    echo
+    echo "| option | default |"
+    echo "| --- | ---: |"
+    echo "| steps | 20 |"
+    echo '```'
+    sed -n '/^| scheme | 1 | 2 | 3 |$/,/^| alibi /p' "$T/results/t/src.md"
+    echo '```'
+} >"$T/README.md"
+{
+    echo "<!-- table: results/t/src.md -->"
+    sed -n '/^| scheme | 1 | 2 | 3 |$/,/^| alibi /p' "$T/results/t/src.md"
+    echo "<!-- end table -->"
+} >"$T/docs/a.md"
+echo "README.md:3: a table typed by hand: 3 of its 3 rows are in results/t/src.md; make it a table block" >"$TMP/typed.want"
+check_typed "$T" >"$TMP/typed.got"
+rc=$?
+if [ $rc = 1 ] && cmp -s "$TMP/typed.want" "$TMP/typed.got"; then
+    ok "self_typed_table (the hand copy reported; the block, a table of its own, fenced code not)"
+else fail self_typed_table "exit $rc: $(head -c 300 "$TMP/typed.got")"; fi
 
 # Words: a planted word in each form is caught, in any folder, and a clean tree passes.
 W=$TMP/words
