@@ -77,9 +77,9 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 2' INT TERM HUP
 
 # The renderer: reads one doc, writes the doc with every block re-rendered to `out`, and for
-# each block prints "INDEX<TAB>LINE<TAB>PATH<TAB>same|differs"; a differing block's present
-# and rendered bodies go to PFX.INDEX.cur and PFX.INDEX.new. Errors: "DOC:LINE: message" on
-# stderr and exit status 2.
+# each block prints "INDEX<TAB>LINE<TAB>PATH<TAB>same|differs<TAB>LINE in the output"; a
+# differing block's present and rendered bodies go to PFX.INDEX.cur and PFX.INDEX.new.
+# Errors: "DOC:LINE: message" on stderr and exit status 2.
 prog='
 function err(line, msg) {
     printf "%s:%d: %s\n", doc, line, msg > "/dev/stderr"
@@ -284,7 +284,7 @@ function marker(s,   t, word, key, val, q, seen) {
     if ((getline t < path) < 0) err(NR, "no file " path)
     close(path)
 }
-BEGIN { fence = ""; inblock = 0; nb = 0 }
+BEGIN { fence = ""; inblock = 0; nb = 0; shift = 0 }
 inblock {
     if ($0 ~ /^<!-- end table -->[ \t]*$/) {
         render()
@@ -293,7 +293,8 @@ inblock {
         for (i = 1; i <= nout; i++) print out_[i] > out
         print > out
         nb++
-        printf "%d\t%d\t%s\t%s\n", nb, mline, path, same ? "same" : "differs"
+        printf "%d\t%d\t%s\t%s\t%d\n", nb, mline, path, same ? "same" : "differs", mline + shift
+        shift += nout - ncur
         if (!same) {
             f = pfx "." nb ".cur"; printf "" > f
             for (i = 1; i <= ncur; i++) print cur[i] > f
@@ -337,7 +338,7 @@ for f in "$@"; do
         errors=1; : >"$tmp/e$i"; continue
     fi
     nfiles=$((nfiles + 1))
-    while IFS='	' read -r n line path state; do
+    while IFS='	' read -r n line path state newline; do
         nblocks=$((nblocks + 1))
         [ "$state" = differs ] || continue
         ndiff=$((ndiff + 1))
@@ -364,12 +365,12 @@ i=0
 for f in "$@"; do
     i=$((i + 1))
     [ -f "$tmp/m$i" ] && [ ! -f "$tmp/e$i" ] || continue
-    grep -q '	differs$' "$tmp/m$i" || continue
+    grep -q '	differs	' "$tmp/m$i" || continue
     a=$(abspath "$f")
     t="$a.render_docs.$$"
     if cp -p "$a" "$t" && cat "$tmp/o$i" >"$t" && mv -f "$t" "$a"; then
-        while IFS='	' read -r n line path state; do
-            [ "$state" = differs ] && echo "$f:$line: updated from $path"
+        while IFS='	' read -r n line path state newline; do
+            [ "$state" = differs ] && echo "$f:$newline: updated from $path"
         done <"$tmp/m$i"
     else
         rm -f "$t"; echo "render_docs.sh: could not rewrite $f" >&2; exit 2
