@@ -1,18 +1,19 @@
-# Every command the README tells a user to type works as typed, from a clone: each `scripts/...`
-# and `./tool` named in the README's shell code blocks exists, is executable as git records it
-# (mode 100755 in the index; the mode on the developer's disk can differ from what a clone gets),
-# and answers --help with exit status 0 and some text. Scripts are run by path, as the README
-# writes them, never through `sh`: a missing run bit must fail here.
+# Every command the README and docs/*.md tell a user to type works as typed, from a clone: each
+# `scripts/...` and `./tool` named in their shell code blocks exists, is executable as git records
+# it (mode 100755 in the index; the mode on the developer's disk can differ from what a clone
+# gets), and answers --help with exit status 0 and some text. Scripts are run by path, as the
+# documents write them, never through `sh`: a missing run bit must fail here.
 . tests/lib.sh
 
 # The commands: words that start with scripts/ or ./ inside ```sh or ```bash blocks. A word
 # counts only at the start of a line or after a blank or ; & | ( — not "../shared" or "runs/x".
-awk '/^```/ { inside = !inside && ($0 ~ /^```(sh|bash)[[:space:]]*$/); next } inside' README.md |
+awk 'FNR == 1 { inside = 0 }
+     /^```/ { inside = !inside && ($0 ~ /^```(sh|bash)[[:space:]]*$/); next } inside' README.md docs/*.md |
     grep -oE '(^|[[:space:];&|(])(scripts/[A-Za-z0-9_.-]+|\./[A-Za-z0-9_-]+)' |
     sed 's/^[[:space:];&|(]//' | sort -u >"$TMP/commands"
 n=$(wc -l <"$TMP/commands")
 if [ "$n" -ge 5 ]; then ok "readme_commands_found ($n: $(tr '\n' ' ' <"$TMP/commands"))"
-else fail readme_commands_found "only $n commands in the README's shell blocks: $(tr '\n' ' ' <"$TMP/commands")"; fi
+else fail readme_commands_found "only $n commands in the shell blocks of README.md and docs/*.md: $(tr '\n' ' ' <"$TMP/commands")"; fi
 
 in_git=0
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
