@@ -213,7 +213,7 @@ function checklink(tgt,   orig, anchor, k, p) {
 }
 BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
 FNR == 1 {
-    fs[1] = ""
+    fs[1] = ""; incomment = 0
     docdir = FILENAME
     if (!sub(/\/[^\/]*$/, "", docdir)) docdir = ""
 }
@@ -221,6 +221,13 @@ FNR == 1 {
     line = $0; sub(/\r$/, "", line)
     if (fenced(line, fs) || fs[1] != "") next
     s = nocode(line); loc = FILENAME ":" FNR
+    # HTML comments are not rendered: their text is no link
+    if (incomment) { if (!(k = index(s, "-->"))) next; s = substr(s, k + 3); incomment = 0 }
+    while ((k = index(s, "<!--")) > 0) {
+        t = substr(s, k + 4)
+        if (!(j = index(t, "-->"))) { s = substr(s, 1, k - 1); incomment = 1; break }
+        s = substr(s, 1, k - 1) " " substr(t, j + 3)
+    }
     if (s ~ /^ ? ? ?\[[^]]+\]:/) { t = s; sub(/^[^]]*\]:/, "", t); checklink(t); next }
     rest = s
     while ((i = index(rest, "](")) > 0) {
@@ -542,7 +549,7 @@ cat >"$L/README.md" <<'EOF'
 ![plot](results/x/plot.svg), [a café](docs/usage.md#café-über--naïve-quotes),
 [speed](#speed--2-faster-5) [résumé](#résumé) [x](#x-and--) [jobs](#the---jobs-option)
 [web](https://example.org/nothing) [mail](mailto:a@b.c) [here](#explicit) [ref][r]
-`[code](missing-in-code.md)` and ``[a `b` c](also-missing.md)``
+`[code](missing-in-code.md)` and ``[a `b` c](also-missing.md)`` <!-- [c](gone.md) -->
 
 ## Speed → 2× faster (±5%)
 ## Résumé
@@ -553,6 +560,8 @@ cat >"$L/README.md" <<'EOF'
 ```sh
 [fenced](missing-in-fence.md)
 ```
+<!-- a comment over lines
+[commented](gone.md) -->
 
 [r]: docs/usage.md
 [broken file](docs/nothing.md)
@@ -569,16 +578,16 @@ Café über — naïve “quotes”
 [back](../README.md#project) [up](../results/x/plot.svg) [self](#usage)
 EOF
 cat >"$TMP/links.want" <<'EOF'
-README.md:20: broken link docs/nothing.md: no file or folder docs/nothing.md
-README.md:21: broken anchor in #no-such-heading: no heading or <a id> in README.md has the slug no-such-heading
-README.md:21: broken link results/x/none.svg: no file or folder results/x/none.svg
-README.md:22: broken anchor in docs/usage.md#setup-2: no heading or <a id> in docs/usage.md has the slug setup-2
-README.md:23: link ../../etc/passwd leaves the repository
+README.md:22: broken link docs/nothing.md: no file or folder docs/nothing.md
+README.md:23: broken anchor in #no-such-heading: no heading or <a id> in README.md has the slug no-such-heading
+README.md:23: broken link results/x/none.svg: no file or folder results/x/none.svg
+README.md:24: broken anchor in docs/usage.md#setup-2: no heading or <a id> in docs/usage.md has the slug setup-2
+README.md:25: link ../../etc/passwd leaves the repository
 EOF
 check_links "$L" >"$TMP/links.got"
 rc=$?
 if [ $rc = 1 ] && cmp -s "$TMP/links.want" "$TMP/links.got"; then
-    ok "self_links (5 planted broken links and anchors reported, $((nlinks - 5)) good ones not; code skipped)"
+    ok "self_links (5 planted broken links and anchors reported, $((nlinks - 5)) good ones not; code and comments skipped)"
 else
     fail self_links "exit $rc; the report differs from the expected one:"
     diff "$TMP/links.want" "$TMP/links.got" | sed 's/^/    /'
