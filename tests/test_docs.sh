@@ -221,6 +221,13 @@ FNR == 1 {
     line = $0; sub(/\r$/, "", line)
     if (fenced(line, fs) || fs[1] != "") next
     s = nocode(line); loc = FILENAME ":" FNR
+    # a table block source, relative to the repository root
+    if (!incomment && line ~ /^<!-- table: /) {
+        t = substr(line, 13); sub(/[ \t].*/, "", t); sub(/-->$/, "", t)
+        p = norm(t)
+        if (p != "..") { nlinks++; printf "CHECK\t%s\t%s\t%s\n", loc, p, t }
+        next
+    }
     # HTML comments are not rendered: their text is no link
     if (incomment) { if (!(k = index(s, "-->"))) next; s = substr(s, k + 3); incomment = 0 }
     while ((k = index(s, "<!--")) > 0) {
@@ -247,18 +254,31 @@ END { printf "COUNT\t%d\n", nlinks }
 '
 
 # check_links DIR: prints "FILE:LINE: ..." for each broken link of DIR's README.md and
-# docs/*.md and returns 1 if there is one; sets nlinks to the number of links checked.
+# docs/*.md (and each missing table block source) and returns 1 if there is one; sets nlinks
+# to the number of links checked. When DIR is the top of a git checkout, a link must also
+# name a file git tracks (or a folder holding one): a clone has nothing else.
 check_links() {
     (cd "$1" && doc_files >"$TMP/links.files" && awk "$LINKS_AWK" $(cat "$TMP/links.files")) >"$TMP/links.raw" ||
         { echo "link checker failed in $1"; return 2; }
-    cl_bad=0; nlinks=0
+    cl_bad=0; nlinks=0; : >"$TMP/links.exist"
     while IFS='	' read -r cl_kind cl_a cl_b cl_c; do
         case $cl_kind in
-            CHECK) [ -e "$1/$cl_b" ] || { echo "$cl_a: broken link $cl_c: no file or folder $cl_b"; cl_bad=1; } ;;
+            CHECK) if [ -e "$1/$cl_b" ]; then printf '%s\t%s\t%s\n' "$cl_a" "$cl_b" "$cl_c" >>"$TMP/links.exist"
+                   else echo "$cl_a: broken link $cl_c: no file or folder $cl_b"; cl_bad=1; fi ;;
             ERR) echo "$cl_a"; cl_bad=1 ;;
             COUNT) nlinks=$cl_a ;;
         esac
     done <"$TMP/links.raw"
+    if [ "$(cd "$1" && git rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$1" && pwd -P)" ] &&
+        (cd "$1" && git ls-files) >"$TMP/links.tracked" 2>/dev/null; then
+        awk -F'\t' 'FNR == NR {
+                t[$0] = 1; n = split($0, part, "/"); d = ""
+                for (i = 1; i < n; i++) { d = d (i > 1 ? "/" : "") part[i]; t[d] = 1 }
+                next
+            }
+            $2 != "." && !($2 in t) { print $1 ": link " $3 ": " $2 " is not tracked by git (a clone lacks it)"; bad = 1 }
+            END { exit bad }' "$TMP/links.tracked" "$TMP/links.exist" || cl_bad=1
+    fi
     return $cl_bad
 }
 
@@ -323,7 +343,7 @@ else
 fi
 
 # --- b. links and anchors ---
-if check_links . >"$TMP/links.out"; then ok "docs_links ($nlinks relative links and anchors resolve)"
+if check_links . >"$TMP/links.out"; then ok "docs_links ($nlinks relative links, anchors and table sources resolve to tracked files)"
 else
     fail docs_links "$(grep -c . "$TMP/links.out") broken links or anchors in README.md and docs/*.md"
     head -n 20 "$TMP/links.out" | sed 's/^/    /'
@@ -625,6 +645,17 @@ rc=$?
 if [ $rc = 1 ] && cmp -s "$TMP/typed.want" "$TMP/typed.got"; then
     ok "self_typed_table (the hand copy reported; the block, a table of its own, fenced code not)"
 else fail self_typed_table "exit $rc: $(head -c 300 "$TMP/typed.got")"; fi
+
+# In a git checkout a link to a file git does not track is broken too (a clone lacks it).
+if command -v git >/dev/null 2>&1 && (cd "$L" && git init -q . && git add README.md docs results) 2>/dev/null; then
+    : >"$L/results/x/new.svg"
+    echo "[new](results/x/new.svg) [folder](results/x)" >>"$L/README.md"
+    echo "README.md:$(wc -l <"$L/README.md"): link results/x/new.svg: results/x/new.svg is not tracked by git (a clone lacks it)" >"$TMP/links.want"
+    check_links "$L" >"$TMP/links.got"
+    rc=$?
+    if [ $rc = 1 ] && cmp -s "$TMP/links.want" "$TMP/links.got"; then ok "self_links_untracked (a link to a file git does not track)"
+    else fail self_links_untracked "exit $rc: $(head -c 300 "$TMP/links.got")"; fi
+else skip self_links_untracked "no git to make a scratch checkout"; fi
 
 # Words: a planted word in each form is caught, in any folder, and a clean tree passes.
 W=$TMP/words
