@@ -2,8 +2,9 @@
 #   a. every table block of README.md and docs/*.md is what scripts/render_docs.sh renders
 #      from its results/ file (one line per document), and no table outside a block copies
 #      the rows of a results/*.md table (it would be typed, not generated);
-#   b. every relative link and image of README.md and docs/*.md (outside code) names a file or
-#      folder of the repository, and every #anchor a heading (GitHub's slug) or an <a id>;
+#   b. every relative link and image of README.md and docs/*.md (outside code and comments)
+#      names a file or folder of the repository (one git tracks, in a checkout), and every
+#      #anchor a heading (GitHub's slug) or an <a id>; so does every table block's source;
 #   c. README.md, docs, src, tests, scripts and results hold no word of the team's working
 #      history (the pattern below; history lives in git log);
 #   d. README.md has at most 350 lines, docs/performance.md at most 300;
@@ -270,7 +271,7 @@ check_links() {
         esac
     done <"$TMP/links.raw"
     if [ "$(cd "$1" && git rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$1" && pwd -P)" ] &&
-        (cd "$1" && git ls-files) >"$TMP/links.tracked" 2>/dev/null; then
+        (cd "$1" && git -c core.quotepath=off ls-files) >"$TMP/links.tracked" 2>/dev/null; then
         awk -F'\t' 'FNR == NR {
                 t[$0] = 1; n = split($0, part, "/"); d = ""
                 for (i = 1; i < n; i++) { d = d (i > 1 ? "/" : "") part[i]; t[d] = 1 }
