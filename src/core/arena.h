@@ -23,7 +23,8 @@ void  arena_init(Arena *a, size_t block_size);
 // installs its own handler.
 void  arena_on_failure(Arena *a, ArenaFailure fn, void *ctx);
 void *arena_alloc(Arena *a, size_t bytes);          // 64-byte aligned, uninitialised
-double arena_alloc_bytes(double bytes);             // what arena_alloc(bytes) takes: whole 64-byte blocks
+double arena_alloc_bytes(double bytes);             // what arena_alloc(bytes)
+                                                    // takes: whole 64-byte blocks
 void *arena_calloc(Arena *a, size_t bytes);         // zeroed
 void  arena_reset(Arena *a);                        // keep the blocks, forget their contents
 // Free everything allocated after a mark (e.g. the per-token work of greedy decoding, while

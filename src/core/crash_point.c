@@ -28,7 +28,8 @@ static void hook_pass(Hook *h, const char *name) {
 
 void crash_point(const char *name) {
     static int parsed;
-    static Hook hooks[] = {{.variable = "TF_CRASH_AT", .signal = SIGKILL}, {.variable = "TF_PAUSE_AT", .signal = SIGSTOP}};
+    static Hook hooks[] = {{.variable = "TF_CRASH_AT", .signal = SIGKILL},
+                           {.variable = "TF_PAUSE_AT", .signal = SIGSTOP}};
     const int n = (int)(sizeof hooks / sizeof hooks[0]);
     if (!parsed) {
         parsed = 1;

@@ -22,22 +22,21 @@
 
 // Vector width and register tiles: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
 // a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
-// 12 x 32 needs 14 (8 x 48 gained ~8 % on the d = 768 products, docs/performance.md, sixth
-// session); 12 x 32 stays for products whose N it pads less (toy widths: 8 x 48 lost ~30 % at
-// N = 64). 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
+// 12 x 32 needs 14, so the wide products run faster; 12 x 32 stays for products whose N it
+// pads less (the toy widths, such as N = 64, where 48-column tiles are mostly padding).
+// 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
 // Columns per tile, NC_PANELS register tiles: 8 x 48 = 384 with AVX-512. With AVX2, 4 x 16 =
 // 64: every row tile reads the tile's column of B panels (K x NC) again, after its own rows of
-// A (96 x K) have passed through L2, and in the 512 KiB L2 of the Zen 3 machine AVX2 was
-// measured on, 64 columns at K = 768 (192 KiB) fit beside them where 128 (384 KiB) did not.
-// 64 columns: +2.5-3 % on the twelve d = 768 products, most on those with K >= 2304 (the VM
-// has no cache counters to confirm the cause; docs/performance.md, ninth session).
+// A (96 x K) have passed through L2, and in a 512 KiB L2 (Zen 3) 64 columns at K = 768
+// (192 KiB) fit beside them where 128 (384 KiB) do not. The measurements of both choices are
+// in docs/performance.md.
 //
 // Stored rows of a transposed A packed at once, PACK_A_K (pack_a): the panels a group writes
 // lie MR x K floats apart, a multiple of 4 KiB for K = 1024 (the dW products), so one k's
 // MR floats of every panel fall in the same L1 set and evict each other; PACK_A_K = 16 writes
-// 16 k's of a panel (6 lines with AVX2, 8 with AVX-512) before the next: the dW products
-// gained up to 12 % with AVX2 and up to 9 % with AVX-512 (docs/performance.md, ninth and
-// tenth sessions). Any order writes the same values.
+// 16 k's of a panel (6 lines with AVX2, 8 with AVX-512) before the next, which speeds up the
+// dW products with either vector width (docs/performance.md). Any order writes the same
+// values.
 #define PACK_A_K 16
 #define VL KERNEL_VL
 #if defined(__AVX512F__)
@@ -74,8 +73,8 @@ enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k b
 // acs = 1), and a packed (kc, nv*VL) panel of B. mr and nv are constants in every caller
 // (inlined), so the loops unroll and acc lives in registers.
 static inline __attribute__((always_inline)) void
-micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs, const float *restrict b,
-           float *restrict c, long ldc, int mode, const float *bias) {
+micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs,
+           const float *restrict b, float *restrict c, long ldc, int mode, const float *bias) {
     vfloat acc[MR_MAX][NV_MAX];
     for (int r = 0; r < mr; r++)
         for (int v = 0; v < nv; v++) {
@@ -83,7 +82,8 @@ micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs, 
             else acc[r][v] = (vfloat){0};
         }
     // Unrolled by 4: fewer loop-counter and pointer updates among the loads and FMAs
-    // (measured +4 % on the d = 768 products; the order of each sum is unchanged).
+    // (faster on the d = 768 products, docs/performance.md; the order of each sum is
+    // unchanged).
     #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
         vfloat bk[NV_MAX];
@@ -114,21 +114,26 @@ micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs, 
 // The two tiles, each from a packed A panel or from rows of a row-major A (lda apart).
 #define WIDE_NV (GEMM_WIDE_NR / VL)
 #define NARROW_NV (GEMM_NARROW_NR / VL)
-static void micro_packed_wide(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
+static void micro_packed_wide(int kc, const float *a, const float *b, float *c, long ldc, int mode,
+                              const float *bias) {
     micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, 1, GEMM_WIDE_MR, b, c, ldc, mode, bias);
 }
-static void micro_rows_wide(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
+static void micro_rows_wide(int kc, const float *a, long lda, const float *b, float *c, long ldc,
+                            int mode, const float *bias) {
     micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
-static void micro_packed_narrow(int kc, const float *a, const float *b, float *c, long ldc, int mode, const float *bias) {
+static void micro_packed_narrow(int kc, const float *a, const float *b, float *c, long ldc,
+                                int mode, const float *bias) {
     micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, c, ldc, mode, bias);
 }
-static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, float *c, long ldc, int mode, const float *bias) {
+static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, float *c, long ldc,
+                              int mode, const float *bias) {
     micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
 }
 
 // dst[k * ldd + c] = src[c * lds + k] for k, c < VL: a VL x VL block transposed in registers.
-static inline __attribute__((always_inline)) void transpose_block(const float *src, long lds, float *dst, long ldd) {
+static inline __attribute__((always_inline)) void transpose_block(const float *src, long lds,
+                                                                  float *dst, long ldd) {
     vfloat row[VL];
     for (int c = 0; c < VL; c++) VLOAD(row[c], src + c * lds);
     kernel_transpose(row);
@@ -137,22 +142,25 @@ static inline __attribute__((always_inline)) void transpose_block(const float *s
 
 // Column panels jp0..jp1-1 of B, NR columns each: panel p at Bp + p*NR*K holds
 // dst[k*NR + c] = B(k, p*NR + c), zero past column N.
-static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp0, int jp1, int NR, float *Bp) {
+static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K, int jp0, int jp1,
+                                                         int NR, float *Bp) {
     for (int p = jp0; p < jp1; p++)
         if (N - p * NR < NR) memset(Bp + (long)p * NR * K, 0, sizeof(float) * (size_t)K * NR);
     if (B.cs == 1) {   // k outer across the panels: each row of B is read once, contiguously
         for (int k = 0; k < K; k++)
             for (int p = jp0; p < jp1; p++) {
                 int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
-                memcpy(Bp + (long)p * NR * K + (long)k * NR, B.p + k * B.rs + j0, sizeof(float) * nc);
+                memcpy(Bp + (long)p * NR * K + (long)k * NR, B.p + k * B.rs + j0,
+                       sizeof(float) * nc);
             }
-    } else {   // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
+    } else {
+        // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
         for (int p = jp0; p < jp1; p++) {
             int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR, k = 0;
             const float *src = B.p + j0 * B.cs;
             float *dst = Bp + (long)p * NR * K;
-            // A transposed row-major B (W^T in op_linear's forward: rs = 1) in VL x VL blocks;
-            // one element at a time was 8 % of the forward products at d = 768.
+            // A transposed row-major B (W^T in op_linear's forward: rs = 1) in VL x VL blocks:
+            // one element at a time made this packing a visible part of the forward products.
             if (B.rs == 1 && nc == NR)
                 for (; k + VL <= K; k += VL)
                     for (int c0 = 0; c0 < NR; c0 += VL)
@@ -173,9 +181,11 @@ typedef struct {
 
 // Row panels ip0..ip1-1 of A, MR rows each, all K: panel ip at Ap + (ip - ip0)*MR*K holds
 // dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
-static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K, int ip0, int ip1, int MR, float *Ap) {
+static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K, int ip0, int ip1,
+                                                         int MR, float *Ap) {
     for (int ip = ip0; ip < ip1; ip++)
-        if (M - ip * MR < MR) memset(Ap + (long)(ip - ip0) * MR * K, 0, sizeof(float) * (size_t)K * MR);
+        if (M - ip * MR < MR)
+            memset(Ap + (long)(ip - ip0) * MR * K, 0, sizeof(float) * (size_t)K * MR);
     if (A.cs == 1) {   // rows of a row-major A (an edge panel), each read sequentially
         for (int ip = ip0; ip < ip1; ip++) {
             int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR;
@@ -185,10 +195,12 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
                 for (int k = 0; k < K; k++) dst[(long)k * MR + r] = src[k];
             }
         }
-    } else {   // k outer across the panels: a transposed A (rs = 1) is read PACK_A_K stored rows at a time
+    } else {
+        // k outer across the panels: a transposed A (rs = 1) is read PACK_A_K stored rows at a time
         for (int k0 = 0; k0 < K; k0 += PACK_A_K)
             for (int ip = ip0; ip < ip1; ip++) {
-                int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR, k1 = K - k0 < PACK_A_K ? K : k0 + PACK_A_K;
+                int i0 = ip * MR, nr = M - i0 < MR ? M - i0 : MR,
+                    k1 = K - k0 < PACK_A_K ? K : k0 + PACK_A_K;
                 for (int k = k0; k < k1; k++) {
                     float *dst = Ap + (long)(ip - ip0) * MR * K + (long)k * MR;
                     for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
@@ -204,10 +216,10 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
 // the hardware prefetcher keeps up with;
 // the other order (a B panel against all the tile's A panels) held neither in L1 once
 // KC x NR outgrew it. Row-major A (g->direct) is read in place: the micro-kernel broadcasts
-// A(r, k) from MR rows, each read sequentially; packing it cost more than it saved (6 % of a
-// d = 768 step), and copying the panel to contiguous scratch did not gain either (sixth
-// session); only an edge panel of fewer than MR rows is packed, zero-padded. A transposed A
-// is packed once per call.
+// A(r, k) from MR rows, each read sequentially; packing it cost more than it saved, and
+// copying the panel to contiguous scratch did not gain either (docs/performance.md); only an
+// edge panel of fewer than MR rows is packed, zero-padded. A transposed A is packed once per
+// call.
 static inline __attribute__((always_inline)) void
 tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
     const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
@@ -217,8 +229,9 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
         for (int ip = ip0; ip < ip1; ip++) {
             int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
             int direct = g->direct && nr == MR;
-            const float *a = direct ? g->A.p + i0 * g->A.rs + k0
-                                    : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
+            const float *a = direct
+                ? g->A.p + i0 * g->A.rs + k0
+                : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
             for (int jp = jp0; jp < jp1; jp++) {
                 int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
                 const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
@@ -232,10 +245,12 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
                 float *c = g->C + i0 * g->ldc + j0;
                 float *out = c, tile[MR_MAX * GEMM_WIDE_NR];
                 long ldo = g->ldc;
-                if (nr < MR || nc < NR) {   // edge: work on a full tile copy, write back the valid part
+                // edge: work on a full tile copy, write back the valid part
+                if (nr < MR || nc < NR) {
                     memset(tile, 0, sizeof tile);
                     if (mode != SET)
-                        for (int r = 0; r < nr; r++) memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
+                        for (int r = 0; r < nr; r++)
+                            memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
                     out = tile;
                     ldo = NR;
                 }
@@ -247,7 +262,8 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
                     else        micro_packed_narrow(kc, a, b, out, ldo, mode, bias);
                 }
                 if (out == tile)
-                    for (int r = 0; r < nr; r++) memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
+                    for (int r = 0; r < nr; r++)
+                        memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
             }
         }
     }
@@ -275,16 +291,16 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     // tile while it fits there beside A and C. Past TALL_B_FLOATS (K = 3072 at d = 768 with
     // AVX-512: 4.6 MiB; no d = 768 product with AVX2's 64 columns) every such tile reads it
     // from L3, so one thread takes all the rows in one tile: each KC x NC block of B is read
-    // from L3 once per k block (+2-3 % on the nine d = 768 products, docs/performance.md,
-    // eighth session). Below it a tall tile only
-    // pushes C out of L2 (the d = 128 LM's gemm lost 2-3 % inside its steps). Several threads
-    // keep tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what
-    // a thread stopped by another process holds the others up for.
+    // from L3 once per k block (docs/performance.md). Below it a tall tile only pushes C out
+    // of L2, which slowed the products of the small (d = 128) models. Several threads keep
+    // tiles of 16 A panels: full-height tiles gained nothing there, and a tile is what a
+    // thread stopped by another process holds the others up for.
     int nc = NC_PANELS, cols = nc * NR < N ? nc * NR : N;
     int mc = threads == 1 && (long)K * cols > TALL_B_FLOATS ? mp : MC_PANELS;
     // With several threads, fewer rows per tile until there are at least 4 tiles per thread:
     // three tiles on two threads would leave one thread idle a third of the time.
-    while (threads > 1 && (mc > 1 || nc > 1) && ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
+    while (threads > 1 && (mc > 1 || nc > 1) &&
+           ((mp + mc - 1) / mc) * ((np + nc - 1) / nc) < 4 * threads) {
         if (mc >= nc && mc > 1) mc /= 2;
         else nc /= 2;
     }
@@ -297,7 +313,8 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     // with several threads, at least 2 groups of each operand per thread, for balance
     while (bgroup > 1 && np < 2 * threads * bgroup) bgroup--;
     while (agroup > 1 && apack1 - apack0 < 2 * threads * agroup) agroup--;
-    int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0, aunits = (apack1 - apack0 + agroup - 1) / agroup;
+    int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0,
+        aunits = (apack1 - apack0 + agroup - 1) / agroup;
     Product g = {M, N, K, accumulate, direct, wide, A, Ap, Bp, bias, C, ldc};
     #pragma omp parallel num_threads(threads) if (parallel)
     {
@@ -305,7 +322,8 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
         for (int t = 0; t < bunits + aunits; t++) {
             // MR and NR as constants in each branch (the packing loops unroll by them)
             int p0 = t < bunits ? t * bgroup : apack0 + (t - bunits) * agroup;
-            int p1 = t < bunits ? (p0 + bgroup < np ? p0 + bgroup : np) : (p0 + agroup < apack1 ? p0 + agroup : apack1);
+            int p1 = t < bunits ? (p0 + bgroup < np ? p0 + bgroup : np)
+                                : (p0 + agroup < apack1 ? p0 + agroup : apack1);
             float *Adst = Ap + (direct ? 0 : (long)p0 * MR * K);
             if (t < bunits && wide) pack_b(B, N, K, p0, p1, GEMM_WIDE_NR, Bp);
             else if (t < bunits)    pack_b(B, N, K, p0, p1, GEMM_NARROW_NR, Bp);
@@ -315,7 +333,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
         // Row tiles vary fastest: consecutive tiles (on one thread, or the threads at once)
         // read the same column of B panels, from L2 while K x NC fits there, and a new tile
         // reads only its rows of A from L3; the other order read every tile's B panels from
-        // L3 (+5 % on the d = 768 products, docs/performance.md, seventh session).
+        // L3 and was slower (docs/performance.md).
         #pragma omp for schedule(dynamic)
         for (int t = 0; t < mt * nt; t++) {
             int it = t % mt, jt = t / mt;
@@ -325,7 +343,8 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     }
 }
 
-void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
+void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
+          const float *bias) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {   // empty sum
         for (int i = 0; i < M; i++)
@@ -347,7 +366,8 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     float *Ap = arena_alloc(arena, sizeof(float) * (size_t)a_panels * MR * K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
-        gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias, wide, Ap, Bp, i0 == 0);
+        gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
+                  wide, Ap, Bp, i0 == 0);
     }
     arena_release(arena, mark);
 }
@@ -362,7 +382,8 @@ void kernel_zero(float *p, long n) {
     }
 }
 
-void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias) {
+void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
+                const float *bias) {
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             float s = 0;

@@ -50,7 +50,8 @@ static inline long gemm_a_chunk_rows(long M, long K) {
 // up to the columns of N's tile).
 static inline double gemm_packed_a_floats(double M, double K) {
     double rows = (double)gemm_a_chunk_rows((long)M, (long)K);
-    double wide = ceil(rows / GEMM_WIDE_MR) * GEMM_WIDE_MR, narrow = ceil(rows / GEMM_NARROW_MR) * GEMM_NARROW_MR;
+    double wide = ceil(rows / GEMM_WIDE_MR) * GEMM_WIDE_MR,
+           narrow = ceil(rows / GEMM_NARROW_MR) * GEMM_NARROW_MR;
     return (wide > narrow ? wide : narrow) * K;
 }
 static inline double gemm_packed_b_floats(double K, double N) {
@@ -78,7 +79,8 @@ static inline __attribute__((always_inline)) void kernel_transpose(kernel_vf row
     #pragma GCC unroll 8
     for (int s = KERNEL_VL / 2; s; s /= 2) {
         kernel_vi has_s = (lane & s) != 0;   // -1 where lane l has bit s
-        kernel_vi low = lane + (has_s & (KERNEL_VL - s)), high = lane + (has_s & KERNEL_VL) + (~has_s & s);
+        kernel_vi low = lane + (has_s & (KERNEL_VL - s)),
+                  high = lane + (has_s & KERNEL_VL) + (~has_s & s);
         #pragma GCC unroll 16
         for (int r = 0; r < KERNEL_VL; r++)
             if (!(r & s)) {
@@ -91,8 +93,10 @@ static inline __attribute__((always_inline)) void kernel_transpose(kernel_vf row
 
 // Strided view of a matrix: element (i, j) is p[i * rs + j * cs]. Any transpose is a view.
 typedef struct { const float *p; long rs, cs; } MatView;
-static inline MatView mat_rows(const float *p, long ld) { MatView v = {p, ld, 1}; return v; }   // row-major
-static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}; return v; }   // transposed
+// row-major
+static inline MatView mat_rows(const float *p, long ld) { MatView v = {p, ld, 1}; return v; }
+// transposed
+static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}; return v; }
 
 // C (M,N) row-major with leading dimension ldc:
 //   accumulate = 0:  C  = A B (+ bias)       accumulate = 1:  C += A B (+ bias)
@@ -100,14 +104,16 @@ static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}
 // Per element: s = 0; s += A[i,k] B[k,j] for k ascending; then C = s or C = C + s; then + bias.
 // Packs A and B into panels in the tensor arena (released before returning), so it must be
 // called where ops may allocate. Runs on OpenMP threads when the product is large enough.
-void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
+void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
+          const float *bias);
 
 // p[0..n) = 0, on the OpenMP threads when n is large (zeroing gradients is memory-bound
 // work that one thread would do alone while the other waits).
 void kernel_zero(float *p, long n);
 
 // Reference version of the same contract (three loops), for tests and for tiny products.
-void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
+void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
+                const float *bias);
 
 // exp(x) in float, within 2 ulp of expf, as a loop body the compiler can vectorise (libm's
 // expf is a call per element). exp(-inf) and anything below -87.3 give exactly 0; NaN stays NaN.
@@ -152,7 +158,9 @@ static inline float kernel_expf(float x) {
 static inline float kernel_erff(float x) {
     float a = x < 0 ? -x : x;
     float t = 1.0f / (1.0f + 0.3275911f * a);
-    float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    float poly =
+        t * (0.254829592f +
+             t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
     float y = 1.0f - poly * kernel_expf(-a * a);
     return x < 0 ? -y : y;
 }

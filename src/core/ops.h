@@ -22,7 +22,8 @@ Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b);
 Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b);
 
 // --- elementwise ----------------------------------------------------------------------
-Tensor *op_add(Tensor *a, Tensor *b);           // same shape, or b's shape = a's last dims (broadcast over leading)
+Tensor *op_add(Tensor *a, Tensor *b);           // same shape, or b's shape = a's
+                                                // last dims (broadcast over leading)
 Tensor *op_mul(Tensor *a, Tensor *b);           // same shape
 Tensor *op_scale(Tensor *a, float s);
 Tensor *op_relu(Tensor *x);
@@ -102,7 +103,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated
 // by pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
 // rotation; YaRN scales q and k so). x (B,T,H*D), pos (T).
-Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq, float factor);
+Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq,
+                     float factor);
 // RoPE's unstretched inverse frequencies: out[i] = base^(-2i/D) for i < D/2 (D the head width).
 void rope_plain_inv_freq(double base, int D, double *out);
 // The plain case: inv_freq = rope_plain_inv_freq(base), factor 1.

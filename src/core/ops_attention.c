@@ -22,7 +22,8 @@
 // to one thread, so every gradient sum has a fixed order and no two threads write the
 // same element; the threads take (batch, head) pairs dynamically.
 
-static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {   // keys j < end are not causally masked
+// keys j < end are not causally masked
+static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {
     if (!a->causal) return Tk;
     int end = i + (Tk - Tq) + 1;
     return end < 0 ? 0 : end > Tk ? Tk : end;
@@ -55,12 +56,12 @@ static int round16(int n) { return (n + 15) / 16 * 16; }
 // kernel_sum and kernel_max, kept as ATTN_V16 vectors; so neither choice changes a bit.
 // AVX-512 has 32 registers of 16 floats: a whole block, 6 rows x 4 vectors of sums (or of
 // add_outer's x), takes 24 of them, and 4 vectors are a whole head of 64, so each row of
-// weights or gradients is read once per block where 8 rows x 2 vectors read it twice
-// (+10-11 % on a layer's attention at D = 64, +2-4 % at D = 32; docs/performance.md, tenth
-// session). AVX2 has 16 registers of 8 floats, where 8 rows x 2 vectors of 16 needed 32 and
-// its sums went through memory (54 % of an lm256 step on Zen 3), and where gcc keeps vectors
-// of 16 floats in memory too: there the kernels take 4 rows at a time, 2 vectors of 8, so
-// 4 x 2 = 8 registers hold the tile and the rest its loads.
+// weights or gradients is read once per block where 8 rows x 2 vectors read it twice, which
+// speeds up attention most at D = 64 (docs/performance.md). AVX2 has 16 registers of 8
+// floats, where 8 rows x 2 vectors of 16 needed 32 and its sums went through memory (then the
+// larger part of a step's time), and where gcc keeps vectors of 16 floats in memory too:
+// there the kernels take 4 rows at a time, 2 vectors of 8, so 4 x 2 = 8 registers hold the
+// tile and the rest its loads.
 #if defined(__AVX512F__)
 enum { ATTN_GROUP = ATTN_ROW_BLOCK, ATTN_MAX_V = 4 };
 #else
@@ -82,8 +83,8 @@ enum { ATTN_V16 = 16 / ATTN_LANES };   // vectors per 16 columns
 // the same bits; a row with every key masked gives zeros. bias and pad (NULL: none) are
 // read a vector at a time while bias_avail / pad_avail entries remain (lanes past `end` read
 // the next row's and are masked), the last piece entry by entry.
-static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale, const float *bias, float f,
-                            const int *pad, long pad_avail) {
+static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale,
+                            const float *bias, float f, const int *pad, long pad_avail) {
     attn_vec mx[ATTN_V16], neg_inf;   // mx[h] lane l: kernel_max's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) neg_inf[l] = -INFINITY, lane[l] = l;
@@ -135,9 +136,10 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
 // multiple of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
 // full tile is loaded a row per vector and transposed in registers (kernel_transpose, in
 // blocks of the build's vector width; moving its 256 elements one by one through a buffer
-// cost a third more at D = 16), a partial one (D not a multiple of 16) goes through the
-// buffer. The rows of the next tile are prefetched: rows of x are C floats apart and this is the first read of them, which waited on memory (at lm768, 85 % of
-// the scalar transpose's samples fell on its first load of a row).
+// was slower), a partial one (D not a multiple of 16) goes through the buffer. The rows of
+// the next tile are prefetched: rows of x are C floats apart and this is the first read of
+// them, which waited on memory (a profile of the scalar transpose put most of its samples on
+// the first load of a row; docs/performance.md).
 static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {
     for (int j0 = 0; j0 < ld; j0 += 16)
         for (int e0 = 0; e0 < D; e0 += 16) {
@@ -145,7 +147,8 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
             if (ne == 16) {   // in blocks of the build's vectors (kernels.h), 1 or 2 x 2 of them
                 for (int l0 = 0; l0 < 16; l0 += KERNEL_VL)
                     for (int c0 = 0; c0 < 16; c0 += KERNEL_VL) {
-                        kernel_vf t[KERNEL_VL];   // t[l] = row j0 + l0 + l, then t[e] = column e0 + c0 + e
+                        // t[l] = row j0 + l0 + l, then t[e] = column e0 + c0 + e
+                        kernel_vf t[KERNEL_VL];
                         for (int l = 0; l < KERNEL_VL; l++) {
                             int j = j0 + l0 + l;
                             const float *row = x + ((long)b * T + j) * C + h * D + e0 + c0;
@@ -154,7 +157,8 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
                             else t[l] = (kernel_vf){0};
                         }
                         kernel_transpose(t);
-                        for (int e = 0; e < KERNEL_VL; e++) memcpy(xt + (long)(e0 + c0 + e) * ld + j0 + l0, &t[e], sizeof t[e]);
+                        for (int e = 0; e < KERNEL_VL; e++)
+                            memcpy(xt + (long)(e0 + c0 + e) * ld + j0 + l0, &t[e], sizeof t[e]);
                     }
                 continue;
             }
@@ -165,7 +169,8 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
                 if (j0 + l < T) for (int e = 0; e < ne; e++) tile[e][l] = row[e];
                 else            for (int e = 0; e < ne; e++) tile[e][l] = 0;
             }
-            for (int e = 0; e < ne; e++) memcpy(xt + (long)(e0 + e) * ld + j0, tile[e], sizeof tile[e]);
+            for (int e = 0; e < ne; e++)
+                memcpy(xt + (long)(e0 + e) * ld + j0, tile[e], sizeof tile[e]);
         }
 }
 
@@ -173,7 +178,8 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
 static void drop_scales(const AttnArgs *a, long row_index, int n, float *restrict ds) {
     float p = a->dropout, keep = 1.0f / (1.0f - p);
     uint64_t seed = a->seed;
-    for (int j = 0; j < n; j++) ds[j] = hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
+    for (int j = 0; j < n; j++)
+        ds[j] = hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
 }
 
 // Query rows handled together: in backward dK and dV (Tk x D each, in L2 at T = 256) are read
@@ -235,12 +241,14 @@ enum { ATTN_COLS = ATTN_MAX_V * ATTN_LANES, ATTN_V32 = 32 / ATTN_LANES };
 // of each r and the V * ATTN_LANES columns from e0: per element the same fused multiply-adds
 // in the same order as one row after the other. The R x V vectors of x stay in registers
 // while j runs; below nmin (every j of a non-causal block) no row is tested.
-ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int r0, int R, float *restrict rows, int D, int e0, int V) {
+ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int r0, int R, float *restrict rows, int D,
+                                  int e0, int V) {
     float *const *g = b->y + r0;
     const int *n = b->n + r0;
     attn_vec xv[ATTN_GROUP][ATTN_MAX_V];
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) memcpy(&xv[r][v], b->x[r0 + r] + e0 + ATTN_LANES * v, sizeof xv[r][v]);
+        for (int v = 0; v < V; v++)
+            memcpy(&xv[r][v], b->x[r0 + r] + e0 + ATTN_LANES * v, sizeof xv[r][v]);
     float *row = rows + e0;
     int j = 0;
     for (; j < b->nmin; j++, row += D) {
@@ -260,8 +268,12 @@ ALWAYS_INLINE void add_outer_cols(const RowBlock *b, int r0, int R, float *restr
 }
 ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict rows, int D) {
     int e0 = 0;
-    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_MAX_V);
-    if (ATTN_COLS > 32 && e0 + 32 <= D) { FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V32); e0 += 32; }
+    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS)
+        FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && e0 + 32 <= D) {
+        FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V32);
+        e0 += 32;
+    }
     for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, add_outer_cols, b, rows, D, e0, ATTN_V16);
     if (e0 < D)
         for (int j = 0; j < b->nmax; j++)
@@ -274,7 +286,8 @@ ALWAYS_INLINE void add_outer_block(const RowBlock *b, int R, float *restrict row
 // j0 (out = b->y; stored where j < n[r], a multiple of 16), e ascending, one row after the
 // other in effect, for R rows at once in registers, so each vector of mt is loaded once per
 // group of rows (the next group finds it in L1) and no partial sum goes through memory.
-ALWAYS_INLINE void row_times_cols(const RowBlock *b, int r0, int R, const float *mt, int D, long ld, int j0, int V) {
+ALWAYS_INLINE void row_times_cols(const RowBlock *b, int r0, int R, const float *mt, int D, long ld,
+                                  int j0, int V) {
     attn_vec acc[ATTN_GROUP][ATTN_MAX_V];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < V; v++) acc[r][v] = (attn_vec){0};
@@ -286,19 +299,25 @@ ALWAYS_INLINE void row_times_cols(const RowBlock *b, int r0, int R, const float 
     }
     for (int r = 0; r < R; r++)
         for (int v = 0; v < V; v++)
-            if (j0 + ATTN_LANES * v < b->n[r0 + r]) memcpy(b->y[r0 + r] + j0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
+            if (j0 + ATTN_LANES * v < b->n[r0 + r])
+                memcpy(b->y[r0 + r] + j0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
 }
 ALWAYS_INLINE void row_times_block(const RowBlock *b, int R, const float *mt, int D, long ld) {
     int j0 = 0;   // nmax is a multiple of 16
-    for (; j0 + ATTN_COLS <= b->nmax; j0 += ATTN_COLS) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_MAX_V);
-    if (ATTN_COLS > 32 && j0 + 32 <= b->nmax) { FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V32); j0 += 32; }
+    for (; j0 + ATTN_COLS <= b->nmax; j0 += ATTN_COLS)
+        FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && j0 + 32 <= b->nmax) {
+        FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V32);
+        j0 += 32;
+    }
     for (; j0 < b->nmax; j0 += 16) FOR_ROW_GROUPS(R, row_times_cols, b, mt, D, ld, j0, ATTN_V16);
 }
 
 // y[r][e] = sum_{j < n[r]} w[r][j] * x[j*ld + e] for r = r0..r0+R-1 and the V * ATTN_LANES
 // columns from e0 (w = b->x, y = b->y), j ascending, for R rows at once, so each row of x is
 // read once per group of rows; below nmin no row is tested.
-ALWAYS_INLINE void weighted_cols(const RowBlock *b, int r0, int R, const float *x, long ld, int e0, int V) {
+ALWAYS_INLINE void weighted_cols(const RowBlock *b, int r0, int R, const float *x, long ld, int e0,
+                                 int V) {
     const float *const *w = b->x + r0;
     const int *n = b->n + r0;
     attn_vec acc[ATTN_GROUP][ATTN_MAX_V];
@@ -319,12 +338,17 @@ ALWAYS_INLINE void weighted_cols(const RowBlock *b, int r0, int R, const float *
             if (j < n[r]) for (int v = 0; v < V; v++) acc[r][v] += w[r][j] * xv[v];
     }
     for (int r = 0; r < R; r++)
-        for (int v = 0; v < V; v++) memcpy(b->y[r0 + r] + e0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
+        for (int v = 0; v < V; v++)
+            memcpy(b->y[r0 + r] + e0 + ATTN_LANES * v, &acc[r][v], sizeof acc[r][v]);
 }
 ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long ld, int D) {
     int e0 = 0;
-    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_MAX_V);
-    if (ATTN_COLS > 32 && e0 + 32 <= D) { FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V32); e0 += 32; }
+    for (; e0 + ATTN_COLS <= D; e0 += ATTN_COLS)
+        FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_MAX_V);
+    if (ATTN_COLS > 32 && e0 + 32 <= D) {
+        FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V32);
+        e0 += 32;
+    }
     for (; e0 + 16 <= D; e0 += 16) FOR_ROW_GROUPS(R, weighted_cols, b, x, ld, e0, ATTN_V16);
     for (int r = 0; r < R; r++)
         for (int e = e0; e < D; e++) {
@@ -341,18 +365,21 @@ ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long
         else if ((b).R) kernel(&(b), (b).R, __VA_ARGS__); \
     } while (0)
 
-static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x, const int *n, int rows_n, int D) {
+static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x,
+                           const int *n, int rows_n, int D) {
     RowBlock b = row_block(n, rows_n, x, g);
     ROW_BLOCK_CALL(add_outer_block, b, rows, D);
 }
 
-static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n, int rows_n, float *const *out) {
+static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n,
+                           int rows_n, float *const *out) {
     RowBlock b = row_block(n, rows_n, x, out);
     ROW_BLOCK_CALL(row_times_block, b, mt, D, ld);
 }
 
 // A row without keys (n = 0) gets y = 0.
-static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const float *x, long ld, int D, float *const *y) {
+static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const float *x, long ld,
+                               int D, float *const *y) {
     for (int r = 0; r < rows_n; r++)
         if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
     RowBlock b = row_block(n, rows_n, (const float *const *)w, y);
@@ -367,7 +394,8 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
 // and the dot, where the scalar tails of separate loops stalled the next loop's vector loads.
 // p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
 // end read the next row's and are masked), the last piece entry by entry.
-static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f, float *pa, float *w, float *dp) {
+static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f,
+                           float *pa, float *w, float *dp) {
     attn_vec acc[ATTN_V16], keep_v;   // acc[h] lane l: kernel_dot's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) keep_v[l] = keep, lane[l] = l;
@@ -379,7 +407,8 @@ static void probs_backward(const float *p, long p_avail, int end, int n16, float
             if (j0 + ATTN_LANES <= p_avail) memcpy(&pv, p + j0, sizeof pv);
             else for (int l = 0; j0 + l < p_avail; l++) pv[l] = p[j0 + l];
             attn_veci live = lane + j0 < end, dropped = (attn_veci)pv < 0;
-            attn_vec pav = (attn_vec)((attn_veci)pv & 0x7fffffff & live), ds = (attn_vec)((attn_veci)keep_v & ~dropped);
+            attn_vec pav = (attn_vec)((attn_veci)pv & 0x7fffffff & live),
+                     ds = (attn_vec)((attn_veci)keep_v & ~dropped);
             attn_vec wv = pav * ds;
             memcpy(&dpv, dp + j0, sizeof dpv);
             dpv *= ds;
@@ -404,9 +433,10 @@ static void probs_backward(const float *p, long p_avail, int end, int n16, float
 // g[j*ld + e] = (acc ? g[j*ld + e] : 0) + s * src[j*D + e] for j < T, e < D: a head's
 // gradient (T,D) into the head-interleaved tensor's (rows ld apart), in whole vectors through
 // restrict pointers, so that no tensor field is reloaded and no overlap tested per row (at
-// D = 16 the write-back was a fifth of the backward's own time). The same fused multiply-add
-// per element as a scalar loop, so the same bits.
-static void head_grad_store(float *restrict g, long ld, const float *restrict src, int T, int D, float s, int acc) {
+// small head widths such as D = 16 the write-back was a large part of the backward's own
+// time). The same fused multiply-add per element as a scalar loop, so the same bits.
+static void head_grad_store(float *restrict g, long ld, const float *restrict src, int T, int D,
+                            float s, int acc) {
     for (int j = 0; j < T; j++, g += ld, src += D) {
         int e = 0;
         for (; e + 16 <= D; e += 16) {
@@ -464,7 +494,8 @@ static void attention_backward(const Node *n) {
                 int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
                 n_of[r] = empty ? 0 : end;
                 n16_of[r] = round16(n_of[r]);
-                if (empty && q->grad && !acc_q) memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
+                if (empty && q->grad && !acc_q)
+                    memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
             }
             // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
             // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
@@ -472,7 +503,8 @@ static void attention_backward(const Node *n) {
             for (int r = 0; r < rows; r++) {
                 int end = n_of[r];
                 if (end == 0) continue;   // a constant row, P row 0
-                float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r], *w = w_of[r];
+                float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r],
+                      *w = w_of[r];
                 float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
                 probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
                 if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
@@ -483,13 +515,16 @@ static void attention_backward(const Node *n) {
             if (q->grad) {   // dq = scale * sum_j dscore_j k_j
                 weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
                 for (int r = 0; r < rows; r++)
-                    if (n_of[r]) head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C, dq_of[r], 1, D, scale, acc_q);
+                    if (n_of[r])
+                        head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C, dq_of[r],
+                                        1, D, scale, acc_q);
             }
             // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
             if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
             if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
         }
-        if (k->grad) head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
+        if (k->grad)
+            head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
         if (v->grad) head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
     }
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
@@ -508,8 +543,8 @@ static void attention_backward(const Node *n) {
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = args->n_heads, D = C / H, Tp = round16(Tk);
-    if (q->ndim != 3 || k->ndim != 3 || v->ndim != 3 || C % H || k->shape[2] != C || v->shape[2] != C ||
-        k->shape[0] != B || v->shape[0] != B || v->shape[1] != Tk ||
+    if (q->ndim != 3 || k->ndim != 3 || v->ndim != 3 || C % H || k->shape[2] != C ||
+        v->shape[2] != C || k->shape[0] != B || v->shape[0] != B || v->shape[1] != Tk ||
         (args->bias && (args->bias->size != (long)H * Tq * Tk))) {
         fprintf(stderr, "op_attention: shapes do not match\n");
         abort();
@@ -542,11 +577,14 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                 q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
                 y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
                 n_of[r] = causal_end(args, i, Tq, Tk);
-                if (args->query_pad && args->query_pad[(long)b * Tq + i]) {   // padding: nothing to attend
+                // padding: nothing to attend
+                if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
                     n_of[r] = 0;
                     memset(y_of[r], 0, sizeof(float) * (size_t)D);
                     if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                    if (args->probs) memset(args->probs + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                    if (args->probs)
+                        memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
+                               sizeof(float) * (size_t)Tk);
                 }
                 n16_of[r] = round16(n_of[r]);
             }
@@ -557,7 +595,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                 w_of[r] = s;
                 if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
                 const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-                scores_to_probs(s, end, end16, bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
+                scores_to_probs(s, end, end16,
+                                bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
                                 row_factor(args, pad, end), pad, (long)(B - b) * Tk);
                 if (args->probs) {
                     float *p = args->probs + ((long)bh * Tq + i) * Tk;
@@ -569,7 +608,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
                     for (int j = 0; j < end; j++) ds[j] *= s[j];
                     w_of[r] = ds;
                 }
-                if (P) {   // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+                // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+                if (P) {
                     float *p = P + ((long)bh * Tq + i) * Tk;
                     for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
                     for (int j = end; j < Tk; j++) p[j] = 0;
@@ -606,7 +646,8 @@ static void rope_apply(const float *src, float *dst, const float *cs, const floa
                 const float *x = src + (((long)b * T + t) * H + h) * D;
                 float *y = dst + (((long)b * T + t) * H + h) * D;
                 for (int i = 0; i < half; i++) {
-                    float c = cs[(long)t * half + i], s = inverse ? -sn[(long)t * half + i] : sn[(long)t * half + i];
+                    float c = cs[(long)t * half + i],
+                          s = inverse ? -sn[(long)t * half + i] : sn[(long)t * half + i];
                     float y0 = x[2 * i] * c - x[2 * i + 1] * s;
                     float y1 = x[2 * i] * s + x[2 * i + 1] * c;
                     if (add) { y[2 * i] += y0; y[2 * i + 1] += y1; }

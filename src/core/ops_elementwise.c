@@ -38,7 +38,10 @@ static void add_backward(const Node *n) {
 }
 
 Tensor *op_add(Tensor *a, Tensor *b) {
-    if (b->size == 0 || a->size % b->size != 0) { fprintf(stderr, "op_add: shapes do not broadcast\n"); abort(); }
+    if (b->size == 0 || a->size % b->size != 0) {
+        fprintf(stderr, "op_add: shapes do not broadcast\n");
+        abort();
+    }
     int grad = tape_needs_grad(a, b, NULL);
     Tensor *out = like(a, grad);
     long nb = b->size, rows = a->size / nb;
@@ -58,11 +61,13 @@ static void mul_backward(const Node *n) {
     const float *g = n->out->grad;
     if (a->grad) {
         int acc = grad_accumulates(a);
-        for (long i = 0; i < a->size; i++) a->grad[i] = (acc ? a->grad[i] : 0.0f) + g[i] * b->data[i];
+        for (long i = 0; i < a->size; i++)
+            a->grad[i] = (acc ? a->grad[i] : 0.0f) + g[i] * b->data[i];
     }
     if (b->grad) {
         int acc = grad_accumulates(b);
-        for (long i = 0; i < a->size; i++) b->grad[i] = (acc ? b->grad[i] : 0.0f) + g[i] * a->data[i];
+        for (long i = 0; i < a->size; i++)
+            b->grad[i] = (acc ? b->grad[i] : 0.0f) + g[i] * a->data[i];
     }
 }
 
@@ -259,7 +264,8 @@ static void add_dropout_backward(const Node *n) {
     int acc = grad_accumulates(y);
     // 0 + g: the gradient Drop(y) received from op_add (-0 became +0 there)
     #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < y->size; i++) dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+    for (long i = 0; i < y->size; i++)
+        dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
 }
 
 Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {

@@ -25,7 +25,10 @@ Tensor *op_embedding(Tensor *table, const int *ids, int count) {
     int grad = tape_needs_grad(table, NULL, NULL);
     Tensor *out = tensor_new2(count, C, grad);
     for (int t = 0; t < count; t++) {
-        if (ids[t] < 0 || ids[t] >= V) { fprintf(stderr, "op_embedding: id %d outside [0,%d)\n", ids[t], V); abort(); }
+        if (ids[t] < 0 || ids[t] >= V) {
+            fprintf(stderr, "op_embedding: id %d outside [0,%d)\n", ids[t], V);
+            abort();
+        }
         memcpy(out->data + (long)t * C, table->data + (long)ids[t] * C, sizeof(float) * C);
     }
     if (grad) {
@@ -73,7 +76,9 @@ Tensor *op_mean_pool(Tensor *x, const int *keep) {
         }
         for (int c = 0; c < C && k; c++) out->data[(long)b * C + c] /= k;
     }
-    if (grad) tape_record("mean_pool", mean_pool_backward, out, x, NULL, NULL)->aux = tape_save_ints(keep, (long)B * T);
+    if (grad)
+        tape_record("mean_pool", mean_pool_backward, out, x, NULL, NULL)->aux =
+            tape_save_ints(keep, (long)B * T);
     return out;
 }
 
@@ -92,7 +97,8 @@ Tensor *op_select_row(Tensor *x, int t) {
     if (t < 0 || t >= T) { fprintf(stderr, "op_select_row: %d outside [0,%d)\n", t, T); abort(); }
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new2(B, C, grad);
-    for (int b = 0; b < B; b++) memcpy(out->data + (long)b * C, x->data + ((long)b * T + t) * C, sizeof(float) * C);
+    for (int b = 0; b < B; b++)
+        memcpy(out->data + (long)b * C, x->data + ((long)b * T + t) * C, sizeof(float) * C);
     if (grad) tape_record("select_row", select_row_backward, out, x, NULL, NULL)->i[0] = t;
     return out;
 }
@@ -100,11 +106,13 @@ Tensor *op_select_row(Tensor *x, int t) {
 // --- split/merge heads: (B,T,H*D) <-> (B,H,T,D) ----------------------------------------
 // One copy routine serves both directions and both backward passes.
 
-static void permute_heads(const float *src, float *dst, int B, int T, int H, int D, int to_split, int add) {
+static void permute_heads(const float *src, float *dst, int B, int T, int H, int D, int to_split,
+                          int add) {
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T; t++)
             for (int h = 0; h < H; h++) {
-                long merged = (((long)b * T + t) * H + h) * D, split = (((long)b * H + h) * T + t) * D;
+                long merged = (((long)b * T + t) * H + h) * D,
+                     split = (((long)b * H + h) * T + t) * D;
                 const float *s = src + (to_split ? merged : split);
                 float *d = dst + (to_split ? split : merged);
                 for (int e = 0; e < D; e++) d[e] = add ? d[e] + s[e] : s[e];
@@ -154,7 +162,8 @@ static void rel_bias_backward(const Node *n) {
     const int *bucket = n->aux;
     float *dtable = grad_zeroed(table);
     for (int h = 0; h < H; h++)
-        for (int ij = 0; ij < TT; ij++) dtable[bucket[ij] * H + h] += n->out->grad[(long)h * TT + ij];
+        for (int ij = 0; ij < TT; ij++)
+            dtable[bucket[ij] * H + h] += n->out->grad[(long)h * TT + ij];
 }
 
 Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
@@ -162,7 +171,10 @@ Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
     int grad = tape_needs_grad(table, NULL, NULL);
     Tensor *out = tensor_new3(H, Tq, Tk, grad);
     for (int ij = 0; ij < TT; ij++) {
-        if (bucket[ij] < 0 || bucket[ij] >= NB) { fprintf(stderr, "op_rel_bias: bucket %d outside [0,%d)\n", bucket[ij], NB); abort(); }
+        if (bucket[ij] < 0 || bucket[ij] >= NB) {
+            fprintf(stderr, "op_rel_bias: bucket %d outside [0,%d)\n", bucket[ij], NB);
+            abort();
+        }
         for (int h = 0; h < H; h++) out->data[(long)h * TT + ij] = table->data[bucket[ij] * H + h];
     }
     if (grad) {

@@ -69,8 +69,8 @@ static void layernorm_backward(const Node *n) {
         int acc = grad_accumulates(x);
         #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
         for (int r = 0; r < R; r++)
-            dx_row(dy + (long)r * C, w->data, x->data + (long)r * C, stats[2 * r], stats[2 * r + 1], C, acc,
-                   x->grad + (long)r * C);
+            dx_row(dy + (long)r * C, w->data, x->data + (long)r * C, stats[2 * r], stats[2 * r + 1],
+                   C, acc, x->grad + (long)r * C);
     }
     // Parameter gradients sum over rows: each column in row order, columns split among threads.
     enum { BLOCK = 64 };
@@ -97,7 +97,10 @@ static void layernorm_backward(const Node *n) {
 
 Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
     int R = (int)tensor_rows(x), C = tensor_cols(x);
-    if (w->size != C || b->size != C) { fprintf(stderr, "op_layernorm: weight size != %d\n", C); abort(); }
+    if (w->size != C || b->size != C) {
+        fprintf(stderr, "op_layernorm: weight size != %d\n", C);
+        abort();
+    }
     int grad = tape_needs_grad(x, w, b);
     Tensor *y = tensor_new(x->ndim, x->shape, grad);
     float *stats = grad ? arena_alloc(tensor_arena(), sizeof(float) * 2 * (size_t)R) : NULL;

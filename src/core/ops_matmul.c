@@ -64,7 +64,8 @@ Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b) {
     Tensor *out = tensor_new(a->ndim, shape, grad);
     for (long e = 0; e < batch; e++)
         gemm(M, N, K, view_of(a->data + e * M * K, M, K, trans_a),
-             view_of(b->data + (shared_b ? 0 : e * K * N), K, N, trans_b), out->data + e * M * N, N, 0, NULL);
+             view_of(b->data + (shared_b ? 0 : e * K * N), K, N, trans_b), out->data + e * M * N, N,
+             0, NULL);
     if (grad) {
         Node *n = tape_record("matmul", matmul_backward, out, a, b, NULL);
         n->i[0] = trans_a; n->i[1] = trans_b; n->i[2] = (int)batch;
@@ -96,15 +97,22 @@ static void linear_backward(const Node *n) {
     Tensor *x = n->in[0], *W = n->in[1], *b = n->in[2];
     int R = (int)tensor_rows(x), in = tensor_cols(x), out = W->shape[0];
     const float *dY = n->out->grad;                                     // (R,out)
-    if (x->grad) gemm(R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in, grad_accumulates(x), NULL);  // dX += dY W
-    if (W->grad) gemm(out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in, grad_accumulates(W), NULL);  // dW += dY^T X
+    // dX += dY W
+    if (x->grad)
+        gemm(R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in, grad_accumulates(x),
+             NULL);
+    // dW += dY^T X
+    if (W->grad)
+        gemm(out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in, grad_accumulates(W),
+             NULL);
     if (b && b->grad) column_sums_add(dY, R, out, grad_zeroed(b));
 }
 
 Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b) {
     int in = tensor_cols(x), out = W->shape[0];
     if (W->ndim != 2 || W->shape[1] != in || (b && b->size != out)) {
-        fprintf(stderr, "op_linear: x has %d features, W is (%d,%d)\n", in, W->shape[0], W->shape[1]);
+        fprintf(stderr, "op_linear: x has %d features, W is (%d,%d)\n", in, W->shape[0],
+                W->shape[1]);
         abort();
     }
     int R = (int)tensor_rows(x);
@@ -114,7 +122,8 @@ Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b) {
     int grad = tape_needs_grad(x, W, b);
     Tensor *y = tensor_new(x->ndim, shape, grad);
     // W^T is a strided view of W: gemm's packing reads it in place, nothing is transposed.
-    gemm(R, out, in, mat_rows(x->data, in), mat_cols(W->data, in), y->data, out, 0, b ? b->data : NULL);
+    gemm(R, out, in, mat_rows(x->data, in), mat_cols(W->data, in), y->data, out, 0,
+         b ? b->data : NULL);
     if (grad) tape_record("linear", linear_backward, y, x, W, b);
     return y;
 }

@@ -17,7 +17,8 @@ static void softmax_backward(const Node *n) {
     Tensor *x = n->in[0], *bias = n->in[1];
     int R = (int)tensor_rows(x), C = tensor_cols(x);
     const float *y = n->out->data, *dy = n->out->grad;
-    int acc_x = x->grad && grad_accumulates(x), acc_bias = bias && bias->grad && grad_accumulates(bias);
+    int acc_x = x->grad && grad_accumulates(x),
+        acc_bias = bias && bias->grad && grad_accumulates(bias);
     for (int r = 0; r < R; r++) {
         const float *yr = y + (long)r * C, *g = dy + (long)r * C;
         float dot = 0;
@@ -35,7 +36,10 @@ static void softmax_backward(const Node *n) {
 void softmax_row(const float *z, float *out, int C) { kernel_softmax_row(z, out, C); }
 
 Tensor *op_softmax(Tensor *x, Tensor *bias) {
-    if (bias && bias->size != x->size) { fprintf(stderr, "op_softmax: bias shape differs\n"); abort(); }
+    if (bias && bias->size != x->size) {
+        fprintf(stderr, "op_softmax: bias shape differs\n");
+        abort();
+    }
     int R = (int)tensor_rows(x), C = tensor_cols(x);
     int grad = tape_needs_grad(x, bias, NULL);
     Tensor *y = tensor_new(x->ndim, x->shape, grad);
@@ -75,8 +79,10 @@ static void cross_entropy_backward(const Node *n) {
         float lse = n->saved[r], off = eps / V;
         // Two loops rather than (acc ? dz[v] : 0): without AVX-512's masked loads gcc does not
         // vectorise a loop that loads dz[v] on a condition. 0 + ... keeps +0 for a product of -0.
-        if (acc) for (int v = 0; v < V; v++) dz[v] = dz[v] + scale * (kernel_expf(zr[v] - lse) - off);
-        else     for (int v = 0; v < V; v++) dz[v] = 0.0f + scale * (kernel_expf(zr[v] - lse) - off);
+        if (acc)
+            for (int v = 0; v < V; v++) dz[v] = dz[v] + scale * (kernel_expf(zr[v] - lse) - off);
+        else
+            for (int v = 0; v < V; v++) dz[v] = 0.0f + scale * (kernel_expf(zr[v] - lse) - off);
         dz[targets[r]] -= scale * (1.0f - eps);
     }
 }
@@ -92,7 +98,10 @@ Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, f
     for (int r = 0; r < N; r++) {
         row_loss[r] = 0;
         if (targets[r] == ignore_index) continue;
-        if (targets[r] < 0 || targets[r] >= V) { fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V); abort(); }
+        if (targets[r] < 0 || targets[r] >= V) {
+            fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V);
+            abort();
+        }
         const float *zr = logits->data + (long)r * V;
         float mx = kernel_max(zr, V);
         lse[r] = mx + logf(kernel_sum_exp(zr, V, mx));

@@ -27,10 +27,12 @@ static void rmsnorm_backward(const Node *n) {
             float lane[KERNEL_LANES] = {0};
             int c = 0;
             for (; c + KERNEL_LANES <= C; c += KERNEL_LANES)
-                for (int l = 0; l < KERNEL_LANES; l++) lane[l] += g[c + l] * w->data[c + l] * xr[c + l];
+                for (int l = 0; l < KERNEL_LANES; l++)
+                    lane[l] += g[c + l] * w->data[c + l] * xr[c + l];
             for (int l = 0; c + l < C; l++) lane[l] += g[c + l] * w->data[c + l] * xr[c + l];
             float m = kernel_lanes_total(lane) * s / C;
-            for (c = 0; c < C; c++) dx[c] = (acc ? dx[c] : 0.0f) + s * (g[c] * w->data[c] - xr[c] * s * m);
+            for (c = 0; c < C; c++)
+                dx[c] = (acc ? dx[c] : 0.0f) + s * (g[c] * w->data[c] - xr[c] * s * m);
         }
     }
     if (!w->grad) return;

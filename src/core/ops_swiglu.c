@@ -29,12 +29,16 @@ static void swiglu_backward(const Node *n) {
         int acc = grad_accumulates(up);
         float *du = up->grad;
         #pragma omp parallel for schedule(static) if (up->size > PARALLEL_ELEMS)
-        for (long i = 0; i < up->size; i++) du[i] = (acc ? du[i] : 0.0f) + g[i] * a[i] * sigmoid(a[i]);
+        for (long i = 0; i < up->size; i++)
+            du[i] = (acc ? du[i] : 0.0f) + g[i] * a[i] * sigmoid(a[i]);
     }
 }
 
 Tensor *op_swiglu(Tensor *gate, Tensor *up) {
-    if (gate->size != up->size) { fprintf(stderr, "op_swiglu: gate and up sizes differ\n"); abort(); }
+    if (gate->size != up->size) {
+        fprintf(stderr, "op_swiglu: gate and up sizes differ\n");
+        abort();
+    }
     int grad = tape_needs_grad(gate, up, NULL);
     Tensor *out = tensor_new(gate->ndim, gate->shape, grad);
     const float *a = gate->data, *u = up->data;

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps, float weight_decay) {
+void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps,
+                float weight_decay) {
     memset(o, 0, sizeof *o);
     o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
     o->n = ps->total;
@@ -55,9 +56,11 @@ float grad_norm(const Params *ps) {
     #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
     for (long c = 0; c < chunks; c++) {
         double lane[NORM_LANES] = {0};
-        long i = c * NORM_CHUNK, end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
+        long i = c * NORM_CHUNK,
+             end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
         for (; i + NORM_LANES <= end; i += NORM_LANES)
-            for (int l = 0; l < NORM_LANES; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
+            for (int l = 0; l < NORM_LANES; l++)
+                lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
         for (int l = 0; i + l < end; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
         double s = 0;
         for (int l = 0; l < NORM_LANES; l++) s += lane[l];

@@ -10,7 +10,8 @@ typedef struct AdamW {
     long n;
 } AdamW;
 
-void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps, float weight_decay);
+void adamw_init(AdamW *o, const Params *ps, float beta1, float beta2, float eps,
+                float weight_decay);
 // One update with learning rate lr: decoupled weight decay on params with decay set,
 // bias-corrected moments (as torch.optim.AdamW).
 void adamw_step(AdamW *o, Params *ps, float lr);

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay, ParamInit init) {
-    if (ps->data) { fprintf(stderr, "param_new(%s): parameters already allocated\n", name); abort(); }
+Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay,
+                  ParamInit init) {
+    if (ps->data) {
+        fprintf(stderr, "param_new(%s): parameters already allocated\n", name);
+        abort();
+    }
     if (ps->n == ps->cap) {
         ps->cap = ps->cap ? 2 * ps->cap : 64;
         ps->list = realloc(ps->list, sizeof(Param *) * ps->cap);
@@ -29,7 +33,10 @@ void params_alloc(Params *ps) {
     size_t bytes = sizeof(float) * (size_t)(ps->total ? ps->total : 1);
     ps->data = calloc(1, bytes);
     ps->grad = calloc(1, bytes);
-    if (!ps->data || !ps->grad) { fprintf(stderr, "out of memory: %ld parameters\n", ps->total); exit(1); }
+    if (!ps->data || !ps->grad) {
+        fprintf(stderr, "out of memory: %ld parameters\n", ps->total);
+        exit(1);
+    }
     for (int i = 0; i < ps->n; i++) {
         ps->list[i]->t.data = ps->data + ps->list[i]->offset;
         ps->list[i]->t.grad = ps->grad + ps->list[i]->offset;

@@ -26,7 +26,8 @@ typedef struct Params {
 } Params;
 
 // Declare a parameter. Its data pointer is NULL until params_alloc.
-Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay, ParamInit init);
+Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay,
+                  ParamInit init);
 void    params_alloc(Params *ps);            // zero-filled values and gradients
 // Every parameter by its ParamInit, in declaration order (xavier draws come from r in that order).
 void    params_init(Params *ps, Rng *r);
@@ -38,5 +39,6 @@ void    params_free(Params *ps);
 void init_uniform(Tensor *t, float bound, Rng *r);       // U(-bound, bound)
 void init_normal(Tensor *t, float std, Rng *r);
 void init_const(Tensor *t, float value);
-void init_xavier_uniform(Tensor *t, Rng *r);             // bound = sqrt(6 / (fan_in + fan_out)), t (out,in)
+// bound = sqrt(6 / (fan_in + fan_out)), t (out,in)
+void init_xavier_uniform(Tensor *t, Rng *r);
 #endif

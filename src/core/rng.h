@@ -4,8 +4,9 @@
 #define RNG_H
 #include <stdint.h>
 
-enum { RNG_INIT = 1, RNG_DATA = 2, RNG_DROPOUT = 3, RNG_SAMPLE = 4, RNG_POSITIONS = 5 };   // RNG_SAMPLE: ./generate;
-// RNG_POSITIONS: randomized positions (models/model.h model_seed_positions)
+// RNG_SAMPLE: ./generate; RNG_POSITIONS: randomized positions (models/model.h
+// model_seed_positions)
+enum { RNG_INIT = 1, RNG_DATA = 2, RNG_DROPOUT = 3, RNG_SAMPLE = 4, RNG_POSITIONS = 5 };
 
 typedef struct { uint64_t state; } Rng;
 

@@ -37,15 +37,19 @@ double wall_seconds(void) { return seconds(CLOCK_MONOTONIC); }
 
 double cpu_seconds(void) { return seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
-int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed, long ticks_per_s,
-                       double *idle, int *cores) {
+int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed,
+                       long ticks_per_s, double *idle, int *cores) {
     unsigned long long total = 0;
     int n = 0;
-    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    for (const char *line = text; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         int cpu;
         unsigned long long v[5];   // user nice system idle iowait
-        if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]) ||   // "cpuN", not the "cpu " total
-            sscanf(line + 3, "%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4]) != 6) continue;
+        // "cpuN", not the "cpu " total
+        if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]) ||
+            sscanf(line + 3, "%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3],
+                   &v[4]) != 6)
+            continue;
         if (cpu < 0 || cpu >= n_allowed || !allowed[cpu]) continue;
         total += v[3] + v[4];
         n++;

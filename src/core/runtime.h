@@ -33,8 +33,8 @@ typedef struct { double wall, own, idle; int cores; } LoadSample;
 int runtime_sample_load(LoadSample *s);   // now, from /proc/stat; -1 if it cannot be read
 // Idle seconds and core count from the text of /proc/stat, counting the "cpuN" lines whose
 // N < n_allowed has allowed[N] set. -1 if no line counts.
-int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed, long ticks_per_s,
-                       double *idle, int *cores);
+int runtime_parse_stat(const char *text, const unsigned char *allowed, int n_allowed,
+                       long ticks_per_s, double *idle, int *cores);
 // Threads for the cores other processes left free between two samples: (idle time + own CPU
 // time) / wall time, rounded, clamped to 1..cores. Our own threads count as free: they are
 // the ones that would run.

@@ -15,7 +15,8 @@ int tape_needs_grad(Tensor *a, Tensor *b, Tensor *c) {
     return recording && ((a && a->grad) || (b && b->grad) || (c && c->grad));
 }
 
-Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a, Tensor *b, Tensor *c) {
+Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a, Tensor *b,
+                  Tensor *c) {
     if (n_nodes == cap_nodes) {
         cap_nodes = cap_nodes ? 2 * cap_nodes : 1024;
         nodes = realloc(nodes, sizeof(Node) * cap_nodes);
@@ -54,4 +55,8 @@ void tape_replay(void) {
 }
 
 // Free the node array at exit so leak checkers stay quiet.
-__attribute__((destructor)) static void tape_release(void) { free(nodes); nodes = NULL; cap_nodes = n_nodes = 0; }
+__attribute__((destructor)) static void tape_release(void) {
+    free(nodes);
+    nodes = NULL;
+    cap_nodes = n_nodes = 0;
+}

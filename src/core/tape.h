@@ -28,7 +28,8 @@ int  tape_enabled(void);
 // Does an op with these inputs need a gradient (recording on and some input has a grad)?
 int  tape_needs_grad(Tensor *a, Tensor *b, Tensor *c);
 // Append a node; returns it so the op can fill in its arguments.
-Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a, Tensor *b, Tensor *c);
+Node *tape_record(const char *name, BackwardFn backward, Tensor *out, Tensor *a, Tensor *b,
+                  Tensor *c);
 // A copy of n ints in the step arena, for a backward pass that needs the caller's indices
 // or masks after the caller's array is gone.
 const int *tape_save_ints(const int *src, long n);

@@ -18,7 +18,8 @@ long shape_size(int ndim, const int *shape) {
 
 double tensor_arena_bytes(double n, int with_grad) {
     double data = arena_alloc_bytes(sizeof(float) * n);
-    return arena_alloc_bytes(sizeof(Tensor)) + data + (with_grad ? arena_alloc_bytes(GRAD_FLAG_BYTES + sizeof(float) * n) : 0);
+    return arena_alloc_bytes(sizeof(Tensor)) + data +
+           (with_grad ? arena_alloc_bytes(GRAD_FLAG_BYTES + sizeof(float) * n) : 0);
 }
 
 Tensor *tensor_new(int ndim, const int *shape, int with_grad) {
