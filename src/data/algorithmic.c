@@ -54,7 +54,8 @@ int algo_build_vocab(int alphabet, Vocab *v) {
     return 0;
 }
 
-int algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int max_len, Split *out) {
+int algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int max_len,
+                  Split *out) {
     memset(out, 0, sizeof *out);
     if (algo_output_length(algo, 1) < 0 || alphabet < 1 || alphabet > ALGO_MAX_ALPHABET || n < 0 ||
         min_len < 1 || max_len < min_len || max_len > ALGO_MAX_LENGTH)
@@ -73,7 +74,8 @@ int algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int
         e->label = e->twin = -1;
         e->n_clauses = len;
         if (!e->src || !e->tgt) { split_free(out); return -1; }
-        for (int j = 0; j < len; j++) e->src[j] = ALGO_SYMBOL_ID((int)drng_below(&r, (uint64_t)alphabet));
+        for (int j = 0; j < len; j++)
+            e->src[j] = ALGO_SYMBOL_ID((int)drng_below(&r, (uint64_t)alphabet));
         algo_apply(algo, e->src, len, e->tgt);
     }
     return 0;

@@ -39,5 +39,6 @@ int  algo_output_length(int algo, int n);
 int  algo_apply(int algo, const int *in, int n, int *out);
 // Specials, then the tokens "0" .. "alphabet-1". -1 on a bad alphabet or out of memory.
 int  algo_build_vocab(int alphabet, Vocab *v);
-int  algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int max_len, Split *out);
+int  algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int max_len,
+                   Split *out);
 #endif

@@ -250,7 +250,9 @@ static int word_pairs(Learner *L, const Word *w, int wi, long sign, int round) {
 static int push_touched(Learner *L) {
     for (int i = 0; i < L->n_touched; i += 2) {
         PairStat *s = stat_find(L, pair_of(L->touched[i], L->touched[i + 1]), 0);
-        if (s && s->count >= 2 && heap_push(L, (HeapItem){s->count, L->touched[i], L->touched[i + 1]})) return -1;
+        if (s && s->count >= 2 &&
+            heap_push(L, (HeapItem){s->count, L->touched[i], L->touched[i + 1]}))
+            return -1;
     }
     L->n_touched = 0;
     return 0;
@@ -343,7 +345,8 @@ int bpe_learn(const PtSide *text, int n_merges, Bpe *b) {
         for (int i = 0; i < n_list && !oom; i++) {
             Word *w = &words[list[i]];
             int has = 0;   // the list may hold stale or repeated words
-            for (int k = 0; k + 1 < w->n && !has; k++) has = w->sym[k] == best.a && w->sym[k + 1] == best.c;
+            for (int k = 0; k + 1 < w->n && !has; k++)
+                has = w->sym[k] == best.a && w->sym[k + 1] == best.c;
             if (!has) continue;
             oom = word_pairs(&L, w, list[i], -1, round);
             merge_in_word(w, best.a, best.c, m);
@@ -379,7 +382,9 @@ int bpe_segment_word(const Bpe *b, const char *w, char *buf, const char **toks) 
     int np = 0;
     for (size_t k = 0; k < n;) {
         int len = char_len(w + k, n - k);
-        int id = n_chars <= BPE_MAX_WORD ? char_symbol((StrIds *)&b->sym, w, k, (size_t)len, k + (size_t)len == n, 0) : -1;
+        int id = n_chars <= BPE_MAX_WORD
+                     ? char_symbol((StrIds *)&b->sym, w, k, (size_t)len, k + (size_t)len == n, 0)
+                     : -1;
         p[np++] = (Piece){(int)k, len, id};
         k += (size_t)len;
     }
@@ -493,7 +498,8 @@ int bpe_save(const Bpe *b, const char *path, char *err, int errlen) {
 static const char *file_symbol(Bpe *b, const char *s, int right, int *id) {
     size_t n = strlen(s);
     const char *end = strstr(s, END);
-    if (end && (!right || end != s + n - END_LEN)) return "'</w>' may only end the right-hand symbol";
+    if (end && (!right || end != s + n - END_LEN))
+        return "'</w>' may only end the right-hand symbol";
     size_t body = end ? n - END_LEN : n;
     if (body == 0) return "empty symbol";
     for (size_t i = 0; i < body;) {
@@ -529,7 +535,8 @@ int bpe_load(Bpe *b, const char *path, char *err, int errlen) {
         } else {
             char *space = strchr(line, ' ');
             int a, c;
-            if (!space || space == line || !space[1] || strchr(space + 1, ' ') || strchr(line, '\t'))
+            if (!space || space == line || !space[1] || strchr(space + 1, ' ') ||
+                strchr(line, '\t'))
                 problem = "expected 'LEFT RIGHT' (two symbols, one space)";
             else {
                 *space = '\0';
@@ -545,7 +552,8 @@ int bpe_load(Bpe *b, const char *path, char *err, int errlen) {
         if (problem) rc = errorf(err, errlen, "%s:%ld: %s", path, r.line_no, problem);
     }
     if (rc == 0) rc = line_failed(&r, err, errlen);
-    if (rc == 0 && r.line_no == 0) rc = errorf(err, errlen, "%s:1: empty file (expected '#version: 0.2')", path);
+    if (rc == 0 && r.line_no == 0)
+        rc = errorf(err, errlen, "%s:1: empty file (expected '#version: 0.2')", path);
     line_close(&r);
     if (rc) bpe_free(b);
     return rc;

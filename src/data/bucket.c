@@ -28,7 +28,8 @@ int bucket_order(int *perm, int n, const int *lengths, int B, int first, uint64_
     int chunk = BUCKET_CHUNK * B < n ? BUCKET_CHUNK * B : n;
     Keyed *tmp = malloc(sizeof(Keyed) * (size_t)chunk);
     int n_full = (n - first) / B;
-    int *order = malloc(sizeof(int) * (size_t)(n_full ? n_full : 1)), *copy = malloc(sizeof(int) * (size_t)n);
+    int *order = malloc(sizeof(int) * (size_t)(n_full ? n_full : 1)),
+        *copy = malloc(sizeof(int) * (size_t)n);
     if (!tmp || !order || !copy) { free(tmp); free(order); free(copy); return -1; }
     sort_chunks(perm, 0, first, chunk, lengths, tmp);
     sort_chunks(perm, first, n, chunk, lengths, tmp);
@@ -38,7 +39,8 @@ int bucket_order(int *perm, int n, const int *lengths, int B, int first, uint64_
     drng_shuffle(&r, order, n_full);
     memcpy(copy, perm, sizeof(int) * (size_t)n);
     for (int i = 0; i < n_full; i++)
-        memcpy(perm + first + (long)i * B, copy + first + (long)order[i] * B, sizeof(int) * (size_t)B);
+        memcpy(perm + first + (long)i * B, copy + first + (long)order[i] * B,
+               sizeof(int) * (size_t)B);
     free(tmp);
     free(order);
     free(copy);

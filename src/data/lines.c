@@ -12,7 +12,10 @@ int line_open(LineReader *r, const char *path, char *err, int errlen) {
     r->path = path;
     struct stat st;   // before fopen: opening a FIFO would wait for a writer
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return errorf(err, errlen, "%s: %s, not a regular file", path, S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+        return errorf(err, errlen, "%s: %s, not a regular file", path,
+                      S_ISDIR(st.st_mode)    ? "a folder"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                             : "a device or socket");
     r->f = fopen(path, "rb");
     if (!r->f) return errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return 0;
@@ -30,7 +33,9 @@ long line_next(LineReader *r, char **line) {
     r->line_no++;
     while ((ch = getc(r->f)) != EOF && ch != '\n') {
         if (ch == '\0') return stop(r, "NUL byte in a text file (is it a binary file?)");
-        if (n == LINE_MAX_BYTES) return stop(r, "line is longer than 4 MiB (LINE_MAX_BYTES); is this a text file with one sentence per line?");
+        if (n == LINE_MAX_BYTES)
+            return stop(r, "line is longer than 4 MiB (LINE_MAX_BYTES); "
+                           "is this a text file with one sentence per line?");
         if (n + 2 > r->cap) {   // the line, then room for the '\0'
             size_t cap = r->cap ? 2 * r->cap : 256;
             char *b = realloc(r->buf, cap);

@@ -8,7 +8,8 @@
 #include "core/errors.h"
 #include <stdio.h>
 
-#define LINE_MAX_BYTES ((size_t)4 << 20)   // 4 MiB: a sentence, a lexicon or vocabulary entry is far shorter
+// 4 MiB: a sentence, a lexicon or vocabulary entry is far shorter
+#define LINE_MAX_BYTES ((size_t)4 << 20)
 
 typedef struct {
     FILE *f;

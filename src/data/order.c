@@ -47,16 +47,21 @@ int order_load_lexicon(const char *path, OrderLexicon *lex, char *err, int errle
         if (nf == 0) continue;
         int is_noun = strcmp(f[0], "noun") == 0, is_verb = strcmp(f[0], "verb") == 0;
         if (!is_noun && !is_verb) {
-            rc = errorf(err, errlen, "%s:%ld: unknown entry '%.40s' (expected `noun WORD` or `verb WORD`)", path, ln, f[0]);
+            rc = errorf(err, errlen,
+                        "%s:%ld: unknown entry '%.40s' (expected `noun WORD` or `verb WORD`)", path,
+                        ln, f[0]);
             break;
         }
         if (nf != 2) {
-            rc = errorf(err, errlen, "%s:%ld: expected `%s WORD`, found %d fields", path, ln, f[0], nf);
+            rc = errorf(err, errlen, "%s:%ld: expected `%s WORD`, found %d fields", path, ln, f[0],
+                        nf);
             break;
         }
         text_lower(f[1]);
         if (strlen(f[1]) > ORDER_MAX_WORD || !text_is_word(f[1])) {
-            rc = errorf(err, errlen, "%s:%ld: '%.40s' is not a word (letters only, at most %d bytes)", path, ln, f[1], ORDER_MAX_WORD);
+            rc = errorf(err, errlen,
+                        "%s:%ld: '%.40s' is not a word (letters only, at most %d bytes)", path, ln,
+                        f[1], ORDER_MAX_WORD);
             break;
         }
         if (strcmp(f[1], "the") == 0) {
@@ -64,22 +69,30 @@ int order_load_lexicon(const char *path, OrderLexicon *lex, char *err, int errle
             break;
         }
         int prev = seen_before(&seen, seen_line, f[1]);
-        if (prev) { rc = errorf(err, errlen, "%s:%ld: duplicate word '%s' (first on line %d)", path, ln, f[1], prev); break; }
+        if (prev) {
+            rc = errorf(err, errlen, "%s:%ld: duplicate word '%s' (first on line %d)", path, ln,
+                        f[1], prev);
+            break;
+        }
         int id = vocab_add(&seen, f[1]);
         int *sl = id >= 0 ? realloc(seen_line, sizeof(int) * (size_t)(id + 1)) : NULL;
         if (!sl) { rc = errorf(err, errlen, "out of memory"); break; }
         seen_line = sl;
         seen_line[id] = (int)ln;
-        if (is_noun ? push_word(&lex->nouns, &lex->n_nouns, f[1]) : push_word(&lex->verbs, &lex->n_verbs, f[1]))
+        if (is_noun ? push_word(&lex->nouns, &lex->n_nouns, f[1])
+                    : push_word(&lex->verbs, &lex->n_verbs, f[1]))
             rc = errorf(err, errlen, "out of memory");
     }
     if (rc == 0) rc = line_failed(&r, err, errlen);
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
-        rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
-                      path, lex->n_nouns, lex->n_verbs);
-    if (rc == 0 && (long long)lex->n_nouns * (lex->n_nouns - 1) / 2 * lex->n_verbs > ORDER_MAX_GROUPS)
-        rc = errorf(err, errlen, "%s: lexicon too large: %d nouns and %d verbs give more than %d sentence pairs",
-                      path, lex->n_nouns, lex->n_verbs, ORDER_MAX_GROUPS);
+        rc =
+            errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
+                   path, lex->n_nouns, lex->n_verbs);
+    if (rc == 0 &&
+        (long long)lex->n_nouns * (lex->n_nouns - 1) / 2 * lex->n_verbs > ORDER_MAX_GROUPS)
+        rc = errorf(err, errlen,
+                    "%s: lexicon too large: %d nouns and %d verbs give more than %d sentence pairs",
+                    path, lex->n_nouns, lex->n_verbs, ORDER_MAX_GROUPS);
     line_close(&r);
     vocab_free(&seen);
     free(seen_line);
@@ -112,7 +125,8 @@ typedef struct { int a, verb, b; } Group;   // nouns a < b
 static int make_example(Example *e, const OrderLexicon *lex, const Vocab *v,
                         int subj, int verb, int obj, int form, int twin) {
     int the = vocab_id(v, "the");
-    int s = vocab_id(v, lex->nouns[subj]), vb = vocab_id(v, lex->verbs[verb]), o = vocab_id(v, lex->nouns[obj]);
+    int s = vocab_id(v, lex->nouns[subj]), vb = vocab_id(v, lex->verbs[verb]),
+        o = vocab_id(v, lex->nouns[obj]);
     int full[5] = { the, s, vb, the, o }, shrt[3] = { s, vb, o };
     memset(e, 0, sizeof *e);
     e->n_src = form;
@@ -153,14 +167,20 @@ int order_generate(const OrderLexicon *lex, const Vocab *v, uint64_t seed,
                    Split *train, Split *val, Split *test, char *err, int errlen) {
     memset(train, 0, sizeof *train); memset(val, 0, sizeof *val); memset(test, 0, sizeof *test);
     if (train_size < 0 || val_size < 0 || test_size < 0)
-        return errorf(err, errlen, "order: split sizes must be >= 0 (got %d, %d, %d)", train_size, val_size, test_size);
+        return errorf(err, errlen, "order: split sizes must be >= 0 (got %d, %d, %d)", train_size,
+                      val_size, test_size);
     if (vocab_find(v, "the") < 0 || vocab_find(v, lex->nouns[0]) < 0)
         return errorf(err, errlen, "order: vocabulary was not built from this lexicon");
     int n_groups = order_n_groups(lex);
     Group *g = malloc(sizeof(Group) * (size_t)n_groups);
     int *perm = malloc(sizeof(int) * (size_t)n_groups);
     Group *shuffled = malloc(sizeof(Group) * (size_t)n_groups);
-    if (!g || !perm || !shuffled) { free(g); free(perm); free(shuffled); return errorf(err, errlen, "out of memory"); }
+    if (!g || !perm || !shuffled) {
+        free(g);
+        free(perm);
+        free(shuffled);
+        return errorf(err, errlen, "out of memory");
+    }
     int k = 0;
     for (int a = 0; a < lex->n_nouns; a++)
         for (int b = a + 1; b < lex->n_nouns; b++)

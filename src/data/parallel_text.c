@@ -68,7 +68,8 @@ int pt_add_line(PtSide *s, const char *line, size_t len, int lowercase, long *n_
         if (space) { i += (size_t)space; continue; }
         size_t j = i + (punct ? (size_t)punct : 1);
         if (!punct)
-            while (j < n && !tok_space_len(clean + j, n - j) && !tok_punct_len(clean + j, n - j)) j++;
+            while (j < n && !tok_space_len(clean + j, n - j) && !tok_punct_len(clean + j, n - j))
+                j++;
         rc = push_token(s, clean + i, j - i);
         i = j;
     }
@@ -98,7 +99,8 @@ const char *pt_token(const PtSide *s, int line, int i) {
 
 // ---------------------------------------------------------------- reading a pair of files
 
-static int read_side(const char *path, int lowercase, PtSide *s, long *n_replaced, char *err, int errlen) {
+static int read_side(const char *path, int lowercase, PtSide *s, long *n_replaced, char *err,
+                     int errlen) {
     LineReader r;
     if (line_open(&r, path, err, errlen) != 0) return -1;
     char *line;

@@ -1,5 +1,5 @@
-// The `parallel_text` task (docs/design.md §5.5): line-aligned source/target files such as Multi30k
-// (train.de / train.en), tokenised by the project's own rules.
+// The `parallel_text` task (docs/design.md §5.5): line-aligned source/target files such as
+// Multi30k (train.de / train.en), tokenised by the project's own rules.
 //
 // Reading (untrusted files): both files are read whole; a missing or empty file, or different
 // line counts ("train.de has 29000 lines but train.en has 28999") are errors. Line ends may be
@@ -28,7 +28,8 @@
 typedef struct {
     char *chars; size_t n_chars, cap_chars;
     size_t *tok_off; long n_tok, cap_tok;      // start of token t in chars
-    long *line_start; int n_lines, cap_lines;  // tokens of line i: line_start[i] .. line_start[i+1]-1
+    long *line_start; int n_lines, cap_lines;  // tokens of line i: line_start[i]
+                                               // .. line_start[i+1]-1
 } PtSide;
 
 typedef struct {
@@ -52,7 +53,8 @@ int  pt_line_len(const PtSide *side, int line);                 // tokens in a l
 const char *pt_token(const PtSide *side, int line, int i);      // i-th token of a line
 
 // Vocabularies from a training corpus (min_freq <= 1 keeps every token). -1 if out of memory.
-int  parallel_build_vocabs(const ParallelText *train, int min_freq, Vocab *src_vocab, Vocab *tgt_vocab);
+int  parallel_build_vocabs(const ParallelText *train, int min_freq, Vocab *src_vocab,
+                           Vocab *tgt_vocab);
 
 // Maps every pair to ids (Example.src/tgt, label = twin = -1, n_clauses = 0). Pairs where
 // either side is empty or longer than max_tokens tokens (without specials; max_tokens <= 0 = no

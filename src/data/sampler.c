@@ -11,7 +11,8 @@ static void make_perm(Sampler *s) {
     drng_shuffle(&r, s->perm, s->n);
     if (s->lengths) {   // batch boundaries: every B indices counted from the very first epoch
         int first = (int)((s->batch - (s->st.epoch * (int64_t)s->n) % s->batch) % s->batch);
-        bucket_order(s->perm, s->n, s->lengths, s->batch, first, s->st.seed ^ (uint64_t)s->st.epoch);
+        bucket_order(s->perm, s->n, s->lengths, s->batch, first,
+                     s->st.seed ^ (uint64_t)s->st.epoch);
     }
 }
 

@@ -29,7 +29,8 @@ int tok_punct_len(const char *s, size_t n) {
     unsigned c = code_point(s, n, &len);
     if (len == 0 || c == 0) return 0;
     int punct = (c < 0x80 && strchr(",.!?;:\"'()", (int)c)) ||
-                c == 0xA1 || c == 0xA7 || c == 0xAB || c == 0xB6 || c == 0xB7 || c == 0xBB || c == 0xBF ||
+                c == 0xA1 || c == 0xA7 || c == 0xAB || c == 0xB6 || c == 0xB7 ||
+                c == 0xBB || c == 0xBF ||
                 (c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205E) ||
                 (c >= 0x3001 && c <= 0x3003) || (c >= 0x300C && c <= 0x300F) ||
                 c == 0xFF01 || c == 0xFF08 || c == 0xFF09 || c == 0xFF0C || c == 0xFF0E ||
@@ -43,10 +44,11 @@ static int one_of(const char *tok, const char *const *set) {
     return 0;
 }
 
-static const char *const NO_SPACE_BEFORE[] = {",", ".", "!", "?", ";", ":", ")", "\xE2\x80\x9D" /* ” */,
-    "\xE2\x80\x99" /* ’ */, "\xE2\x80\xA6" /* … */, "\xC2\xBB" /* » */, "%", NULL};
-static const char *const NO_SPACE_AFTER[] = {"(", "\xE2\x80\x9E" /* „ */, "\xE2\x80\x9A" /* ‚ */,
-    "\xC2\xAB" /* « */, "\xC2\xBF" /* ¿ */, "\xC2\xA1" /* ¡ */, NULL};
+static const char *const NO_SPACE_BEFORE[] = {",", ".", "!", "?", ";", ":", ")",
+    "\xE2\x80\x9D" /* ” */, "\xE2\x80\x99" /* ’ */, "\xE2\x80\xA6" /* … */,
+    "\xC2\xBB" /* » */, "%", NULL};
+static const char *const NO_SPACE_AFTER[] = {"(", "\xE2\x80\x9E" /* „ */,
+    "\xE2\x80\x9A" /* ‚ */, "\xC2\xAB" /* « */, "\xC2\xBF" /* ¿ */, "\xC2\xA1" /* ¡ */, NULL};
 
 // A token that holds a letter or digit (an apostrophe between two of them is inside a word).
 static int is_wordlike(const char *t) {
@@ -67,7 +69,8 @@ char *detokenize(const char *const *tok, int n) {
         if (!strcmp(t, "\"")) {
             if (quote_open) glue = 1; else after = 1;
             quote_open = !quote_open;
-        } else if (!strcmp(t, "'") && i > 0 && i + 1 < n && is_wordlike(tok[i - 1]) && is_wordlike(tok[i + 1])) {
+        } else if (!strcmp(t, "'") && i > 0 && i + 1 < n && is_wordlike(tok[i - 1]) &&
+                   is_wordlike(tok[i + 1])) {
             glue = after = 1;
         } else {
             glue |= one_of(t, NO_SPACE_BEFORE);

@@ -5,7 +5,8 @@
 // punctuation character is a token of its own:
 //   ASCII         , . ! ? ; : " ' ( )
 //   Latin-1       ¡ § « ¶ · » ¿
-//   General       U+2010..U+2027 (dashes ‐ – —, quotes ‘ ’ ‚ “ ” „, † • … ·)
+//   General       U+2010..U+2027 (dashes ‐ – —, quotes ‘ ’ ‚ “ ” „,
+//                 † • … ·)
 //                 U+2030..U+205E (‰ ′ ″ ‹ › ‼ ⁇ ...)
 //   CJK/fullwidth 、 。 「 」 『 』 ！ （ ） ， ． ： ； ？
 // So "„Hallo“, sagte er…" -> „ Hallo “ , sagte er … . ASCII '-' stays inside words

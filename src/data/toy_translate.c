@@ -82,8 +82,10 @@ static int check_unique(LexReader *r, const char *kind, const char *de) {
 }
 
 static int add_noun(LexReader *r, ToyLexicon *lex, char **f, int nf) {
-    if (nf != 4 && nf != 5) return bad(r, "expected `noun GENDER GERMAN ENGLISH [GERMAN_ACC]`", NULL);
-    if (strlen(f[1]) != 1 || !strchr("mfn", f[1][0])) return bad(r, "gender must be m, f or n, found", f[1]);
+    if (nf != 4 && nf != 5)
+        return bad(r, "expected `noun GENDER GERMAN ENGLISH [GERMAN_ACC]`", NULL);
+    if (strlen(f[1]) != 1 || !strchr("mfn", f[1][0]))
+        return bad(r, "gender must be m, f or n, found", f[1]);
     for (int i = 2; i < nf; i++) if (check_word(r, f[i])) return -1;
     if (nf == 5 && f[1][0] != 'm')
         return bad(r, "only masculine nouns have a different accusative form:", f[2]);
@@ -160,13 +162,15 @@ int toy_load_lexicon(const char *path, ToyLexicon *lex, char *err, int errlen) {
     int entries = 0;
     while (rc == 0 && (len = line_next(&lr, &line)) >= 0) {
         r.line = lr.line_no;
-        if (++entries > TOY_MAX_ENTRIES) rc = bad(&r, "lexicon too large (over 100000 lines)", NULL);
+        if (++entries > TOY_MAX_ENTRIES)
+            rc = bad(&r, "lexicon too large (over 100000 lines)", NULL);
         else rc = parse_line(&r, lex, line);
     }
     if (rc == 0) rc = line_failed(&lr, err, errlen);
     if (rc == 0 && (lex->n_nouns < 2 || lex->n_verbs < 1))
-        rc = errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
-                      path, lex->n_nouns, lex->n_verbs);
+        rc =
+            errorf(err, errlen, "%s: need at least 2 nouns and 1 verb, found %d nouns and %d verbs",
+                   path, lex->n_nouns, lex->n_verbs);
     line_close(&lr);
     vocab_free(&r.seen);
     free(r.seen_line);
@@ -239,7 +243,9 @@ static void np_en(Toks *t, const ToyLexicon *lex, int noun, int adj) {
 static int clause_valid(const ToyLexicon *lex, const ToyClause *c, int first) {
     if (c->subj < 0 || c->subj >= lex->n_nouns || c->obj < 0 || c->obj >= lex->n_nouns) return 0;
     if (c->verb < 0 || c->verb >= lex->n_verbs) return 0;
-    if (c->subj_adj < -1 || c->subj_adj >= lex->n_adjs || c->obj_adj < -1 || c->obj_adj >= lex->n_adjs) return 0;
+    if (c->subj_adj < -1 || c->subj_adj >= lex->n_adjs || c->obj_adj < -1 ||
+        c->obj_adj >= lex->n_adjs)
+        return 0;
     switch (c->kind) {
     case TOY_SVO: return 1;
     case TOY_ADV: return c->word >= 0 && c->word < lex->n_advs;
@@ -249,7 +255,8 @@ static int clause_valid(const ToyLexicon *lex, const ToyClause *c, int first) {
     return 0;
 }
 
-static void render_clause(const ToyLexicon *lex, const ToyClause *c, int first, Toks *de, Toks *en) {
+static void render_clause(const ToyLexicon *lex, const ToyClause *c, int first, Toks *de,
+                          Toks *en) {
     const char *verb_de = lex->verbs[c->verb].de;
     if (!first) {                       // ", und ..." / ", weil ..." ; English "and" / "because"
         put(de, ",");
@@ -257,18 +264,26 @@ static void render_clause(const ToyLexicon *lex, const ToyClause *c, int first, 
     }
     switch (c->kind) {
     case TOY_SVO:       // der Hund beißt den Mann
-        np_de(de, lex, c->subj, c->subj_adj, 0); put(de, verb_de); np_de(de, lex, c->obj, c->obj_adj, 1);
+        np_de(de, lex, c->subj, c->subj_adj, 0);
+        put(de, verb_de);
+        np_de(de, lex, c->obj, c->obj_adj, 1);
         break;
     case TOY_ADV:       // heute beißt der Hund den Mann
         put(de, lex->advs[c->word].de); put(en, lex->advs[c->word].en);
-        put(de, verb_de); np_de(de, lex, c->subj, c->subj_adj, 0); np_de(de, lex, c->obj, c->obj_adj, 1);
+        put(de, verb_de);
+        np_de(de, lex, c->subj, c->subj_adj, 0);
+        np_de(de, lex, c->obj, c->obj_adj, 1);
         break;
     case TOY_TOPIC:     // den Mann beißt der Hund
-        np_de(de, lex, c->obj, c->obj_adj, 1); put(de, verb_de); np_de(de, lex, c->subj, c->subj_adj, 0);
+        np_de(de, lex, c->obj, c->obj_adj, 1);
+        put(de, verb_de);
+        np_de(de, lex, c->subj, c->subj_adj, 0);
         break;
     case TOY_SUB:       // weil der Hund den Mann beißt
         put(de, lex->subs[c->word].de); put(en, lex->subs[c->word].en);
-        np_de(de, lex, c->subj, c->subj_adj, 0); np_de(de, lex, c->obj, c->obj_adj, 1); put(de, verb_de);
+        np_de(de, lex, c->subj, c->subj_adj, 0);
+        np_de(de, lex, c->obj, c->obj_adj, 1);
+        put(de, verb_de);
         break;
     }
     // English is always subject - verb - object.
@@ -296,7 +311,8 @@ int toy_render(const ToyLexicon *lex, const ToyClause *clauses, int n,
 // ---------------------------------------------------------------- sampling
 
 static int pick_adj(DRng *r, const ToyLexicon *lex) {   // an adjective one time in three
-    return (lex->n_adjs > 0 && drng_chance(r, 1, 3)) ? (int)drng_below(r, (uint64_t)lex->n_adjs) : -1;
+    return (lex->n_adjs > 0 && drng_chance(r, 1, 3)) ? (int)drng_below(r, (uint64_t)lex->n_adjs)
+                                                     : -1;
 }
 
 // Random noun other than `avoid`.
@@ -349,7 +365,8 @@ static int *map_ids(const Vocab *v, const char **tok, int n) {
 int toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, int max_clauses,
                  const Vocab *sv, const Vocab *tv, Split *out) {
     memset(out, 0, sizeof *out);
-    if (n < 0 || min_clauses < 1 || max_clauses < min_clauses || max_clauses > TOY_MAX_CLAUSES) return -1;
+    if (n < 0 || min_clauses < 1 || max_clauses < min_clauses || max_clauses > TOY_MAX_CLAUSES)
+        return -1;
     out->ex = calloc((size_t)(n ? n : 1), sizeof(Example));
     if (!out->ex) return -1;
     out->n = n;
@@ -358,7 +375,10 @@ int toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, i
     for (int i = 0; i < n; i++) {
         Example *e = &out->ex[i];
         int k = min_clauses + (int)drng_below(&r, (uint64_t)(max_clauses - min_clauses + 1));
-        if (sample_sentence(&r, lex, k, de, &e->n_src, en, &e->n_tgt) != 0) { split_free(out); return -1; }
+        if (sample_sentence(&r, lex, k, de, &e->n_src, en, &e->n_tgt) != 0) {
+            split_free(out);
+            return -1;
+        }
         e->src = map_ids(sv, de, e->n_src);
         e->tgt = map_ids(tv, en, e->n_tgt);
         e->label = e->twin = -1;
@@ -368,11 +388,13 @@ int toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, i
     return 0;
 }
 
-void toy_target_clauses(const ToyLexicon *lex, const Vocab *tv, const int *ids, int n, int *clause) {
+void toy_target_clauses(const ToyLexicon *lex, const Vocab *tv, const int *ids, int n,
+                        int *clause) {
     int and_id = vocab_id(tv, "and"), c = 0;
     for (int t = 0; t < n; t++) {
         int starts = t > 0 && ids[t] == and_id;
-        for (int w = 0; w < lex->n_subs && t > 0 && !starts; w++) starts = ids[t] == vocab_id(tv, lex->subs[w].en);
+        for (int w = 0; w < lex->n_subs && t > 0 && !starts; w++)
+            starts = ids[t] == vocab_id(tv, lex->subs[w].en);
         clause[t] = c += starts;
     }
 }

@@ -1,5 +1,5 @@
-// The `toy_translate` task (docs/design.md §5.4): seeded German -> English sentence pairs whose German
-// side differs from the English only in order and morphology.
+// The `toy_translate` task (docs/design.md §5.4): seeded German -> English sentence pairs whose
+// German side differs from the English only in order and morphology.
 //
 // Lexicon (data/toy_lexicon.txt), one entry a line, '#' comments, words lower-cased on reading:
 //   noun GENDER GERMAN ENGLISH [GERMAN_ACC]   gender m|f|n; GERMAN_ACC only for (weak) masculine
@@ -18,8 +18,9 @@
 // der/die/das (nominative), den/die/das (accusative). A clause is one of
 //   TOY_SVO    der Hund beißt den Mann            the dog bites the man
 //   TOY_ADV    heute beißt der Hund den Mann      today the dog bites the man      (verb second)
-//   TOY_TOPIC  den Mann beißt der Hund            the dog bites the man  (object must be masculine,
-//                                                                        so its case is visible)
+//   TOY_TOPIC  den Mann beißt der Hund            the dog bites the man  (object must be
+//                                                                        masculine, so its
+//                                                                        case is visible)
 //   TOY_SUB    weil die Katze den Vogel sieht     because the cat sees the bird    (verb final)
 // A sentence is a main clause followed by clauses joined with ", und" (-> "and") for a main
 // clause or ", SUB" (-> "SUB", no comma in English) for a subordinate clause, and ends with "."
@@ -77,7 +78,8 @@ int  toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, 
 // word (because, while, ...), so clause[t] counts those tokens in ids[0..t]; the final "."
 // belongs to the last clause. Exact as long as no subordinator's English word is also another
 // English word of the lexicon (true of data/toy_lexicon.txt).
-void toy_target_clauses(const ToyLexicon *lex, const Vocab *tgt_vocab, const int *ids, int n, int *clause);
+void toy_target_clauses(const ToyLexicon *lex, const Vocab *tgt_vocab, const int *ids, int n,
+                        int *clause);
 
 // English-only continuous text for the language-model task: sentences of 1..3 clauses from
 // the generator, concatenated (each ends with "."), cut to exactly n_tokens ids in *ids

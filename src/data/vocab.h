@@ -1,9 +1,9 @@
 // Vocabulary: token strings <-> integer ids.
 //
 // Every vocabulary starts with the specials <pad>=0 <unk>=1 <bos>=2 <eos>=3, and <cls>=4 for a
-// classifier that pools a prepended <cls> token (docs/design.md §5.1). Lookup is a hash table, so mapping a
-// large corpus is linear. Tokens are non-empty, at most VOCAB_MAX_TOKEN bytes and contain no
-// whitespace or NUL, so that the file format (one token a line, id = line number - 1) always
+// classifier that pools a prepended <cls> token (docs/design.md §5.1). Lookup is a hash table, so
+// mapping a large corpus is linear. Tokens are non-empty, at most VOCAB_MAX_TOKEN bytes and contain
+// no whitespace or NUL, so that the file format (one token a line, id = line number - 1) always
 // round-trips.
 #ifndef VOCAB_H
 #define VOCAB_H
