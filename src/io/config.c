@@ -21,7 +21,8 @@
 #define MAX_LINE 4096             // longest accepted line (and override)
 #define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
 
-typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME } KeyType;  // T_SCHEME: a name in src/pos/registry.c
+// T_SCHEME: a name in src/pos/registry.c
+typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME } KeyType;
 enum { LO_OPEN = 1, HI_OPEN = 2 }; // range bounds that are excluded
 
 typedef struct {
@@ -38,7 +39,8 @@ typedef struct {
 #define FLT(s, k, d, lo, hi, open)  {s, #k, T_FLOAT, offsetof(Config, k), d, lo, hi, open, NULL}
 #define BOOL(s, k, d)               {s, #k, T_BOOL, offsetof(Config, k), d, 0, 0, 0, NULL}
 #define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
-#define ENUM(s, k, d, ...)          {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, (const char *const[]){__VA_ARGS__, NULL}}
+#define ENUM(s, k, d, ...)          {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, \
+                                     (const char *const[]){__VA_ARGS__, NULL}}
 #define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL}
 
 static const char *SECTIONS[] = {"run", "task", "model", "train", "eval"};
@@ -49,9 +51,11 @@ static const Key KEYS[] = {
     STR("run", out_dir, "runs", 1),
     INT("run", seed, "1", 0, INT_MAX),
     INT("run", threads, "0", 0, 4096),
-    STR("run", max_memory, "auto", 1),      // "auto" or a size such as "8G" (checked in config_validate)
+    // "auto" or a size such as "8G" (checked in config_validate)
+    STR("run", max_memory, "auto", 1),
 
-    ENUM("task", task, "toy_translate", "order", "toy_translate", "parallel_text", "lm", "algorithmic"),
+    ENUM("task", task, "toy_translate",
+         "order", "toy_translate", "parallel_text", "lm", "algorithmic"),
     STR("task", lexicon, "", 0),  // "" = the task's default file (chosen by the data code)
     INT("task", min_clauses, "1", 1, 64),
     INT("task", max_clauses, "3", 1, 64),
@@ -68,10 +72,14 @@ static const Key KEYS[] = {
     STR("task", test_tgt, "", 0),
     BOOL("task", lowercase, "true"),
     INT("task", min_freq, "1", 1, INT_MAX),
-    INT("task", bpe_merges, "0", 0, 1 << 20),   // parallel_text: BPE merges per language (0 = words)
-    ENUM("task", algorithm, "copy", "copy", "reverse", "duplicate", "sort"),   // algorithmic: the rule
-    INT("task", alphabet, "10", 1, 1000),       // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
-    INT("task", min_length, "1", 1, 4096),      // algorithmic: training input lengths (ALGO_MAX_LENGTH)
+    // parallel_text: BPE merges per language (0 = words)
+    INT("task", bpe_merges, "0", 0, 1 << 20),
+    // algorithmic: the rule
+    ENUM("task", algorithm, "copy", "copy", "reverse", "duplicate", "sort"),
+    // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
+    INT("task", alphabet, "10", 1, 1000),
+    // algorithmic: training input lengths (ALGO_MAX_LENGTH)
+    INT("task", min_length, "1", 1, 4096),
     INT("task", max_length, "16", 1, 4096),
     STR("task", max_file_size, "1G", 1),        // a size such as "1G" (checked in config_validate)
 
@@ -92,16 +100,21 @@ static const Key KEYS[] = {
     INT("model", max_len, "32", 1, 1 << 20),
     BOOL("model", pos_wrap, "true"),
     FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
-    ENUM("model", rope_scaling, "none", "none", "linear", "ntk", "yarn", "dynamic"),   // model.rope_scale = s: see old_rope_scale
+    // model.rope_scale = s: see old_rope_scale
+    ENUM("model", rope_scaling, "none", "none", "linear", "ntk", "yarn", "dynamic"),
     FLT("model", rope_factor, "1", 0, 1e6, LO_OPEN),
     INT("model", rope_original_len, "32", 1, 1 << 24),
     FLT("model", yarn_alpha, "1", 0, 1e6, 0),
     FLT("model", yarn_beta, "32", 0, 1e6, 0),
-    FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),   // xPos decay length (docs/design.md §2.3.11)
+    // xPos decay length (docs/design.md §2.3.11)
+    FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),
     INT("model", pos_offset, "0", 0, 1 << 24),
-    INT("model", pos_random, "0", 0, 1 << 20),  // randomized positions from [0, pos_random); 0 = off
-    ENUM("model", attn_logit_scale, "none", "none", "log"),  // self-attention temperature past the training length (§2.4)
-    INT("model", attn_train_length, "0", 0, 1 << 24),    // n_train of attn_logit_scale; 0 = not recorded yet (./train sets it)
+    // randomized positions from [0, pos_random); 0 = off
+    INT("model", pos_random, "0", 0, 1 << 20),
+    // self-attention temperature past the training length (§2.4)
+    ENUM("model", attn_logit_scale, "none", "none", "log"),
+    // n_train of attn_logit_scale; 0 = not recorded yet (./train sets it)
+    INT("model", attn_train_length, "0", 0, 1 << 24),
 
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
@@ -120,25 +133,32 @@ static const Key KEYS[] = {
     INT("train", ckpt_every, "500", 1, 1e9),
     STR("train", resume, "", 0),
     STR("train", init_from, "", 0),     // weights only: fresh optimizer, schedule and data order
-    STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation, e.g. "3,12"; "" = the val split
+    STR("train", eval_lengths, "", 0),  // lengths logged at each evaluation,
+                                        // e.g. "3,12"; "" = the val split
     BOOL("train", bucket, "false"),     // batches of similar lengths (less padding)
-    BOOL("train", eos, "true"),         // translator: targets end with <eos> (false: no end token, docs/design.md §5.2)
+    BOOL("train", eos, "true"),         // translator: targets end with <eos> (false:
+                                        // no end token, docs/design.md §5.2)
 
     STR("eval", splits, "val,test", 1),  // ./eval: which splits to report
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
     INT("eval", beam, "1", 1, 256),      // ./translate: beam size (1 = greedy)
     FLT("eval", length_penalty, "0.6", 0, 10, 0),  // ./translate: GNMT alpha
-    ENUM("eval", positions, "sampled", "sampled", "plain"),  // with model.pos_random: drawn or 0..n-1 at evaluation
-    ENUM("eval", length, "model", "model", "oracle"),  // exact match: stop at the model's <eos>, or at the reference length
-    INT("eval", lm_windows, "256", 1, 256),  // ./eval, lm: at most this many windows a length (the first ones)
+    // with model.pos_random: drawn or 0..n-1 at evaluation
+    ENUM("eval", positions, "sampled", "sampled", "plain"),
+    // exact match: stop at the model's <eos>, or at the reference length
+    ENUM("eval", length, "model", "model", "oracle"),
+    // ./eval, lm: at most this many windows a length (the first ones)
+    INT("eval", lm_windows, "256", 1, 256),
 };
 #define N_KEYS (int)(sizeof KEYS / sizeof KEYS[0])
 _Static_assert(N_KEYS <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS in config.h");
 // An enum key's field is read and written as an int (set_value, config_to_ini).
-_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(Algorithm) == sizeof(int) && sizeof(ModelKind) == sizeof(int) &&
-               sizeof(Activation) == sizeof(int) && sizeof(NormKind) == sizeof(int) && sizeof(PoolKind) == sizeof(int) &&
-               sizeof(RopeScaling) == sizeof(int) && sizeof(LogitScale) == sizeof(int) && sizeof(Schedule) == sizeof(int) &&
-               sizeof(EvalPositions) == sizeof(int) && sizeof(EvalLength) == sizeof(int), "enum keys are stored as int");
+_Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(Algorithm) == sizeof(int) &&
+               sizeof(ModelKind) == sizeof(int) && sizeof(Activation) == sizeof(int) &&
+               sizeof(NormKind) == sizeof(int) && sizeof(PoolKind) == sizeof(int) &&
+               sizeof(RopeScaling) == sizeof(int) && sizeof(LogitScale) == sizeof(int) &&
+               sizeof(Schedule) == sizeof(int) && sizeof(EvalPositions) == sizeof(int) &&
+               sizeof(EvalLength) == sizeof(int), "enum keys are stored as int");
 
 // ---------------------------------------------------------------------------- helpers
 
@@ -176,7 +196,8 @@ static int edit_distance(const char *a, const char *b) {
             int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
             if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
             if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
                 best = d[i - 2][j - 2] + 1;
             d[i][j] = best;
         }
@@ -214,25 +235,30 @@ static void key_hint(const char *section, const char *key, int dotted, char *out
         for (int i = 0; i < N_KEYS; i++) {
             if (pass == 0 && (!section || strcmp(KEYS[i].section, section))) continue;
             int d = edit_distance(key, KEYS[i].key);
-            int score = 2 * d - (strstr(KEYS[i].key, key) != NULL); // ties: "heads" -> n_heads, not threads
+            // ties: "heads" -> n_heads, not threads
+            int score = 2 * d - (strstr(KEYS[i].key, key) != NULL);
             if (close_enough(key, d) && score < best_d) best = i, best_d = score;
         }
     if (best < 0) return;
     const Key *k = &KEYS[best];
     if (dotted) snprintf(out, n, "; did you mean '%s.%s'?", k->section, k->key);
-    else if (section && !strcmp(section, k->section)) snprintf(out, n, "; did you mean '%s'?", k->key);
+    else if (section && !strcmp(section, k->section))
+        snprintf(out, n, "; did you mean '%s'?", k->key);
     else snprintf(out, n, "; did you mean '%s' in [%s]?", k->key, k->section);
 }
 
 // ---------------------------------------------------------------------------- values
 
 static int in_range(const Key *k, double x) {
-    return ((k->open & LO_OPEN) ? x > k->lo : x >= k->lo) && ((k->open & HI_OPEN) ? x < k->hi : x <= k->hi);
+    return ((k->open & LO_OPEN) ? x > k->lo : x >= k->lo) &&
+           ((k->open & HI_OPEN) ? x < k->hi : x <= k->hi);
 }
 
 static int range_error(const Key *k, const char *text, char *msg, int n) {
     char lo = (k->open & LO_OPEN) ? '(' : '[', hi = (k->open & HI_OPEN) ? ')' : ']';
-    if (k->type == T_INT) return errorf(msg, n, "%s = %s is out of range %c%.0f, %.0f%c", k->key, text, lo, k->lo, k->hi, hi);
+    if (k->type == T_INT)
+        return errorf(msg, n, "%s = %s is out of range %c%.0f, %.0f%c", k->key, text, lo, k->lo,
+                      k->hi, hi);
     return errorf(msg, n, "%s = %s is out of range %c%g, %g%c", k->key, text, lo, k->lo, k->hi, hi);
 }
 
@@ -246,23 +272,27 @@ static int word_index(const char *word, const char *const *words) {
 // "norm: unknown value 'Layernorm'; did you mean 'layernorm'? expected layernorm|rmsnorm":
 // one message for every key that takes a word, whether its words are an enum's or the
 // registry's scheme names.
-static int unknown_word(const Key *k, const char *text, const char *const *words, int count, char *msg, int n) {
+static int unknown_word(const Key *k, const char *text, const char *const *words, int count,
+                        char *msg, int n) {
     char expected[512] = "", hint[128] = "";
     int best_d = 1000;
     for (int i = 0; i < count; i++) {
         size_t used = strlen(expected);
         snprintf(expected + used, sizeof expected - used, "%s%s", i ? "|" : "", words[i]);
         int d = edit_distance(text, words[i]);
-        if (close_enough(text, d) && d < best_d) best_d = d, snprintf(hint, sizeof hint, "; did you mean '%s'?", words[i]);
+        if (close_enough(text, d) && d < best_d)
+            best_d = d, snprintf(hint, sizeof hint, "; did you mean '%s'?", words[i]);
     }
-    return errorf(msg, n, "%s: unknown value '%.80s'%s expected %s", k->key, text, hint[0] ? hint : ";", expected);
+    return errorf(msg, n, "%s: unknown value '%.80s'%s expected %s", k->key, text,
+                  hint[0] ? hint : ";", expected);
 }
 
 // Parse `text` as the value of key `k` and store it in c. On error writes a message
 // without location (the caller adds `file:line: ` or `override '...': `).
 static int set_value(Config *c, const Key *k, const char *text, char *msg, int n) {
     char *field = (char *)c + k->offset;
-    if (!*text && !(k->type == T_STR && k->lo == 0)) return errorf(msg, n, "%s: empty value", k->key);
+    if (!*text && !(k->type == T_STR && k->lo == 0))
+        return errorf(msg, n, "%s: empty value", k->key);
     switch (k->type) {
     case T_INT: {
         char *end;
@@ -270,7 +300,9 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
         long long v = strtoll(text, &end, 10);
         if (end == text || (*text != '-' && *text != '+' && (*text < '0' || *text > '9')))
             return errorf(msg, n, "%s: '%.80s' is not an integer", k->key, text);
-        if (*end) return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+        if (*end)
+            return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'",
+                          k->key, end, text);
         if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
             return errorf(msg, n, "%s: '%.80s' does not fit in an int", k->key, text);
         if (!in_range(k, (double)v)) return range_error(k, text, msg, n);
@@ -281,7 +313,9 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
         char *end;
         double v = strtod(text, &end);
         if (end == text) return errorf(msg, n, "%s: '%.80s' is not a number", k->key, text);
-        if (*end) return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'", k->key, end, text);
+        if (*end)
+            return errorf(msg, n, "%s: trailing garbage '%.40s' after the number in '%.80s'",
+                          k->key, end, text);
         if (!isfinite(v)) return errorf(msg, n, "%s: '%.80s' is not a finite number", k->key, text);
         // Check the value as stored too: 0.99999999999 rounds to 1.0f, 1e-50 to 0.
         if (!in_range(k, v) || !in_range(k, (double)(float)v)) return range_error(k, text, msg, n);
@@ -294,7 +328,8 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
             if (!strcasecmp(text, yes[i])) { *(int *)field = 1; return 0; }
             if (!strcasecmp(text, no[i])) { *(int *)field = 0; return 0; }
         }
-        return errorf(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key, text);
+        return errorf(msg, n, "%s: '%.80s' is not a boolean (true|false|1|0|yes|no|on|off)", k->key,
+                      text);
     }
     case T_ENUM: {
         int i = word_index(text, k->words);
@@ -316,11 +351,14 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
         break;
     case T_STR:
         for (const char *p = text; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) return errorf(msg, n, "%s: control character in value", k->key);
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                return errorf(msg, n, "%s: control character in value", k->key);
         break;
     }
     size_t len = strlen(text);
-    if (len >= CFG_STR) return errorf(msg, n, "%s: value is %zu characters, longer than %d", k->key, len, CFG_STR - 1);
+    if (len >= CFG_STR)
+        return errorf(msg, n, "%s: value is %zu characters, longer than %d", k->key, len,
+                      CFG_STR - 1);
     memset(field, 0, CFG_STR); // zero the tail so two equal configs are equal byte for byte
     memcpy(field, text, len);
     return 0;
@@ -329,7 +367,8 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
 // model.rope_scale = s, the spelling before model.rope_scaling existed (old configs and the
 // config stored in old checkpoints): s != 1 means rope_scaling = linear, rope_factor = s;
 // s = 1 changes nothing. It is read, never written: config_to_ini writes the new keys.
-static const Key OLD_ROPE_SCALE = {"model", "rope_scale", T_FLOAT, offsetof(Config, rope_factor), "1", 0, 1e6, LO_OPEN, NULL};
+static const Key OLD_ROPE_SCALE = {
+    "model", "rope_scale", T_FLOAT, offsetof(Config, rope_factor), "1", 0, 1e6, LO_OPEN, NULL};
 
 static int is_old_rope_scale(const char *section, const char *key) {
     return !strcmp(section, "model") && !strcmp(key, "rope_scale");
@@ -340,7 +379,8 @@ static int set_old_rope_scale(Config *c, const char *text, int line, char *msg, 
     if (set_value(c, &OLD_ROPE_SCALE, text, msg, n)) return -1;
     if (c->rope_factor == 1.0f) { c->rope_factor = before; return 0; }
     c->rope_scaling = ROPE_SCALING_LINEAR;
-    c->key_line[find_key("model", "rope_scaling")] = c->key_line[find_key("model", "rope_factor")] = line;
+    c->key_line[find_key("model", "rope_scaling")] =
+        c->key_line[find_key("model", "rope_factor")] = line;
     return 0;
 }
 
@@ -372,7 +412,8 @@ static int read_value(char *s, int comments, char **value, char *msg, int n) {
 // ---------------------------------------------------------------------------- file
 
 // One line of a file (NUL-terminated, no newline). *section: current section or -1.
-static int parse_line(Config *c, const char *file, int ln, char *line, int *section, int *n_set, char *err, int errlen) {
+static int parse_line(Config *c, const char *file, int ln, char *line, int *section, int *n_set,
+                      char *err, int errlen) {
     char msg[512], hint[128];
     char *s = trim(line);
     if (!*s || is_comment(*s)) return 0;
@@ -381,7 +422,9 @@ static int parse_line(Config *c, const char *file, int ln, char *line, int *sect
         if (!close) return errorf(err, errlen, "%s:%d: missing ']' in section header", file, ln);
         char *rest = close + 1;
         while (*rest == ' ' || *rest == '\t') rest++;
-        if (*rest && !is_comment(*rest)) return errorf(err, errlen, "%s:%d: unexpected text '%.40s' after section header", file, ln, rest);
+        if (*rest && !is_comment(*rest))
+            return errorf(err, errlen, "%s:%d: unexpected text '%.40s' after section header", file,
+                          ln, rest);
         *close = '\0';
         char *name = trim(s + 1);
         if ((*section = find_section(name)) < 0) {
@@ -391,36 +434,44 @@ static int parse_line(Config *c, const char *file, int ln, char *line, int *sect
         return 0;
     }
     char *eq = strchr(s, '=');
-    if (!eq) return errorf(err, errlen, "%s:%d: expected 'key = value' or '[section]', got '%.60s'", file, ln, s);
+    if (!eq)
+        return errorf(err, errlen, "%s:%d: expected 'key = value' or '[section]', got '%.60s'",
+                      file, ln, s);
     *eq = '\0';
     char *key = trim(s);
     if (!*key) return errorf(err, errlen, "%s:%d: missing key before '='", file, ln);
     if (*section < 0) {
         key_hint(NULL, key, 0, hint, sizeof hint);
-        return errorf(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln, key, hint);
+        return errorf(err, errlen, "%s:%d: key '%.80s' before any [section] header%s", file, ln,
+                      key, hint);
     }
     int k = find_key(SECTIONS[*section], key);
     char *value;
     if (k < 0 && is_old_rope_scale(SECTIONS[*section], key)) {
-        if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_old_rope_scale(c, value, ln, msg, sizeof msg))
+        if (read_value(eq + 1, 1, &value, msg, sizeof msg) ||
+            set_old_rope_scale(c, value, ln, msg, sizeof msg))
             return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
         (*n_set)++;
         return 0;
     }
     if (k < 0) {
         key_hint(SECTIONS[*section], key, 0, hint, sizeof hint);
-        return errorf(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key, SECTIONS[*section], hint);
+        return errorf(err, errlen, "%s:%d: unknown key '%.80s' in [%s]%s", file, ln, key,
+                      SECTIONS[*section], hint);
     }
     if (c->key_line[k] > 0)
-        return errorf(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file, ln, key, SECTIONS[*section], c->key_line[k]);
-    if (read_value(eq + 1, 1, &value, msg, sizeof msg) || set_value(c, &KEYS[k], value, msg, sizeof msg))
+        return errorf(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file,
+                      ln, key, SECTIONS[*section], c->key_line[k]);
+    if (read_value(eq + 1, 1, &value, msg, sizeof msg) ||
+        set_value(c, &KEYS[k], value, msg, sizeof msg))
         return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
     c->key_line[k] = ln;
     (*n_set)++;
     return 0;
 }
 
-static int parse_text(Config *c, const char *file, const char *buf, size_t len, char *err, int errlen) {
+static int parse_text(Config *c, const char *file, const char *buf, size_t len, char *err,
+                      int errlen) {
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
         int ln = 1;
@@ -436,7 +487,9 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
         size_t n = (size_t)((nl ? nl : end) - p);
         ln++;
         if (n > 0 && p[n - 1] == '\r') n--;
-        if (n > MAX_LINE) return errorf(err, errlen, "%s:%d: line is %zu characters, longer than %d", file, ln, n, MAX_LINE);
+        if (n > MAX_LINE)
+            return errorf(err, errlen, "%s:%d: line is %zu characters, longer than %d", file, ln, n,
+                          MAX_LINE);
         memcpy(line, p, n);
         line[n] = '\0';
         if (parse_line(c, file, ln, line, &section, &n_set, err, errlen)) return -1;
@@ -466,7 +519,9 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
             section_hint(section, hint, sizeof hint);
             return errorf(msg, n, "unknown section [%.80s]%s", section, hint);
         }
-        if (is_old_rope_scale(section, key)) return read_value(eq + 1, 0, &value, msg, n) || set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
+        if (is_old_rope_scale(section, key))
+            return read_value(eq + 1, 0, &value, msg, n) ||
+                   set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
         if ((k = find_key(section, key)) < 0) {
             key_hint(section, key, 1, hint, sizeof hint);
             return errorf(msg, n, "unknown key '%.80s' in [%s]%s", key, section, hint);
@@ -478,10 +533,15 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
             if (!strcmp(KEYS[i].key, lhs)) {
                 k = i;
                 size_t w = strlen(where);
-                snprintf(where + w, sizeof where - w, "%s[%s]", matches++ ? " and " : "", KEYS[i].section);
+                snprintf(where + w, sizeof where - w, "%s[%s]", matches++ ? " and " : "",
+                         KEYS[i].section);
             }
-        if (matches > 1) return errorf(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs, where);
-        if (!matches && is_old_rope_scale("model", lhs)) return read_value(eq + 1, 0, &value, msg, n) || set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
+        if (matches > 1)
+            return errorf(msg, n, "ambiguous key '%s': it exists in %s; write section.key", lhs,
+                          where);
+        if (!matches && is_old_rope_scale("model", lhs))
+            return read_value(eq + 1, 0, &value, msg, n) ||
+                   set_old_rope_scale(c, value, -1, msg, n) ? -1 : 0;
         if (k < 0) {
             key_hint(NULL, lhs, 1, hint, sizeof hint);
             return errorf(msg, n, "unknown key '%.80s'%s", lhs, hint);
@@ -496,7 +556,8 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
 
 // `path:line: message` with the line of key1, or of key2 when key1 kept its default; no
 // line when the deciding key came from an override.
-static int invalid(const Config *c, const char *key1, const char *key2, char *err, int errlen, const char *fmt, ...) {
+static int invalid(const Config *c, const char *key1, const char *key2, char *err, int errlen,
+                   const char *fmt, ...) {
     int line = 0;
     for (int i = 0; i < N_KEYS; i++)
         if (!strcmp(KEYS[i].key, key1)) line = c->key_line[i];
@@ -514,53 +575,72 @@ static int invalid(const Config *c, const char *key1, const char *key2, char *er
 
 int config_validate(const Config *c, char *err, int errlen) {
     if (strchr(c->name, '/') || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
-        return invalid(c, "name", NULL, err, errlen, "name '%s' must be a plain folder name (no '/')", c->name);
+        return invalid(c, "name", NULL, err, errlen,
+                       "name '%s' must be a plain folder name (no '/')", c->name);
     if (c->min_clauses > c->max_clauses)
-        return invalid(c, "max_clauses", "min_clauses", err, errlen, "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses, c->min_clauses);
+        return invalid(c, "max_clauses", "min_clauses", err, errlen,
+                       "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses,
+                       c->min_clauses);
     if (c->min_length > c->max_length)
-        return invalid(c, "max_length", "min_length", err, errlen, "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
+        return invalid(c, "max_length", "min_length", err, errlen,
+                       "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
     const char *task = config_enum_name(c, &c->task), *model = config_enum_name(c, &c->model);
-    static const ModelKind model_for[] = {[TASK_ORDER] = MODEL_CLASSIFIER, [TASK_TOY_TRANSLATE] = MODEL_TRANSLATOR,
-                                          [TASK_PARALLEL_TEXT] = MODEL_TRANSLATOR, [TASK_LM] = MODEL_LM};
+    static const ModelKind model_for[] = {[TASK_ORDER] = MODEL_CLASSIFIER,
+                                          [TASK_TOY_TRANSLATE] = MODEL_TRANSLATOR,
+                                          [TASK_PARALLEL_TEXT] = MODEL_TRANSLATOR,
+                                          [TASK_LM] = MODEL_LM};
     if (c->task != TASK_ALGORITHMIC && c->model != model_for[c->task])
         return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", task,
                        KEYS[find_key("model", "model")].words[model_for[c->task]], model);
     // algorithmic: a translator (source -> target), or the decoder-only form (model = lm, §5.8).
     if (c->task == TASK_ALGORITHMIC && c->model == MODEL_CLASSIFIER)
-        return invalid(c, "model", "task", err, errlen, "task = algorithmic needs model = translator or lm, not %s", model);
+        return invalid(c, "model", "task", err, errlen,
+                       "task = algorithmic needs model = translator or lm, not %s", model);
     if (c->task == TASK_PARALLEL_TEXT && (!c->train_src[0] || !c->train_tgt[0]))
-        return invalid(c, "task", NULL, err, errlen, "task = parallel_text needs train_src and train_tgt");
+        return invalid(c, "task", NULL, err, errlen,
+                       "task = parallel_text needs train_src and train_tgt");
     if (!c->val_src[0] != !c->val_tgt[0])
-        return invalid(c, c->val_src[0] ? "val_src" : "val_tgt", NULL, err, errlen, "val_src and val_tgt must be set together");
+        return invalid(c, c->val_src[0] ? "val_src" : "val_tgt", NULL, err, errlen,
+                       "val_src and val_tgt must be set together");
     if (!c->test_src[0] != !c->test_tgt[0])
-        return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen, "test_src and test_tgt must be set together");
+        return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen,
+                       "test_src and test_tgt must be set together");
     if (c->d_model % c->n_heads)
-        return invalid(c, "n_heads", "d_model", err, errlen, "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
+        return invalid(c, "n_heads", "d_model", err, errlen,
+                       "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
     const char *key;
     char msg[256];
     if (pos_check_config(c, &key, msg, sizeof msg))
         return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
     if (c->pos_random && !strcmp(c->pos, "learned") && c->max_len < c->pos_random)
         return invalid(c, "pos_random", "max_len", err, errlen,
-                       "pos_random = %d draws positions up to %d, but the learned table has max_len = %d rows; "
-                       "set max_len = %d", c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
+                       "pos_random = %d draws positions up to %d, but the learned table has "
+                       "max_len = %d rows; set max_len = %d",
+                       c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
     if (!c->eos && c->model != MODEL_TRANSLATOR)
-        return invalid(c, "eos", "model", err, errlen, "eos = false needs model = translator (only a translator's targets end with <eos>)");
+        return invalid(c, "eos", "model", err, errlen,
+                       "eos = false needs model = translator "
+                       "(only a translator's targets end with <eos>)");
     if (c->yarn_alpha >= c->yarn_beta)
-        return invalid(c, "yarn_beta", "yarn_alpha", err, errlen, "yarn_beta (%g) must be > yarn_alpha (%g)", c->yarn_beta, c->yarn_alpha);
+        return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
+                       "yarn_beta (%g) must be > yarn_alpha (%g)", c->yarn_beta, c->yarn_alpha);
     if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;
     if (strcmp(c->max_memory, "auto") && byte_size_parse(c->max_memory, &bytes))
-        return invalid(c, "max_memory", NULL, err, errlen, "max_memory: '%s' is not 'auto' or a size like 8G or 512M", c->max_memory);
+        return invalid(c, "max_memory", NULL, err, errlen,
+                       "max_memory: '%s' is not 'auto' or a size like 8G or 512M", c->max_memory);
     if (byte_size_parse(c->max_file_size, &bytes))
-        return invalid(c, "max_file_size", NULL, err, errlen, "max_file_size: '%s' is not a size like 1G or 200M", c->max_file_size);
+        return invalid(c, "max_file_size", NULL, err, errlen,
+                       "max_file_size: '%s' is not a size like 1G or 200M", c->max_file_size);
     return 0;
 }
 
 int config_check_files(const Config *c, char *err, int errlen) {
-    static const char *keys[] = {"lexicon", "train_src", "train_tgt", "val_src", "val_tgt", "test_src", "test_tgt"};
-    const char *paths[] = {c->lexicon, c->train_src, c->train_tgt, c->val_src, c->val_tgt, c->test_src, c->test_tgt};
+    static const char *keys[] = {"lexicon", "train_src", "train_tgt", "val_src", "val_tgt",
+                                 "test_src", "test_tgt"};
+    const char *paths[] = {c->lexicon, c->train_src, c->train_tgt, c->val_src, c->val_tgt,
+                           c->test_src, c->test_tgt};
     double limit = 0;
     byte_size_parse(c->max_file_size, &limit);   // config_validate has checked it
     for (int i = 0; i < 7; i++) {
@@ -568,16 +648,22 @@ int config_check_files(const Config *c, char *err, int errlen) {
         // stat before fopen: opening a FIFO would wait for a writer.
         struct stat st;
         if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode))
-            return invalid(c, keys[i], NULL, err, errlen, "%s '%s' is %s, not a regular file", keys[i], paths[i],
-                           S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+            return invalid(c, keys[i], NULL, err, errlen, "%s '%s' is %s, not a regular file",
+                           keys[i], paths[i],
+                           S_ISDIR(st.st_mode) ? "a folder"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
         if (stat(paths[i], &st) == 0 && (double)st.st_size > limit) {
             char size[32];
             byte_size_format((double)st.st_size, size, sizeof size);
-            return invalid(c, keys[i], NULL, err, errlen, "%s '%s' is %s, larger than task.max_file_size = %s (raise it to read this file)",
+            return invalid(c, keys[i], NULL, err, errlen,
+                           "%s '%s' is %s, larger than task.max_file_size = %s "
+                           "(raise it to read this file)",
                            keys[i], paths[i], size, c->max_file_size);
         }
         FILE *f = fopen(paths[i], "rb");
-        if (!f) return invalid(c, keys[i], NULL, err, errlen, "%s '%s': %s", keys[i], paths[i], strerror(errno));
+        if (!f)
+            return invalid(c, keys[i], NULL, err, errlen, "%s '%s': %s", keys[i], paths[i],
+                           strerror(errno));
         fclose(f);
     }
     return 0;
@@ -596,11 +682,13 @@ void config_defaults(Config *c) {
 }
 
 // Parse, apply overrides, validate, render c->text. c holds defaults and its path.
-static int load(Config *c, const char *buf, size_t len, int n_over, char **over, char *err, int errlen) {
+static int load(Config *c, const char *buf, size_t len, int n_over, char **over, char *err,
+                int errlen) {
     if (parse_text(c, c->path, buf, len, err, errlen)) return -1;
     for (int i = 0; i < n_over; i++) {
         char msg[512];
-        if (apply_override(c, over[i], msg, sizeof msg)) return errorf(err, errlen, "override '%.200s': %s", over[i], msg);
+        if (apply_override(c, over[i], msg, sizeof msg))
+            return errorf(err, errlen, "override '%.200s': %s", over[i], msg);
     }
     if (config_validate(c, err, errlen)) return -1;
     if (!config_to_ini(c)) return errorf(err, errlen, "%s: out of memory", c->path);
@@ -608,12 +696,14 @@ static int load(Config *c, const char *buf, size_t len, int n_over, char **over,
 }
 
 static int set_path(Config *c, const char *path, char *err, int errlen) {
-    if (strlen(path) >= CFG_STR) return errorf(err, errlen, "%.80s...: path longer than %d characters", path, CFG_STR - 1);
+    if (strlen(path) >= CFG_STR)
+        return errorf(err, errlen, "%.80s...: path longer than %d characters", path, CFG_STR - 1);
     strcpy(c->path, path);
     return 0;
 }
 
-int config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err, int errlen) {
+int config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err,
+                int errlen) {
     config_defaults(c);
     if (set_path(c, path, err, errlen)) return -1;
     // Default run name: the file's base name without ".ini".
@@ -640,8 +730,10 @@ int config_load_text(Config *c, const char *name, const char *text, char *err, i
 
 int config_set(Config *c, const char *assignment, char *err, int errlen) {
     char msg[512];
-    if (apply_override(c, assignment, msg, sizeof msg)) return errorf(err, errlen, "override '%.200s': %s", assignment, msg);
-    if (c->text && !config_to_ini(c)) return errorf(err, errlen, "override '%.200s': out of memory", assignment);
+    if (apply_override(c, assignment, msg, sizeof msg))
+        return errorf(err, errlen, "override '%.200s': %s", assignment, msg);
+    if (c->text && !config_to_ini(c))
+        return errorf(err, errlen, "override '%.200s': out of memory", assignment);
     return 0;
 }
 
@@ -667,7 +759,9 @@ char *config_to_ini(Config *c) {
             switch (k->type) {
             case T_INT: snprintf(value, sizeof value, "%d", *(const int *)field); break;
             case T_FLOAT: format_float(value, sizeof value, *(const float *)field); break;
-            case T_BOOL: snprintf(value, sizeof value, "%s", *(const int *)field ? "true" : "false"); break;
+            case T_BOOL:
+                snprintf(value, sizeof value, "%s", *(const int *)field ? "true" : "false");
+                break;
             case T_ENUM: snprintf(value, sizeof value, "%s", k->words[*(const int *)field]); break;
             case T_SCHEME: snprintf(value, sizeof value, "%s", field); break;
             case T_STR: {
@@ -693,6 +787,7 @@ void config_free(Config *c) {
 const char *config_enum_name(const Config *c, const void *field) {
     size_t offset = (size_t)((const char *)field - (const char *)c);
     for (int i = 0; i < N_KEYS; i++)
-        if (KEYS[i].type == T_ENUM && KEYS[i].offset == offset) return KEYS[i].words[*(const int *)field];
+        if (KEYS[i].type == T_ENUM && KEYS[i].offset == offset)
+            return KEYS[i].words[*(const int *)field];
     return "?";   // not an enum field of c: a caller's mistake, kept printable
 }

@@ -12,12 +12,24 @@
 // The values of the enum keys. config.c's table lists each key's words in the order of its
 // constants (test_config checks every word); parsing stores the constant, config_to_ini
 // writes the word back, config_enum_name gives it for messages.
-typedef enum { TASK_ORDER, TASK_TOY_TRANSLATE, TASK_PARALLEL_TEXT, TASK_LM, TASK_ALGORITHMIC } TaskKind;
+typedef enum {
+    TASK_ORDER,
+    TASK_TOY_TRANSLATE,
+    TASK_PARALLEL_TEXT,
+    TASK_LM,
+    TASK_ALGORITHMIC
+} TaskKind;
 typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
 typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
 typedef enum { POOL_MEAN, POOL_CLS } PoolKind;
-typedef enum { ROPE_SCALING_NONE, ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN, ROPE_SCALING_DYNAMIC } RopeScaling;
+typedef enum {
+    ROPE_SCALING_NONE,
+    ROPE_SCALING_LINEAR,
+    ROPE_SCALING_NTK,
+    ROPE_SCALING_YARN,
+    ROPE_SCALING_DYNAMIC
+} RopeScaling;
 typedef enum { LOGIT_SCALE_NONE, LOGIT_SCALE_LOG } LogitScale;   // model.attn_logit_scale
 // eval.positions: with model.pos_random > 0, evaluate on drawn positions or on 0..n-1 (§2.3.8).
 typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
@@ -31,15 +43,18 @@ typedef struct Config {
     char  name[CFG_STR];       // run folder name; default: config file's base name
     char  out_dir[CFG_STR];    // runs are written to out_dir/name (default "runs")
     int   seed;                // one seed; init, data and dropout each get their own stream
-    int   threads;             // OpenMP threads; 0 = as many as there are free cores, re-checked between steps
-    char  max_memory[CFG_STR]; // "auto": refuse a run whose memory estimate exceeds what is available;
-                               // "8G": the limit is 8 GiB instead (run/memory_estimate.h)
+    int   threads;             // OpenMP threads; 0 = as many as there are
+                               // free cores, re-checked between steps
+    char  max_memory[CFG_STR]; // "auto": refuse a run whose memory estimate
+                               // exceeds what is available; "8G": the limit
+                               // is 8 GiB instead (run/memory_estimate.h)
 
     // [task]
     TaskKind task;             // order | toy_translate | parallel_text | lm | algorithmic
     char  lexicon[CFG_STR];    // lexicon file for the built-in tasks (default per task in data/)
     int   min_clauses, max_clauses;  // toy_translate: clauses per training sentence (1..3)
-    int   max_tokens;          // toy_translate / parallel_text: drop pairs longer than this (either side)
+    // toy_translate / parallel_text: drop pairs longer than this (either side)
+    int   max_tokens;
     int   train_size, val_size, test_size;  // generated examples per split
     int   window;              // lm: tokens per training window
     char  train_src[CFG_STR], train_tgt[CFG_STR];  // parallel_text files
@@ -50,8 +65,10 @@ typedef struct Config {
     int   bpe_merges;          // parallel_text: BPE merges learned per language (0 = whole words)
     Algorithm algorithm;       // algorithmic: copy | reverse | duplicate | sort
     int   alphabet;            // algorithmic: number of symbols (2 = binary, 10 = digits)
-    int   min_length, max_length;  // algorithmic: input lengths of the training (and val, test) examples
-    char  max_file_size[CFG_STR]; // largest data file (lexicon, train/val/test files) read, e.g. "1G"
+    // algorithmic: input lengths of the training (and val, test) examples
+    int   min_length, max_length;
+    // largest data file (lexicon, train/val/test files) read, e.g. "1G"
+    char  max_file_size[CFG_STR];
 
     // [model]
     ModelKind model;           // classifier | translator | lm
@@ -71,12 +88,17 @@ typedef struct Config {
     RopeScaling rope_scaling;  // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
     float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
     int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
-    float yarn_alpha, yarn_beta; // yarn: pairs turning < alpha times in L are interpolated, > beta kept
-    float xpos_gamma;          // xPos: q.k of pair i decays as zeta_i^((m-n)/xpos_gamma) (default 32)
+    // yarn: pairs turning < alpha times in L are interpolated, > beta kept
+    float yarn_alpha, yarn_beta;
+    float xpos_gamma;          // xPos: q.k of pair i decays as
+                               // zeta_i^((m-n)/xpos_gamma) (default 32)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
-    int   pos_random;          // L > 0: positions drawn from [0, L) per forward pass (Ruoss et al.); 0 = off
-    LogitScale attn_logit_scale; // none | log: self-attention scores times log(n)/log(n_train) past n_train
-    int   attn_train_length;   // n_train: the longest training sequence (./train records it; 0 = unknown)
+    int   pos_random;          // L > 0: positions drawn from [0, L) per
+                               // forward pass (Ruoss et al.); 0 = off
+    // none | log: self-attention scores times log(n)/log(n_train) past n_train
+    LogitScale attn_logit_scale;
+    // n_train: the longest training sequence (./train records it; 0 = unknown)
+    int   attn_train_length;
 
     // [train]
     int   steps;
@@ -91,7 +113,8 @@ typedef struct Config {
     float label_smoothing;
     int   log_every, eval_every, ckpt_every;
     char  resume[CFG_STR];     // run folder or checkpoint to resume from ("" = fresh)
-    char  init_from[CFG_STR];  // run folder or checkpoint whose weights start a fresh run ("" = none)
+    char  init_from[CFG_STR];  // run folder or checkpoint whose
+                               // weights start a fresh run ("" = none)
     char  eval_lengths[CFG_STR]; // lengths evaluated during training ("3,12"; "" = val split only)
     int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
     int   eos;                 // translator: targets end with <eos> (default); false: no end token
@@ -102,7 +125,8 @@ typedef struct Config {
     char  lengths[CFG_STR];    // "1..12", "32,64,128"; "" = the splits as trained
     int   beam;                // ./translate: beam size (1 = greedy)
     float length_penalty;      // ./translate: GNMT length penalty alpha
-    EvalPositions positions;   // with pos_random: evaluate on drawn positions (sampled) or on 0..n-1 (plain)
+    EvalPositions positions;   // with pos_random: evaluate on drawn
+                               // positions (sampled) or on 0..n-1 (plain)
     EvalLength length;         // exact match: model (stop at <eos>) | oracle (the reference length)
     int   lm_windows;          // lm: at most this many windows per window length (the first ones)
 
@@ -117,7 +141,8 @@ typedef struct Config {
 // Parse `path`, then apply overrides ("section.key=value", or "key=value" when the key is
 // unique across sections). On error: writes `file:line: message` (or `override 'x': message`)
 // into err and returns -1.
-int  config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err, int errlen);
+int  config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err,
+                 int errlen);
 // Defaults only (for tests and for tools that build a model without a file).
 // Overwrites *c entirely: call config_free first if it holds text.
 void config_defaults(Config *c);

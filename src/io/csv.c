@@ -136,7 +136,8 @@ int csv_parse(const char *text, size_t len, const char *name, CsvTable *t, char 
             line++;
             continue;
         }
-        if (!t->header && text[pos] == '#') {   // a comment before the header (log.csv's init_from line)
+        // a comment before the header (log.csv's init_from line)
+        if (!t->header && text[pos] == '#') {
             while (pos < len && text[pos] != '\n') pos++;
             pos++;
             line++;

@@ -1,8 +1,8 @@
 // Small CSV reader and writer for experiment logs (log.csv, results.csv).
 //
 // Format read: the first non-blank line not starting with '#' is the header (lines before it
-// that start with '#' are comments, e.g. log.csv's "# init_from = ..." line); fields are separated by commas;
-// a field may be wrapped in double quotes, inside which "" is a literal quote and commas
+// that start with '#' are comments, e.g. log.csv's "# init_from = ..." line); fields are separated
+// by commas; a field may be wrapped in double quotes, inside which "" is a literal quote and commas
 // and newlines are plain text. LF and CRLF line ends are both accepted, a UTF-8 byte-order
 // mark is ignored, blank lines are skipped. Every row must have as many fields as the
 // header. Problems are reported as `file:line: message` (the line where the row starts).

@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 static void set_err(char *err, int errlen, const char *path, const char *what, int errnum) {
-    if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s: %s: %s", path, what, strerror(errnum));
+    if (err && errlen > 0)
+        snprintf(err, (size_t)errlen, "%s: %s: %s", path, what, strerror(errnum));
 }
 
 // The directory part of path ("." if there is none), for fsync after rename.
@@ -94,7 +95,8 @@ char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int er
     // The size from fstat is only a first guess: read until EOF and grow if needed.
     struct stat st;
     size_t cap = 4096;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 && (unsigned long long)st.st_size < max_bytes)
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (unsigned long long)st.st_size < max_bytes)
         cap = (size_t)st.st_size + 1;
     char *buf = malloc(cap + 1);
     size_t len = 0;
@@ -104,7 +106,12 @@ char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int er
             if (cap > max_bytes) break;  // already read more than allowed; reported below
             size_t ncap = cap * 2 > cap ? cap * 2 : (size_t)-2;
             char *nb = realloc(buf, ncap + 1);
-            if (!nb) { free(buf); fclose(f); set_err(err, errlen, path, "cannot read", ENOMEM); return NULL; }
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                set_err(err, errlen, path, "cannot read", ENOMEM);
+                return NULL;
+            }
             buf = nb;
             cap = ncap;
         }
@@ -126,7 +133,8 @@ char *read_file(const char *path, size_t *n, size_t max_bytes, char *err, int er
     if (len > max_bytes) {
         free(buf);
         if (err && errlen > 0)
-            snprintf(err, (size_t)errlen, "%s: file is larger than the limit of %zu bytes", path, max_bytes);
+            snprintf(err, (size_t)errlen, "%s: file is larger than the limit of %zu bytes", path,
+                     max_bytes);
         return NULL;
     }
     buf[len] = '\0';
@@ -154,7 +162,9 @@ int make_dirs(const char *path, char *err, int errlen) {
             struct stat st;
             if (e != EEXIST || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
                 if (e == EEXIST) e = ENOTDIR;
-                if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s: cannot create directory '%s': %s", path, buf, strerror(e));
+                if (err && errlen > 0)
+                    snprintf(err, (size_t)errlen, "%s: cannot create directory '%s': %s", path, buf,
+                             strerror(e));
                 free(buf);
                 return -1;
             }

@@ -107,7 +107,8 @@ static void skip_ws(Parser *p) {
 
 static int sbuf_put(Parser *p, const void *bytes, size_t k) {
     if (p->sbuf.len + k > p->lim.max_string_bytes)
-        return fail(p, p->pos, "string longer than the limit of %zu bytes", p->lim.max_string_bytes);
+        return fail(p, p->pos, "string longer than the limit of %zu bytes",
+                    p->lim.max_string_bytes);
     strbuf_append(&p->sbuf, bytes, k);
     return p->sbuf.failed ? out_of_memory(p) : 0;
 }
@@ -116,13 +117,15 @@ static int put_codepoint(Parser *p, unsigned cp) {
     unsigned char u[4];
     size_t k;
     if (cp < 0x80) { u[0] = (unsigned char)cp; k = 1; }
-    else if (cp < 0x800) { u[0] = (unsigned char)(0xc0 | cp >> 6); u[1] = (unsigned char)(0x80 | (cp & 0x3f)); k = 2; }
-    else if (cp < 0x10000) {
+    else if (cp < 0x800) {
+        u[0] = (unsigned char)(0xc0 | cp >> 6); u[1] = (unsigned char)(0x80 | (cp & 0x3f)); k = 2;
+    } else if (cp < 0x10000) {
         u[0] = (unsigned char)(0xe0 | cp >> 12); u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
         u[2] = (unsigned char)(0x80 | (cp & 0x3f)); k = 3;
     } else {
         u[0] = (unsigned char)(0xf0 | cp >> 18); u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)); u[3] = (unsigned char)(0x80 | (cp & 0x3f)); k = 4;
+        u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        u[3] = (unsigned char)(0x80 | (cp & 0x3f)); k = 4;
     }
     return sbuf_put(p, u, k);
 }
@@ -140,7 +143,8 @@ static int read_hex4(Parser *p, unsigned *out) {
         else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
         else {
             char b[16];
-            return fail(p, p->pos + (size_t)i, "invalid hex digit %s in \\u escape", describe_char(c, b));
+            return fail(p, p->pos + (size_t)i, "invalid hex digit %s in \\u escape",
+                        describe_char(c, b));
         }
         v = v * 16 + d;
     }
@@ -158,12 +162,16 @@ static int parse_unicode_escape(Parser *p) {
         return fail(p, start, "lone low surrogate \\u%04X (not preceded by a high surrogate)", cp);
     if (cp >= 0xd800 && cp <= 0xdbff) {
         if (p->n - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u')
-            return fail(p, start, "lone high surrogate \\u%04X (expected a low surrogate \\uDC00-\\uDFFF after it)", cp);
+            return fail(p, start,
+                        "lone high surrogate \\u%04X "
+                        "(expected a low surrogate \\uDC00-\\uDFFF after it)",
+                        cp);
         p->pos += 1;  // at the 'u'
         unsigned lo;
         if (read_hex4(p, &lo)) return -1;
         if (lo < 0xdc00 || lo > 0xdfff)
-            return fail(p, start, "high surrogate \\u%04X followed by \\u%04X, not a low surrogate", cp, lo);
+            return fail(p, start, "high surrogate \\u%04X followed by \\u%04X, not a low surrogate",
+                        cp, lo);
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
     }
     return put_codepoint(p, cp);
@@ -198,7 +206,9 @@ static int parse_string(Parser *p, const char **out, size_t *out_len) {
     size_t start = p->pos++;
     p->sbuf.len = 0;
     for (;;) {
-        if (p->pos >= p->n) return fail(p, p->n, "unterminated string (opened at byte %zu)", p->lim.offset_base + start);
+        if (p->pos >= p->n)
+            return fail(p, p->n, "unterminated string (opened at byte %zu)",
+                        p->lim.offset_base + start);
         unsigned char c = p->s[p->pos];
         if (c == '"') break;
         if (c == '\\') {
@@ -225,7 +235,9 @@ static int parse_string(Parser *p, const char **out, size_t *out_len) {
 // ---------------------------------------------------------------------------------------
 // Numbers and literals.
 
-static int is_digit(Parser *p) { return p->pos < p->n && p->s[p->pos] >= '0' && p->s[p->pos] <= '9'; }
+static int is_digit(Parser *p) {
+    return p->pos < p->n && p->s[p->pos] >= '0' && p->s[p->pos] <= '9';
+}
 
 static int parse_number(Parser *p, JsonValue *v) {
     size_t start = p->pos;
@@ -266,7 +278,8 @@ static int parse_number(Parser *p, JsonValue *v) {
         if (fits) {
             v->is_int = 1;
             // Negating INT64_MIN's magnitude in unsigned arithmetic, then converting, is exact.
-            v->int64 = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
+            v->int64 =
+                neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
         }
     }
 
@@ -334,11 +347,14 @@ static int check_duplicate_keys(Parser *p, JsonMember *m, size_t n) {
     qsort(idx, n, sizeof *idx, compare_members);
     const JsonMember *dup = NULL;
     for (size_t i = 1; i < n; i++) {
-        if (idx[i]->key_len == idx[i - 1]->key_len && memcmp(idx[i]->key, idx[i - 1]->key, idx[i]->key_len) == 0)
+        if (idx[i]->key_len == idx[i - 1]->key_len &&
+            memcmp(idx[i]->key, idx[i - 1]->key, idx[i]->key_len) == 0)
             if (!dup || idx[i]->key_offset < dup->key_offset) dup = idx[i];
     }
     int rc = 0;
-    if (dup) rc = fail(p, dup->key_offset - p->lim.offset_base, "duplicate key \"%.80s\" in object", dup->key);
+    if (dup)
+        rc = fail(p, dup->key_offset - p->lim.offset_base, "duplicate key \"%.80s\" in object",
+                  dup->key);
     free(idx);
     return rc;
 }
@@ -353,12 +369,14 @@ static int parse_array(Parser *p, JsonValue *v, int depth) {
             JsonMember m = {0};
             if (parse_value(p, &m.value, depth + 1) || stack_push(p, &m)) return -1;
             skip_ws(p);
-            if (p->pos >= p->n) return fail(p, p->n, "unexpected end of input in array, expected ',' or ']'");
+            if (p->pos >= p->n)
+                return fail(p, p->n, "unexpected end of input in array, expected ',' or ']'");
             unsigned char c = p->s[p->pos++];
             if (c == ']') break;
             if (c != ',') {
                 char b[16];
-                return fail(p, p->pos - 1, "expected ',' or ']' in array, found %s", describe_char(c, b));
+                return fail(p, p->pos - 1, "expected ',' or ']' in array, found %s",
+                            describe_char(c, b));
             }
         }
     }
@@ -382,10 +400,12 @@ static int parse_object(Parser *p, JsonValue *v, int depth) {
         for (;;) {
             JsonMember m = {0};
             skip_ws(p);
-            if (p->pos >= p->n) return fail(p, p->n, "unexpected end of input in object, expected a string key");
+            if (p->pos >= p->n)
+                return fail(p, p->n, "unexpected end of input in object, expected a string key");
             if (p->s[p->pos] != '"') {
                 char b[16];
-                return fail(p, p->pos, "expected a string key in object, found %s", describe_char(p->s[p->pos], b));
+                return fail(p, p->pos, "expected a string key in object, found %s",
+                            describe_char(p->s[p->pos], b));
             }
             m.key_offset = p->lim.offset_base + p->pos;
             if (parse_string(p, &m.key, &m.key_len)) return -1;
@@ -395,12 +415,14 @@ static int parse_object(Parser *p, JsonValue *v, int depth) {
             p->pos++;
             if (parse_value(p, &m.value, depth + 1) || stack_push(p, &m)) return -1;
             skip_ws(p);
-            if (p->pos >= p->n) return fail(p, p->n, "unexpected end of input in object, expected ',' or '}'");
+            if (p->pos >= p->n)
+                return fail(p, p->n, "unexpected end of input in object, expected ',' or '}'");
             unsigned char c = p->s[p->pos++];
             if (c == '}') break;
             if (c != ',') {
                 char b[16];
-                return fail(p, p->pos - 1, "expected ',' or '}' in object, found %s", describe_char(c, b));
+                return fail(p, p->pos - 1, "expected ',' or '}' in object, found %s",
+                            describe_char(c, b));
             }
         }
     }
@@ -454,7 +476,8 @@ JsonDoc *json_parse(const char *text, size_t n, const JsonLimits *limits, char *
     if (err && errlen > 0) err[0] = '\0';
 
     if (n > p.lim.max_bytes) {
-        fail(&p, p.lim.max_bytes, "input is %zu bytes, more than the limit of %zu", n, p.lim.max_bytes);
+        fail(&p, p.lim.max_bytes, "input is %zu bytes, more than the limit of %zu", n,
+             p.lim.max_bytes);
         return NULL;
     }
     if (!text && n) { fail(&p, 0, "no input"); return NULL; }
@@ -466,7 +489,8 @@ JsonDoc *json_parse(const char *text, size_t n, const JsonLimits *limits, char *
         skip_ws(&p);
         if (p.pos < p.n) {
             char b[16];
-            rc = fail(&p, p.pos, "unexpected %s after the end of the JSON value", describe_char(p.s[p.pos], b));
+            rc = fail(&p, p.pos, "unexpected %s after the end of the JSON value",
+                      describe_char(p.s[p.pos], b));
         }
     }
     free(p.stack);
@@ -495,7 +519,8 @@ const JsonValue *json_get(const JsonValue *obj, const char *key) {
     if (!obj || obj->type != JSON_OBJECT || !key) return NULL;
     size_t k = strlen(key);
     for (size_t i = 0; i < obj->len; i++)
-        if (obj->members[i].key_len == k && memcmp(obj->members[i].key, key, k) == 0) return &obj->members[i].value;
+        if (obj->members[i].key_len == k && memcmp(obj->members[i].key, key, k) == 0)
+            return &obj->members[i].value;
     return NULL;
 }
 

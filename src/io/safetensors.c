@@ -105,15 +105,21 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     for (int i = 0; i < n; i++) {
         const char *name = t[i].name;
         if (!name || !*name) return st_error(c, "tensor %d has an empty name", i);
-        if (!utf8_valid(name, strlen(name))) return st_error(c, "tensor %d: name is not valid UTF-8", i);
-        if (strcmp(name, "__metadata__") == 0) return st_error(c, "'__metadata__' is reserved and cannot name a tensor");
+        if (!utf8_valid(name, strlen(name)))
+            return st_error(c, "tensor %d: name is not valid UTF-8", i);
+        if (strcmp(name, "__metadata__") == 0)
+            return st_error(c, "'__metadata__' is reserved and cannot name a tensor");
         if (t[i].ndim < 0 || t[i].ndim > ST_MAX_DIMS)
-            return st_error(c, "tensor '%s' has %d dimensions; 0 to %d are supported", show(name, b), t[i].ndim, ST_MAX_DIMS);
+            return st_error(c, "tensor '%s' has %d dimensions; 0 to %d are supported",
+                            show(name, b), t[i].ndim, ST_MAX_DIMS);
         for (int d = 0; d < t[i].ndim; d++)
-            if (t[i].shape[d] < 0) return st_error(c, "tensor '%s': shape[%d] is negative", show(name, b), d);
+            if (t[i].shape[d] < 0)
+                return st_error(c, "tensor '%s': shape[%d] is negative", show(name, b), d);
         numels[i] = shape_numel(t[i].shape, t[i].ndim);
-        if (numels[i] < 0) return st_error(c, "tensor '%s': number of elements overflows", show(name, b));
-        if (numels[i] > 0 && !t[i].data) return st_error(c, "tensor '%s' has no data", show(name, b));
+        if (numels[i] < 0)
+            return st_error(c, "tensor '%s': number of elements overflows", show(name, b));
+        if (numels[i] > 0 && !t[i].data)
+            return st_error(c, "tensor '%s' has no data", show(name, b));
     }
     for (int i = 0; i < n_meta; i++) {
         if (!mk[i] || !mv[i]) return st_error(c, "metadata entry %d is NULL", i);
@@ -125,11 +131,17 @@ static int check_inputs(const Ctx *c, const StTensorIn *t, int n, const char *co
     int oom;
     for (int i = 0; i < n; i++) names[i] = t[i].name;
     const char *dup = find_duplicate(names, (size_t)n, &oom);
-    if (dup || oom) { free(names); return st_error(c, oom ? "out of memory" : "duplicate tensor name '%s'", show(dup ? dup : "", b)); }
+    if (dup || oom) {
+        free(names);
+        return st_error(c, oom ? "out of memory" : "duplicate tensor name '%s'",
+                        show(dup ? dup : "", b));
+    }
     for (int i = 0; i < n_meta; i++) names[i] = mk[i];
     dup = find_duplicate(names, (size_t)n_meta, &oom);
     free(names);
-    if (dup || oom) return st_error(c, oom ? "out of memory" : "duplicate metadata key '%s'", show(dup ? dup : "", b));
+    if (dup || oom)
+        return st_error(c, oom ? "out of memory" : "duplicate metadata key '%s'",
+                        show(dup ? dup : "", b));
     return 0;
 }
 
@@ -225,18 +237,21 @@ typedef struct { long long begin, end; int index; } Span;
 static int parse_metadata(const Ctx *c, StFile *f, const JsonValue *v) {
     char b[96];
     if (v->type != JSON_OBJECT)
-        return st_error(c, "__metadata__ must be an object of strings, found %s", json_type_name(v->type));
+        return st_error(c, "__metadata__ must be an object of strings, found %s",
+                        json_type_name(v->type));
     f->meta_keys = malloc((v->len + 1) * sizeof *f->meta_keys);
     f->meta_vals = malloc((v->len + 1) * sizeof *f->meta_vals);
     if (!f->meta_keys || !f->meta_vals) return st_error(c, "out of memory");
     for (size_t i = 0; i < v->len; i++) {
         const JsonMember *m = &v->members[i];
-        if (strlen(m->key) != m->key_len) return st_error(c, "__metadata__ key contains a NUL character");
+        if (strlen(m->key) != m->key_len)
+            return st_error(c, "__metadata__ key contains a NUL character");
         if (m->value.type != JSON_STRING)
-            return st_error(c, "__metadata__ value of '%s' must be a string, found %s", show(m->key, b),
-                            json_type_name(m->value.type));
+            return st_error(c, "__metadata__ value of '%s' must be a string, found %s",
+                            show(m->key, b), json_type_name(m->value.type));
         if (strlen(m->value.str) != m->value.len)
-            return st_error(c, "__metadata__ value of '%s' contains a NUL character", show(m->key, b));
+            return st_error(c, "__metadata__ value of '%s' contains a NUL character",
+                            show(m->key, b));
         f->meta_keys[i] = m->key;
         f->meta_vals[i] = m->value.str;
     }
@@ -252,23 +267,26 @@ static int parse_shape(const Ctx *c, const char *name, const JsonValue *shape, S
     char b[96];
     if (!shape) return st_error(c, "tensor '%s' has no shape", show(name, b));
     if (shape->type != JSON_ARRAY)
-        return st_error(c, "tensor '%s': shape must be an array of non-negative integers, found %s", show(name, b),
-                        json_type_name(shape->type));
+        return st_error(c, "tensor '%s': shape must be an array of non-negative integers, found %s",
+                        show(name, b), json_type_name(shape->type));
     if (shape->len > ST_MAX_DIMS)
-        return st_error(c, "tensor '%s' has %zu dimensions; at most %d are supported", show(name, b), shape->len, ST_MAX_DIMS);
+        return st_error(c, "tensor '%s' has %zu dimensions; at most %d are supported",
+                        show(name, b), shape->len, ST_MAX_DIMS);
     t->ndim = (int)shape->len;
     for (int d = 0; d < t->ndim; d++) {
         const JsonValue *e = json_at(shape, (size_t)d);
         int64_t v;
         if (e->type != JSON_NUMBER)
-            return st_error(c, "tensor '%s': shape[%d] must be a non-negative integer, found %s", show(name, b), d,
-                            json_type_name(e->type));
+            return st_error(c, "tensor '%s': shape[%d] must be a non-negative integer, found %s",
+                            show(name, b), d, json_type_name(e->type));
         if (json_int64(e, &v) != 0 || v < 0)
-            return st_error(c, "tensor '%s': shape[%d] must be a non-negative integer, found %.17g", show(name, b), d, e->number);
+            return st_error(c, "tensor '%s': shape[%d] must be a non-negative integer, found %.17g",
+                            show(name, b), d, e->number);
         t->shape[d] = v;
     }
     t->numel = shape_numel(t->shape, t->ndim);
-    if (t->numel < 0) return st_error(c, "tensor '%s': number of elements overflows", show(name, b));
+    if (t->numel < 0)
+        return st_error(c, "tensor '%s': number of elements overflows", show(name, b));
     return 0;
 }
 
@@ -279,28 +297,36 @@ static int parse_offsets(const Ctx *c, const char *name, const JsonValue *offs, 
     int64_t v[2];
     if (offs->type != JSON_ARRAY || offs->len != 2 || json_int64(json_at(offs, 0), &v[0]) ||
         json_int64(json_at(offs, 1), &v[1]) || v[0] < 0 || v[1] < 0)
-        return st_error(c, "tensor '%s': data_offsets must be two non-negative integers [begin, end]", show(name, b));
+        return st_error(c,
+                        "tensor '%s': data_offsets must be two non-negative integers [begin, end]",
+                        show(name, b));
     if (v[0] > v[1])
-        return st_error(c, "tensor '%s': data_offsets begin %lld is after end %lld", show(name, b), (long long)v[0],
-                        (long long)v[1]);
+        return st_error(c, "tensor '%s': data_offsets begin %lld is after end %lld", show(name, b),
+                        (long long)v[0], (long long)v[1]);
     if ((uint64_t)v[1] > data_len)
-        return st_error(c, "tensor '%s': data_offsets end %lld is beyond the data region (%zu bytes)", show(name, b),
-                        (long long)v[1], data_len);
+        return st_error(c,
+                        "tensor '%s': data_offsets end %lld is beyond the data region (%zu bytes)",
+                        show(name, b), (long long)v[1], data_len);
     if (v[1] - v[0] != t->numel * 4)
-        return st_error(c, "tensor '%s': data_offsets [%lld, %lld] span %lld bytes but its shape needs %lld (%lld F32 values)",
-                        show(name, b), (long long)v[0], (long long)v[1], (long long)(v[1] - v[0]), t->numel * 4, t->numel);
+        return st_error(c,
+                        "tensor '%s': data_offsets [%lld, %lld] span %lld bytes but its shape "
+                        "needs %lld (%lld F32 values)",
+                        show(name, b), (long long)v[0], (long long)v[1], (long long)(v[1] - v[0]),
+                        t->numel * 4, t->numel);
     span->begin = v[0];
     span->end = v[1];
     return 0;
 }
 
-static int parse_tensor(const Ctx *c, const JsonMember *m, StTensor *t, size_t data_len, Span *span) {
+static int parse_tensor(const Ctx *c, const JsonMember *m, StTensor *t, size_t data_len,
+                        Span *span) {
     char b[96], b2[96];
     const char *name = m->key;
     if (m->key_len == 0) return st_error(c, "a tensor has an empty name");
     const JsonValue *v = &m->value;
     if (v->type != JSON_OBJECT)
-        return st_error(c, "tensor '%s': entry must be an object, found %s", show(name, b), json_type_name(v->type));
+        return st_error(c, "tensor '%s': entry must be an object, found %s", show(name, b),
+                        json_type_name(v->type));
     for (size_t i = 0; i < v->len; i++) {
         const char *k = v->members[i].key;
         if (strcmp(k, "dtype") && strcmp(k, "shape") && strcmp(k, "data_offsets"))
@@ -309,10 +335,13 @@ static int parse_tensor(const Ctx *c, const JsonMember *m, StTensor *t, size_t d
     const JsonValue *dtype = json_get(v, "dtype");
     if (!dtype) return st_error(c, "tensor '%s' has no dtype", show(name, b));
     if (dtype->type != JSON_STRING)
-        return st_error(c, "tensor '%s': dtype must be a string, found %s", show(name, b), json_type_name(dtype->type));
-    if (strlen(dtype->str) != dtype->len) return st_error(c, "tensor '%s': dtype contains a NUL character", show(name, b));
+        return st_error(c, "tensor '%s': dtype must be a string, found %s", show(name, b),
+                        json_type_name(dtype->type));
+    if (strlen(dtype->str) != dtype->len)
+        return st_error(c, "tensor '%s': dtype contains a NUL character", show(name, b));
     if (strcmp(dtype->str, "F32") != 0)
-        return st_error(c, "tensor '%s' has dtype %s; only F32 is supported", show(name, b), show(dtype->str, b2));
+        return st_error(c, "tensor '%s' has dtype %s; only F32 is supported", show(name, b),
+                        show(dtype->str, b2));
     t->name = name;
     if (parse_shape(c, name, json_get(v, "shape"), t)) return -1;
     return parse_offsets(c, name, json_get(v, "data_offsets"), t, data_len, span);
@@ -335,17 +364,22 @@ static int check_coverage(const Ctx *c, const StFile *f, Span *spans, size_t dat
     for (int i = 0; i < f->n; i++) {
         const Span *s = &spans[i];
         if (s->begin < cursor)
-            return st_error(c, "tensors '%s' and '%s' overlap in the data region ([%lld, %lld) and [%lld, %lld))",
+            return st_error(c,
+                            "tensors '%s' and '%s' overlap in the data region "
+                            "([%lld, %lld) and [%lld, %lld))",
                             show(f->tensors[last].name, b), show(f->tensors[s->index].name, b2),
                             spans[i - 1].begin, cursor, s->begin, s->end);
         if (s->begin > cursor)
-            return st_error(c, "hole in the data region: bytes [%lld, %lld) belong to no tensor", cursor, s->begin);
+            return st_error(c, "hole in the data region: bytes [%lld, %lld) belong to no tensor",
+                            cursor, s->begin);
         cursor = s->end;
         last = s->index;
     }
     if ((unsigned long long)cursor != data_len)
-        return st_error(c, "hole in the data region: bytes [%lld, %zu) after the last tensor belong to no tensor", cursor,
-                        data_len);
+        return st_error(c,
+                        "hole in the data region: bytes [%lld, %zu) after the last tensor "
+                        "belong to no tensor",
+                        cursor, data_len);
     return 0;
 }
 
@@ -355,17 +389,23 @@ static int parse_body(const Ctx *c, StFile *f, const unsigned char *bytes, size_
     if (n < 8) return st_error(c, "file is %zu bytes, too short for the 8-byte header length", n);
     uint64_t hlen = get_u64_le(bytes);
     if (hlen > ST_MAX_HEADER)
-        return st_error(c, "header length %llu exceeds the limit of %zu bytes", (unsigned long long)hlen, ST_MAX_HEADER);
+        return st_error(c, "header length %llu exceeds the limit of %zu bytes",
+                        (unsigned long long)hlen, ST_MAX_HEADER);
     if (hlen > n - 8)
-        return st_error(c, "header length %llu is larger than the rest of the file (%zu bytes)", (unsigned long long)hlen, n - 8);
+        return st_error(c, "header length %llu is larger than the rest of the file (%zu bytes)",
+                        (unsigned long long)hlen, n - 8);
     size_t data_len = n - 8 - (size_t)hlen;
 
-    JsonLimits lim = {.max_depth = HEADER_MAX_DEPTH, .max_bytes = ST_MAX_HEADER, .max_string_bytes = (size_t)hlen + 1,
-                      .allow_duplicate_keys = 1, .offset_base = 8};
+    JsonLimits lim = {.max_depth = HEADER_MAX_DEPTH,
+                      .max_bytes = ST_MAX_HEADER,
+                      .max_string_bytes = (size_t)hlen + 1,
+                      .allow_duplicate_keys = 1,
+                      .offset_base = 8};
     f->doc = json_parse((const char *)bytes + 8, (size_t)hlen, &lim, jerr, sizeof jerr);
     if (!f->doc) return st_error(c, "header is not valid JSON: %s", jerr);
     const JsonValue *root = json_root(f->doc);
-    if (root->type != JSON_OBJECT) return st_error(c, "header must be a JSON object, found %s", json_type_name(root->type));
+    if (root->type != JSON_OBJECT)
+        return st_error(c, "header must be a JSON object, found %s", json_type_name(root->type));
 
     // Duplicate names first: with a repeated key every later message could be ambiguous.
     const char **names = malloc((root->len + 1) * sizeof *names);
@@ -374,14 +414,16 @@ static int parse_body(const Ctx *c, StFile *f, const unsigned char *bytes, size_
         names[i] = root->members[i].key;
         if (strlen(names[i]) != root->members[i].key_len) {
             free(names);
-            return st_error(c, "tensor name '%s' contains a NUL character", show(root->members[i].key, b));
+            return st_error(c, "tensor name '%s' contains a NUL character",
+                            show(root->members[i].key, b));
         }
     }
     int oom;
     const char *dup = find_duplicate(names, root->len, &oom);
     free(names);
     if (oom) return st_error(c, "out of memory");
-    if (dup && strcmp(dup, "__metadata__") == 0) return st_error(c, "__metadata__ appears more than once");
+    if (dup && strcmp(dup, "__metadata__") == 0)
+        return st_error(c, "__metadata__ appears more than once");
     if (dup) return st_error(c, "duplicate tensor name '%s'", show(dup, b));
 
     f->tensors = calloc(root->len + 1, sizeof *f->tensors);
@@ -406,7 +448,8 @@ static int parse_body(const Ctx *c, StFile *f, const unsigned char *bytes, size_
         rc = st_error(c, "out of memory (%zu bytes of tensor data)", data_len);
     if (!rc) {
         if (data_len) memcpy(f->data, bytes + 8 + hlen, data_len);
-        for (int i = 0; i < f->n; i++) f->tensors[spans[i].index].data = f->data + spans[i].begin / 4;
+        for (int i = 0; i < f->n; i++)
+            f->tensors[spans[i].index].data = f->data + spans[i].begin / 4;
     }
     free(spans);
     return rc;
@@ -436,7 +479,9 @@ StFile *st_load(const char *path, char *err, int errlen) {
 
 int st_count(const StFile *f) { return f ? f->n : 0; }
 
-const StTensor *st_get(const StFile *f, int i) { return f && i >= 0 && i < f->n ? &f->tensors[i] : NULL; }
+const StTensor *st_get(const StFile *f, int i) {
+    return f && i >= 0 && i < f->n ? &f->tensors[i] : NULL;
+}
 
 const StTensor *st_find(const StFile *f, const char *name) {
     if (!f || !name) return NULL;
@@ -453,8 +498,12 @@ const char *st_meta(const StFile *f, const char *key) {
 }
 
 int st_meta_count(const StFile *f) { return f ? f->n_meta : 0; }
-const char *st_meta_key(const StFile *f, int i) { return f && i >= 0 && i < f->n_meta ? f->meta_keys[i] : NULL; }
-const char *st_meta_value(const StFile *f, int i) { return f && i >= 0 && i < f->n_meta ? f->meta_vals[i] : NULL; }
+const char *st_meta_key(const StFile *f, int i) {
+    return f && i >= 0 && i < f->n_meta ? f->meta_keys[i] : NULL;
+}
+const char *st_meta_value(const StFile *f, int i) {
+    return f && i >= 0 && i < f->n_meta ? f->meta_vals[i] : NULL;
+}
 
 void st_free(StFile *f) {
     if (!f) return;

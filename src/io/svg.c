@@ -263,7 +263,8 @@ static void assign_slots(const Plot *p, int *slot, int *dashed) {
 char *plot_xml_escape(const char *text, char *buf, int n) {
     if (n <= 0) return buf;
     int used = 0;
-    const unsigned char *s = (const unsigned char *)(text ? text : ""), *end = s + strlen((const char *)s);
+    const unsigned char *s = (const unsigned char *)(text ? text : ""),
+                        *end = s + strlen((const char *)s);
     while (*s) {
         char tmp[8];
         const char *piece = tmp;
@@ -374,7 +375,8 @@ static void make_layout(const Plot *p, Layout *L) {
     L->h = p->height > 100 ? p->height : 400;
     L->left = 14 + (p->ylabel[0] ? LABEL_FONT + 10 : 0) + L->y_label_w + 8;
     L->top = p->title[0] ? 20 + TITLE_FONT + 12 : 20;
-    if (p->has_vline && p->vline_label[0]) L->top += VLINE_FONT + 6;  // its label sits above the frame
+    // its label sits above the frame
+    if (p->has_vline && p->vline_label[0]) L->top += VLINE_FONT + 6;
 
     double name_w = text_width(p->legend_title, LEGEND_FONT) + 4;
     for (int i = 0; i < p->n_series; i++)
@@ -424,11 +426,13 @@ static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
     strbuf_printf(b, "<g class=\"ticks\" stroke=\"#333333\">\n");
     for (int i = 0; i < L->ax.n_ticks; i++) {
         double x = to_px(&L->sx, L->ax.ticks[i].v), len = L->ax.ticks[i].major ? 5 : 3;
-        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y1, x, y1 + len);
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y1, x,
+                      y1 + len);
     }
     for (int i = 0; i < L->ay.n_ticks; i++) {
         double y = to_px(&L->sy, L->ay.ticks[i].v), len = L->ay.ticks[i].major ? 5 : 3;
-        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0 - len, y, x0, y);
+        strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0 - len, y,
+                      x0, y);
     }
     strbuf_printf(b, "</g>\n");
 
@@ -451,8 +455,9 @@ static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
                 if (!span_free(placed, n_placed, sp)) continue;
                 placed[n_placed++] = sp;
                 if (axis == 0)
-                    strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                              pos, y1 + 8 + TICK_FONT, num);
+                    strbuf_printf(b,
+                                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                                  pos, y1 + 8 + TICK_FONT, num);
                 else
                     strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                               x0 - 8, pos + TICK_FONT * 0.35, num);
@@ -462,8 +467,10 @@ static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
     strbuf_printf(b, "</g>\n");
 
     if (p->xlabel[0]) {
-        strbuf_printf(b, "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-                  "font-size=\"%g\">", x0 + L->w / 2, y1 + 8 + TICK_FONT + 10 + LABEL_FONT, LABEL_FONT);
+        strbuf_printf(b,
+                      "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                      "font-size=\"%g\">",
+                      x0 + L->w / 2, y1 + 8 + TICK_FONT + 10 + LABEL_FONT, LABEL_FONT);
         sb_text(b, p->xlabel);
         strbuf_printf(b, "</text>\n");
     }
@@ -475,8 +482,10 @@ static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
         strbuf_printf(b, "</text>\n");
     }
     if (p->title[0]) {
-        strbuf_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-                  "font-size=\"%g\" font-weight=\"bold\">", x0 + L->w / 2, 20 + TITLE_FONT, TITLE_FONT);
+        strbuf_printf(b,
+                      "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                      "font-size=\"%g\" font-weight=\"bold\">",
+                      x0 + L->w / 2, 20 + TITLE_FONT, TITLE_FONT);
         sb_text(b, p->title);
         strbuf_printf(b, "</text>\n");
     }
@@ -505,9 +514,11 @@ static int point_ok(const Plot *p, double x, double y) {
 
 // Shaded band: one closed polygon per run of consecutive points with valid bounds; a run of
 // a single point becomes an error bar.
-static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s, const char *color) {
+static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s,
+                      const char *color) {
     if (!s->lo) return;
-    strbuf_printf(b, "<g class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\">\n", color);
+    strbuf_printf(b, "<g class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\">\n",
+                  color);
     int k = 0;
     while (k < s->n) {
         if (!point_ok(p, s->x[k], s->lo[k]) || !on_axis(s->hi[k], p->logy)) { k++; continue; }
@@ -523,7 +534,8 @@ static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSerie
         } else {
             strbuf_printf(b, "<path d=\"");
             for (int i = k; i <= end; i++)
-                strbuf_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]), to_px(&L->sy, s->hi[i]));
+                strbuf_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]),
+                              to_px(&L->sy, s->hi[i]));
             for (int i = end; i >= k; i--)
                 strbuf_printf(b, "L%.1f %.1f", to_px(&L->sx, s->x[i]), to_px(&L->sy, s->lo[i]));
             strbuf_printf(b, "Z\"/>\n");
@@ -549,12 +561,16 @@ static void marker_open(StrBuf *b, int slot, double x, double y, double r, const
         case 0: strbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r); break;
         case 1: strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"",
                           x - r * 0.9, y - r * 0.9, r * 1.8, r * 1.8); break;
-        case 2: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
-                          x, y - r * 1.2, x + r * 1.1, y + r * 0.8, x - r * 1.1, y + r * 0.8); break;
+        case 2:
+            strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y - r * 1.2,
+                          x + r * 1.1, y + r * 0.8, x - r * 1.1, y + r * 0.8);
+            break;
         case 3: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
                           x, y - r * 1.3, x + r * 1.3, y, x, y + r * 1.3, x - r * 1.3, y); break;
-        default: strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"",
-                           x, y + r * 1.2, x + r * 1.1, y - r * 0.8, x - r * 1.1, y - r * 0.8); break;
+        default:
+            strbuf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y + r * 1.2,
+                          x + r * 1.1, y - r * 0.8, x - r * 1.1, y - r * 0.8);
+            break;
     }
     if (marker_hollow(slot))
         strbuf_printf(b, " fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"", color);
@@ -575,7 +591,8 @@ static void draw_series(StrBuf *b, const Plot *p, const Layout *L, const PlotSer
     int pen_down = 0;
     for (int k = 0; k < s->n; k++) {
         if (!point_ok(p, s->x[k], s->y[k])) { pen_down = 0; continue; }
-        strbuf_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]), to_px(&L->sy, s->y[k]));
+        strbuf_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]),
+                      to_px(&L->sy, s->y[k]));
         pen_down = 1;
     }
     strbuf_printf(b, "\"/>\n");
@@ -592,12 +609,14 @@ static void draw_series(StrBuf *b, const Plot *p, const Layout *L, const PlotSer
     strbuf_printf(b, "</g>\n");
 }
 
-static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *slot, const int *dashed) {
+static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *slot,
+                        const int *dashed) {
     if (!p->n_series) return;
     double x = L->legend_x, y = L->top + 4;
     strbuf_printf(b, "<g class=\"legend\" font-size=\"%g\">\n", LEGEND_FONT);
     if (p->legend_title[0]) {
-        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#333333\">", x, y + 12);
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#333333\">", x,
+                      y + 12);
         sb_text(b, p->legend_title);
         strbuf_printf(b, "</text>\n");
         y += LEGEND_ROW;
@@ -615,7 +634,8 @@ static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *sl
             marker_open(b, slot[i], x + 11, cy, 3.5, c);
             strbuf_printf(b, "/>\n");
         }
-        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222222\">", x + 30, cy + LEGEND_FONT * 0.35);
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222222\">", x + 30,
+                      cy + LEGEND_FONT * 0.35);
         sb_text(b, p->series[i].name);
         strbuf_printf(b, "</text>\n");
     }

@@ -15,9 +15,9 @@
 // drawable point, band and the marker line, with "nice" ticks: 1-2-5 steps on linear axes
 // (which end on ticks), decades (with 2 and 5 labelled when the range spans at most three
 // decades) on log axes (which end at the data, or at 1-2-5 values when the data spans too
-// little to show two labels). Tick labels that would overlap are dropped, minor ones first. The legend sits to
-// the right of the plot area. Colours come from a fixed colour-blind-friendly palette
-// (Okabe-Ito): a series given a style (palette slot) by the caller always gets that colour
+// little to show two labels). Tick labels that would overlap are dropped, minor ones first. The
+// legend sits to the right of the plot area. Colours come from a fixed colour-blind-friendly
+// palette (Okabe-Ito): a series given a style (palette slot) by the caller always gets that colour
 // (./plot gives each positional scheme the style its registry line names); others get a
 // colour from a hash of the name (moved to the next free colour when two series of one plot
 // collide). Each colour has its own marker shape.
