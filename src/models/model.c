@@ -112,12 +112,13 @@ static Tensor *generator(Model *m, Tensor *y) {                  // (B,T,d) -> (
     return linear_forward(&m->head, tensor_view(y, 2, shape));
 }
 
-Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
-                       const StackRun *run) {
+Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B,
+                       int Tt, const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
     draw_decoder_positions(m, cache, Tt);
     Tensor *y = stack_embed(&m->decoder, tgt_in, B, Tt, cache ? cache->len : 0);
-    y = stack_forward(&m->decoder, y, cache ? NULL : pad_mask(tgt_in, B * Tt), memory, pad_mask(src, B * Ts), run);
+    y = stack_forward(&m->decoder, y, cache ? NULL : pad_mask(tgt_in, B * Tt), memory,
+                      pad_mask(src, B * Ts), run);
     return generator(m, y);                                      // (B*Tt,V)
 }
 

@@ -1,6 +1,7 @@
 // The three models, sharing embeddings, stacks and an output layer:
 //   classifier: embed -> encoder -> pool (mean over tokens, or the <cls> row) -> head (C)
-//   translator: src_embed -> encoder; tgt_embed -> decoder (causal + cross-attention) -> generator (V)
+//   translator: src_embed -> encoder; tgt_embed -> decoder (causal + cross-attention)
+//               -> generator (V)
 //   lm:         embed -> decoder (causal, no cross-attention) -> generator (V)
 // Parameter names follow docs/design.md §3.2 (PyTorch style), so checkpoints load by name.
 #ifndef MODEL_H
@@ -16,7 +17,8 @@ typedef struct Model {
     Linear head;                // "head" (classifier) or "generator"
     int src_vocab, tgt_vocab, n_classes;
     Rng dropout_rng;            // one seed per dropout call; saved with the run for resume
-    DRng pos_rng;               // randomized positions (cfg.pos_random): every forward pass draws from it
+    DRng pos_rng;               // randomized positions (cfg.pos_random):
+                                // every forward pass draws from it
     int training;               // dropout on; positions drawn (when cfg.pos_random > 0)
 } Model;
 
@@ -41,11 +43,12 @@ void model_seed_positions(Model *m, uint64_t draw);
 // stack_forward (attention sinks; a key/value cache), or NULL.
 Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run);  // (B,T,d)
 Tensor *classifier_logits(Model *m, const int *ids, int B, int T);                  // (B,C)
-Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt); // (B*Tt,V)
+// (B*Tt,V)
+Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt);
 // The decoder on memory (B,Ts,d) of sources src (B,Ts): (B*Tt,V). With a cache, tgt_in holds
 // the tokens at positions cache->len .. (decode.h) and memory may be NULL (the cache has it).
-Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B, int Tt,
-                       const StackRun *run);
+Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const int *tgt_in, int B,
+                       int Tt, const StackRun *run);
 // The language model: (B*T,V). With a cache, ids hold the tokens at positions cache->len ..
 Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run);
 // Can every stack encode sequences this long? (a learned table without wrap cannot)

@@ -66,7 +66,8 @@ int kv_cache_init(KVCache *c, const Stack *s, int N, int capacity) {
     c->capacity = capacity;
     c->n_layers = L;
     c->d = s->pos.d_model;
-    c->k = calloc((size_t)L + 1, sizeof(float *));   // + 1: never calloc(0); mem_k[0] exists (NULL) without layers
+    // + 1: never calloc(0); mem_k[0] exists (NULL) without layers
+    c->k = calloc((size_t)L + 1, sizeof(float *));
     c->v = calloc((size_t)L + 1, sizeof(float *));
     c->mem_k = calloc((size_t)L + 1, sizeof(Tensor *));
     c->mem_v = calloc((size_t)L + 1, sizeof(Tensor *));
@@ -97,8 +98,10 @@ void kv_cache_reorder(KVCache *c, const int *parent) {
     for (int i = 0; i < 2; i++)
         for (int l = 0; l < c->n_layers; l++) {
             float *cache = caches[i][l];
-            for (int n = 0; n < N; n++) memcpy(tmp + n * used, cache + parent[n] * row, sizeof(float) * used);
-            for (int n = 0; n < N; n++) memcpy(cache + n * row, tmp + n * used, sizeof(float) * used);
+            for (int n = 0; n < N; n++)
+                memcpy(tmp + n * used, cache + parent[n] * row, sizeof(float) * used);
+            for (int n = 0; n < N; n++)
+                memcpy(cache + n * row, tmp + n * used, sizeof(float) * used);
         }
     free(tmp);
 }
@@ -120,7 +123,8 @@ void kv_cache_free(KVCache *c) {
 // One residual sub-layer: pre-LN x + Drop(f(LN(x))), or post-LN LN(x + Drop(f(x))).
 typedef enum { SUB_SELF, SUB_CROSS, SUB_FFN } Sublayer;
 
-static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory, const AttnCall *call) {
+static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory,
+                        const AttnCall *call) {
     const Norm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
     Tensor *h = s->norm_first ? norm_forward(norm, x) : x, *y;
     switch (which) {
@@ -132,8 +136,8 @@ static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *
     return s->norm_first ? sum : norm_forward(norm, sum);
 }
 
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
-                      const StackRun *run) {
+Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory,
+                      const int *memory_pad, const StackRun *run) {
     static const StackRun plain;
     if (!run) run = &plain;
     KVCache *cache = run->cache;
@@ -145,10 +149,11 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     Tensor *bias = pos_self_bias(&s->pos, rows, (PosSpan){.start = 0, .len = start + T});
     // A padding position's own attention output is never used by a real position (it is a
     // masked key to every other row, and the loss ignores it): skip computing it.
-    AttnCall self = { .rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL, .rows = rows, .bias = bias,
-                      .key_pad = key_pad, .query_pad = key_pad, .causal = s->causal, .drop = &s->attn_drop,
-                      .logit_train_length = s->logit_train_length };
-    AttnCall cross = { .rows = rows, .key_pad = memory_pad, .query_pad = key_pad, .drop = &s->attn_drop };
+    AttnCall self = { .rope = pos_uses_rotation(&s->pos) ? &s->pos : NULL, .rows = rows,
+                      .bias = bias, .key_pad = key_pad, .query_pad = key_pad, .causal = s->causal,
+                      .drop = &s->attn_drop, .logit_train_length = s->logit_train_length };
+    AttnCall cross = { .rows = rows, .key_pad = memory_pad, .query_pad = key_pad,
+                       .drop = &s->attn_drop };
     long self_size = (long)B * H * T * (start + T), cross_size = (long)B * H * T * Tm;
     for (int i = 0; i < s->n_layers; i++) {
         const Layer *l = &s->layers[i];

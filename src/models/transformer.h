@@ -1,5 +1,6 @@
 // Encoder and decoder layers and stacks (docs/design.md §2.5).
-//   pre-LN (norm_first):  x += Drop(SelfAttn(LN1(x))); [x += Drop(CrossAttn(LN2(x), memory))]; x += Drop(FFN(LN(x)))
+//   pre-LN (norm_first):  x += Drop(SelfAttn(LN1(x))); [x += Drop(CrossAttn(LN2(x), memory))];
+//                         x += Drop(FFN(LN(x)))
 //   post-LN:              x = LN1(x + Drop(SelfAttn(x))); ...
 // Every stack ends with its own norm in both modes. LN is LayerNorm or RMSNorm (model.norm).
 //
@@ -13,7 +14,8 @@
 
 typedef struct Layer {
     MultiHeadAttention self_attn, cross_attn;   // cross_attn: decoder layers of the translator
-    Norm norm1, norm2, norm3;                   // encoder: norm1, norm2 (FFN); decoder: norm2 = cross, norm3 = FFN
+    Norm norm1, norm2, norm3;                   // encoder: norm1, norm2 (FFN);
+                                                // decoder: norm2 = cross, norm3 = FFN
     FFN ffn;
     int has_cross;
 } Layer;
@@ -27,7 +29,8 @@ typedef struct Stack {
     int embed_scale;     // multiply embeddings by sqrt(d_model)
     int causal;          // decoder stacks mask future keys
     int norm_first;
-    int logit_train_length;  // self-attention temperature: n_train with attn_logit_scale = log, else 0
+    // self-attention temperature: n_train with attn_logit_scale = log, else 0
+    int logit_train_length;
     Dropout drop, attn_drop;
 } Stack;
 
@@ -51,14 +54,16 @@ typedef struct KVCache {
 int  kv_cache_init(KVCache *c, const Stack *s, int N, int capacity);   // 0, or -1 if out of memory
 // Projects the memory's keys and values once (arena tensors: keep them alive while decoding).
 void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory);
-void kv_cache_reorder(KVCache *c, const int *parent);                 // row n continues row parent[n]
+// row n continues row parent[n]
+void kv_cache_reorder(KVCache *c, const int *parent);
 void kv_cache_free(KVCache *c);
 
 // The optional context of stack_forward.
 typedef struct StackRun {
     KVCache *cache;      // x holds positions cache->len .. of each sequence; their keys and
                          // values are appended, and len advances by T
-    float *self_probs;   // or NULL: [n_layers][B][H][T][Tk] self-attention probabilities (Tk = len + T)
+    float *self_probs;   // or NULL: [n_layers][B][H][T][Tk]
+                         // self-attention probabilities (Tk = len + T)
     float *cross_probs;  // or NULL: [n_layers][B][H][T][Tm] cross-attention probabilities
 } StackRun;
 
@@ -66,6 +71,6 @@ typedef struct StackRun {
 // decoding feeds no padding); memory (B,Tm,d) and memory_pad (B,Tm) are used by
 // cross-attention (NULL otherwise; with a cache, the memory set by kv_cache_set_memory is
 // used). run may be NULL.
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory, const int *memory_pad,
-                      const StackRun *run);
+Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory,
+                      const int *memory_pad, const StackRun *run);
 #endif

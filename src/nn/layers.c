@@ -48,7 +48,8 @@ Tensor *norm_forward(const Norm *n, Tensor *x) {
     return op_layernorm(x, n->weight, n->bias, NORM_EPS);
 }
 
-void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act, int has_bias) {
+void ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act,
+                 int has_bias) {
     char buf[128];
     f->act = act;
     if (act == ACTIVATION_SWIGLU) {   // Llama's names and order: gate, up, down
@@ -76,7 +77,8 @@ Tensor *ffn_forward(const FFN *f, Tensor *x) {
     return linear_forward(&f->fc2, h);
 }
 
-void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads, int has_bias) {
+void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads,
+                 int has_bias) {
     char buf[128];
     const char *parts[4] = {"q_proj", "k_proj", "v_proj", "o_proj"};
     Linear *lins[4] = {&m->q_proj, &m->k_proj, &m->v_proj, &m->o_proj};
@@ -91,7 +93,10 @@ void mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int
 // rows 0 .. start+n-1 (B,start+n,d).
 static Tensor *cache_append(float *cache, const Tensor *x, int start, int capacity) {
     int B = x->shape[0], n = x->shape[1], d = x->shape[2], T = start + n;
-    if (T > capacity) { fprintf(stderr, "mha_forward: key/value cache of %d positions is full\n", capacity); abort(); }
+    if (T > capacity) {
+        fprintf(stderr, "mha_forward: key/value cache of %d positions is full\n", capacity);
+        abort();
+    }
     Tensor *all = tensor_new3(B, T, d, 0);
     for (int b = 0; b < B; b++) {
         float *rows = cache + (long)b * capacity * d;
@@ -114,9 +119,10 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
         v = cache_append(c->past_v, v, c->rows.start, c->capacity);
     }
     const Dropout *drop = c->drop;
-    AttnArgs args = { .n_heads = m->n_heads, .bias = c->bias, .key_pad = c->key_pad, .query_pad = c->query_pad,
-                      .causal = c->causal, .dropout = drop->p, .seed = drop->p > 0 ? rng_next(drop->rng) : 0,
-                      .probs = c->probs, .logit_train_length = c->logit_train_length };
+    AttnArgs args = { .n_heads = m->n_heads, .bias = c->bias, .key_pad = c->key_pad,
+                      .query_pad = c->query_pad, .causal = c->causal, .dropout = drop->p,
+                      .seed = drop->p > 0 ? rng_next(drop->rng) : 0, .probs = c->probs,
+                      .logit_train_length = c->logit_train_length };
     Tensor *y = op_attention(q, k, v, &args);                          // (B,Tq,d)
     return linear_forward(&m->o_proj, y);
 }

@@ -21,7 +21,8 @@ Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y);
 
 // Linear: xavier-uniform weight (decayed), zero bias; with has_bias = 0 no bias tensor at all
 // (bias NULL, nothing named NAME.bias).
-typedef struct Linear { Tensor *weight, *bias; } Linear;            // weight (out,in), bias (out) or NULL
+// weight (out,in), bias (out) or NULL
+typedef struct Linear { Tensor *weight, *bias; } Linear;
 void    linear_declare(Linear *l, Params *ps, const char *name, int in, int out, int has_bias);
 Tensor *linear_forward(const Linear *l, Tensor *x);                // (...,in) -> (...,out)
 
@@ -39,11 +40,16 @@ typedef struct FFN {
     Linear fc1, fc2;                      // relu, gelu
     Linear gate_proj, up_proj, down_proj; // swiglu
 } FFN;
-void    ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act, int has_bias);
+void    ffn_declare(FFN *f, Params *ps, const char *name, int d, int d_ff, Activation act,
+                    int has_bias);
 Tensor *ffn_forward(const FFN *f, Tensor *x);
 
-typedef struct MultiHeadAttention { Linear q_proj, k_proj, v_proj, o_proj; int n_heads; } MultiHeadAttention;
-void    mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads, int has_bias);
+typedef struct MultiHeadAttention {
+    Linear q_proj, k_proj, v_proj, o_proj;
+    int n_heads;
+} MultiHeadAttention;
+void    mha_declare(MultiHeadAttention *m, Params *ps, const char *name, int d, int n_heads,
+                    int has_bias);
 
 // What one attention call needs besides its inputs. Zero-initialise and set what applies.
 typedef struct AttnCall {
