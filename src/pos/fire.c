@@ -16,11 +16,14 @@
 #include "pos/pos.h"
 
 #define FIRE_HIDDEN 32
-#define FIRE_THRESHOLD 32   // L: positions below it share one normaliser (the 32-token training windows)
+// L: positions below it share one normaliser (the 32-token training windows)
+#define FIRE_THRESHOLD 32
 
-enum { FIRE_FC1_WEIGHT, FIRE_FC1_BIAS, FIRE_FC2_WEIGHT, FIRE_FC2_BIAS };   // slots of Positional.weights
+// slots of Positional.weights
+enum { FIRE_FC1_WEIGHT, FIRE_FC1_BIAS, FIRE_FC2_WEIGHT, FIRE_FC2_BIAS };
 
-static void fire_declare(Positional *p, Params *ps, const char *input_name, const char *stack_name) {
+static void fire_declare(Positional *p, Params *ps, const char *input_name,
+                         const char *stack_name) {
     static const char *const names[] = {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"};
     int shapes[4][2] = {{FIRE_HIDDEN, 1}, {FIRE_HIDDEN}, {p->n_heads, FIRE_HIDDEN}, {p->n_heads}};
     for (int w = FIRE_FC1_WEIGHT; w <= FIRE_FC2_BIAS; w++) {
@@ -47,7 +50,8 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     int H = p->n_heads, Tq = queries.len, Tk = keys.len, N = Tq * Tk;
     Tensor *z = tensor_new2(N, 1, 0);                                          // a constant
     for (int i = 0; i < Tq; i++)
-        for (int j = 0; j < Tk; j++) z->data[(long)i * Tk + j] = (float)fire_input(pos_at(queries, i), pos_at(keys, j));
+        for (int j = 0; j < Tk; j++)
+            z->data[(long)i * Tk + j] = (float)fire_input(pos_at(queries, i), pos_at(keys, j));
     Tensor *const *w = p->weights;
     Tensor *hidden = op_relu(op_linear(z, w[FIRE_FC1_WEIGHT], w[FIRE_FC1_BIAS]));   // (N,32)
     Tensor *out = op_linear(hidden, w[FIRE_FC2_WEIGHT], w[FIRE_FC2_BIAS]);          // (N,H)
@@ -61,13 +65,14 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 // rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of the register
 // tile's columns (kernels.h: gemm_packed_a_floats, gemm_packed_b_floats).
 static double fire_packed(double out, double N, double in) {
-    return arena_alloc_bytes(sizeof(float) * gemm_packed_a_floats(out, N)) + arena_alloc_bytes(sizeof(float) * gemm_packed_b_floats(N, in));
+    return arena_alloc_bytes(sizeof(float) * gemm_packed_a_floats(out, N)) +
+           arena_alloc_bytes(sizeof(float) * gemm_packed_b_floats(N, in));
 }
 static double fire_arena_bytes(const Config *c, double T, int grad) {
     double N = T * T, H = c->n_heads, view = arena_alloc_bytes(sizeof(Tensor));
     double scratch = fmax(fire_packed(FIRE_HIDDEN, N, 1), fire_packed(H, N, FIRE_HIDDEN));
-    return tensor_arena_bytes(N, 0) + 2 * tensor_arena_bytes(N * FIRE_HIDDEN, grad) + 2 * tensor_arena_bytes(N * H, grad) +
-           2 * view + (grad ? scratch : 0);
+    return tensor_arena_bytes(N, 0) + 2 * tensor_arena_bytes(N * FIRE_HIDDEN, grad) +
+           2 * tensor_arena_bytes(N * H, grad) + 2 * view + (grad ? scratch : 0);
 }
 
 const PosScheme pos_fire = { .name = "fire", .declare = fire_declare, .self_bias = fire_bias,

@@ -14,7 +14,8 @@
 
 enum { KERPLE_RAW_R1, KERPLE_RAW_R2 };   // slots of Positional.weights, each (H)
 
-static void kerple_declare(Positional *p, Params *ps, const char *input_name, const char *stack_name) {
+static void kerple_declare(Positional *p, Params *ps, const char *input_name,
+                           const char *stack_name) {
     static const char *const names[] = {"raw_r1", "raw_r2"};
     for (int w = KERPLE_RAW_R1; w <= KERPLE_RAW_R2; w++) {
         char name[128];
@@ -38,8 +39,10 @@ static Tensor *kerple_bias(const Positional *p, PosSpan queries, PosSpan keys) {
                 dist->data[e] = (float)abs(pos_at(queries, i) - pos_at(keys, j));
             }
     int column[2] = {H, 1};   // (H) as an (H,1) table
-    Tensor *r1 = op_embedding(tensor_view(op_softplus(p->weights[KERPLE_RAW_R1]), 2, column), head, (int)N);
-    Tensor *r2 = op_embedding(tensor_view(op_softplus(p->weights[KERPLE_RAW_R2]), 2, column), head, (int)N);
+    Tensor *r1 =
+        op_embedding(tensor_view(op_softplus(p->weights[KERPLE_RAW_R1]), 2, column), head, (int)N);
+    Tensor *r2 =
+        op_embedding(tensor_view(op_softplus(p->weights[KERPLE_RAW_R2]), 2, column), head, (int)N);
     Tensor *penalty = op_mul(r1, op_log1p(op_mul(r2, dist)));                 // r1 log(1 + r2 d)
     return tensor_view(op_scale(penalty, -1.0f), 3, (int[]){H, Tq, Tk});
 }
@@ -48,10 +51,12 @@ static Tensor *kerple_bias(const Positional *p, PosSpan queries, PosSpan keys) {
 // their views, and per lookup the (N,1) rows and (recording) the saved heads; then r2 d, its
 // log1p, the product, its negation and the view.
 static double kerple_arena_bytes(const Config *c, double T, int grad) {
-    double H = c->n_heads, N = H * T * T, view = arena_alloc_bytes(sizeof(Tensor)), ints = arena_alloc_bytes(sizeof(int) * N);
+    double H = c->n_heads, N = H * T * T, view = arena_alloc_bytes(sizeof(Tensor)),
+           ints = arena_alloc_bytes(sizeof(int) * N);
     return ints + tensor_arena_bytes(N, 0) + 2 * (tensor_arena_bytes(H, grad) + view) +
-           2 * (tensor_arena_bytes(N, grad) + (grad ? ints : 0)) + 4 * tensor_arena_bytes(N, grad) + view;
+           2 * (tensor_arena_bytes(N, grad) + (grad ? ints : 0)) + 4 * tensor_arena_bytes(N, grad) +
+           view;
 }
 
-const PosScheme pos_kerple = { .name = "kerple", .declare = kerple_declare, .self_bias = kerple_bias,
-                               .bias_arena_bytes = kerple_arena_bytes };
+const PosScheme pos_kerple = { .name = "kerple", .declare = kerple_declare,
+                               .self_bias = kerple_bias, .bias_arena_bytes = kerple_arena_bytes };

@@ -10,7 +10,8 @@ int learned_row(const Positional *p, int pos) {
     return p->wrap ? pos % p->max_len : pos;
 }
 
-static void learned_declare(Positional *p, Params *ps, const char *input_name, const char *stack_name) {
+static void learned_declare(Positional *p, Params *ps, const char *input_name,
+                            const char *stack_name) {
     char name[128];
     snprintf(name, sizeof name, "%s.weight", input_name);
     int shape[2] = {p->max_len, p->d_model};
@@ -18,17 +19,22 @@ static void learned_declare(Positional *p, Params *ps, const char *input_name, c
 }
 
 static int learned_check_length(const Positional *p, int T, char *err, int errlen) {
-    int last = (p->draw_from ? p->draw_from : T) + p->offset - 1;   // drawn positions reach draw_from - 1
+    // drawn positions reach draw_from - 1
+    int last = (p->draw_from ? p->draw_from : T) + p->offset - 1;
     if (p->wrap || last < p->max_len) return 0;
-    snprintf(err, errlen, "sequence of %d tokens (positions up to %d) is longer than the learned table "
-             "(max_len = %d) and pos_wrap = false", T, last, p->max_len);
+    snprintf(err, errlen,
+             "sequence of %d tokens (positions up to %d) is longer than the learned table "
+             "(max_len = %d) and pos_wrap = false",
+             T, last, p->max_len);
     return -1;
 }
 
 static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
-    if (!p->wrap && pos_at(rows, T - 1) >= p->max_len) {   // callers check lengths first (pos_check_length)
-        fprintf(stderr, "learned positions up to %d, but the table has %d rows and pos_wrap = false\n",
+    // callers check lengths first (pos_check_length)
+    if (!p->wrap && pos_at(rows, T - 1) >= p->max_len) {
+        fprintf(stderr,
+                "learned positions up to %d, but the table has %d rows and pos_wrap = false\n",
                 pos_at(rows, T - 1), p->max_len);
         abort();
     }

@@ -30,14 +30,16 @@ typedef struct PosScheme PosScheme;
 // Rows start .. start+len-1 of a sequence. Their positions are those indices, or, when `at`
 // is set (drawn positions), at[start] .. at[start+len-1].
 typedef struct PosSpan { int start, len; const int *at; } PosSpan;
-static inline int pos_at(PosSpan s, int t) { return s.at ? s.at[s.start + t] : s.start + t; }   // position of row t
+// position of row t
+static inline int pos_at(PosSpan s, int t) { return s.at ? s.at[s.start + t] : s.start + t; }
 
 typedef struct Positional {
     const PosScheme *scheme;
     int d_model, n_heads;
     int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), pos_offset
     float rope_base;             // b before any stretch
-    RopeScaling rope_scaling;    // how rope_inv_freq stretches the frequencies (docs/design.md §2.3.5)
+    RopeScaling rope_scaling;    // how rope_inv_freq stretches the
+                                 // frequencies (docs/design.md §2.3.5)
     float rope_factor;           // s (linear, ntk, yarn)
     int rope_original_len;       // L, the training window (yarn, dynamic)
     float yarn_alpha, yarn_beta; // yarn's ramp, in turns of a pair within L
@@ -61,9 +63,12 @@ struct PosScheme {
     // `stack_name` the stack that owns a shared score table ("encoder", "decoder").
     void    (*declare)(Positional *p, Params *ps, const char *input_name, const char *stack_name);
     // The spans already include pos_offset.
-    Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);   // x (B,rows.len,d) -> same
-    Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys); // -> (H,queries.len,keys.len)
-    Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);         // q or k (B,rows.len,d) -> rotated
+    // x (B,rows.len,d) -> same
+    Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);
+    // -> (H,queries.len,keys.len)
+    Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys);
+    // q or k (B,rows.len,d) -> rotated
+    Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);
     // Keys, where they are treated otherwise than queries (xPos scales them the other way);
     // NULL: keys go through rotate like queries.
     Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows);
@@ -111,7 +116,8 @@ void pos_draw(Positional *p, DRng *r, int n);
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
-Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);       // queries (and keys, unless:)
+// queries (and keys, unless:)
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows);   // keys
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
@@ -130,7 +136,8 @@ int   t5_bucket(int rel, int bidirectional);                       // rel = j - 
 // stretched as p->rope_scaling says (docs/design.md §2.3.5):
 //   none     b^(-2i/D)                      linear  b^(-2i/D) / s
 //   ntk      b'^(-2i/D), b' = b·s^(D/(D-2))  dynamic ntk with s = max(1, n/L)
-//   yarn     per pair (1-γ)·θ/s + γ·θ, γ the ramp of r = L/λ_i between yarn_alpha and yarn_beta
+//   yarn     per pair (1-γ)·θ/s + γ·θ, γ the ramp of r = L/λ_i between yarn_alpha and
+//            yarn_beta
 void   rope_inv_freq(const Positional *p, int n, double *out);
 // YaRN's ramp: 0 for r <= alpha (interpolate), 1 for r >= beta (keep), linear between.
 double yarn_ramp(double r, double alpha, double beta);

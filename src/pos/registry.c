@@ -51,7 +51,8 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name) {
     memset(p, 0, sizeof *p);
     p->scheme = pos_scheme_find(c->pos);
-    if (!p->scheme) p->scheme = schemes[0].scheme;   // config validation rejects unknown names first
+    // config validation rejects unknown names first
+    if (!p->scheme) p->scheme = schemes[0].scheme;
     p->d_model = c->d_model;
     p->n_heads = c->n_heads;
     p->max_len = c->max_len;
@@ -97,7 +98,8 @@ double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
 static PosSpan shifted(const Positional *p, PosSpan s) {
     if (!p->draw_from) return (PosSpan){s.start + p->offset, s.len, NULL};
     if (s.start + s.len > p->n_sampled) {   // a caller forgot pos_draw: a bug, not bad input
-        fprintf(stderr, "positions %d..%d used but only %d drawn\n", s.start, s.start + s.len - 1, p->n_sampled);
+        fprintf(stderr, "positions %d..%d used but only %d drawn\n", s.start, s.start + s.len - 1,
+                p->n_sampled);
         abort();
     }
     return (PosSpan){s.start, s.len, p->sample};
@@ -108,7 +110,8 @@ Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows) {
 }
 
 Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys) {
-    return p->scheme->self_bias ? p->scheme->self_bias(p, shifted(p, queries), shifted(p, keys)) : NULL;
+    return p->scheme->self_bias ? p->scheme->self_bias(p, shifted(p, queries), shifted(p, keys))
+                                : NULL;
 }
 
 Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
@@ -124,8 +127,10 @@ int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }
 
 int pos_check_length(const Positional *p, int T, char *err, int errlen) {
     if (p->draw_from && T > p->draw_from) {
-        snprintf(err, errlen, "sequence of %d tokens needs %d distinct positions, but model.pos_random = %d draws "
-                 "them from 0..%d (raise pos_random, or evaluate with eval.positions = plain)",
+        snprintf(err, errlen,
+                 "sequence of %d tokens needs %d distinct positions, but model.pos_random = %d "
+                 "draws them from 0..%d "
+                 "(raise pos_random, or evaluate with eval.positions = plain)",
                  T, T, p->draw_from, p->draw_from - 1);
         return -1;
     }

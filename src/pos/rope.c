@@ -22,7 +22,9 @@ double yarn_ramp(double r, double alpha, double beta) {
 // The NTK-aware base for stretch s: b·s^(D/(D-2)), which slows the slowest pair by exactly s
 // (its angle p·b^(-(D-2)/D) becomes (p/s)·b^(-(D-2)/D)) and leaves pair 0 as it is. s = 1 is b.
 // With D = 2 the only pair is pair 0, which no base changes.
-static double ntk_base(double base, double s, int D) { return s == 1 || D == 2 ? base : base * pow(s, (double)D / (D - 2)); }
+static double ntk_base(double base, double s, int D) {
+    return s == 1 || D == 2 ? base : base * pow(s, (double)D / (D - 2));
+}
 
 void rope_inv_freq(const Positional *p, int n, double *out) {
     int D = head_width(p);
@@ -42,7 +44,8 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
     case ROPE_SCALING_YARN:
         rope_plain_inv_freq(b, D, out);
         for (int i = 0; i < D / 2; i++) {
-            double turns = p->rope_original_len * out[i] / (2 * PI);   // r = L / λ_i, λ_i = 2π / θ_i
+            // r = L / λ_i, λ_i = 2π / θ_i
+            double turns = p->rope_original_len * out[i] / (2 * PI);
             double keep = yarn_ramp(turns, p->yarn_alpha, p->yarn_beta);
             out[i] = (1 - keep) * out[i] / s + keep * out[i];
         }
@@ -51,13 +54,16 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
 }
 
 double rope_qk_factor(const Positional *p) {
-    return p->rope_scaling == ROPE_SCALING_YARN && p->rope_factor > 1 ? 0.1 * log(p->rope_factor) + 1 : 1;
+    return p->rope_scaling == ROPE_SCALING_YARN && p->rope_factor > 1
+               ? 0.1 * log(p->rope_factor) + 1
+               : 1;
 }
 
 Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
-    double *inv_freq = arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
+    double *inv_freq =
+        arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
     for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t);
     rope_inv_freq(p, rows.start + rows.len, inv_freq);   // the sequence so far: positions 0 .. last
     return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p));
@@ -70,4 +76,6 @@ int rope_check_config(const Config *c, const char **key, char *msg, int n) {
                   c->pos, c->d_model, c->n_heads, c->d_model / c->n_heads);
 }
 
-const PosScheme pos_rope = { .name = "rope", .rotate = rope_apply, .check_config = rope_check_config };
+const PosScheme pos_rope = {
+    .name = "rope", .rotate = rope_apply, .check_config = rope_check_config,
+};

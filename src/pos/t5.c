@@ -18,7 +18,8 @@ int t5_bucket(int rel, int bidirectional) {
     }
     int exact = buckets / 2;
     if (n < exact) return bucket + n;
-    int large = exact + (int)(log((double)n / exact) / log((double)T5_MAX_DISTANCE / exact) * (buckets - exact));
+    int large = exact + (int)(log((double)n / exact) / log((double)T5_MAX_DISTANCE / exact) *
+                              (buckets - exact));
     return bucket + (large < buckets - 1 ? large : buckets - 1);
 }
 
@@ -34,7 +35,8 @@ static Tensor *t5_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     int *bucket = arena_alloc(tensor_arena(), sizeof(int) * (size_t)Tq * Tk);
     for (int i = 0; i < Tq; i++)
         for (int j = 0; j < Tk; j++)
-            bucket[(long)i * Tk + j] = t5_bucket(pos_at(keys, j) - pos_at(queries, i), p->bidirectional);
+            bucket[(long)i * Tk + j] =
+                t5_bucket(pos_at(keys, j) - pos_at(queries, i), p->bidirectional);
     return op_rel_bias(p->table, bucket, Tq, Tk);    // (H,Tq,Tk)
 }
 
@@ -44,4 +46,6 @@ static double t5_arena_bytes(const Config *c, double T, int grad) {
     return buckets + tensor_arena_bytes((double)c->n_heads * T * T, grad) + (grad ? buckets : 0);
 }
 
-const PosScheme pos_t5 = { .name = "t5", .declare = t5_declare, .self_bias = t5_bias, .bias_arena_bytes = t5_arena_bytes };
+const PosScheme pos_t5 = {
+    .name = "t5", .declare = t5_declare, .self_bias = t5_bias, .bias_arena_bytes = t5_arena_bytes,
+};

@@ -35,8 +35,12 @@ static Tensor *rotate_and_decay(const Positional *p, Tensor *x, PosSpan rows, in
     return op_mul(rotated, scale);
 }
 
-static Tensor *xpos_rotate_query(const Positional *p, Tensor *x, PosSpan rows) { return rotate_and_decay(p, x, rows, 1); }
-static Tensor *xpos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) { return rotate_and_decay(p, x, rows, -1); }
+static Tensor *xpos_rotate_query(const Positional *p, Tensor *x, PosSpan rows) {
+    return rotate_and_decay(p, x, rows, 1);
+}
+static Tensor *xpos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
+    return rotate_and_decay(p, x, rows, -1);
+}
 
 // The largest scale is that of the fastest-decaying pair (zeta_0 = 2/7) at the last
 // position: refuse lengths whose scale would leave float32's safe range.
@@ -44,9 +48,11 @@ static int xpos_check_length(const Positional *p, int T, char *err, int errlen) 
     int last = p->offset + T - 1;
     double log_scale = last * log(1.4 / 0.4) / p->xpos_gamma;
     if (p->bidirectional || log_scale <= XPOS_MAX_LOG_SCALE) return 0;
-    return errorf(err, errlen, "pos = xpos: position %d would scale keys by e^%.0f, beyond float32's safe e^%.0f with "
-                  "xpos_gamma = %g; use shorter sequences or a larger model.xpos_gamma", last, log_scale,
-                  XPOS_MAX_LOG_SCALE, p->xpos_gamma);
+    return errorf(err, errlen,
+                  "pos = xpos: position %d would scale keys by e^%.0f, "
+                  "beyond float32's safe e^%.0f with xpos_gamma = %g; "
+                  "use shorter sequences or a larger model.xpos_gamma",
+                  last, log_scale, XPOS_MAX_LOG_SCALE, p->xpos_gamma);
 }
 
 // rotate_and_decay: positions, op_rope's cos/sin table and output, then the scale and the
@@ -54,9 +60,11 @@ static int xpos_check_length(const Positional *p, int T, char *err, int errlen) 
 static double xpos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
     double d = c->d_model, D = d / c->n_heads;
     return arena_alloc_bytes(sizeof(float) * T) + arena_alloc_bytes(sizeof(float) * T * D) +
-           tensor_arena_bytes(B * T * d, grad) + tensor_arena_bytes(B * T * d, 0) + tensor_arena_bytes(B * T * d, grad);
+           tensor_arena_bytes(B * T * d, grad) + tensor_arena_bytes(B * T * d, 0) +
+           tensor_arena_bytes(B * T * d, grad);
 }
 
-const PosScheme pos_xpos = { .name = "xpos", .rotate = xpos_rotate_query, .rotate_key = xpos_rotate_key,
-                             .check_length = xpos_check_length, .check_config = rope_check_config,   // pairs, as RoPE
+const PosScheme pos_xpos = { .name = "xpos", .rotate = xpos_rotate_query,
+                             .rotate_key = xpos_rotate_key, .check_length = xpos_check_length,
+                             .check_config = rope_check_config,   // pairs, as RoPE
                              .rotate_arena_bytes = xpos_rotate_arena_bytes };
