@@ -25,6 +25,6 @@ void attention_maps_free(AttnMaps *a);
 
 // Translates `line` (beam search), traces it and writes
 // dir/line<index>_{encoder_self,decoder_self,decoder_cross}_layer<l>.svg, one panel per head.
-int  attention_svgs(Translator *t, const char *line, int beam, float alpha, const char *dir, int index,
-                    char *err, int errlen);
+int  attention_svgs(Translator *t, const char *line, int beam, float alpha, const char *dir,
+                    int index, char *err, int errlen);
 #endif

@@ -19,7 +19,9 @@ static int encode(unsigned cp, char *o) {
     if (cp < 0x80) { o[0] = (char)cp; return 1; }
     if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
     if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
+        o[0] = (char)(0xE0 | cp >> 12);
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
         return 3;
     }
     o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
@@ -29,16 +31,17 @@ static int encode(unsigned cp, char *o) {
 
 // Python's whitespace for str.split() / str.rstrip().
 static int is_py_space(unsigned c) {
-    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1C && c <= 0x1F) || c == 0x85 || c == 0xA0 ||
-           c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-           c == 0x205F || c == 0x3000;
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1C && c <= 0x1F) || c == 0x85 ||
+           c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 static unsigned lower_cp(unsigned c) {
     if (c >= 'A' && c <= 'Z') return c + 32;
     if (c < 0xC0) return c;
     if (c <= 0xDE && c != 0xD7) return c + 32;
-    if (c >= 0x100 && c <= 0x137) return c | 1;                      // Ā ā ... Ķ ķ (İ handled apart)
+    // Ā ā ... Ķ ķ (İ handled apart)
+    if (c >= 0x100 && c <= 0x137) return c | 1;
     if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1) ? c + 1 : c;
     if (c >= 0x14A && c <= 0x177) return c | 1;
     if (c == 0x178) return 0xFF;                                     // Ÿ
@@ -115,22 +118,37 @@ char *bleu_tokenize_13a(const char *line) {
     // Rule 2: ([^0-9])([.,]) -> "\1 \2 " (left to right, matches do not overlap).
     o = c;
     for (char *p = b; *p;) {
-        if (!is_digit(p[0]) && (p[1] == '.' || p[1] == ',')) { *o++ = p[0]; *o++ = ' '; *o++ = p[1]; *o++ = ' '; p += 2; }
-        else *o++ = *p++;
+        if (!is_digit(p[0]) && (p[1] == '.' || p[1] == ',')) {
+            *o++ = p[0];
+            *o++ = ' ';
+            *o++ = p[1];
+            *o++ = ' ';
+            p += 2;
+        } else *o++ = *p++;
     }
     *o = '\0';
     // Rule 3: ([.,])([^0-9]) -> " \1 \2".
     o = b;
     for (char *p = c; *p;) {
-        if ((p[0] == '.' || p[0] == ',') && p[1] && !is_digit(p[1])) { *o++ = ' '; *o++ = p[0]; *o++ = ' '; *o++ = p[1]; p += 2; }
-        else *o++ = *p++;
+        if ((p[0] == '.' || p[0] == ',') && p[1] && !is_digit(p[1])) {
+            *o++ = ' ';
+            *o++ = p[0];
+            *o++ = ' ';
+            *o++ = p[1];
+            p += 2;
+        } else *o++ = *p++;
     }
     *o = '\0';
     // Rule 4: ([0-9])(-) -> "\1 \2 ".
     o = c;
     for (char *p = b; *p;) {
-        if (is_digit(p[0]) && p[1] == '-') { *o++ = p[0]; *o++ = ' '; *o++ = '-'; *o++ = ' '; p += 2; }
-        else *o++ = *p++;
+        if (is_digit(p[0]) && p[1] == '-') {
+            *o++ = p[0];
+            *o++ = ' ';
+            *o++ = '-';
+            *o++ = ' ';
+            p += 2;
+        } else *o++ = *p++;
     }
     *o = '\0';
     // Split on whitespace, join with one space.
@@ -177,7 +195,9 @@ static int split_tokens(char *s, char ***out) {
     return n;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 // The n-grams of tokens as strings "a b c" (sorted); NULL when out of memory.
 static char **ngrams(char **tok, int len, int n, char **buf) {
@@ -264,7 +284,9 @@ BleuScore bleu_score(const BleuStats *st) {
     memset(&s, 0, sizeof s);
     s.stats = *st;
     s.ratio = st->ref_len ? (double)st->sys_len / st->ref_len : 0;
-    s.bp = st->sys_len < st->ref_len ? (st->sys_len > 0 ? exp(1.0 - (double)st->ref_len / st->sys_len) : 0.0) : 1.0;
+    s.bp = st->sys_len < st->ref_len
+               ? (st->sys_len > 0 ? exp(1.0 - (double)st->ref_len / st->sys_len) : 0.0)
+               : 1.0;
     long any = 0;
     for (int n = 0; n < BLEU_N; n++) any += st->correct[n];
     if (!any) return s;                               // no match at all: 0
@@ -278,7 +300,8 @@ BleuScore bleu_score(const BleuStats *st) {
             s.precision[n] = 100.0 * st->correct[n] / st->total[n];
         }
     }
-    for (int n = 0; n < BLEU_N; n++) log_sum += s.precision[n] > 0 ? log(s.precision[n]) : -9999999999.0;
+    for (int n = 0; n < BLEU_N; n++)
+        log_sum += s.precision[n] > 0 ? log(s.precision[n]) : -9999999999.0;
     s.score = s.bp * exp(log_sum / BLEU_N);
     return s;
 }

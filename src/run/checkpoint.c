@@ -20,8 +20,10 @@ int checkpoint_save(const char *path, const Model *m, const char *config_text, c
         t[i].data = p->t.data;
     }
     if (opt) {
-        t[n] = (StTensorIn){ .name = "optimizer.exp_avg", .ndim = 1, .shape = {opt->n}, .data = opt->m };
-        t[n + 1] = (StTensorIn){ .name = "optimizer.exp_avg_sq", .ndim = 1, .shape = {opt->n}, .data = opt->v };
+        t[n] = (StTensorIn){ .name = "optimizer.exp_avg", .ndim = 1, .shape = {opt->n},
+                             .data = opt->m };
+        t[n + 1] = (StTensorIn){ .name = "optimizer.exp_avg_sq", .ndim = 1, .shape = {opt->n},
+                                 .data = opt->v };
     }
     char step[32], adam_step[32], rng[32], s_seed[32], s_epoch[32], s_pos[32];
     u64_text(step, sizeof step, st ? (uint64_t)st->step : 0);
@@ -32,7 +34,8 @@ int checkpoint_save(const char *path, const Model *m, const char *config_text, c
     u64_text(s_pos, sizeof s_pos, st ? (uint64_t)st->sampler.pos : 0);
     const char *keys[] = {"format_version", "config", "step", "adam_step", "dropout_rng",
                           "sampler_seed", "sampler_epoch", "sampler_pos"};
-    const char *vals[] = {CHECKPOINT_FORMAT, config_text, step, adam_step, rng, s_seed, s_epoch, s_pos};
+    const char *vals[] = {CHECKPOINT_FORMAT, config_text, step, adam_step, rng, s_seed, s_epoch,
+                          s_pos};
     int rc = st_save(path, t, total, keys, vals, 8, err, errlen);
     free(t);
     return rc;
@@ -43,8 +46,13 @@ static StFile *open_checked(const char *path, char *err, int errlen) {
     if (!f) return NULL;
     const char *v = st_meta(f, "format_version");
     if (!v || strcmp(v, CHECKPOINT_FORMAT)) {
-        if (v) snprintf(err, errlen, "%s: unsupported format_version '%.40s' (expected %s)", path, v, CHECKPOINT_FORMAT);
-        else snprintf(err, errlen, "%s: not a checkpoint of this project: no format_version in the metadata", path);
+        if (v)
+            snprintf(err, errlen, "%s: unsupported format_version '%.40s' (expected %s)", path, v,
+                     CHECKPOINT_FORMAT);
+        else
+            snprintf(err, errlen,
+                     "%s: not a checkpoint of this project: no format_version in the metadata",
+                     path);
         st_free(f);
         return NULL;
     }
@@ -67,12 +75,16 @@ int checkpoint_read_config(const char *path, Config *c, char *err, int errlen) {
     return rc;
 }
 
-static int meta_u64(const StFile *f, const char *path, const char *key, uint64_t *out, char *err, int errlen) {
+static int meta_u64(const StFile *f, const char *path, const char *key, uint64_t *out, char *err,
+                    int errlen) {
     const char *v = st_meta(f, key);
     char *end;
     if (!v || !*v) { snprintf(err, errlen, "%s: metadata has no %s", path, key); return -1; }
     unsigned long long x = strtoull(v, &end, 10);
-    if (*end || v[0] == '-') { snprintf(err, errlen, "%s: metadata %s = '%s' is not a number", path, key, v); return -1; }
+    if (*end || v[0] == '-') {
+        snprintf(err, errlen, "%s: metadata %s = '%s' is not a number", path, key, v);
+        return -1;
+    }
     *out = x;
     return 0;
 }
@@ -85,11 +97,13 @@ static int shape_matches(const StTensor *s, const Tensor *t) {
 }
 
 // A NaN or Inf in a checkpoint is damage (a good run never saves one): refuse it by name.
-static int check_finite(const char *path, const char *name, const float *x, long long n, char *err, int errlen) {
+static int check_finite(const char *path, const char *name, const float *x, long long n, char *err,
+                        int errlen) {
     for (long long i = 0; i < n; i++)
         if (!isfinite(x[i])) {
-            snprintf(err, errlen, "%s: tensor '%s' holds %g at element %lld; the checkpoint is damaged", path, name,
-                     (double)x[i], i);
+            snprintf(err, errlen,
+                     "%s: tensor '%s' holds %g at element %lld; the checkpoint is damaged", path,
+                     name, (double)x[i], i);
             return -1;
         }
     return 0;
@@ -101,7 +115,8 @@ static int is_optimizer_tensor(const char *name) {
 
 static void shape_text(char *buf, size_t n, int ndim, const long long *shape) {
     size_t k = (size_t)snprintf(buf, n, "[");
-    for (int d = 0; d < ndim && k < n; d++) k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", shape[d]);
+    for (int d = 0; d < ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", shape[d]);
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
@@ -110,10 +125,13 @@ static void shape_text(char *buf, size_t n, int ndim, const long long *shape) {
 static const char *mismatch_hint(const char *name) {
     size_t n = strlen(name);
     int is_bias = n > 5 && !strcmp(name + n - 5, ".bias");
-    if (is_bias && strstr(name, "norm")) return "does the checkpoint match the config? model.norm = rmsnorm has no norm biases";
-    if (is_bias) return "does the checkpoint match the config? model.bias = false has no Linear biases";
-    if (strstr(name, ".ffn.")) return "does the checkpoint match the config? model.activation = swiglu has ffn.gate_proj, "
-                                      "up_proj, down_proj where relu and gelu have ffn.fc1, fc2";
+    if (is_bias && strstr(name, "norm"))
+        return "does the checkpoint match the config? model.norm = rmsnorm has no norm biases";
+    if (is_bias)
+        return "does the checkpoint match the config? model.bias = false has no Linear biases";
+    if (strstr(name, ".ffn."))
+        return "does the checkpoint match the config? model.activation = swiglu has ffn.gate_proj, "
+               "up_proj, down_proj where relu and gelu have ffn.fc1, fc2";
     return "does the checkpoint match the config?";
 }
 
@@ -124,14 +142,20 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
     for (int i = 0; i < m->ps.n && !rc; i++) {
         Param *p = m->ps.list[i];
         const StTensor *s = st_find(f, p->name);
-        if (!s) { snprintf(err, errlen, "%s: tensor '%s' is missing (%s)", path, p->name, mismatch_hint(p->name)); rc = -1; break; }
+        if (!s) {
+            snprintf(err, errlen, "%s: tensor '%s' is missing (%s)", path, p->name,
+                     mismatch_hint(p->name));
+            rc = -1;
+            break;
+        }
         if (!shape_matches(s, &p->t)) {
             char have[96], want[96];
             long long w[4];
             for (int d = 0; d < p->t.ndim; d++) w[d] = p->t.shape[d];
             shape_text(have, sizeof have, s->ndim, s->shape);
             shape_text(want, sizeof want, p->t.ndim, w);
-            snprintf(err, errlen, "%s: tensor '%s' has shape %s, the model needs %s", path, p->name, have, want);
+            snprintf(err, errlen, "%s: tensor '%s' has shape %s, the model needs %s", path, p->name,
+                     have, want);
             rc = -1;
             break;
         }
@@ -142,7 +166,8 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
     for (int i = 0; i < st_count(f) && !rc; i++) {   // nothing unexpected either
         const char *name = st_get(f, i)->name;
         if (!is_optimizer_tensor(name) && !params_find(&m->ps, name)) {
-            snprintf(err, errlen, "%s: unexpected tensor '%s' (%s)", path, name, mismatch_hint(name));
+            snprintf(err, errlen, "%s: unexpected tensor '%s' (%s)", path, name,
+                     mismatch_hint(name));
             rc = -1;
         }
     }
@@ -151,8 +176,10 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
     else rc = -1;
     if (!rc && st) {
         uint64_t step, seed, epoch, pos;
-        rc = meta_u64(f, path, "step", &step, err, errlen) || meta_u64(f, path, "sampler_seed", &seed, err, errlen) ||
-             meta_u64(f, path, "sampler_epoch", &epoch, err, errlen) || meta_u64(f, path, "sampler_pos", &pos, err, errlen) ? -1 : 0;
+        rc = meta_u64(f, path, "step", &step, err, errlen) ||
+             meta_u64(f, path, "sampler_seed", &seed, err, errlen) ||
+             meta_u64(f, path, "sampler_epoch", &epoch, err, errlen) ||
+             meta_u64(f, path, "sampler_pos", &pos, err, errlen) ? -1 : 0;
         if (!rc) {
             st->step = (long)step;
             st->sampler.seed = seed;
@@ -161,10 +188,14 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
         }
     }
     if (!rc && opt) {
-        const StTensor *em = st_find(f, "optimizer.exp_avg"), *ev = st_find(f, "optimizer.exp_avg_sq");
+        const StTensor *em = st_find(f, "optimizer.exp_avg"),
+                       *ev = st_find(f, "optimizer.exp_avg_sq");
         uint64_t adam_step;
         if (!em || !ev || em->numel != opt->n || ev->numel != opt->n) {
-            snprintf(err, errlen, "%s: optimizer state missing or of the wrong size (a weights-only checkpoint cannot be resumed)", path);
+            snprintf(err, errlen,
+                     "%s: optimizer state missing or of the wrong size "
+                     "(a weights-only checkpoint cannot be resumed)",
+                     path);
             rc = -1;
         } else if (check_finite(path, em->name, em->data, em->numel, err, errlen) ||
                    check_finite(path, ev->name, ev->data, ev->numel, err, errlen)) {

@@ -27,7 +27,9 @@ int cli_read(const char *tool, int argc, char **argv, int first, const CliOption
         char *word = argv[i];
         if (word[0] != '-' || !word[1]) {   // "-" alone names standard input
             if (*n_rest == max_rest)
-                return max_rest ? cli_error(tool, 1, "more than %d arguments besides options, at '%.80s'", max_rest, word)
+                return max_rest ? cli_error(tool, 1,
+                                            "more than %d arguments besides options, at '%.80s'",
+                                            max_rest, word)
                                 : cli_error(tool, 1, "unexpected argument '%.80s'", word);
             rest[(*n_rest)++] = word;
             continue;
@@ -43,22 +45,28 @@ int cli_read(const char *tool, int argc, char **argv, int first, const CliOption
     return 0;
 }
 
-int cli_int(const char *tool, const char *name, const char *word, long long lo, long long hi, long long *out) {
+int cli_int(const char *tool, const char *name, const char *word, long long lo, long long hi,
+            long long *out) {
     char *end;
     errno = 0;
     long long v = strtoll(word, &end, 10);
-    if (end == word || *end || errno) return cli_error(tool, 0, "%s: '%.80s' is not an integer", name, word);
-    if (v < lo || v > hi) return cli_error(tool, 0, "%s must be in %lld..%lld, got %s", name, lo, hi, word);
+    if (end == word || *end || errno)
+        return cli_error(tool, 0, "%s: '%.80s' is not an integer", name, word);
+    if (v < lo || v > hi) return cli_error(tool, 0, "%s must be in %lld..%lld, got %s",
+                                           name, lo, hi, word);
     *out = v;
     return 0;
 }
 
-int cli_float(const char *tool, const char *name, const char *word, double lo, double hi, float *out) {
+int cli_float(const char *tool, const char *name, const char *word, double lo, double hi,
+              float *out) {
     char *end;
     errno = 0;
     double v = strtod(word, &end);
-    if (end == word || *end || errno || !isfinite(v)) return cli_error(tool, 0, "%s: '%.80s' is not a number", name, word);
-    if (v < lo || v > hi) return cli_error(tool, 0, "%s must be in %g..%g, got %s", name, lo, hi, word);
+    if (end == word || *end || errno || !isfinite(v))
+        return cli_error(tool, 0, "%s: '%.80s' is not a number", name, word);
+    if (v < lo || v > hi) return cli_error(tool, 0, "%s must be in %g..%g, got %s",
+                                           name, lo, hi, word);
     *out = (float)v;
     return 0;
 }

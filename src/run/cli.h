@@ -23,6 +23,8 @@ int cli_read(const char *tool, int argc, char **argv, int first, const CliOption
 
 // The word of option `name` as an integer in lo..hi (or a finite float in lo..hi) into *out.
 // Returns 0, or prints "TOOL: NAME: ..." and returns 2.
-int cli_int(const char *tool, const char *name, const char *word, long long lo, long long hi, long long *out);
-int cli_float(const char *tool, const char *name, const char *word, double lo, double hi, float *out);
+int cli_int(const char *tool, const char *name, const char *word, long long lo, long long hi,
+            long long *out);
+int cli_float(const char *tool, const char *name, const char *word, double lo, double hi,
+              float *out);
 #endif

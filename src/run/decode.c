@@ -17,12 +17,17 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     model_set_training(m, 0);
     tape_set_enabled(0);
     int *src_copy = malloc(sizeof(int) * ((size_t)N * s->Ts + 1));
-    if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, lm ? Ts + max_len : max_len)) { free(src_copy); decode_free(s); return -1; }
+    if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, lm ? Ts + max_len : max_len)) {
+        free(src_copy);
+        decode_free(s);
+        return -1;
+    }
     if (s->Ts) memcpy(src_copy, src, sizeof(int) * (size_t)N * s->Ts);
     s->src = src_copy;
     s->start = arena_mark(tensor_arena());
     if (!lm)   // the language model has no encoder
-        kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));   // memory (N,Ts,d)
+        // memory (N,Ts,d)
+        kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));
     s->mark = arena_mark(tensor_arena());
     if (lm && Ts > 0) decode_feed(s, src, Ts);   // its prompt: positions 0 .. Ts-1 in the cache
     return 0;
@@ -42,7 +47,8 @@ void decode_free(DecodeState *s) {
 Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
     arena_release(tensor_arena(), s->mark);
     StackRun run = { .cache = &s->cache };
-    if (s->m->cfg.model == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);        // (N*T,V)
+    // (N*T,V)
+    if (s->m->cfg.model == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);
     return decoder_logits(s->m, NULL, s->src, s->Ts, tokens, s->N, T, &run);
 }
 
@@ -86,21 +92,25 @@ static int allowed(int v, int t, int b, const int *stop_at, int end_token) {
 }
 
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
-static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len, const int *ref, int ref_T,
-                  const int *stop_at, int end_token, int *out) {
+static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len,
+                  const int *ref, int ref_T, const int *stop_at, int end_token, int *out) {
     int N = B * K, V = m->tgt_vocab, rc = -1;
     int *rep = calloc((size_t)N * Ts + 1, sizeof(int)), *tokens = malloc(sizeof(int) * (size_t)N);
     int *parent = malloc(sizeof(int) * (size_t)N), *seq = malloc(sizeof(int) * (size_t)N * max_len);
-    int *seq_new = malloc(sizeof(int) * (size_t)N * max_len), *n_done = calloc((size_t)B, sizeof(int));
-    double *score = malloc(sizeof(double) * (size_t)N), *score_new = malloc(sizeof(double) * (size_t)N);
+    int *seq_new = malloc(sizeof(int) * (size_t)N * max_len),
+        *n_done = calloc((size_t)B, sizeof(int));
+    double *score = malloc(sizeof(double) * (size_t)N),
+           *score_new = malloc(sizeof(double) * (size_t)N);
     double *best = malloc(sizeof(double) * (size_t)B), *lse = malloc(sizeof(double) * (size_t)N);
     Cand *cand = malloc(sizeof(Cand) * (size_t)2 * K);
     DecodeState s;
     memset(&s, 0, sizeof s);
-    if (!rep || !tokens || !parent || !seq || !seq_new || !n_done || !score || !score_new || !best || !lse || !cand)
+    if (!rep || !tokens || !parent || !seq || !seq_new || !n_done || !score || !score_new ||
+        !best || !lse || !cand)
         goto done;
     for (int b = 0; b < B; b++)
-        for (int k = 0; k < K; k++) memcpy(rep + ((long)b * K + k) * Ts, src + (long)b * Ts, sizeof(int) * Ts);
+        for (int k = 0; k < K; k++)
+            memcpy(rep + ((long)b * K + k) * Ts, src + (long)b * Ts, sizeof(int) * Ts);
     if (decode_init(&s, m, rep, N, Ts, max_len)) goto done;
     memset(out, 0, sizeof(int) * (size_t)B * max_len);
     memset(seq, 0, sizeof(int) * (size_t)N * max_len);
@@ -112,7 +122,8 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
     // A learned table without wrap-around cannot go past its rows: stop there.
     int limit = max_len;
     char msg[256];
-    while (limit > 1 && pos_check_length(&m->decoder.pos, s.cache.len + limit, msg, sizeof msg)) limit--;
+    while (limit > 1 && pos_check_length(&m->decoder.pos, s.cache.len + limit, msg, sizeof msg))
+        limit--;
     int remaining = B;
     for (int t = 0; t < limit && remaining; t++) {
         Tensor *logits = decode_step(&s, tokens);                     // (N,V)
@@ -120,7 +131,11 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
         for (int b = 0; b < B; b++) {
             int base = b * K;
             if (n_done[b] >= K) {                                      // finished: rows idle
-                for (int k = 0; k < K; k++) { parent[base + k] = base + k; tokens[base + k] = TOK_PAD; score_new[base + k] = -INFINITY; }
+                for (int k = 0; k < K; k++) {
+                    parent[base + k] = base + k;
+                    tokens[base + k] = TOK_PAD;
+                    score_new[base + k] = -INFINITY;
+                }
                 continue;
             }
             int nc = 0;
@@ -129,7 +144,8 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
                 if (score[n] == -INFINITY) continue;
                 const float *z = logits->data + (long)n * V;
                 for (int v = 0; v < V; v++)
-                    if (allowed(v, t, b, stop_at, end_token)) offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
+                    if (allowed(v, t, b, stop_at, end_token))
+                        offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
             }
             int live = 0;
             for (int i = 0; i < nc && live < K; i++) {
@@ -137,7 +153,8 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
                 const int *prev = seq + (long)(base + c->beam) * max_len;
                 int leaves = ref && (t >= ref_T || c->token != ref[(long)b * ref_T + t]);
                 if (c->token == TOK_EOS || t == limit - 1 || leaves) {
-                    // An ended hypothesis (or one cut at max_len): keep it if it is the best so far.
+                    // An ended hypothesis (or one cut at max_len): keep it if it is the
+                    // best so far.
                     double norm = c->score / length_penalty(t + 1, alpha);
                     if (norm > best[b]) {
                         best[b] = norm;
@@ -155,7 +172,11 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
                 memcpy(seq_new + (long)n * max_len, prev, sizeof(int) * t);
                 seq_new[(long)n * max_len + t] = c->token;
             }
-            for (int k = live; k < K; k++) { parent[base + k] = base + k; tokens[base + k] = TOK_PAD; score_new[base + k] = -INFINITY; }
+            for (int k = live; k < K; k++) {
+                parent[base + k] = base + k;
+                tokens[base + k] = TOK_PAD;
+                score_new[base + k] = -INFINITY;
+            }
             if (n_done[b] >= K || live == 0) { n_done[b] = K; remaining--; }
         }
         for (int n = 0; n < N; n++) score[n] = score_new[n];
@@ -170,11 +191,12 @@ done:
     return rc;
 }
 
-int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len, int *out) {
+int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len,
+                int *out) {
     return search(m, src, B, Ts, beam, alpha, max_len, NULL, 0, NULL, -1, out);
 }
 
-int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, const int *stop_at,
-                  int end_token, int *out) {
+int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T,
+                  const int *stop_at, int end_token, int *out) {
     return search(m, src, B, Ts, 1, 0.0f, max_len, ref, ref_T, stop_at, end_token, out);
 }

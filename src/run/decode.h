@@ -1,6 +1,6 @@
-// Decoding for the translator and the language model: incremental decoding with a key/value cache (one new token
-// per step instead of re-running the whole prefix), beam search, and greedy decoding, which
-// is beam search with one hypothesis.
+// Decoding for the translator and the language model: incremental decoding with a key/value cache
+// (one new token per step instead of re-running the whole prefix), beam search, and greedy
+// decoding, which is beam search with one hypothesis.
 //
 // A step is decoder_logits on the new position with the cache (models/transformer.h
 // stack_forward): the same code as the full forward pass, so every positional scheme and
@@ -15,7 +15,8 @@ typedef struct DecodeState {
     int N, Ts;                    // rows, source length
     const int *src;               // (N,Ts), owned copy
     KVCache cache;                // cache.len = tokens decoded so far
-    ArenaMark start, mark;        // arena before decode_init / after the encoder (steps release to it)
+    ArenaMark start, mark;        // arena before decode_init / after
+                                  // the encoder (steps release to it)
     int was_training, was_recording;
 } DecodeState;
 
@@ -39,14 +40,15 @@ void decode_free(DecodeState *s);
 double log_sum_exp(const float *z, int V);
 
 // Beam search over B sources (B,Ts); for a language model the sources are prompts and the
-// output continues them after <bos> (the decoder-only algorithmic form, docs/design.md §5.8). Each sentence keeps `beam` hypotheses; a hypothesis
-// ends at <eos> and is scored by its log-probability divided by the GNMT length penalty
-// ((5 + len) / 6)^alpha (len counts <eos>); a sentence is done when `beam` hypotheses have
-// ended, or after max_len tokens (then its unfinished ones compete as they are; a learned
-// position table without wrap-around stops earlier, at its last row).
+// output continues them after <bos> (the decoder-only algorithmic form, docs/design.md §5.8). Each
+// sentence keeps `beam` hypotheses; a hypothesis ends at <eos> and is scored by its log-probability
+// divided by the GNMT length penalty ((5 + len) / 6)^alpha (len counts <eos>); a sentence is done
+// when `beam` hypotheses have ended, or after max_len tokens (then its unfinished ones compete as
+// they are; a learned position table without wrap-around stops earlier, at its last row).
 // out (B,max_len) receives the best hypothesis up to and including <eos>, padded with 0.
 // <pad> and <bos> are never chosen. 0, or -1 if out of memory.
-int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len, int *out);
+int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len,
+                 int *out);
 // Greedy decoding: beam_decode with beam 1 (each step takes the most likely token other than
 // <pad> and <bos>). ref (B,ref_T), reference tokens + <eos>, or NULL: a sentence stops as
 // soon as its output leaves its reference, since it can no longer be an exact match (scoring
@@ -55,6 +57,6 @@ int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha,
 // oracle, docs/design.md §4.4): row b never takes <eos> before step stop_at[b] and takes it
 // there, so its output is exactly stop_at[b] tokens + <eos>; nor end_token (the token that
 // ends every sentence of the task, "." in toy_translate; -1 for none) before step stop_at[b] - 1.
-int  greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T, const int *stop_at,
-                   int end_token, int *out);
+int  greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T,
+                   const int *stop_at, int end_token, int *out);
 #endif

@@ -30,7 +30,8 @@ static DiagCell *cell(DiagRows *r, int i) {
     return &r->cell[i];
 }
 
-int diagnosis_add_teacher(Diagnosis *d, const int *ref, const int *clause, const int *right, int T) {
+int diagnosis_add_teacher(Diagnosis *d, const int *ref, const int *clause, const int *right,
+                          int T) {
     for (int t = 0; t < T; t++) {
         if (ref[t] == TOK_PAD) continue;
         DiagCell *p = cell(&d->by_position, t), *c = cell(&d->by_clause, clause[t]);
@@ -47,7 +48,8 @@ int first_departure(const int *hyp, const int *ref, int n) {
     return t;
 }
 
-int diagnosis_add_greedy(Diagnosis *d, const int *hyp, const int *ref, const int *clause, int n_cmp) {
+int diagnosis_add_greedy(Diagnosis *d, const int *hyp, const int *ref, const int *clause,
+                         int n_cmp) {
     int dep = first_departure(hyp, ref, n_cmp);
     // Reached: every position up to the departure (all when right), every clause that had
     // begun by then.
@@ -84,7 +86,8 @@ static void write_rows(FILE *f, const DiagRows *r, const char *split, int length
 
 void diagnosis_write(FILE *f, const Diagnosis *d, const char *split, int length, int header) {
     if (header)
-        fprintf(f, "split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end\n");
+        fprintf(f, "split,length,by,index,tokens,token_acc,reached,departures,departure_rate,"
+                   "early_eos,early_end\n");
     write_rows(f, &d->by_position, split, length, "position");
     write_rows(f, &d->by_clause, split, length, "clause");
 }

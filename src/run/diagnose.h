@@ -12,7 +12,8 @@
 
 typedef struct {
     long tokens, correct;    // teacher forcing: reference tokens at this index, argmax right
-    long reached;            // greedy: outputs still equal to the reference when they reach this index
+    long reached;            // greedy: outputs still equal to the
+                             // reference when they reach this index
     long departs;            // greedy: outputs whose first wrong token is at this index
     long early_eos;          // ... and that token is <eos>
     long early_end;          // ... and that token is <eos> or the end token
@@ -22,7 +23,8 @@ typedef struct { DiagCell *cell; int n, cap; } DiagRows;   // cell[index], n = r
 
 typedef struct {
     DiagRows by_position, by_clause;
-    int end_token;           // an id that ends a sentence besides <eos> ("." in toy_translate), or -1
+    // an id that ends a sentence besides <eos> ("." in toy_translate), or -1
+    int end_token;
 } Diagnosis;
 
 void diagnosis_init(Diagnosis *d, int end_token);
@@ -30,11 +32,13 @@ void diagnosis_free(Diagnosis *d);
 // One reference row of T entries (tokens, <eos> when trained with it, <pad>), the clause of
 // each entry (task_target_clauses; -1 for <pad>) and right[t] = the teacher-forced argmax at t
 // equals ref[t]. 0, or -1 if out of memory.
-int  diagnosis_add_teacher(Diagnosis *d, const int *ref, const int *clause, const int *right, int T);
+int  diagnosis_add_teacher(Diagnosis *d, const int *ref, const int *clause, const int *right,
+                           int T);
 // One greedy output hyp against its reference: compared on the first n_cmp entries of ref
 // (tokens, and <eos> when the decoder had to find the end itself). Returns the index of the
 // first departure (n_cmp when the output is right), or -1 if out of memory.
-int  diagnosis_add_greedy(Diagnosis *d, const int *hyp, const int *ref, const int *clause, int n_cmp);
+int  diagnosis_add_greedy(Diagnosis *d, const int *hyp, const int *ref, const int *clause,
+                          int n_cmp);
 // First index t < n where hyp[t] != ref[t], else n: the output is an exact match iff it is n.
 int  first_departure(const int *hyp, const int *ref, int n);
 // CSV rows `split,length,by,index,tokens,token_acc,reached,departures,departure_rate,

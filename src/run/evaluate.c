@@ -25,7 +25,8 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
         break;
     }
     if (logits_out) *logits_out = logits;
-    return op_cross_entropy(logits, targets, m->cfg.model == MODEL_CLASSIFIER ? -1 : TOK_PAD, smoothing);
+    return op_cross_entropy(logits, targets, m->cfg.model == MODEL_CLASSIFIER ? -1 : TOK_PAD,
+                            smoothing);
 }
 
 static int argmax(const float *row, int n) {
@@ -80,7 +81,8 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
         for (k = g; k < n && s->ex[idx[k]].n_src == len; k++)
             if (s->ex[idx[k]].n_tgt + 1 > ref_T) ref_T = s->ex[idx[k]].n_tgt + 1;
         int rows = k - g, max_len = ref_T + 2, P = len + 1;
-        int *prompt = malloc(sizeof(int) * (size_t)rows * P), *ref = calloc((size_t)rows * ref_T, sizeof(int));
+        int *prompt = malloc(sizeof(int) * (size_t)rows * P),
+            *ref = calloc((size_t)rows * ref_T, sizeof(int));
         int *hyp = malloc(sizeof(int) * (size_t)rows * max_len);
         int rc = !prompt || !ref || !hyp;
         for (int r = 0; !rc && r < rows; r++) {
@@ -91,7 +93,8 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
             ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
         }
         if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
-        for (int r = 0; !rc && r < rows; r++) exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
+        for (int r = 0; !rc && r < rows; r++)
+            exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
         free(prompt); free(ref); free(hyp);
         if (rc) return -1;
     }
@@ -121,16 +124,18 @@ static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
 }
 
 // Teacher-forced and greedy rows of one batch into the diagnosis.
-static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits, const int *hyp, int max_len,
-                          int oracle) {
+static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits,
+                          const int *hyp, int max_len, int oracle) {
     int T = b->T_tgt, V = tensor_cols(logits), rc = 0;
     int *clause = malloc(sizeof(int) * (size_t)T), *right = malloc(sizeof(int) * (size_t)T);
     for (int i = 0; i < b->B && clause && right && !rc; i++) {
         const int *ref = b->tgt_out + (long)i * T;
         task_target_clauses(t, ref, T, clause);
-        for (int j = 0; j < T; j++) right[j] = argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
+        for (int j = 0; j < T; j++)
+            right[j] = argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
         rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
-             diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause, compared_length(ref, T, oracle)) < 0;
+             diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause,
+                                  compared_length(ref, T, oracle)) < 0;
     }
     if (!clause || !right) rc = -1;
     free(clause);
@@ -143,8 +148,8 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
 }
 
-int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode, Diagnosis *diag, EvalResult *r,
-                      char *err, int errlen) {
+int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode,
+                      Diagnosis *diag, EvalResult *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->exact_match = -1;
     int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
@@ -160,7 +165,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
     int was_training = m->training, was_recording = tape_enabled();
     model_set_training(m, 0);
-    model_seed_positions(m, MODEL_EVAL_DRAW);   // the same drawn positions whenever this set is scored
+    model_seed_positions(m, MODEL_EVAL_DRAW);   // same drawn positions whenever this set is scored
     tape_set_enabled(0);
     Arena *a = tensor_arena();
     double loss_sum = 0;
@@ -184,7 +189,9 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         correct += classifier ? count_correct(logits, b.labels, nb, -1)
                               : count_correct(logits, b.tgt_out, nb * b.T_tgt, TOK_PAD);
         if (classifier)
-            for (int i = 0; i < nb; i++) memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C, sizeof(float) * C);
+            for (int i = 0; i < nb; i++)
+                memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
+                       sizeof(float) * C);
         // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
         // logits until the outputs are decoded).
         float *kept = NULL;
@@ -198,10 +205,13 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         if (decode && m->cfg.model == MODEL_TRANSLATOR) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int oracle = length_oracle(t);
-            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len), *stop_at = malloc(sizeof(int) * (size_t)nb);
-            for (int i = 0; hyp && stop_at && i < nb; i++) stop_at[i] = content_length(b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
+            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
+                *stop_at = malloc(sizeof(int) * (size_t)nb);
+            for (int i = 0; hyp && stop_at && i < nb; i++)
+                stop_at[i] = content_length(b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
             if (!hyp || !stop_at || (diag && !kept) ||
-                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt, oracle ? stop_at : NULL, task_end_token(t), hyp) ||
+                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt,
+                              oracle ? stop_at : NULL, task_end_token(t), hyp) ||
                 (diag && diagnose_batch(diag, t, &b, &kept_logits, hyp, max_len, oracle))) {
                 free(hyp);
                 free(stop_at);
@@ -213,7 +223,9 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                 break;
             }
             // Compared: the tokens, and the end unless the oracle placed it.
-            for (int i = 0; i < nb; i++) exact += exact_output(hyp + (long)i * max_len, b.tgt_out + (long)i * b.T_tgt, b.T_tgt, oracle);
+            for (int i = 0; i < nb; i++)
+                exact += exact_output(hyp + (long)i * max_len, b.tgt_out + (long)i * b.T_tgt,
+                                      b.T_tgt, oracle);
             free(hyp);
             free(stop_at);
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
@@ -233,7 +245,8 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         r->n_examples = n;
         r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
         r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
-        if (decode && (m->cfg.model == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT)) r->exact_match = n ? (double)exact / n : 0;
+        if (decode && (m->cfg.model == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT))
+            r->exact_match = n ? (double)exact / n : 0;
         if (classifier) {   // twins: both right, and how far apart their logits are
             int pairs = 0, both = 0;
             for (int k = 0; k < n; k++) {
@@ -242,7 +255,8 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                 const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
                 pairs++;
                 both += argmax(li, C) == s->ex[i].label && argmax(lj, C) == s->ex[j].label;
-                for (int c = 0; c < C; c++) r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
+                for (int c = 0; c < C; c++)
+                    r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
             }
             r->pair_acc = pairs ? (double)both / pairs : 0;
         }
@@ -254,13 +268,18 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     return rc;
 }
 
-int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen) {
+int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r,
+                char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->exact_match = -1;
     int windows = (n - 1) / T < max_windows ? (n - 1) / T : max_windows;
-    if (windows < 1) { snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T); return -1; }
+    if (windows < 1) {
+        snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T);
+        return -1;
+    }
     int was_training = m->training, was_recording = tape_enabled();
-    model_set_training(m, 0);   // first: evaluation may take other positions than training (pos_random)
+    // first: evaluation may take other positions than training (pos_random)
+    model_set_training(m, 0);
     if (model_check_length(m, T, err, errlen)) { model_set_training(m, was_training); return -1; }
     model_seed_positions(m, MODEL_EVAL_DRAW);
     tape_set_enabled(0);
@@ -273,10 +292,15 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
         int nb = windows - w0 < bs ? windows - w0 : bs;
         for (int i = 0; i < nb; i++) starts[i] = (w0 + i) * T;
         Batch b;
-        if (batch_lm(stream, n, starts, nb, T, &b)) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
+        if (batch_lm(stream, n, starts, nb, T, &b)) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
         ArenaMark mark = arena_mark(tensor_arena());
         Tensor *logits;
-        loss_sum += (double)batch_loss(m, &b, 0, &logits)->data[0] * nb * T;    // the training loss, unsmoothed
+        // the training loss, unsmoothed
+        loss_sum += (double)batch_loss(m, &b, 0, &logits)->data[0] * nb * T;
         correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
         // The last `last` targets of each window: the others are ignored (as <pad> is).
         int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);

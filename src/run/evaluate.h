@@ -15,7 +15,8 @@ long    count_correct(const Tensor *logits, const int *targets, int n, int ignor
 typedef struct EvalResult {
     double loss;          // mean over all non-pad target tokens (token-weighted)
     double token_acc;     // classifier: accuracy over sentences
-    double exact_match;   // translator: greedy output (run/decode.h) equals the reference (-1 when not computed)
+    double exact_match;   // translator: greedy output (run/decode.h)
+                          // equals the reference (-1 when not computed)
     double pair_acc;      // classifier: both twins right
     double max_twin_diff; // classifier: largest |logit difference| between a sentence and its twin
     double loss_last;     // lm: loss on the last 32 tokens of each window
@@ -30,8 +31,9 @@ int  evaluate_split(Model *m, const Task *t, const Split *s, int length, int dec
                     char *err, int errlen);
 // evaluate_split, and with diag (and decode) the per-position counts of run/diagnose.h added
 // into *diag (the caller initialises and frees it).
-int  evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode, Diagnosis *diag, EvalResult *r,
-                       char *err, int errlen);
+int  evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode,
+                       Diagnosis *diag, EvalResult *r, char *err, int errlen);
 // Language model on non-overlapping windows of T tokens from a stream.
-int  evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r, char *err, int errlen);
+int  evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r,
+                 char *err, int errlen);
 #endif

@@ -40,14 +40,24 @@ int lm_pick(const float *z, int V, const GenOptions *o, Rng *rng) {
 
 // Room for `positions` positions of one sequence: 0, or -1 with the scheme's message.
 static int open_lm(DecodeState *st, Model *m, int positions, char *err, int errlen) {
-    if (m->cfg.model != MODEL_LM) { snprintf(err, errlen, "not a language model (model = lm)"); return -1; }
+    if (m->cfg.model != MODEL_LM) {
+        snprintf(err, errlen, "not a language model (model = lm)");
+        return -1;
+    }
     if (model_check_length(m, positions, err, errlen)) return -1;
-    if (decode_init(st, m, NULL, 1, 0, positions)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (decode_init(st, m, NULL, 1, 0, positions)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
-int lm_generate(Model *m, const int *prompt, int n_prompt, const GenOptions *o, int *out, char *err, int errlen) {
-    if (n_prompt < 1 || o->n_tokens < 1) { snprintf(err, errlen, "need a prompt and at least one token"); return -1; }
+int lm_generate(Model *m, const int *prompt, int n_prompt, const GenOptions *o, int *out, char *err,
+                int errlen) {
+    if (n_prompt < 1 || o->n_tokens < 1) {
+        snprintf(err, errlen, "need a prompt and at least one token");
+        return -1;
+    }
     DecodeState st;
     if (open_lm(&st, m, n_prompt + o->n_tokens - 1, err, errlen)) return -1;
     int V = m->src_vocab;

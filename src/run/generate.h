@@ -32,7 +32,8 @@ typedef struct GenOptions {
 
 // Continues prompt (n_prompt >= 1 ids) by o->n_tokens tokens into out[n_tokens]. 0, or -1
 // with a message.
-int lm_generate(Model *m, const int *prompt, int n_prompt, const GenOptions *o, int *out, char *err, int errlen);
+int lm_generate(Model *m, const int *prompt, int n_prompt, const GenOptions *o, int *out, char *err,
+                int errlen);
 // The loss of each position of ids (n >= 2): loss[0 .. n-2]. 0, or -1 with a message.
 int lm_score(Model *m, const int *ids, int n, double *loss, char *err, int errlen);
 // The choice of one step from logits z[V] (exposed for tests): see the contract above.

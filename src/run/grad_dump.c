@@ -8,11 +8,15 @@
 #include "run/evaluate.h"
 
 // The data ./eval scores, as one batch.
-static int dump_batch(const Model *m, const Task *t, const Config *c, Batch *b, char *err, int errlen) {
+static int dump_batch(const Model *m, const Task *t, const Config *c, Batch *b, char *err,
+                      int errlen) {
     if (t->cfg.task == TASK_LM) {
         int T = c->window, windows = (t->n_lm_val - 1) / T;
         if (windows > 256) windows = 256;
-        if (windows < 1) { snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T); return -1; }
+        if (windows < 1) {
+            snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T);
+            return -1;
+        }
         int *starts = malloc(sizeof(int) * (size_t)windows);
         if (!starts) { snprintf(err, errlen, "out of memory"); return -1; }
         for (int i = 0; i < windows; i++) starts[i] = i * T;
@@ -22,7 +26,10 @@ static int dump_batch(const Model *m, const Task *t, const Config *c, Batch *b, 
         return rc;
     }
     const Split *s = &t->val;
-    if (s->n < 1) { snprintf(err, errlen, "--dump-grads: the run has no validation split"); return -1; }
+    if (s->n < 1) {
+        snprintf(err, errlen, "--dump-grads: the run has no validation split");
+        return -1;
+    }
     int *idx = malloc(sizeof(int) * (size_t)s->n);
     if (!idx) { snprintf(err, errlen, "out of memory"); return -1; }
     for (int i = 0; i < s->n; i++) idx[i] = i;
@@ -87,12 +94,14 @@ int grad_dump(Model *m, const Task *t, Config *c, const char *path, char *err, i
     if (!rc) {
         char smoothing[32];
         snprintf(smoothing, sizeof smoothing, "%.9g", c->label_smoothing);
-        Config copy = *c;   // config_to_ini keeps its text in the config: render a copy, free it here
+        // config_to_ini keeps its text in the config: render a copy, free it here
+        Config copy = *c;
         copy.text = NULL;
         char *config_text = config_to_ini(&copy);
         const char *keys[] = {"format", "config", "label_smoothing", "targets"};
-        const char *vals[] = {"grad-dump-1", config_text, smoothing,
-                              "batch.tgt_out 0 = <pad> (ignored); loss = mean over the kept targets"};
+        const char *vals[] = {
+            "grad-dump-1", config_text, smoothing,
+            "batch.tgt_out 0 = <pad> (ignored); loss = mean over the kept targets"};
         rc = config_text ? st_save(path, ts, n, keys, vals, 4, err, errlen)
                          : (snprintf(err, errlen, "out of memory"), -1);
         free(config_text);

@@ -7,7 +7,8 @@
 // training loss (mean token cross-entropy with train.label_smoothing), dropout off.
 //
 // The file is safetensors, every tensor F32 (token ids are small integers, exact in F32):
-//   batch.src [B,Ts]  batch.tgt_in [B,T]  batch.tgt_out [B,T]  batch.labels [B]   (those the model uses)
+//   batch.src [B,Ts]  batch.tgt_in [B,T]  batch.tgt_out [B,T]  batch.labels [B]
+//                     (those the model uses)
 //   loss [1]          grad.NAME for every parameter NAME, in its shape
 // Metadata: format = "grad-dump-1", config = the resolved config (overrides included),
 // label_smoothing, and pad/ignore conventions of the targets (tgt_out: 0 = <pad>, ignored).

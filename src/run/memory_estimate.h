@@ -52,15 +52,18 @@ double memory_data_bytes(const Config *c);
 // Whole-run estimates. The task may be NULL (before its data is loaded): the vocabularies
 // are then the specials only and the lengths the config's bounds (max_tokens, window).
 void memory_estimate_train(const Config *c, const Task *t, MemoryEstimate *e);
-void memory_estimate_eval(const Config *c, const Task *t, const int *lengths, int n_lengths, MemoryEstimate *e);
+void memory_estimate_eval(const Config *c, const Task *t, const int *lengths, int n_lengths,
+                          MemoryEstimate *e);
 // One training step of a model on one batch shape (./bench): parameters, gradients and
 // AdamW moments, the step's activations, no data, no checkpoint.
 void memory_estimate_step(const Config *c, MemoryVocab v, const MemoryPass *p, MemoryEstimate *e);
 // ./translate: beam search over batches of `batch` lines of up to T_src tokens.
-void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int beam, int T_src, MemoryEstimate *e);
+void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int beam, int T_src,
+                               MemoryEstimate *e);
 // ./generate: a language model's key/value cache of `positions` positions (one sequence, every
 // layer, allocated whole before the first token) and one pass of `chunk` new tokens against it.
-void memory_estimate_generate(const Config *c, MemoryVocab v, int positions, int chunk, MemoryEstimate *e);
+void memory_estimate_generate(const Config *c, MemoryVocab v, int positions, int chunk,
+                              MemoryEstimate *e);
 
 // ./train's check: memory_estimate_train into e, then memory_check. Called before the data
 // is loaded (t = NULL: refuses an absurd model or batch without reading any data) and after.

@@ -14,8 +14,8 @@ void progress_update(Progress *p, long done) {
     if (elapsed < 1.0 || now - p->drawn < 0.25) return;
     p->drawn = now;
     double rate = done / elapsed, eta = (double)(p->total - done) / rate;
-    fprintf(stderr, "\r%s %ld/%ld %s | %.1f/s | ETA %dm%02ds   ", p->what, done, p->total, p->unit, rate,
-            (int)(eta / 60), (int)eta % 60);
+    fprintf(stderr, "\r%s %ld/%ld %s | %.1f/s | ETA %dm%02ds   ", p->what, done, p->total, p->unit,
+            rate, (int)(eta / 60), (int)eta % 60);
 }
 
 void progress_end(Progress *p) {

@@ -28,7 +28,8 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err, int errlen) {
+int run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err,
+                    int errlen) {
     memset(r, 0, sizeof *r);
     Config *c = &r->cfg;
     if (allow_ini && ends_with(arg, ".ini")) {
@@ -62,7 +63,8 @@ int run_open(Run *r, char *err, int errlen) {
     r->opened = OPENED_ARENA;
     // Memory from the config alone first: an absurd test_size is refused before generating it.
     memory_estimate_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory);
-    if (memory_check(&r->memory, &r->cfg, err, errlen) || task_load(&r->task, &r->cfg, err, errlen)) return -1;
+    if (memory_check(&r->memory, &r->cfg, err, errlen) || task_load(&r->task, &r->cfg, err, errlen))
+        return -1;
     r->opened |= OPENED_TASK;
     const Task *t = &r->task;
     memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
@@ -70,7 +72,8 @@ int run_open(Run *r, char *err, int errlen) {
     if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
     // A run trained before model.attn_train_length was recorded: its training data, rebuilt, tells.
     if (!r->cfg.attn_train_length) r->cfg.attn_train_length = task_train_length(t);
-    model_build(&r->model, &r->cfg, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
+    model_build(&r->model, &r->cfg, t->src_vocab.n,
+                t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
     r->opened |= OPENED_MODEL;
     model_set_training(&r->model, 0);
     if (r->ckpt[0] && checkpoint_load(r->ckpt, &r->model, NULL, NULL, err, errlen)) return -1;

@@ -39,12 +39,14 @@ void run_locate(const char *arg, char *ckpt, char *dir, size_t n);
 // or with allow_ini a .ini file (a fresh model, r->ckpt = ""). Overrides ("key=value") are
 // applied, then the config is validated and the files it names are checked. 0, or -1 with
 // a message and nothing to close.
-int  run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err, int errlen);
+int  run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **over, char *err,
+                     int errlen);
 
 // After run_read_config: the config's thread count, a tensor arena with the tape off
 // (run_inference_begin), the task's data, the memory estimate checked (run/memory_estimate.h;
-// printed on stderr once all else succeeded), the saved vocabularies checked against the data, the model built with dropout off and the checkpoint's weights loaded (a fresh model keeps its
-// seeded initial weights). 0, or -1 with a message; call run_close either way.
+// printed on stderr once all else succeeded), the saved vocabularies checked against the data, the
+// model built with dropout off and the checkpoint's weights loaded (a fresh model keeps its seeded
+// initial weights). 0, or -1 with a message; call run_close either way.
 int  run_open(Run *r, char *err, int errlen);
 
 // Frees what run_read_config and run_open made (safe after a failed run_open).

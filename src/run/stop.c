@@ -19,7 +19,8 @@ void stop_signals_install(void) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;   // a write interrupted by the signal carries on: the checkpoint stays whole
+    // a write interrupted by the signal carries on: the checkpoint stays whole
+    sa.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 }

@@ -41,7 +41,8 @@ static int truncate_log(const char *path, long step, const char *note, char *err
     char *text = NULL;
     if (file_exists(path) && !(text = read_file(path, &n, (size_t)1 << 30, err, errlen))) return -1;
     char *old_header = text;
-    while (old_header && *old_header == '#' && strchr(old_header, '\n')) old_header = strchr(old_header, '\n') + 1;
+    while (old_header && *old_header == '#' && strchr(old_header, '\n'))
+        old_header = strchr(old_header, '\n') + 1;
     size_t kept = old_header && !note ? (size_t)(old_header - text) : 0, len = 0;
     if (!note) note = "";
     char *out = malloc(strlen(note) + kept + strlen(LOG_HEADER) + n + 1);
@@ -86,8 +87,8 @@ static void log_value(FILE *f, double v, int last) {
     else fprintf(f, last ? "%.6g\n" : "%.6g,", v);
 }
 
-static void log_row(FILE *f, long step, const char *split, int length, double loss, double acc, double exact,
-                    double loss_last, double lr, double gnorm) {
+static void log_row(FILE *f, long step, const char *split, int length, double loss, double acc,
+                    double exact, double loss_last, double lr, double gnorm) {
     fprintf(f, "%ld,%s,%d,", step, split, length);
     log_value(f, loss, 0);
     log_value(f, acc, 0);
@@ -118,14 +119,19 @@ typedef struct Run {
 static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen) {
     Model *m = &r->model;
     EvalResult res;
-    if (r->task.cfg.task == TASK_LM) {   // windows of text (the decoder-only algorithmic form is scored as a split)
+    // windows of text (the decoder-only algorithmic form is scored as a split)
+    if (r->task.cfg.task == TASK_LM) {
         int T = r->c->window;
         if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, T, 256, &res, err, errlen)) return -1;
         log_row(r->log, step, "val", T, res.loss, res.token_acc, -1, res.loss_last, -1, -1);
-        printf("step %ld: val loss %.4f (last 32: %.4f) acc %.2f%%\n", step, res.loss, res.loss_last, 100 * res.token_acc);
+        printf("step %ld: val loss %.4f (last 32: %.4f) acc %.2f%%\n", step, res.loss,
+               res.loss_last, 100 * res.token_acc);
         for (int i = 0; i < r->n_lengths; i++) {
-            if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, r->lengths[i], 256, &res, err, errlen)) return -1;
-            log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, -1, res.loss_last, -1, -1);
+            if (evaluate_lm(m, r->task.lm_val, r->task.n_lm_val, r->lengths[i], 256, &res, err,
+                            errlen))
+                return -1;
+            log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, -1, res.loss_last,
+                    -1, -1);
         }
         return 0;
     }
@@ -134,8 +140,8 @@ static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen)
         if (evaluate_split(m, &r->task, &r->task.val, 0, 1, &res, err, errlen)) return -1;
         double seq = classifier ? res.pair_acc : res.exact_match;
         log_row(r->log, step, "val", 0, res.loss, res.token_acc, seq, -1, -1, -1);
-        printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss, 100 * res.token_acc,
-               classifier ? "pair" : "exact", 100 * seq);
+        printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss,
+               100 * res.token_acc, classifier ? "pair" : "exact", 100 * seq);
     }
     for (int i = 0; i < r->n_lengths; i++) {
         Split s = {0};
@@ -143,14 +149,17 @@ static int evaluate_and_log(Run *r, long step, int final, char *err, int errlen)
         int rc = evaluate_split(m, &r->task, &s, 0, final, &res, err, errlen);
         split_free(&s);
         if (rc) return -1;
-        log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, res.exact_match, -1, -1, -1);
+        log_row(r->log, step, "val", r->lengths[i], res.loss, res.token_acc, res.exact_match, -1,
+                -1, -1);
     }
     return 0;
 }
 
 // "the last good checkpoint is X (step N)" or "there is no checkpoint yet".
 static void last_good_text(const Run *r, char *out, size_t n) {
-    if (r->last_good[0]) snprintf(out, n, "the last good checkpoint is %s (step %ld)", r->last_good, r->last_good_step);
+    if (r->last_good[0])
+        snprintf(out, n, "the last good checkpoint is %s (step %ld)", r->last_good,
+                 r->last_good_step);
     else snprintf(out, n, "there is no checkpoint yet");
 }
 
@@ -164,7 +173,9 @@ static int check_finite_params(const Run *r, long step, char *err, int errlen) {
             if (!isfinite(p->t.data[j])) {
                 char good[700];
                 last_good_text(r, good, sizeof good);
-                snprintf(err, errlen, "step %ld: parameter '%s' holds %g after the update; stopped without saving, %s",
+                snprintf(err, errlen,
+                         "step %ld: parameter '%s' holds %g after the update; "
+                         "stopped without saving, %s",
                          step, p->name, p->t.data[j], good);
                 return -1;
             }
@@ -179,7 +190,8 @@ static int save_checkpoint(Run *r, long step, char *err, int errlen) {
         char good[700];
         last_good_text(r, good, sizeof good);
         size_t k = strlen(err);
-        snprintf(err + k, errlen - k, "; the checkpoint of step %ld was not written, %s", step, good);
+        snprintf(err + k, errlen - k, "; the checkpoint of step %ld was not written, %s", step,
+                 good);
         return -1;
     }
     snprintf(r->last_good, sizeof r->last_good, "%s", r->ckpt);
@@ -193,7 +205,9 @@ static int stop_after_step(Run *r, long step, int signo, char *err, int errlen) 
     if (step % r->c->ckpt_every && save_checkpoint(r, step, err, errlen)) return -1;
     fflush(stdout);
     if (isatty(STDERR_FILENO)) fputc('\n', stderr);   // end the progress line
-    fprintf(stderr, "stopped by %s after step %ld (checkpoint %s); resume with: ./train %s/config.ini train.resume=%s\n",
+    fprintf(stderr,
+            "stopped by %s after step %ld (checkpoint %s); "
+            "resume with: ./train %s/config.ini train.resume=%s\n",
             signo == SIGINT ? "SIGINT" : "SIGTERM", step, r->ckpt, r->dir, r->dir);
     return signo;
 }
@@ -207,9 +221,12 @@ static void progress(long step, long steps, double loss, double tokens_per_s, do
 
 static int setup(Run *r, char *err, int errlen) {
     Config *c = r->c;
-    if (c->eval_lengths[0] && (r->n_lengths = parse_lengths(c->eval_lengths, r->lengths, 64, err, errlen)) < 0) return -1;
+    if (c->eval_lengths[0] &&
+        (r->n_lengths = parse_lengths(c->eval_lengths, r->lengths, 64, err, errlen)) < 0)
+        return -1;
     char msg[256];
-    for (int i = 0; i < r->n_lengths; i++)   // a length the task cannot generate: refused before any step
+    // a length the task cannot generate: refused before any step
+    for (int i = 0; i < r->n_lengths; i++)
         if (task_check_length(c, r->lengths[i], msg, sizeof msg)) {
             snprintf(err, errlen, "eval_lengths: %s", msg);
             return -1;
@@ -218,12 +235,15 @@ static int setup(Run *r, char *err, int errlen) {
     snprintf(r->ckpt, sizeof r->ckpt, "%s/model.safetensors", r->dir);
     snprintf(r->log_path, sizeof r->log_path, "%s/log.csv", r->dir);
     if (!c->resume[0] && file_exists(r->ckpt)) {
-        snprintf(err, errlen, "%s already holds a run; continue it with train.resume=%s, or remove the folder, or pick another run.name",
+        snprintf(err, errlen,
+                 "%s already holds a run; continue it with train.resume=%s, or remove the folder, "
+                 "or pick another run.name",
                  r->dir, r->dir);
         return -1;
     }
     // Memory first: from the config alone before loading data, then with the data's shapes.
-    if (memory_check_train(c, NULL, &r->memory, err, errlen) || task_load(&r->task, c, err, errlen)) return -1;
+    if (memory_check_train(c, NULL, &r->memory, err, errlen) || task_load(&r->task, c, err, errlen))
+        return -1;
     Task *t = &r->task;
     if (memory_check_train(c, t, &r->memory, err, errlen)) return -1;
     // The longest training sequence: recorded in the run's config as n_train of
@@ -234,7 +254,8 @@ static int setup(Run *r, char *err, int errlen) {
         snprintf(set, sizeof set, "model.attn_train_length=%d", T);
         if (config_set(c, set, err, errlen)) return -1;
     }
-    model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n, t->n_classes);
+    model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n,
+                t->n_classes);
     // Refuse lengths the positional scheme cannot encode before any work (learned, no wrap).
     if (model_check_length(&r->model, T, err, errlen)) return -1;
     adamw_init(&r->opt, &r->model.ps, c->beta1, c->beta2, c->eps, c->weight_decay);
@@ -255,13 +276,16 @@ static int resume(Run *r, long *start, char *err, int errlen) {
     int n = r->sampler.n;
     sampler_free(&r->sampler);
     if (sampler_restore(&r->sampler, n, st.sampler)) {
-        snprintf(err, errlen, "%s: sampler state (epoch %lld, position %lld) does not fit this data (%d training examples)",
+        snprintf(err, errlen,
+                 "%s: sampler state (epoch %lld, position %lld) does not fit this data "
+                 "(%d training examples)",
                  path, (long long)st.sampler.epoch, (long long)st.sampler.pos, n);
         return -1;
     }
     if (st.step > r->c->steps) {
-        snprintf(err, errlen, "%s is at step %ld, past steps = %d (raise train.steps to continue it)",
-                 path, st.step, r->c->steps);
+        snprintf(err, errlen,
+                 "%s is at step %ld, past steps = %d (raise train.steps to continue it)", path,
+                 st.step, r->c->steps);
         return -1;
     }
     snprintf(r->last_good, sizeof r->last_good, "%s", path);
@@ -297,7 +321,9 @@ static void out_of_memory(size_t bytes, void *ctx) {
     char good[700];
     last_good_text(r, good, sizeof good);
     fflush(stdout);
-    fprintf(stderr, "error: step %ld: out of memory: cannot allocate %zu MiB for activations; stopped, %s\n",
+    fprintf(stderr,
+            "error: step %ld: out of memory: cannot allocate %zu MiB for activations; "
+            "stopped, %s\n",
             r->step, bytes >> 20, good);
     exit(1);
 }
@@ -305,7 +331,8 @@ static void out_of_memory(size_t bytes, void *ctx) {
 // train.bucket: the length of each training pair, for batches of similar lengths.
 static int *bucket_lengths(const Split *s) {
     int *len = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
-    for (int i = 0; len && i < s->n; i++) len[i] = s->ex[i].n_src > s->ex[i].n_tgt ? s->ex[i].n_src : s->ex[i].n_tgt;
+    for (int i = 0; len && i < s->n; i++)
+        len[i] = s->ex[i].n_src > s->ex[i].n_tgt ? s->ex[i].n_src : s->ex[i].n_tgt;
     return len;
 }
 
@@ -336,8 +363,10 @@ int train_run(Config *c, char *err, int errlen) {
     else if (!rc && c->init_from[0]) rc = init_weights(&r, err, errlen);
     int *lengths = NULL;
     if (!rc && c->bucket && r.task.cfg.task != TASK_LM) {
-        if (!(lengths = bucket_lengths(&r.task.train))) { snprintf(err, errlen, "out of memory"); rc = -1; }
-        else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
+        if (!(lengths = bucket_lengths(&r.task.train))) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        } else sampler_set_buckets(&r.sampler, lengths, c->batch_size);
     }
     if (!rc) rc = make_dirs(r.dir, err, errlen);   // only once everything loaded: no empty folders
     if (!rc) memory_report(&r.memory, c, stdout);
@@ -346,12 +375,18 @@ int train_run(Config *c, char *err, int errlen) {
         char path[600];
         snprintf(path, sizeof path, "%s/config.ini", r.dir);
         rc = write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
-             task_save_vocabs(&r.task, r.dir, err, errlen) || truncate_log(r.log_path, start, c->resume[0] ? NULL : r.init_note, err, errlen) ? -1 : 0;
+             task_save_vocabs(&r.task, r.dir, err, errlen) ||
+             truncate_log(r.log_path, start, c->resume[0] ? NULL : r.init_note, err, errlen)
+             ? -1 : 0;
     }
-    if (!rc && !(r.log = fopen(r.log_path, "a"))) { snprintf(err, errlen, "%s: cannot append", r.log_path); rc = -1; }
+    if (!rc && !(r.log = fopen(r.log_path, "a"))) {
+        snprintf(err, errlen, "%s: cannot append", r.log_path);
+        rc = -1;
+    }
     if (!rc) {
-        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n", r.dir,
-               config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos, r.model.ps.total, r.sampler.n, start + 1, c->steps);
+        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n",
+               r.dir, config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos,
+               r.model.ps.total, r.sampler.n, start + 1, c->steps);
         if (r.init_note[0]) printf("weights: %s", r.init_note + 2);   // "init_from = PATH (step N)"
         if (r.task.cfg.task != TASK_LM && r.task.val.n == 0)
             printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
@@ -359,7 +394,8 @@ int train_run(Config *c, char *err, int errlen) {
     }
     double t0 = wall_seconds(), tokens = 0;
     for (long step = start + 1; !rc && step <= c->steps; step++) {
-        crash_point("step");       // tests: TF_CRASH_AT=step:N kills, TF_PAUSE_AT=step:N stops the process here
+        crash_point("step");       // tests: TF_CRASH_AT=step:N kills,
+                                   // TF_PAUSE_AT=step:N stops the process here
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
         r.step = step;
         Batch b;
@@ -391,27 +427,34 @@ int train_run(Config *c, char *err, int errlen) {
             int classifier = r.model.cfg.model == MODEL_CLASSIFIER;
             long right = classifier ? count_correct(logits, b.labels, b.B, -1)
                                     : count_correct(logits, b.tgt_out, b.B * b.T_tgt, TOK_PAD);
-            log_row(r.log, step, "train", 0, loss->data[0], (double)right / b.n_tgt_tokens, -1, -1, lr, gnorm);
+            log_row(r.log, step, "train", 0, loss->data[0], (double)right / b.n_tgt_tokens, -1, -1,
+                    lr, gnorm);
         }
         double elapsed = wall_seconds() - t0;
-        progress(step, c->steps, loss->data[0], tokens / elapsed, elapsed / (step - start) * (c->steps - step));
+        progress(step, c->steps, loss->data[0], tokens / elapsed,
+                 elapsed / (step - start) * (c->steps - step));
         batch_free(&b);
         int last = step == c->steps;
         if (step % c->eval_every == 0 || last) {
-            arena_reset(&arena);   // the step's tensors are done with: evaluation reuses their memory
+            // the step's tensors are done with: evaluation reuses their memory
+            arena_reset(&arena);
             rc = evaluate_and_log(&r, step, last, err, errlen);
         }
         if (!rc && (step % c->ckpt_every == 0 || last)) rc = save_checkpoint(&r, step, err, errlen);
         if (!rc && ferror(r.log)) {
             char good[700];
             last_good_text(&r, good, sizeof good);
-            snprintf(err, errlen, "%s: write failed (disk full?); stopped at step %ld, %s", r.log_path, step, good);
+            snprintf(err, errlen, "%s: write failed (disk full?); stopped at step %ld, %s",
+                     r.log_path, step, good);
             rc = -1;
         }
-        if (!rc && !last && stop_signal_received()) rc = stop_after_step(&r, step, stop_signal_received(), err, errlen);
+        if (!rc && !last && stop_signal_received())
+            rc = stop_after_step(&r, step, stop_signal_received(), err, errlen);
         fflush(stdout);
     }
-    if (!rc) printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, wall_seconds() - t0, tokens / (wall_seconds() - t0));
+    if (!rc)
+        printf("done: %s in %.1f s (%.0f tokens/s)\n", r.ckpt, wall_seconds() - t0,
+               tokens / (wall_seconds() - t0));
     if (r.log) fclose(r.log);
     sampler_free(&r.sampler);
     free(lengths);

@@ -18,7 +18,8 @@ int translator_open(Translator *t, const char *arg, char *err, int errlen) {
     if (checkpoint_read_config(path, &t->cfg, err, errlen)) return -1;
     int rc = 0;
     if (t->cfg.model != MODEL_TRANSLATOR) {
-        snprintf(err, errlen, "%s: model = %s, not a translator", path, config_enum_name(&t->cfg, &t->cfg.model));
+        snprintf(err, errlen, "%s: model = %s, not a translator", path,
+                 config_enum_name(&t->cfg, &t->cfg.model));
         rc = -1;
     }
     snprintf(file, sizeof file, "%s/src_vocab.txt", t->dir);
@@ -87,7 +88,8 @@ int translator_encode(const Translator *t, const char *line, int **ids) {
     return *ids ? n + 1 : -1;
 }
 
-int translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch, char *err, int errlen) {
+int translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch,
+                           char *err, int errlen) {
     int longest = 1;
     for (int i = 0; i < n; i++) {
         int *ids, k = translator_encode(t, lines[i], &ids);
@@ -104,7 +106,8 @@ int translate_check_memory(const Translator *t, char *const *lines, int n, int b
 }
 
 char *translator_text(const Translator *t, const int *ids, int n) {
-    const char **toks = malloc(sizeof(char *) * (size_t)(n + 1)), **words = malloc(sizeof(char *) * (size_t)(n + 1));
+    const char **toks = malloc(sizeof(char *) * (size_t)(n + 1)),
+               **words = malloc(sizeof(char *) * (size_t)(n + 1));
     int k = 0;
     size_t size = 1;
     for (int i = 0; toks && i < n && ids[i] != TOK_EOS; i++) {
@@ -132,8 +135,8 @@ static int by_length(const void *a, const void *b) {
     return x->len != y->len ? x->len - y->len : x->line - y->line;
 }
 
-int translate_lines(Translator *t, char *const *lines, int n, int beam, float alpha, int batch, char **out,
-                    char *err, int errlen) {
+int translate_lines(Translator *t, char *const *lines, int n, int beam, float alpha, int batch,
+                    char **out, char *err, int errlen) {
     int **ids = calloc((size_t)(n ? n : 1), sizeof(int *));
     ByLength *order = malloc(sizeof(ByLength) * (size_t)(n ? n : 1));
     int rc = ids && order ? 0 : -1;
@@ -141,18 +144,23 @@ int translate_lines(Translator *t, char *const *lines, int n, int beam, float al
         order[i].line = i;
         if ((order[i].len = translator_encode(t, lines[i], &ids[i])) < 0) rc = -1;
     }
-    if (!rc) qsort(order, (size_t)n, sizeof(ByLength), by_length);   // similar lengths: little padding
+    // similar lengths: little padding
+    if (!rc) qsort(order, (size_t)n, sizeof(ByLength), by_length);
     for (int start = 0; start < n && !rc; start += batch) {
         int B = n - start < batch ? n - start : batch;
         int Ts = order[start + B - 1].len;
         int max_len = 2 * Ts + 10;                 // targets are rarely twice the source
-        int *src = calloc((size_t)B * Ts, sizeof(int)), *hyp = malloc(sizeof(int) * (size_t)B * max_len);
+        int *src = calloc((size_t)B * Ts, sizeof(int)),
+            *hyp = malloc(sizeof(int) * (size_t)B * max_len);
         if (!src || !hyp) rc = -1;
         for (int b = 0; b < B && !rc; b++)
-            memcpy(src + (long)b * Ts, ids[order[start + b].line], sizeof(int) * (size_t)order[start + b].len);
+            memcpy(src + (long)b * Ts, ids[order[start + b].line],
+                   sizeof(int) * (size_t)order[start + b].len);
         if (!rc) rc = beam_decode(&t->model, src, B, Ts, beam, alpha, max_len, hyp);
         for (int b = 0; b < B && !rc; b++)
-            if (!(out[order[start + b].line] = translator_text(t, hyp + (long)b * max_len, max_len))) rc = -1;
+            if (!(out[order[start + b].line] =
+                      translator_text(t, hyp + (long)b * max_len, max_len)))
+                rc = -1;
         free(src);
         free(hyp);
     }

@@ -34,9 +34,10 @@ int  translator_encode(const Translator *t, const char *line, int **ids);
 char *translator_text(const Translator *t, const int *ids, int n);
 // Before translating: the memory the longest batch needs (run/memory_estimate.h) against
 // what is available; -1 with the one-line refusal, else 0 with the estimate on stderr.
-int  translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch, char *err, int errlen);
+int  translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch,
+                            char *err, int errlen);
 // Translates n lines (sorted by length into batches of `batch` sentences) with beam search;
 // out[i] receives a malloc'd string. 0, or -1 with a message.
-int  translate_lines(Translator *t, char *const *lines, int n, int beam, float alpha, int batch, char **out,
-                     char *err, int errlen);
+int  translate_lines(Translator *t, char *const *lines, int n, int beam, float alpha, int batch,
+                     char **out, char *err, int errlen);
 #endif
