@@ -62,20 +62,32 @@ typedef struct {
     const char *pos;                           // positional scheme
     Activation act;                            // FFN activation
     float dropout, smoothing;                  // dropout everywhere, label smoothing
-    int llama;                                 // the Llama-style block: rmsnorm, (act swiglu), no biases
+    // the Llama-style block: rmsnorm, (act swiglu), no biases
+    int llama;
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", MODEL_TRANSLATOR, 64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR, 256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM, 128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
-    // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16 (docs/design.md §2.5).
-    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", MODEL_LM, 128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_SWIGLU, 0.1f, 0.1f, 1},
-    // The wide language models of issue 17 (GPT-2 blocks at GPT-2 width in the last two):
-    // GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train runs them.
-    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", MODEL_LM, 256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
-    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", MODEL_LM, 768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
-    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", MODEL_LM, 768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+    {"toy", "toy translator d64 h4 2+2 ff256 B64", MODEL_TRANSLATOR,
+     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR,
+     256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU,
+     0.1f, 0.1f, 0},
+    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM,
+     128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+    // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16
+    // (docs/design.md §2.5).
+    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", MODEL_LM,
+     128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_SWIGLU,
+     0.1f, 0.1f, 1},
+    // The wide language models, for the kernels' speed (GPT-2 blocks at GPT-2 width in the last
+    // two): GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train
+    // runs them.
+    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", MODEL_LM,
+     256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", MODEL_LM,
+     768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", MODEL_LM,
+     768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
@@ -105,7 +117,9 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int token(int b, int t, int step, int V) { return TOK_EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - TOK_EOS - 1); }
+static int token(int b, int t, int step, int V) {
+    return TOK_EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - TOK_EOS - 1);
+}
 
 // The batch of one step; tokens counted as the trainer counts them (non-pad source + target).
 static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
@@ -242,8 +256,10 @@ static Result bench_model(const Shape *s, int runs) {
     long tokens[NB];
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
     double base = peak_mib();
-    for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);   // warm-up: size the arena
-    double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs), *cpu = malloc(sizeof(double) * runs);
+    // warm-up: size the arena
+    for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
+    double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs),
+           *cpu = malloc(sizeof(double) * runs);
     double *frac = malloc(sizeof(double) * runs), flops = model_flops_per_token(s);
     for (int r = 0; r < runs; r++) {
         // The host's speed drifts between seconds (other tenants); the peak loop right before
@@ -262,7 +278,8 @@ static Result bench_model(const Shape *s, int runs) {
         tps[r] = n / dt;
         frac[r] = peak > 0 ? tps[r] * flops / 1e9 / peak : 0;
     }
-    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base, median(frac, runs)};
+    Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base,
+                  median(frac, runs)};
     free(ms); free(tps); free(cpu); free(frac);
     for (int i = 0; i < NB; i++) batch_free(&batches[i]);
     adamw_free(&opt);
@@ -304,7 +321,8 @@ static Result bench_eval(int T, int runs) {
 }
 
 static void fill(Tensor *t, unsigned seed) {
-    for (long i = 0; i < t->size; i++) t->data[i] = (float)((i * 2654435761u + seed) % 1000) / 1000.0f - 0.5f;
+    for (long i = 0; i < t->size; i++)
+        t->data[i] = (float)((i * 2654435761u + seed) % 1000) / 1000.0f - 0.5f;
 }
 
 // Square C = A B through op_matmul (no gradient), repeated to fill about 0.2 s a run.
@@ -351,7 +369,8 @@ static Result bench_attention(int runs) {
         for (int i = 0; i < reps; i++) {
             arena_reset(&arena);
             tape_reset();
-            Tensor *q = tensor_new3(ATT_B, ATT_T, C, 1), *k = tensor_new3(ATT_B, ATT_T, C, 1), *v = tensor_new3(ATT_B, ATT_T, C, 1);
+            Tensor *q = tensor_new3(ATT_B, ATT_T, C, 1), *k = tensor_new3(ATT_B, ATT_T, C, 1),
+                   *v = tensor_new3(ATT_B, ATT_T, C, 1);
             fill(q, 1); fill(k, 2); fill(v, 3);
             AttnArgs args = {.n_heads = ATT_H, .causal = 1};
             Tensor *y = op_attention(q, k, v, &args);
@@ -457,7 +476,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             n_threads = 0;
-            for (char *p = argv[++i]; *p && n_threads < 8; p += *p == ',') threads[n_threads++] = (int)strtol(p, &p, 10);
+            for (char *p = argv[++i]; *p && n_threads < 8; p += *p == ',')
+                threads[n_threads++] = (int)strtol(p, &p, 10);
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -486,43 +506,62 @@ int main(int argc, char **argv) {
         if (wanted(only, sh->name) && e.total > largest.total) largest = e, largest_cfg = c;
     }
     char err[512];
-    if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); return 1; }
+    if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 1;
+    }
     if (largest.total > 0 && !tsv) memory_report(&largest, &largest_cfg, stdout);
     pid_t competitor = busy ? start_busy() : 0;
     if (competitor < 0) { perror("bench: fork"); return 1; }
     if (!tsv) {
         printf("bench: median of %d runs; OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s%s\n\n", runs,
                getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)",
-               getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)", busy ? "; a competing process spins on one core" : "");
+               getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)",
+               busy ? "; a competing process spins on one core" : "");
     }
     int failed = 0;
     // The peak first, for reference beside the language-model rows (each of their runs divides by
     // a peak loop of its own, in bench_model).
     int need_peak = wanted(only, "peak");
-    for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
-    if (need_peak && !tsv) printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s", "per CPU-s");
+    for (int s = 0; s < N_SHAPES; s++)
+        need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
+    if (need_peak && !tsv)
+        printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s",
+               "per CPU-s");
     for (int t = 0; need_peak && t < n_threads; t++) {
         Result r;
         if (measure(K_PEAK, 0, threads[t], runs, &r)) { failed = 1; continue; }
-        if (tsv) printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", threads[t], r.value, r.aux, r.peak);
-        else printf("%-44s %7s %10.1f %13.1f\n", "fused multiply-adds, " PEAK_WIDTH, threads_label(threads[t]), r.value, r.aux);
+        if (tsv)
+            printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", threads[t], r.value,
+                   r.aux, r.peak);
+        else
+            printf("%-44s %7s %10.1f %13.1f\n", "fused multiply-adds, " PEAK_WIDTH,
+                   threads_label(threads[t]), r.value, r.aux);
         fflush(stdout);
     }
-    if (!tsv) printf("%s%-44s %7s %10s %9s %9s %9s %9s %8s %7s\n", need_peak ? "\n" : "", "training step", "threads", "tokens/s",
-                     "ms/step", "cpu ms", "peak MiB", "base MiB", "GFLOP/s", "% peak");
+    if (!tsv)
+        printf("%s%-44s %7s %10s %9s %9s %9s %9s %8s %7s\n", need_peak ? "\n" : "", "training step",
+               "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB", "base MiB", "GFLOP/s",
+               "% peak");
     for (int s = 0; s < N_SHAPES; s++) {
         if (!wanted(only, SHAPES[s].name)) continue;
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
-            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9, pct = 100 * r.peak_frac;
-            if (tsv) printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n", SHAPES[s].name, threads[t],
-                            r.value, r.aux, r.peak, r.cpu, r.base, gflops, pct);
+            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9,
+                   pct = 100 * r.peak_frac;
+            if (tsv)
+                printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t"
+                       "%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n",
+                       SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu, r.base, gflops,
+                       pct);
             else if (gflops > 0)
-                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8.1f %6.1f%%\n", SHAPES[s].label, threads_label(threads[t]), r.value,
-                       r.aux, r.cpu, r.peak, r.base, gflops, pct);
-            else printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8s %7s\n", SHAPES[s].label, threads_label(threads[t]), r.value, r.aux,
-                        r.cpu, r.peak, r.base, "-", "-");
+                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8.1f %6.1f%%\n", SHAPES[s].label,
+                       threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base, gflops,
+                       pct);
+            else
+                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8s %7s\n", SHAPES[s].label,
+                       threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base, "-", "-");
             fflush(stdout);
         }
     }
@@ -532,30 +571,45 @@ int main(int argc, char **argv) {
             for (int t = 0; t < n_threads; t++) {
                 Result r;
                 if (measure(K_MATMUL, n, threads[t], runs, &r)) { failed = 1; continue; }
-                if (tsv) printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, threads[t], r.value, r.peak);
+                if (tsv)
+                    printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, threads[t], r.value,
+                           r.peak);
                 else printf("%-44d %7s %12.1f\n", n, threads_label(threads[t]), r.value);
                 fflush(stdout);
             }
     }
     if (wanted(only, "attention")) {
         char label[96];
-        snprintf(label, sizeof label, "attention fwd+bwd B%d H%d T%d D%d causal", ATT_B, ATT_H, ATT_T, ATT_D);
-        if (!tsv) printf("\n%-44s %7s %12s %10s %9s\n", "attention", "threads", "GFLOP/s", "ms", "peak MiB");
+        snprintf(label, sizeof label, "attention fwd+bwd B%d H%d T%d D%d causal", ATT_B, ATT_H,
+                 ATT_T, ATT_D);
+        if (!tsv)
+            printf("\n%-44s %7s %12s %10s %9s\n", "attention", "threads", "GFLOP/s", "ms",
+                   "peak MiB");
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_ATTENTION, 0, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv) printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", threads[t], r.value, r.aux, r.peak);
-            else printf("%-44s %7s %12.1f %10.2f %9.0f\n", label, threads_label(threads[t]), r.value, r.aux, r.peak);
+            if (tsv)
+                printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", threads[t],
+                       r.value, r.aux, r.peak);
+            else
+                printf("%-44s %7s %12.1f %10.2f %9.0f\n", label, threads_label(threads[t]), r.value,
+                       r.aux, r.peak);
             fflush(stdout);
         }
     }
     if (wanted(only, "eval")) {
-        if (!tsv) printf("\n%-44s %7s %12s %10s %9s\n", "lm evaluation, no grad, B1", "threads", "ms", "arena MiB", "peak MiB");
+        if (!tsv)
+            printf("\n%-44s %7s %12s %10s %9s\n", "lm evaluation, no grad, B1", "threads", "ms",
+                   "arena MiB", "peak MiB");
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_EVAL, 4096, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv) printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value, r.aux, r.peak);
-            else printf("%-44s %7s %12.1f %10.1f %9.0f\n", "lm d128 T4096 window", threads_label(threads[t]), r.value, r.aux, r.peak);
+            if (tsv)
+                printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value,
+                       r.aux, r.peak);
+            else
+                printf("%-44s %7s %12.1f %10.1f %9.0f\n", "lm d128 T4096 window",
+                       threads_label(threads[t]), r.value, r.aux, r.peak);
             fflush(stdout);
         }
     }
@@ -564,8 +618,11 @@ int main(int argc, char **argv) {
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_FORKJOIN, 0, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv) printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", threads[t], r.value, r.peak);
-            else printf("%-44s %7s %12.2f\n", "an empty parallel region", threads_label(threads[t]), r.value);
+            if (tsv)
+                printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", threads[t], r.value, r.peak);
+            else
+                printf("%-44s %7s %12.2f\n", "an empty parallel region", threads_label(threads[t]),
+                       r.value);
             fflush(stdout);
         }
     }

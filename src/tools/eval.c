@@ -44,7 +44,8 @@ static const char *USAGE =
     "\n"
     "--positions FILE (translator): also write where the model goes wrong, one CSV row per\n"
     "target position and per clause of every reported set:\n"
-    "  split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end\n"
+    "  split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,"
+    "early_end\n"
     "token_acc under teacher forcing; of the greedy outputs, `reached` were still right up to\n"
     "this index, `departures` first went wrong here, early_eos of them with <eos>, early_end\n"
     "with <eos> or the sentence's end (\".\" in toy_translate).\n"
@@ -83,7 +84,8 @@ static int check_splits(const char *list, char *err, int errlen) {
     snprintf(copy, sizeof copy, "%s", list);
     for (char *save, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
         if (strcmp(w, "val") && strcmp(w, "test") && strcmp(w, "none")) {
-            snprintf(err, errlen, "splits: unknown split '%s' (expected val, test, val,test or none)", w);
+            snprintf(err, errlen,
+                     "splits: unknown split '%s' (expected val, test, val,test or none)", w);
             return -1;
         }
     return 0;
@@ -101,8 +103,9 @@ static int check_lengths(const Config *c, const int *lengths, int n, char *err, 
 }
 
 // Evaluates a translator's split and, with diag_out, appends its per-position rows.
-static int evaluate_translator(Model *m, const Task *t, const Split *s, FILE *diag_out, const char *split, int length,
-                               EvalResult *r, char *err, int errlen) {
+static int evaluate_translator(Model *m, const Task *t, const Split *s, FILE *diag_out,
+                               const char *split, int length, EvalResult *r, char *err,
+                               int errlen) {
     if (!diag_out) return evaluate_split(m, t, s, 0, 1, r, err, errlen);
     Diagnosis d;
     diagnosis_init(&d, task_end_token(t));
@@ -112,8 +115,8 @@ static int evaluate_translator(Model *m, const Task *t, const Split *s, FILE *di
     return rc;
 }
 
-static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path, const char *positions_path,
-               char *err, int errlen) {
+static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path,
+               const char *positions_path, char *err, int errlen) {
     Run run;
     if (run_read_config(&run, ckpt_arg, 0, n_over, over, err, errlen)) return -1;
     const Config *c = &run.cfg;
@@ -131,38 +134,49 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     size_t diag_len = 0;
     FILE *diag_out = NULL;
     if (!rc && positions_path && m->cfg.model != MODEL_TRANSLATOR) {
-        snprintf(err, errlen, "--positions: only a translator has target positions (this is model = %s)", config_enum_name(c, &c->model));
+        snprintf(err, errlen,
+                 "--positions: only a translator has target positions (this is model = %s)",
+                 config_enum_name(c, &c->model));
         rc = -1;
     } else if (!rc && positions_path) {
-        if (!(diag_out = open_memstream(&diag_text, &diag_len))) { snprintf(err, errlen, "out of memory"); rc = -1; }
-        else diagnosis_write(diag_out, &(Diagnosis){.end_token = -1}, "", 0, 1);   // the header
+        if (!(diag_out = open_memstream(&diag_text, &diag_len))) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        } else diagnosis_write(diag_out, &(Diagnosis){.end_token = -1}, "", 0, 1);   // the header
     }
     if (!rc && dump_path) {
         rc = grad_dump(m, t, &run.cfg, dump_path, err, errlen);
     } else if (!rc) {
-        printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n");
+        printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
+               "loss_last\n");
         EvalResult r;
         if (t->cfg.task == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
             for (int i = 0; i < n_lengths && !rc; i++)
-                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r, err, errlen))) print_row("val", lengths[i], &r);
+                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r,
+                                       err, errlen)))
+                    print_row("val", lengths[i], &r);
         } else {
             const char *names[2] = {"val", "test"};
             const Split *splits[2] = {&t->val, &t->test};
             for (int k = 0; k < 2 && !rc; k++) {
                 if (!has_word(c->splits, names[k]) || splits[k]->n == 0) continue;
-                if (m->cfg.model == MODEL_CLASSIFIER) {   // report the five- and three-word forms apart
+                // report the five- and three-word forms apart
+                if (m->cfg.model == MODEL_CLASSIFIER) {
                     for (int form = 5; form >= 3 && !rc; form -= 2)
-                        if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) && r.n_examples)
+                        if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) &&
+                            r.n_examples)
                             print_row(names[k], form, &r);
-                } else if (!(rc = evaluate_translator(m, t, splits[k], diag_out, names[k], 0, &r, err, errlen))) {
+                } else if (!(rc = evaluate_translator(m, t, splits[k], diag_out, names[k], 0, &r,
+                                                      err, errlen))) {
                     print_row(names[k], 0, &r);
                 }
             }
             for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of length k
                 Split ls = {0};
                 if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
-                    !(rc = evaluate_translator(m, t, &ls, diag_out, "test", lengths[i], &r, err, errlen)))
+                    !(rc = evaluate_translator(m, t, &ls, diag_out, "test", lengths[i], &r, err,
+                                               errlen)))
                     print_row("test", lengths[i], &r);
                 split_free(&ls);
             }
@@ -182,9 +196,12 @@ int main(int argc, char **argv) {
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
     const char *dump_path = NULL, *positions_path = NULL;
-    const CliOption opts[] = {{"--dump-grads", &dump_path, NULL}, {"--positions", &positions_path, NULL}, {NULL, NULL, NULL}};
+    const CliOption opts[] = {{"--dump-grads", &dump_path, NULL},
+                              {"--positions", &positions_path, NULL},
+                              {NULL, NULL, NULL}};
     int n_over;
-    char **over = argv + 2;   // the overrides, compacted in place (each lands at or before where it was read)
+    // the overrides, compacted in place (each lands at or before where it was read)
+    char **over = argv + 2;
     if (cli_read("eval", argc, argv, 2, opts, over, &n_over, argc - 2)) return 2;
     char err[1024];
     if (run(argv[1], n_over, over, dump_path, positions_path, err, sizeof err)) {

@@ -16,7 +16,8 @@
 static const char *USAGE =
     "usage: ./generate RUN [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]\n"
     "                  [key=value ...]\n"
-    "       ./generate RUN --score [--prompt TEXT | --text-from-task N [--offset K]] [key=value ...]\n"
+    "       ./generate RUN --score [--prompt TEXT | --text-from-task N [--offset K]]"
+    " [key=value ...]\n"
     "\n"
     "Continues a prompt with a trained language model (model = lm; RUN is a model.safetensors\n"
     "file or its run folder) and prints the prompt and its continuation as one line of text.\n"
@@ -41,7 +42,8 @@ static const char *USAGE =
     "\n"
     "Overrides change the stored config for this run, for example:\n"
     "  threads=1           OpenMP threads (0 = all)\n"
-    "  rope_scaling=ntk rope_factor=4   stretch RoPE (linear, ntk, dynamic, yarn; see ./eval --help)\n"
+    "  rope_scaling=ntk rope_factor=4   stretch RoPE (linear, ntk, dynamic, yarn;"
+    " see ./eval --help)\n"
     "  pos_offset=16       shift every position index by 16\n"
     "\n"
     "Example:\n"
@@ -60,27 +62,49 @@ typedef struct Args {
 // or 2 with the mistake printed.
 static int parse_args(int argc, char **argv, Args *a) {
     *a = (Args){.tokens = 40, .temperature = 1, .seed = 1, .over = argv + 2};
-    const char *tokens = NULL, *temperature = NULL, *top_k = NULL, *seed = NULL, *from_task = NULL, *offset = NULL;
+    const char *tokens = NULL, *temperature = NULL, *top_k = NULL, *seed = NULL, *from_task = NULL,
+               *offset = NULL;
     const CliOption opts[] = {
-        {"--prompt", &a->prompt, NULL}, {"--tokens", &tokens, NULL}, {"--temperature", &temperature, NULL},
-        {"--top-k", &top_k, NULL}, {"--seed", &seed, NULL}, {"--text-from-task", &from_task, NULL},
-        {"--offset", &offset, NULL}, {"--score", NULL, &a->score}, {NULL, NULL, NULL}};
+        {"--prompt", &a->prompt, NULL}, {"--tokens", &tokens, NULL},
+        {"--temperature", &temperature, NULL}, {"--top-k", &top_k, NULL}, {"--seed", &seed, NULL},
+        {"--text-from-task", &from_task, NULL}, {"--offset", &offset, NULL},
+        {"--score", NULL, &a->score}, {NULL, NULL, NULL}};
     // The overrides are compacted into argv itself: each lands at or before where it was read.
     if (cli_read("generate", argc, argv, 2, opts, a->over, &a->n_over, argc - 2)) return 2;
     long long v;
-    if (tokens) { if (cli_int("generate", "--tokens", tokens, 1, 1 << 20, &v)) return 2; a->tokens = (int)v; }
-    if (top_k) { if (cli_int("generate", "--top-k", top_k, 0, 1 << 20, &v)) return 2; a->top_k = (int)v; }
-    if (seed) { if (cli_int("generate", "--seed", seed, 0, 1LL << 62, &v)) return 2; a->seed = (unsigned long long)v; }
-    if (from_task) { if (cli_int("generate", "--text-from-task", from_task, 2, 1 << 20, &v)) return 2; a->from_task = (int)v; }
-    if (offset) { if (cli_int("generate", "--offset", offset, 0, 1 << 20, &v)) return 2; a->offset = (int)v; }
-    if (temperature && cli_float("generate", "--temperature", temperature, 0, 1e6, &a->temperature)) return 2;
+    if (tokens) {
+        if (cli_int("generate", "--tokens", tokens, 1, 1 << 20, &v)) return 2;
+        a->tokens = (int)v;
+    }
+    if (top_k) {
+        if (cli_int("generate", "--top-k", top_k, 0, 1 << 20, &v)) return 2;
+        a->top_k = (int)v;
+    }
+    if (seed) {
+        if (cli_int("generate", "--seed", seed, 0, 1LL << 62, &v)) return 2;
+        a->seed = (unsigned long long)v;
+    }
+    if (from_task) {
+        if (cli_int("generate", "--text-from-task", from_task, 2, 1 << 20, &v)) return 2;
+        a->from_task = (int)v;
+    }
+    if (offset) {
+        if (cli_int("generate", "--offset", offset, 0, 1 << 20, &v)) return 2;
+        a->offset = (int)v;
+    }
+    if (temperature && cli_float("generate", "--temperature", temperature, 0, 1e6, &a->temperature))
+        return 2;
     for (int i = 0; i < a->n_over; i++)
         if (!strchr(a->over[i], '=')) {
-            fprintf(stderr, "generate: unexpected argument '%.80s' (options start with --, overrides are key=value)\n", a->over[i]);
+            fprintf(stderr,
+                    "generate: unexpected argument '%.80s' "
+                    "(options start with --, overrides are key=value)\n",
+                    a->over[i]);
             return 2;
         }
     const char *wrong = a->from_task && !a->score ? "--text-from-task goes with --score"
-                      : a->from_task && a->prompt ? "--score takes --prompt or --text-from-task, not both"
+                      : a->from_task && a->prompt
+                          ? "--score takes --prompt or --text-from-task, not both"
                       : a->offset && !a->from_task ? "--offset goes with --text-from-task" : NULL;
     if (wrong) fprintf(stderr, "generate: %s\n", wrong);
     return wrong ? 2 : 0;
@@ -92,7 +116,14 @@ static char *read_stdin(void) {
     char *buf = malloc(cap);
     for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, stdin)) > 0;) {
         n += got;
-        if (n + 1 == cap) { char *b = realloc(buf, cap *= 2); if (!b) { free(buf); return NULL; } buf = b; }
+        if (n + 1 == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b;
+        }
     }
     if (buf) buf[n] = 0;
     if (ferror(stdin)) { free(buf); return NULL; }
@@ -105,14 +136,21 @@ static int encode_text(const Vocab *v, const char *text, int **ids, char *err, i
     PtSide side = {0};
     long replaced = 0;
     *ids = NULL;
-    if (pt_add_line(&side, text, strlen(text), 1, &replaced)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (pt_add_line(&side, text, strlen(text), 1, &replaced)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     int n = pt_line_len(&side, 0), rc = n;
     if (n == 0) { snprintf(err, errlen, "the text is empty"); rc = -1; }
-    if (rc > 0 && !(*ids = malloc(sizeof(int) * (size_t)n))) { snprintf(err, errlen, "out of memory"); rc = -1; }
+    if (rc > 0 && !(*ids = malloc(sizeof(int) * (size_t)n))) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     for (int i = 0; i < n && rc > 0; i++) {
         int id = vocab_find(v, pt_token(&side, 0, i));
         if (id < 0 || vocab_is_special(v, id)) {
-            snprintf(err, errlen, "unknown token '%s' in the text (not in the run's vocabulary of %d tokens)",
+            snprintf(err, errlen,
+                     "unknown token '%s' in the text (not in the run's vocabulary of %d tokens)",
                      pt_token(&side, 0, i), v->n);
             rc = -1;
         } else {
@@ -152,7 +190,8 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
     Run r;
     if (run_read_config(&r, run_arg, 0, a->n_over, a->over, err, errlen)) return -1;
     if (r.cfg.model != MODEL_LM) {
-        snprintf(err, errlen, "%s is a %s (model = %s); ./generate needs a language model (model = lm)", run_arg,
+        snprintf(err, errlen,
+                 "%s is a %s (model = %s); ./generate needs a language model (model = lm)", run_arg,
                  config_enum_name(&r.cfg, &r.cfg.model), config_enum_name(&r.cfg, &r.cfg.model));
         run_close(&r);
         return -1;
@@ -162,7 +201,8 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
     char *input = NULL;
     if (!rc && a->from_task) {
         if ((long)a->offset + a->from_task > r.task.n_lm_val) {
-            snprintf(err, errlen, "--text-from-task: the held-out text has %d tokens, asked for %d from %d",
+            snprintf(err, errlen,
+                     "--text-from-task: the held-out text has %d tokens, asked for %d from %d",
                      r.task.n_lm_val, a->from_task, a->offset);
             rc = -1;
         } else if (!(ids = malloc(sizeof(int) * (size_t)a->from_task))) {
@@ -180,7 +220,8 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
     if (!rc) {   // the cache is allocated whole: refuse before any of it, not pages into a run
         MemoryEstimate e;
         MemoryVocab mv = {v->n, v->n, 0};
-        int positions = a->score ? n - 1 : n + a->tokens - 1, chunk = a->score ? GEN_SCORE_CHUNK : n;
+        int positions = a->score ? n - 1 : n + a->tokens - 1,
+            chunk = a->score ? GEN_SCORE_CHUNK : n;
         memory_estimate_generate(&r.cfg, mv, positions, chunk < positions ? chunk : positions, &e);
         rc = memory_check(&e, &r.cfg, err, errlen);
     }
@@ -188,7 +229,10 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
         double *loss = malloc(sizeof(double) * (size_t)n);
         if (!loss) { snprintf(err, errlen, "out of memory"); rc = -1; }
         if (!rc) rc = lm_score(&r.model, ids, n, loss, err, errlen);
-        if (!rc && print_scores(v, ids, loss, n)) { snprintf(err, errlen, "cannot write the scores"); rc = -1; }
+        if (!rc && print_scores(v, ids, loss, n)) {
+            snprintf(err, errlen, "cannot write the scores");
+            rc = -1;
+        }
         free(loss);
     } else if (!rc) {
         GenOptions o = {a->tokens, a->temperature, a->top_k, a->seed};
@@ -198,7 +242,10 @@ static int run(const char *run_arg, const Args *a, char *err, int errlen) {
             memcpy(all, ids, sizeof(int) * (size_t)n);
             rc = lm_generate(&r.model, ids, n, &o, all + n, err, errlen);
         }
-        if (!rc && print_text(v, all, n + a->tokens)) { snprintf(err, errlen, "out of memory"); rc = -1; }
+        if (!rc && print_text(v, all, n + a->tokens)) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
         free(all);
     }
     fflush(stdout);

@@ -1,4 +1,5 @@
-// ./permute MODEL [options] [key=value ...] — order blindness, measured (docs/design.md §1, §4.6).
+// ./permute MODEL [options] [key=value ...] — order blindness, measured (docs/design.md §1,
+// §4.6).
 //
 // Runs a model's encoder on a sentence X and on a permutation ΠX of it and prints, as CSV, the
 // largest difference between out(ΠX) and Π out(X): zero (up to float rounding) when the
@@ -48,9 +49,15 @@ static int parse_perm(const char *text, int T, Perm *out, char *err, int errlen)
         seen[v] = 1;
         out->p[n++] = (int)v;
         s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') { snprintf(err, errlen, "--perm '%s': expected numbers separated by commas", text); return -1; }
+        if (*end && *end != ',') {
+            snprintf(err, errlen, "--perm '%s': expected numbers separated by commas", text);
+            return -1;
+        }
     }
-    if (n != T) { snprintf(err, errlen, "--perm '%s': %d positions for a %d-word sentence", text, n, T); return -1; }
+    if (n != T) {
+        snprintf(err, errlen, "--perm '%s': %d positions for a %d-word sentence", text, n, T);
+        return -1;
+    }
     out->name = "given";
     return 0;
 }
@@ -78,14 +85,21 @@ static int default_perms(int T, Perm *out) {
     }
 }
 
-static int tokenize(const Vocab *v, const char *text, int *ids, char words[][64], int cap, char *err, int errlen) {
+static int tokenize(const Vocab *v, const char *text, int *ids, char words[][64], int cap,
+                    char *err, int errlen) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", text);
     int n = 0;
     for (char *w = strtok(buf, " \t"); w; w = strtok(NULL, " \t")) {
-        if (n == cap) { snprintf(err, errlen, "the sentence has more than %d words", cap); return -1; }
+        if (n == cap) {
+            snprintf(err, errlen, "the sentence has more than %d words", cap);
+            return -1;
+        }
         int id = vocab_find(v, w);
-        if (id < 0 || vocab_is_special(v, id)) { snprintf(err, errlen, "'%s' is not in the model's vocabulary", w); return -1; }
+        if (id < 0 || vocab_is_special(v, id)) {
+            snprintf(err, errlen, "'%s' is not in the model's vocabulary", w);
+            return -1;
+        }
         snprintf(words[n], 64, "%s", w);
         ids[n++] = id;
     }
@@ -111,7 +125,8 @@ static void measure(Model *m, const int *ids, char words[][64], int T, const Per
     m->encoder.causal = causal;
     Tensor *h = model_encode(m, ids, 1, T, NULL), *hp = model_encode(m, pids, 1, T, NULL);
     double worst = 0;
-    for (int t = 0; t < T; t++) worst = fmax(worst, max_abs_diff(hp->data + (long)t * d, h->data + (long)pm->p[t] * d, d));
+    for (int t = 0; t < T; t++)
+        worst = fmax(worst, max_abs_diff(hp->data + (long)t * d, h->data + (long)pm->p[t] * d, d));
     printf("%s,%s,%s,", m->cfg.pos, causal ? "causal" : "bidirectional", pm->name);
     print_words(words, NULL, T);
     printf(",");
@@ -126,8 +141,8 @@ static void measure(Model *m, const int *ids, char words[][64], int T, const Per
     arena_release(tensor_arena(), mark);
 }
 
-static int run(const char *model_arg, const char *sentence, const char *perm_text, int n_over, char **over,
-               char *err, int errlen) {
+static int run(const char *model_arg, const char *sentence, const char *perm_text, int n_over,
+               char **over, char *err, int errlen) {
     Run run;
     if (run_read_config(&run, model_arg, 1, n_over, over, err, errlen)) return -1;
     int rc = 0;
@@ -140,7 +155,8 @@ static int run(const char *model_arg, const char *sentence, const char *perm_tex
     int ids[64], T = 0, n_perms = 0;
     char words[64][64];
     Perm perms[2];
-    if (!rc && (T = tokenize(&run.task.src_vocab, sentence, ids, words, 64, err, errlen)) < 0) rc = -1;
+    if (!rc && (T = tokenize(&run.task.src_vocab, sentence, ids, words, 64, err, errlen)) < 0)
+        rc = -1;
     if (!rc && (rc = model_check_length(m, T, err, errlen)) == 0) {
         if (!perm_text) n_perms = default_perms(T, perms);
         else if ((rc = parse_perm(perm_text, T, &perms[0], err, errlen)) == 0) n_perms = 1;
@@ -159,7 +175,8 @@ int main(int argc, char **argv) {
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
     const char *sentence = "the dog bites the man", *perm = NULL;
-    const CliOption opts[] = {{"--sentence", &sentence, NULL}, {"--perm", &perm, NULL}, {NULL, NULL, NULL}};
+    const CliOption opts[] = {
+        {"--sentence", &sentence, NULL}, {"--perm", &perm, NULL}, {NULL, NULL, NULL}};
     char *over[64];
     int n_over;
     if (cli_read("permute", argc, argv, 2, opts, over, &n_over, 64)) return 2;

@@ -23,7 +23,8 @@ static void usage(FILE *f) {
         "  --y COL              column for the y axis (numbers)\n"
         "  --group COL          one series per distinct value of COL (legend in first-seen order)\n"
         "  --filter COL=VALUE   keep rows whose COL equals VALUE; repeatable (the same column\n"
-        "                       repeated keeps any of its values, different columns must all match)\n"
+        "                       repeated keeps any of its values, different columns must"
+        " all match)\n"
         "  --spread             shade min..max over rows sharing (group, x), e.g. seeds\n"
         "  --band COL           shade mean(y) +- mean(COL) (e.g. a standard deviation column)\n"
         "  --logx, --logy       logarithmic axis (non-positive values are left out)\n"
@@ -67,7 +68,10 @@ static int parse_args(int argc, char **argv, Options *o) {
         if (!strcmp(a, "--logy")) { o->logy = 1; continue; }
         if (!strcmp(a, "--spread")) { o->spread = 1; continue; }
         if (a[0] != '-' || !strcmp(a, "-")) {
-            if (o->in) { fprintf(stderr, "plot: more than one input file ('%s' and '%s')\n", o->in, a); return -1; }
+            if (o->in) {
+                fprintf(stderr, "plot: more than one input file ('%s' and '%s')\n", o->in, a);
+                return -1;
+            }
             o->in = a;
             continue;
         }
@@ -75,7 +79,10 @@ static int parse_args(int argc, char **argv, Options *o) {
             "--vline", "--vline-label", "--title", "--xlabel", "--ylabel", "-o", NULL};
         int known = 0;
         for (int k = 0; takes_value[k]; k++) known |= !strcmp(a, takes_value[k]);
-        if (!known) { fprintf(stderr, "plot: unknown option '%s' (see ./plot --help)\n", a); return -1; }
+        if (!known) {
+            fprintf(stderr, "plot: unknown option '%s' (see ./plot --help)\n", a);
+            return -1;
+        }
         if (i + 1 >= argc) { fprintf(stderr, "plot: %s needs a value\n", a); return -1; }
         const char *v = argv[++i];
         if (!strcmp(a, "--x")) o->x = v;
@@ -95,8 +102,14 @@ static int parse_args(int argc, char **argv, Options *o) {
             o->has_vline = 1;
         } else {  // --filter
             const char *eq = strchr(v, '=');
-            if (!eq || eq == v) { fprintf(stderr, "plot: --filter wants COL=VALUE, got '%s'\n", v); return -1; }
-            if (o->n_filters == MAX_FILTERS) { fprintf(stderr, "plot: more than %d filters\n", MAX_FILTERS); return -1; }
+            if (!eq || eq == v) {
+                fprintf(stderr, "plot: --filter wants COL=VALUE, got '%s'\n", v);
+                return -1;
+            }
+            if (o->n_filters == MAX_FILTERS) {
+                fprintf(stderr, "plot: more than %d filters\n", MAX_FILTERS);
+                return -1;
+            }
             o->filter_col[o->n_filters] = strndup(v, (size_t)(eq - v));
             o->filter_val[o->n_filters++] = eq + 1;
         }
@@ -104,8 +117,14 @@ static int parse_args(int argc, char **argv, Options *o) {
     const char *missing = !o->x ? "--x COL" : !o->y ? "--y COL" : !o->out ? "-o OUT.svg"
                         : !o->in ? "an input CSV file" : NULL;
     if (missing) { fprintf(stderr, "plot: missing %s (see ./plot --help)\n", missing); return -1; }
-    if (o->spread && o->band) { fprintf(stderr, "plot: use either --spread or --band, not both\n"); return -1; }
-    if (o->vline_label && !o->has_vline) { fprintf(stderr, "plot: --vline-label needs --vline X\n"); return -1; }
+    if (o->spread && o->band) {
+        fprintf(stderr, "plot: use either --spread or --band, not both\n");
+        return -1;
+    }
+    if (o->vline_label && !o->has_vline) {
+        fprintf(stderr, "plot: --vline-label needs --vline X\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -119,7 +138,8 @@ static int find_column(const CsvTable *t, const char *name, const char *what) {
     if (c < 0) {
         char cols[2048];
         csv_columns(t, cols, sizeof cols);
-        fprintf(stderr, "plot: %s: unknown %s column '%s' (columns: %s)\n", t->name, what, name, cols);
+        fprintf(stderr, "plot: %s: unknown %s column '%s' (columns: %s)\n", t->name, what, name,
+                cols);
     }
     return c;
 }
@@ -151,7 +171,8 @@ static int read_cell(const CsvTable *t, int r, int c, double *v) {
     const char *s = t->rows[r][c];
     if (!*s) return 0;
     if (parse_number(s, v) == 0) return 1;
-    fprintf(stderr, "plot: %s:%d: column '%s' holds '%s', not a number\n", t->name, t->line[r], t->header[c], s);
+    fprintf(stderr, "plot: %s:%d: column '%s' holds '%s', not a number\n", t->name, t->line[r],
+            t->header[c], s);
     return -1;
 }
 
@@ -179,7 +200,8 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
         double sum = 0, bsum = 0, mn = INFINITY, mx = -INFINITY;
         int cnt = 0, bcnt = 0;
         for (; j < n && rec[j].x == rec[i].x; j++) {
-            if (isfinite(rec[j].y)) sum += rec[j].y, cnt++, mn = fmin(mn, rec[j].y), mx = fmax(mx, rec[j].y);
+            if (isfinite(rec[j].y))
+                sum += rec[j].y, cnt++, mn = fmin(mn, rec[j].y), mx = fmax(mx, rec[j].y);
             if (isfinite(rec[j].band)) bsum += rec[j].band, bcnt++;
         }
         xs[m] = rec[i].x;
@@ -191,7 +213,8 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
         i = j;
     }
     int s = plot_add_series(p, name, m, xs, ys);
-    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(name));   // a scheme's own colour
+    // a scheme's own colour
+    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(name));
     if (s >= 0 && (o->spread || o->band)) rc = plot_set_band(p, s, lo, hi);
     free(buf);
     return rc;
@@ -200,8 +223,9 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
 static void default_title(const Options *o, char *buf, size_t n) {
     size_t used = (size_t)snprintf(buf, n, "%s vs %s", o->y, o->x);
     for (int i = 0; i < o->n_filters && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s%s", i ? ", " : " (",
-                                 o->filter_col[i], o->filter_val[i], i + 1 == o->n_filters ? ")" : "");
+        used +=
+            (size_t)snprintf(buf + used, n - used, "%s%s=%s%s", i ? ", " : " (", o->filter_col[i],
+                             o->filter_val[i], i + 1 == o->n_filters ? ")" : "");
 }
 
 static int run(const Options *o) {
@@ -239,7 +263,8 @@ static int run(const Options *o) {
         rec[n++] = e;
     }
     if (n_matched == 0) {
-        fprintf(stderr, "plot: %s: no rows %s\n", o->in, o->n_filters ? "match the filters" : "(header only)");
+        fprintf(stderr, "plot: %s: no rows %s\n", o->in,
+                o->n_filters ? "match the filters" : "(header only)");
         goto done;
     }
     if (n == 0) {
@@ -248,13 +273,15 @@ static int run(const Options *o) {
         goto done;
     }
     if (n_off_log)
-        fprintf(stderr, "plot: warning: %d point%s with non-positive values left out of the log axis\n",
+        fprintf(stderr,
+                "plot: warning: %d point%s with non-positive values left out of the log axis\n",
                 n_off_log, n_off_log == 1 ? "" : "s");
     qsort(rec, (size_t)n, sizeof *rec, cmp_rec);
 
     char title[512];
     default_title(o, title, sizeof title);
-    plot_init(&p, o->title ? o->title : title, o->xlabel ? o->xlabel : o->x, o->ylabel ? o->ylabel : o->y);
+    plot_init(&p, o->title ? o->title : title, o->xlabel ? o->xlabel : o->x,
+              o->ylabel ? o->ylabel : o->y);
     p.logx = o->logx, p.logy = o->logy;
     if (o->group) snprintf(p.legend_title, sizeof p.legend_title, "%s", o->group);
     if (o->has_vline) plot_set_vline(&p, o->vline, o->vline_label);
@@ -267,7 +294,10 @@ static int run(const Options *o) {
         }
         i = j;
     }
-    if (plot_write_svg(&p, o->out, err, sizeof err)) { fprintf(stderr, "plot: %s\n", err); goto done; }
+    if (plot_write_svg(&p, o->out, err, sizeof err)) {
+        fprintf(stderr, "plot: %s\n", err);
+        goto done;
+    }
     printf("wrote %s: %d series from %d rows\n", o->out, p.n_series, n);
     rc = 0;
 done:

@@ -62,13 +62,18 @@ static void free_lines(char **lines, int n) {
     free(lines);
 }
 
-static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float alpha, char *err, int errlen) {
+static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float alpha, char *err,
+                       int errlen) {
     FILE *f = fopen(ref_path, "rb");
     if (!f) { snprintf(err, errlen, "%s: cannot open", ref_path); return -1; }
     char **ref;
     int n_ref, rc = read_lines(f, &ref, &n_ref);
     fclose(f);
-    if (rc) { free_lines(ref, n_ref); snprintf(err, errlen, "%s: cannot read", ref_path); return -1; }
+    if (rc) {
+        free_lines(ref, n_ref);
+        snprintf(err, errlen, "%s: cannot read", ref_path);
+        return -1;
+    }
     if (n_ref != n) {
         snprintf(err, errlen, "%s has %d lines but the input has %d", ref_path, n_ref, n);
         free_lines(ref, n_ref);
@@ -80,10 +85,12 @@ static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float 
     free_lines(ref, n_ref);
     if (rc) { snprintf(err, errlen, "out of memory computing BLEU"); return -1; }
     BleuScore c = bleu_score(&cased), l = bleu_score(&lower);
-    fprintf(stderr, "BLEU = %.2f (cased), %.2f (lower-cased) | cased %.1f/%.1f/%.1f/%.1f BP = %.3f ratio = %.3f "
-            "hyp_len = %ld ref_len = %ld | %d sentences, beam %d, alpha %g\n",
-            c.score, l.score, c.precision[0], c.precision[1], c.precision[2], c.precision[3], c.bp, c.ratio,
-            c.stats.sys_len, c.stats.ref_len, n, beam, alpha);
+    fprintf(stderr,
+            "BLEU = %.2f (cased), %.2f (lower-cased) | cased %.1f/%.1f/%.1f/%.1f "
+            "BP = %.3f ratio = %.3f hyp_len = %ld ref_len = %ld | "
+            "%d sentences, beam %d, alpha %g\n",
+            c.score, l.score, c.precision[0], c.precision[1], c.precision[2], c.precision[3], c.bp,
+            c.ratio, c.stats.sys_len, c.stats.ref_len, n, beam, alpha);
     return 0;
 }
 
@@ -91,9 +98,14 @@ int main(int argc, char **argv) {
     runtime_init(argc, argv);
     int usage = runtime_usage(argc, argv, USAGE);
     if (usage >= 0) return usage;
-    const char *beam_word = NULL, *alpha_word = NULL, *batch_word = NULL, *threads_word = NULL, *ref = NULL, *attn_dir = NULL;
-    const CliOption opts[] = {{"--beam", &beam_word, NULL}, {"--alpha", &alpha_word, NULL}, {"--batch", &batch_word, NULL},
-                              {"--threads", &threads_word, NULL}, {"--ref", &ref, NULL}, {"--attention", &attn_dir, NULL},
+    const char *beam_word = NULL, *alpha_word = NULL, *batch_word = NULL, *threads_word = NULL,
+               *ref = NULL, *attn_dir = NULL;
+    const CliOption opts[] = {{"--beam", &beam_word, NULL},
+                              {"--alpha", &alpha_word, NULL},
+                              {"--batch", &batch_word, NULL},
+                              {"--threads", &threads_word, NULL},
+                              {"--ref", &ref, NULL},
+                              {"--attention", &attn_dir, NULL},
                               {NULL, NULL, NULL}};
     int n_rest;
     if (cli_read("translate", argc, argv, 2, opts, NULL, &n_rest, 0)) return 2;
@@ -107,7 +119,10 @@ int main(int argc, char **argv) {
     int beam = (int)beam_n, batch = (int)batch_n, threads = (int)threads_n;
     char err[1024];
     Translator t;
-    if (translator_open(&t, argv[1], err, sizeof err)) { fprintf(stderr, "error: %s\n", err); return 1; }
+    if (translator_open(&t, argv[1], err, sizeof err)) {
+        fprintf(stderr, "error: %s\n", err);
+        return 1;
+    }
     if (beam < 0) beam = t.cfg.beam;
     if (alpha < 0) alpha = t.cfg.length_penalty;
     Arena arena;
@@ -116,14 +131,21 @@ int main(int argc, char **argv) {
     int n, rc = read_lines(stdin, &lines, &n);
     if (rc) snprintf(err, sizeof err, "cannot read standard input");
     if (!rc) rc = translate_check_memory(&t, lines, n, beam, batch, err, sizeof err);
-    if (!rc && attn_dir && n > 20) { snprintf(err, sizeof err, "--attention draws at most 20 lines, got %d", n); rc = -1; }
-    if (!rc && !(out = calloc((size_t)(n ? n : 1), sizeof(char *)))) { snprintf(err, sizeof err, "out of memory"); rc = -1; }
+    if (!rc && attn_dir && n > 20) {
+        snprintf(err, sizeof err, "--attention draws at most 20 lines, got %d", n);
+        rc = -1;
+    }
+    if (!rc && !(out = calloc((size_t)(n ? n : 1), sizeof(char *)))) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = -1;
+    }
     if (!rc) rc = translate_lines(&t, lines, n, beam, alpha, batch, out, err, sizeof err);
     for (int i = 0; i < n && !rc; i++) printf("%s\n", out[i]);
     fflush(stdout);
     if (!rc && ref) rc = bleu_report(out, n, ref, beam, alpha, err, sizeof err);
     if (!rc && attn_dir) rc = make_dirs(attn_dir, err, sizeof err);
-    for (int i = 0; i < n && !rc && attn_dir; i++) rc = attention_svgs(&t, lines[i], beam, alpha, attn_dir, i + 1, err, sizeof err);
+    for (int i = 0; i < n && !rc && attn_dir; i++)
+        rc = attention_svgs(&t, lines[i], beam, alpha, attn_dir, i + 1, err, sizeof err);
     if (rc) fprintf(stderr, "error: %s\n", err);
     for (int i = 0; out && i < n; i++) free(out[i]);
     free(out);
