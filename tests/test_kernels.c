@@ -140,7 +140,7 @@ static void test_gemm_same_bits_in_slices(void) {
 
 // Which register tile a product takes (a speed choice only: both give the same bits, above).
 // The toy widths (64, 128, 256) take 12 x 32, which pads them less; GPT-2 widths (768,
-// 3072), 384, 512 and 1024 take 8 x 48 (sixth session, docs/performance.md).
+// 3072), 384, 512 and 1024 take 8 x 48 (measurements in docs/performance.md).
 static void test_gemm_tile_choice(void) {
     if (GEMM_WIDE_NR == GEMM_NARROW_NR) SKIP("one register tile on this target");
     static const int narrow[] = {1, 7, 64, 100, 128, 160, 256}, wide[] = {48, 76, 384, 512, 768, 1024, 3072};
