@@ -440,6 +440,24 @@ def compare(args):
         write_markdown(args, rows, peak, blas)
 
 
+def cpu_description():
+    """The CPU as /proc/cpuinfo names it: model name, family and model, logical CPUs, the widest
+    vector extension; a table's numbers only mean something beside the machine that made them."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "not recorded"
+    flags = info.get("flags", "").split()
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return "%s, family %s model %s, %d logical CPUs, %s" % (
+        info.get("model name", "unknown"), info.get("cpu family", "?"), info.get("model", "?"),
+        os.cpu_count() or 0, vector)
+
+
 def write_markdown(args, rows, peak, blas):
     """The --compare rows as the Markdown table of docs/performance.md, with the command,
     the commit and the peak it was measured against."""
@@ -447,7 +465,8 @@ def write_markdown(args, rows, peak, blas):
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = ""
-    lines = ["Command: `/usr/bin/python3 scripts/bench_torch.py %s` (commit %s); medians of %d runs a side; "
+    lines = ["CPU: %s." % cpu_description(), "",
+             "Command: `/usr/bin/python3 scripts/bench_torch.py %s` (commit %s); medians of %d runs a side; "
              "OpenBLAS core %s; OpenMP waiting: C %s, PyTorch %s; %% peak: against the peak loop run just before "
              "each run, median of the runs' ratios; the peak loop at the start (`bench --only peak`): %s." % (
                  " ".join(sys.argv[1:]), commit or "?", args.runs, blas, args.c_wait, args.torch_wait,
