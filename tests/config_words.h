@@ -4,7 +4,7 @@
 #define CONFIG_WORDS_H
 #include <stdio.h>
 #include <stdlib.h>
-#include "io/config.h"
+#include "config/config.h"
 
 static inline void config_word(Config *c, const char *key, const char *word) {
     char assignment[160], err[512];

@@ -3,7 +3,7 @@
 // the config errors of its keys.
 #include "check.h"
 #include "data/algorithmic.h"
-#include "io/config.h"
+#include "config/config.h"
 #include "run/task.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // Config: defaults, a full file, every error kind with its line, overrides, round trip.
-#include "io/config.h"
+#include "config/config.h"
 #include "check.h"
 
 #include <stddef.h>

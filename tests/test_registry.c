@@ -3,8 +3,8 @@
 // style of its own. (tests/test_registry.sh checks the tools, scripts and sources.)
 #include <string.h>
 #include "check.h"
-#include "io/config.h"
-#include "io/svg.h"
+#include "config/config.h"
+#include "plot/svg.h"
 #include "pos/pos.h"
 
 static void test_names_unique_and_found(void) {

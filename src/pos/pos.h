@@ -22,7 +22,7 @@
 #define POS_H
 #include "core/params.h"
 #include "data/data_rng.h"
-#include "io/config.h"
+#include "config/config.h"
 
 typedef struct PosScheme PosScheme;
 #define POS_MAX_WEIGHTS 4
@@ -84,7 +84,7 @@ struct PosScheme {
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
-// when unknown), and a scheme's plot style (a palette slot of io/svg.h; -1 for a name that is
+// when unknown), and a scheme's plot style (a palette slot of plot/svg.h; -1 for a name that is
 // no scheme; case-insensitive, as plot legends may say "RoPE").
 int              pos_scheme_count(void);
 const PosScheme *pos_scheme_at(int i);

@@ -7,7 +7,7 @@
 #include "pos/pos.h"
 
 // One line per scheme: its PosScheme (pos_<name> in src/pos/<name>.c) and its plot style, a
-// palette slot of io/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
+// palette slot of plot/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
 // The order is the order scripts and tables list the schemes in. Every line ends in a
 // backslash, so a new scheme is one added line (the list ends at the comment below).
 #define POS_SCHEMES(X) \

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/runtime.h"
-#include "io/config.h"
+#include "config/config.h"
 #include "pos/pos.h"
 #include "run/stop.h"
 #include "run/trainer.h"

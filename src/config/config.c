@@ -1,7 +1,7 @@
 // Run configuration: one table describes every key (section, name, type, field, default,
 // range); a single parser handles the file, the overrides and even the defaults, so a key
 // is added by adding one table row.
-#include "io/config.h"
+#include "config/config.h"
 #include "core/byte_size.h"
 #include "core/errors.h"
 #include "io/fileio.h"

@@ -7,7 +7,6 @@
 #define CONFIG_H
 
 #include "core/optim.h"          // Schedule
-#include "data/algorithmic.h"    // Algorithm
 
 // The values of the enum keys. config.c's table lists each key's words in the order of its
 // constants (test_config checks every word); parsing stores the constant, config_to_ini
@@ -19,6 +18,8 @@ typedef enum {
     TASK_LM,
     TASK_ALGORITHMIC
 } TaskKind;
+// task.algorithm, the rule of the algorithmic task (data/algorithmic.h applies it).
+typedef enum { ALGO_COPY, ALGO_REVERSE, ALGO_DUPLICATE, ALGO_SORT } Algorithm;
 typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
 typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
