@@ -92,6 +92,9 @@ const PosScheme *pos_scheme_find(const char *name);
 int              pos_scheme_plot_style(const char *name);
 // The check_config hook of the scheme c->pos names (0 when it has none).
 int              pos_check_config(const Config *c, const char **key, char *msg, int n);
+// The registry's names and pos_check_config, for the config parser (config/config.h), which
+// every caller of config_load, config_load_text, config_set and config_validate passes them to.
+extern const ConfigChecks pos_config_checks;
 // For the memory estimate: the parameters one stack's instance declares (pos_init into a
 // scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
 long   pos_param_count(const Config *c, int bidirectional);

@@ -142,3 +142,7 @@ int pos_check_config(const Config *c, const char **key, char *msg, int n) {
     *key = "pos";
     return s && s->check_config ? s->check_config(c, key, msg, n) : 0;
 }
+
+static const char *scheme_name(int i) { return pos_scheme_at(i)->name; }
+
+const ConfigChecks pos_config_checks = {pos_scheme_count, scheme_name, pos_check_config};
