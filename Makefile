@@ -103,10 +103,11 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -Isrc
 FUZZ_SRC_safetensors = src/io/safetensors.c src/io/json.c src/io/fileio.c src/core/crash_point.c src/util/utf8.c src/util/strbuf.c
-# config.c asks the scheme registry (src/pos), whose schemes use the core ops (OpenMP).
-FUZZ_SRC_config      = src/io/config.c src/io/fileio.c $(wildcard src/pos/*.c src/core/*.c) -fopenmp
+# fuzz_config passes config.c the scheme registry's checks (src/pos), whose schemes use the
+# core ops (OpenMP).
+FUZZ_SRC_config      = src/config/config.c src/io/fileio.c $(wildcard src/pos/*.c src/core/*.c) -fopenmp
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/io/*.c src/io/*.h)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/io/*.[ch] src/config/*.[ch] src/pos/*.[ch])
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_SRC_$*) -o $@ -lm
 

@@ -4,12 +4,13 @@
 #define CONFIG_WORDS_H
 #include <stdio.h>
 #include <stdlib.h>
-#include "io/config.h"
+#include "config/config.h"
+#include "pos/pos.h"
 
 static inline void config_word(Config *c, const char *key, const char *word) {
     char assignment[160], err[512];
     snprintf(assignment, sizeof assignment, "%s=%s", key, word);
-    if (config_set(c, assignment, err, sizeof err)) {
+    if (config_set(c, &pos_config_checks, assignment, err, sizeof err)) {
         fprintf(stderr, "config_word: %s\n", err);
         abort();
     }

@@ -3,7 +3,8 @@
 // the config errors of its keys.
 #include "check.h"
 #include "data/algorithmic.h"
-#include "io/config.h"
+#include "config/config.h"
+#include "pos/pos.h"
 #include "run/task.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +156,7 @@ static int load_task(Task *t, int seed, const char *algo) {
     char text[512], err[512] = "";
     snprintf(text, sizeof text, TASK_INI, seed, algo);
     Config c;
-    int rc = config_load(&c, write_tmp("task.ini", text), 0, NULL, err, sizeof err);
+    int rc = config_load(&c, &pos_config_checks, write_tmp("task.ini", text), 0, NULL, err, sizeof err);
     if (!rc) rc = task_load(t, &c, err, sizeof err);
     if (rc) printf("     load_task: %s\n", err);
     config_free(&c);
@@ -197,7 +198,7 @@ static void expect_config_error(int src_line, const char *text, int line, const 
     Config c;
     char err[512] = "", prefix[300];
     const char *path = write_tmp("bad.ini", text);
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == -1, "[line %d] accepted, expected '%s'", src_line, fragment);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == -1, "[line %d] accepted, expected '%s'", src_line, fragment);
     snprintf(prefix, sizeof prefix, "%s:%d: %s", path, line, fragment);
     CHECK(strstr(err, prefix) == err && !strchr(err, '\n'), "[line %d] error '%s', expected '%s...'", src_line, err, prefix);
     config_free(&c);

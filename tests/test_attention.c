@@ -8,7 +8,7 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
-#include "io/heatmap.h"
+#include "plot/heatmap.h"
 #include "pos/pos.h"
 #include "run/attention.h"
 

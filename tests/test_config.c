@@ -1,5 +1,6 @@
 // Config: defaults, a full file, every error kind with its line, overrides, round trip.
-#include "io/config.h"
+#include "config/config.h"
+#include "pos/pos.h"
 #include "check.h"
 
 #include <stddef.h>
@@ -27,7 +28,7 @@ static void expect_error_at(int src_line, const char *text, size_t len, int n_ov
     Config c;
     char err[512] = "", prefix[160];
     const char *path = write_file("t.ini", text, len);
-    int rc = config_load(&c, path, n_over, over, err, sizeof err);
+    int rc = config_load(&c, &pos_config_checks, path, n_over, over, err, sizeof err);
     CHECK(rc == -1, "[line %d] load succeeded, expected error '%s'", src_line, fragment);
     if (line > 0) snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
     else if (line == 0) snprintf(prefix, sizeof prefix, "%s: ", path);
@@ -62,14 +63,14 @@ static void test_defaults(void) {
     CHECK(c.log_every == 50 && c.eval_every == 500 && c.ckpt_every == 500 && c.resume[0] == '\0', "every");
     CHECK(c.text == NULL && c.path[0] == '\0', "no text/path");
     char err[256] = "";
-    CHECK(config_validate(&c, err, sizeof err) == 0, "defaults invalid: %s", err);
+    CHECK(config_validate(&c, &pos_config_checks, err, sizeof err) == 0, "defaults invalid: %s", err);
 }
 
 static void test_minimal_file(void) {
     Config c;
     char err[256] = "";
     const char *path = write_file("mini.ini", "[model]\nd_model = 128\n", strlen("[model]\nd_model = 128\n"));
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0, "%s", err);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0, "%s", err);
     CHECK(!strcmp(c.name, "mini"), "default name '%s', expected the file's base name", c.name);
     CHECK(!strcmp(c.path, path), "path '%s'", c.path);
     CHECK(c.d_model == 128 && c.n_heads == 4 && c.steps == 2000, "d_model %d", c.d_model);
@@ -77,10 +78,10 @@ static void test_minimal_file(void) {
     config_free(&c);
     // A name without ".ini" is kept whole; the name key overrides the default.
     path = write_file("plain", "[run]\nseed = 5\n", strlen("[run]\nseed = 5\n"));
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0 && !strcmp(c.name, "plain"), "name '%s' %s", c.name, err);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0 && !strcmp(c.name, "plain"), "name '%s' %s", c.name, err);
     config_free(&c);
     path = write_file("x.ini", "[run]\nname = custom\n", strlen("[run]\nname = custom\n"));
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0 && !strcmp(c.name, "custom"), "name '%s' %s", c.name, err);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0 && !strcmp(c.name, "custom"), "name '%s' %s", c.name, err);
     config_free(&c);
 }
 
@@ -130,7 +131,7 @@ static void test_full_file(void) {
     Config c;
     char err[256] = "";
     const char *path = write_text(FULL);
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0, "%s", err);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0, "%s", err);
     CHECK(!strcmp(c.name, "lesson1"), "name '%s'", c.name);
     CHECK(!strcmp(c.out_dir, "my runs ; with semicolon"), "out_dir '%s'", c.out_dir);
     CHECK(c.seed == 0 && c.threads == 4, "seed %d threads %d", c.seed, c.threads);
@@ -210,9 +211,9 @@ static void test_value_errors(void) {
 static void test_file_errors(void) {
     Config c;
     char err[512] = "";
-    CHECK(config_load(&c, "/nonexistent/dir/x.ini", 0, NULL, err, sizeof err) == -1, "missing file loaded");
+    CHECK(config_load(&c, &pos_config_checks, "/nonexistent/dir/x.ini", 0, NULL, err, sizeof err) == -1, "missing file loaded");
     CHECK(!strcmp(err, "/nonexistent/dir/x.ini: cannot open: No such file or directory"), "err '%s'", err);
-    CHECK(config_load(&c, tmp_dir, 0, NULL, err, sizeof err) == -1, "directory loaded");
+    CHECK(config_load(&c, &pos_config_checks, tmp_dir, 0, NULL, err, sizeof err) == -1, "directory loaded");
     CHECK(strstr(err, ": cannot read: ") || strstr(err, ": cannot open: "), "err '%s'", err);
     CHECK(c.text == NULL, "text on error");
     EXPECT_ERROR("", 1, "empty config");
@@ -239,7 +240,7 @@ static void test_long_lines(void) {
     Config c;
     char err[256] = "";
     const char *path = write_file("t.ini", text, strlen(text));
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0, "4096-char line rejected: %s", err);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0, "4096-char line rejected: %s", err);
     config_free(&c);
     strcpy(text + at + 4095, "c\n");
     expect_error_at(__LINE__, text, strlen(text), 0, NULL, 3, "line is 4097 characters");
@@ -269,7 +270,7 @@ static void test_cross_field_errors(void) {
     char err[256] = "";
     config_defaults(&c);
     c.n_heads = 3;
-    CHECK(config_validate(&c, err, sizeof err) == -1 && !strcmp(err, "config: d_model (64) must be divisible by n_heads (3)"), "err '%s'", err);
+    CHECK(config_validate(&c, &pos_config_checks, err, sizeof err) == -1 && !strcmp(err, "config: d_model (64) must be divisible by n_heads (3)"), "err '%s'", err);
 }
 
 static void test_overrides(void) {
@@ -277,7 +278,7 @@ static void test_overrides(void) {
     char err[256] = "";
     const char *path = write_text("[model]\nd_model = 128\nn_heads = 4\n[train]\nlr = 0.01\n");
     char *over[] = {"model.d_model=256", "n_heads = 8", "train.lr=0.5", "seed=2", "run.seed=3", "name=\"my run\"", "resume="};
-    CHECK(config_load(&c, path, 7, over, err, sizeof err) == 0, "%s", err);
+    CHECK(config_load(&c, &pos_config_checks, path, 7, over, err, sizeof err) == 0, "%s", err);
     CHECK(c.d_model == 256 && c.n_heads == 8 && c.lr == 0.5f, "d_model %d n_heads %d lr %g", c.d_model, c.n_heads, c.lr);
     CHECK(c.seed == 3, "later override must win: seed %d", c.seed);
     CHECK(c.key_line[0] == -1 && c.key_line[2] == -1 && c.key_line[3] == 0, "key lines %d %d %d", c.key_line[0], c.key_line[2], c.key_line[3]);
@@ -285,12 +286,12 @@ static void test_overrides(void) {
     CHECK(c.text && strstr(c.text, "\nd_model = 256\n") && strstr(c.text, "\nname = my run\n"), "text:\n%s", c.text ? c.text : "");
     config_free(&c);
     // Without overrides the file wins over defaults.
-    CHECK(config_load(&c, path, 0, NULL, err, sizeof err) == 0 && c.d_model == 128 && c.lr == 0.01f, "d_model %d", c.d_model);
+    CHECK(config_load(&c, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0 && c.d_model == 128 && c.lr == 0.01f, "d_model %d", c.d_model);
     config_free(&c);
     // An override may fix what the file alone would leave invalid (validate runs last).
     path = write_text("[model]\nd_model = 60\nn_heads = 8\n");
     char *fix[] = {"model.n_heads=6"};
-    CHECK(config_load(&c, path, 1, fix, err, sizeof err) == 0 && c.n_heads == 6, "%s", err);
+    CHECK(config_load(&c, &pos_config_checks, path, 1, fix, err, sizeof err) == 0 && c.n_heads == 6, "%s", err);
     config_free(&c);
 }
 
@@ -320,7 +321,7 @@ static void test_override_errors(void) {
     Config c;
     char err[256] = "";
     char *semi[] = {"out_dir=a ;b"};
-    CHECK(config_load(&c, write_text(ok), 1, semi, err, sizeof err) == 0 && !strcmp(c.out_dir, "a ;b"), "out_dir '%s' %s", c.out_dir, err);
+    CHECK(config_load(&c, &pos_config_checks, write_text(ok), 1, semi, err, sizeof err) == 0 && !strcmp(c.out_dir, "a ;b"), "out_dir '%s' %s", c.out_dir, err);
     config_free(&c);
 }
 
@@ -328,23 +329,23 @@ static void test_config_set(void) {
     Config c;
     char err[256] = "";
     config_defaults(&c);
-    CHECK(config_set(&c, "pos=rope", err, sizeof err) == 0 && !strcmp(c.pos, "rope"), "pos '%s' %s", c.pos, err);
-    CHECK(config_set(&c, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_factor == 4.0f &&
+    CHECK(config_set(&c, &pos_config_checks, "pos=rope", err, sizeof err) == 0 && !strcmp(c.pos, "rope"), "pos '%s' %s", c.pos, err);
+    CHECK(config_set(&c, &pos_config_checks, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_factor == 4.0f &&
           c.rope_scaling == ROPE_SCALING_LINEAR, "%s", err);
     // rope_scale = 1 (every old checkpoint's config says so) leaves a scaling as it is.
-    CHECK(config_set(&c, "rope_scaling=yarn", err, sizeof err) == 0 && config_set(&c, "rope_scale=1", err, sizeof err) == 0 &&
+    CHECK(config_set(&c, &pos_config_checks, "rope_scaling=yarn", err, sizeof err) == 0 && config_set(&c, &pos_config_checks, "rope_scale=1", err, sizeof err) == 0 &&
           c.rope_scaling == ROPE_SCALING_YARN && c.rope_factor == 4.0f, "%s %g %s", config_enum_name(&c, &c.rope_scaling), c.rope_factor, err);
-    CHECK(config_set(&c, "rope_scale=0", err, sizeof err) == -1 && strstr(err, "rope_scale = 0 is out of range"), "err '%s'", err);
-    CHECK(config_set(&c, "rope_scaling=ntk-aware", err, sizeof err) == -1 && strstr(err, "none|linear|ntk|yarn|dynamic"), "err '%s'", err);
-    CHECK(config_set(&c, "rope_scaling=none", err, sizeof err) == 0 && config_set(&c, "rope_factor=1", err, sizeof err) == 0, "%s", err);
+    CHECK(config_set(&c, &pos_config_checks, "rope_scale=0", err, sizeof err) == -1 && strstr(err, "rope_scale = 0 is out of range"), "err '%s'", err);
+    CHECK(config_set(&c, &pos_config_checks, "rope_scaling=ntk-aware", err, sizeof err) == -1 && strstr(err, "none|linear|ntk|yarn|dynamic"), "err '%s'", err);
+    CHECK(config_set(&c, &pos_config_checks, "rope_scaling=none", err, sizeof err) == 0 && config_set(&c, &pos_config_checks, "rope_factor=1", err, sizeof err) == 0, "%s", err);
     CHECK(c.text == NULL, "config_set must not allocate text when there is none");
-    CHECK(config_set(&c, "norm_first=Off", err, sizeof err) == 0 && c.norm_first == 0, "norm_first %d %s", c.norm_first, err);
-    CHECK(config_set(&c, "norm_first=YES", err, sizeof err) == 0 && c.norm_first == 1, "bool words are case-insensitive: %s", err);
-    CHECK(config_set(&c, "model.d_model=x", err, sizeof err) == -1 && strstr(err, "'x' is not an integer"), "err '%s'", err);
+    CHECK(config_set(&c, &pos_config_checks, "norm_first=Off", err, sizeof err) == 0 && c.norm_first == 0, "norm_first %d %s", c.norm_first, err);
+    CHECK(config_set(&c, &pos_config_checks, "norm_first=YES", err, sizeof err) == 0 && c.norm_first == 1, "bool words are case-insensitive: %s", err);
+    CHECK(config_set(&c, &pos_config_checks, "model.d_model=x", err, sizeof err) == -1 && strstr(err, "'x' is not an integer"), "err '%s'", err);
     CHECK(c.d_model == 64, "failed set changed d_model to %d", c.d_model);
     // With text: kept in sync.
     config_to_ini(&c);
-    CHECK(config_set(&c, "train.steps=77", err, sizeof err) == 0 && strstr(c.text, "\nsteps = 77\n"), "text not refreshed");
+    CHECK(config_set(&c, &pos_config_checks, "train.steps=77", err, sizeof err) == 0 && strstr(c.text, "\nsteps = 77\n"), "text not refreshed");
     config_free(&c);
     CHECK(c.text == NULL, "config_free leaves text");
 }
@@ -356,17 +357,17 @@ static void test_round_trip(void) {
     Config a, b;
     char err[256] = "";
     const char *path = write_text(FULL);
-    CHECK(config_load(&a, path, 0, NULL, err, sizeof err) == 0, "%s", err);
+    CHECK(config_load(&a, &pos_config_checks, path, 0, NULL, err, sizeof err) == 0, "%s", err);
     // Awkward floats and strings, through overrides.
     char *sets[] = {"lr=0.1", "eps=1e-9", "beta2=0.99999988", "weight_decay=0.333333343", "clip=1e-38",
                     "rope_base=123456.789", "min_lr_ratio=1", "dropout=0.9999999", "resume=\" x ; y \"",
                     "lexicon=has#hash", "test_src=t s", "test_tgt= t"};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        CHECK(config_set(&a, sets[i], err, sizeof err) == 0, "%s: %s", sets[i], err);
+        CHECK(config_set(&a, &pos_config_checks, sets[i], err, sizeof err) == 0, "%s: %s", sets[i], err);
     CHECK(!strcmp(a.resume, " x ; y "), "resume '%s'", a.resume);
     char *text = config_to_ini(&a);
     CHECK(text == a.text, "returned text is not c->text");
-    CHECK(config_load_text(&b, "ckpt", text, err, sizeof err) == 0, "%s\n%s", err, text);
+    CHECK(config_load_text(&b, &pos_config_checks, "ckpt", text, err, sizeof err) == 0, "%s\n%s", err, text);
     CHECK(same_settings(&a, &b), "round trip changed settings:\n%s\n---\n%s", a.text, b.text ? b.text : "");
     CHECK(a.lr == b.lr && a.eps == b.eps && a.beta2 == b.beta2 && a.clip == b.clip && a.dropout == b.dropout, "floats");
     CHECK(!strcmp(b.resume, " x ; y ") && !strcmp(b.lexicon, "has#hash") && !strcmp(b.out_dir, a.out_dir), "strings");
@@ -382,7 +383,7 @@ static void test_round_trip(void) {
     config_free(&b);
     // Defaults round-trip too, and a single changed bit is detected.
     config_defaults(&a);
-    CHECK(config_load_text(&b, "defaults", config_to_ini(&a), err, sizeof err) == 0 && same_settings(&a, &b), "%s", err);
+    CHECK(config_load_text(&b, &pos_config_checks, "defaults", config_to_ini(&a), err, sizeof err) == 0 && same_settings(&a, &b), "%s", err);
     b.beta1 = nextafterf(b.beta1, 1.0f);
     CHECK(!same_settings(&a, &b), "comparison blind to a changed float");
     config_free(&a);
@@ -392,9 +393,9 @@ static void test_round_trip(void) {
 static void test_load_text_errors(void) {
     Config c;
     char err[256] = "";
-    CHECK(config_load_text(&c, "ckpt.safetensors", "[model]\nd_model = x\n", err, sizeof err) == -1, "bad text loaded");
+    CHECK(config_load_text(&c, &pos_config_checks, "ckpt.safetensors", "[model]\nd_model = x\n", err, sizeof err) == -1, "bad text loaded");
     CHECK(!strcmp(err, "ckpt.safetensors:2: d_model: 'x' is not an integer"), "err '%s'", err);
-    CHECK(config_load_text(&c, "m", "", err, sizeof err) == -1 && !strcmp(err, "m:1: empty config"), "err '%s'", err);
+    CHECK(config_load_text(&c, &pos_config_checks, "m", "", err, sizeof err) == -1 && !strcmp(err, "m:1: empty config"), "err '%s'", err);
     CHECK(c.text == NULL, "text on error");
 }
 
@@ -442,7 +443,7 @@ static void test_enum_words(void) {
         char err[256], assignment[96], line[96];
         config_defaults(&c);
         snprintf(assignment, sizeof assignment, "%s=%s", cases[i].key, cases[i].word);
-        CHECK(config_set(&c, assignment, err, sizeof err) == 0, "%s: %s", assignment, err);
+        CHECK(config_set(&c, &pos_config_checks, assignment, err, sizeof err) == 0, "%s: %s", assignment, err);
         const int *field = (const int *)((const char *)&c + cases[i].offset);
         CHECK(*field == cases[i].value, "%s: stored %d, expected %d", assignment, *field, cases[i].value);
         CHECK(!strcmp(config_enum_name(&c, field), cases[i].word), "%s: named '%s'", assignment, config_enum_name(&c, field));

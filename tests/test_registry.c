@@ -3,8 +3,8 @@
 // style of its own. (tests/test_registry.sh checks the tools, scripts and sources.)
 #include <string.h>
 #include "check.h"
-#include "io/config.h"
-#include "io/svg.h"
+#include "config/config.h"
+#include "plot/svg.h"
 #include "pos/pos.h"
 
 static void test_names_unique_and_found(void) {
@@ -28,8 +28,8 @@ static void test_every_scheme_accepted_by_config(void) {
         char set[64], err[512] = "";
         config_defaults(&c);
         snprintf(set, sizeof set, "model.pos=%s", name);
-        CHECK(config_set(&c, set, err, sizeof err) == 0 && !strcmp(c.pos, name), "%s: %s", set, err);
-        CHECK(config_validate(&c, err, sizeof err) == 0, "%s with defaults: %s", set, err);
+        CHECK(config_set(&c, &pos_config_checks, set, err, sizeof err) == 0 && !strcmp(c.pos, name), "%s: %s", set, err);
+        CHECK(config_validate(&c, &pos_config_checks, err, sizeof err) == 0, "%s with defaults: %s", set, err);
         config_free(&c);
     }
 }
@@ -42,10 +42,10 @@ static void test_errors_name_the_registry(void) {
         char set[64], want[96], err[512] = "";
         config_defaults(&c);
         snprintf(set, sizeof set, "model.pos=%c%s", name[0] ^ 0x20, name + 1);   // flip the case
-        CHECK(config_set(&c, set, err, sizeof err) != 0, "%s accepted", set);
+        CHECK(config_set(&c, &pos_config_checks, set, err, sizeof err) != 0, "%s accepted", set);
         snprintf(want, sizeof want, "did you mean '%s'?", name);
         CHECK(strstr(err, want) != NULL, "%s: '%s' lacks \"%s\"", set, err, want);
-        CHECK(config_set(&c, "model.pos=zzzzzzzzzzzz", err, sizeof err) != 0, "zzzz accepted");
+        CHECK(config_set(&c, &pos_config_checks, "model.pos=zzzzzzzzzzzz", err, sizeof err) != 0, "zzzz accepted");
         char listed[64];
         snprintf(listed, sizeof listed, "%s", name);
         const char *expected = strstr(err, "expected ");

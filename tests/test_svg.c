@@ -10,7 +10,7 @@
 
 #include "util/hash.h"
 #include "check.h"
-#include "io/svg.h"
+#include "plot/svg.h"
 
 // ---------------------------------------------------------------- a minimal XML checker
 

@@ -21,14 +21,13 @@
 #ifndef ALGORITHMIC_H
 #define ALGORITHMIC_H
 #include <stdint.h>
+#include "config/config.h"   // Algorithm: the rules, named as task.algorithm spells them
 #include "data/dataset.h"
 #include "data/vocab.h"
 
 #define ALGO_MAX_LENGTH 4096     // longest input sequence (training or test)
 #define ALGO_MAX_ALPHABET 1000
 #define ALGO_SYMBOL_ID(s) (TOK_EOS + 1 + (s))
-
-typedef enum { ALGO_COPY, ALGO_REVERSE, ALGO_DUPLICATE, ALGO_SORT } Algorithm;
 
 // The algorithm named `name` ("copy", "reverse", "duplicate", "sort"), or -1.
 int  algo_parse(const char *name);

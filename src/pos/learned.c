@@ -43,7 +43,18 @@ static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // 
     return op_add(x, op_embedding(p->table, row, T));             // (T,d) broadcast over the batch
 }
 
+// Drawn positions (model.pos_random = L) reach L-1: the table needs L rows.
+static int learned_check_config(const Config *c, const char **key, char *msg, int n) {
+    if (!c->pos_random || c->max_len >= c->pos_random) return 0;
+    *key = "pos_random";
+    snprintf(msg, n,
+             "pos_random = %d draws positions up to %d, but the learned table has "
+             "max_len = %d rows; set max_len = %d",
+             c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
+    return -1;
+}
+
 const PosScheme pos_learned = {
     .name = "learned", .declare = learned_declare, .add_to_input = learned_add,
-    .check_length = learned_check_length,
+    .check_length = learned_check_length, .check_config = learned_check_config,
 };

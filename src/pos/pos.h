@@ -22,7 +22,7 @@
 #define POS_H
 #include "core/params.h"
 #include "data/data_rng.h"
-#include "io/config.h"
+#include "config/config.h"
 
 typedef struct PosScheme PosScheme;
 #define POS_MAX_WEIGHTS 4
@@ -84,7 +84,7 @@ struct PosScheme {
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
-// when unknown), and a scheme's plot style (a palette slot of io/svg.h; -1 for a name that is
+// when unknown), and a scheme's plot style (a palette slot of plot/svg.h; -1 for a name that is
 // no scheme; case-insensitive, as plot legends may say "RoPE").
 int              pos_scheme_count(void);
 const PosScheme *pos_scheme_at(int i);
@@ -92,6 +92,9 @@ const PosScheme *pos_scheme_find(const char *name);
 int              pos_scheme_plot_style(const char *name);
 // The check_config hook of the scheme c->pos names (0 when it has none).
 int              pos_check_config(const Config *c, const char **key, char *msg, int n);
+// The registry's names and pos_check_config, for the config parser (config/config.h), which
+// every caller of config_load, config_load_text, config_set and config_validate passes them to.
+extern const ConfigChecks pos_config_checks;
 // For the memory estimate: the parameters one stack's instance declares (pos_init into a
 // scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
 long   pos_param_count(const Config *c, int bidirectional);

@@ -7,7 +7,7 @@
 #include "pos/pos.h"
 
 // One line per scheme: its PosScheme (pos_<name> in src/pos/<name>.c) and its plot style, a
-// palette slot of io/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
+// palette slot of plot/svg.h (colour and marker; each scheme its own, "none" the grey baseline).
 // The order is the order scripts and tables list the schemes in. Every line ends in a
 // backslash, so a new scheme is one added line (the list ends at the comment below).
 #define POS_SCHEMES(X) \
@@ -142,3 +142,7 @@ int pos_check_config(const Config *c, const char **key, char *msg, int n) {
     *key = "pos";
     return s && s->check_config ? s->check_config(c, key, msg, n) : 0;
 }
+
+static const char *scheme_name(int i) { return pos_scheme_at(i)->name; }
+
+const ConfigChecks pos_config_checks = {pos_scheme_count, scheme_name, pos_check_config};

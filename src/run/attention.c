@@ -7,7 +7,7 @@
 #include "core/tape.h"
 #include "data/parallel_text.h"
 #include "data/vocab.h"
-#include "io/heatmap.h"
+#include "plot/heatmap.h"
 #include "run/decode.h"
 
 int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt, AttnMaps *a) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/safetensors.h"
+#include "pos/pos.h"
 
 static void u64_text(char *buf, size_t n, uint64_t v) { snprintf(buf, n, "%" PRIu64, v); }
 
@@ -69,8 +70,8 @@ int checkpoint_read_config(const char *path, Config *c, char *err, int errlen) {
     if (!f) return -1;
     char name[600];
     snprintf(name, sizeof name, "%s (config)", path);
-    int rc = config_load_text(c, name, st_meta(f, "config"), err, errlen);
-    if (!rc) rc = config_validate(c, err, errlen);
+    int rc = config_load_text(c, &pos_config_checks, name, st_meta(f, "config"), err, errlen);
+    if (!rc) rc = config_validate(c, &pos_config_checks, err, errlen);
     st_free(f);
     return rc;
 }

@@ -20,7 +20,7 @@
 #ifndef MEMORY_ESTIMATE_H
 #define MEMORY_ESTIMATE_H
 #include <stdio.h>
-#include "io/config.h"
+#include "config/config.h"
 #include "run/task.h"
 
 typedef struct MemoryEstimate {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include "core/runtime.h"
 #include "core/tape.h"
+#include "pos/pos.h"
 #include "core/tensor.h"
 #include "run/checkpoint.h"
 
@@ -33,18 +34,20 @@ int run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **o
     memset(r, 0, sizeof *r);
     Config *c = &r->cfg;
     if (allow_ini && ends_with(arg, ".ini")) {
-        if (config_load(c, arg, n_over, over, err, errlen)) return -1;
+        if (config_load(c, &pos_config_checks, arg, n_over, over, err, errlen)) return -1;
     } else {
         run_locate(arg, r->ckpt, r->dir, sizeof r->ckpt);
         if (checkpoint_read_config(r->ckpt, c, err, errlen)) return -1;
         for (int i = 0; i < n_over; i++) {
-            if (config_set(c, over[i], err, errlen)) {   // the message names the override
+            // the message names the override
+            if (config_set(c, &pos_config_checks, over[i], err, errlen)) {
                 config_free(c);
                 return -1;
             }
         }
     }
-    if (config_validate(c, err, errlen) || config_check_files(c, err, errlen)) {
+    if (config_validate(c, &pos_config_checks, err, errlen) ||
+        config_check_files(c, err, errlen)) {
         config_free(c);
         return -1;
     }

@@ -18,7 +18,7 @@
 #include "data/order.h"
 #include "data/toy_translate.h"
 #include "data/vocab.h"
-#include "io/config.h"
+#include "config/config.h"
 
 typedef struct Task {
     Config cfg;                  // copy (text not owned)

@@ -12,6 +12,7 @@
 #include "core/runtime.h"
 #include "core/tape.h"
 #include "io/fileio.h"
+#include "pos/pos.h"
 #include "run/checkpoint.h"
 #include "run/evaluate.h"
 #include "run/stop.h"
@@ -252,7 +253,7 @@ static int setup(Run *r, char *err, int errlen) {
     if (!c->attn_train_length) {
         char set[64];
         snprintf(set, sizeof set, "model.attn_train_length=%d", T);
-        if (config_set(c, set, err, errlen)) return -1;
+        if (config_set(c, &pos_config_checks, set, err, errlen)) return -1;
     }
     model_build(&r->model, c, t->src_vocab.n, t->has_tgt_vocab ? t->tgt_vocab.n : t->src_vocab.n,
                 t->n_classes);

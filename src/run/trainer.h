@@ -15,7 +15,7 @@
 // Nothing in log.csv depends on timing, so the same seed and thread count give the same file.
 #ifndef TRAINER_H
 #define TRAINER_H
-#include "io/config.h"
+#include "config/config.h"
 
 // Train as the config says. Returns 0; or -1 with a message (the run folder keeps the last
 // good checkpoint); or, when a SIGTERM / SIGINT arrived (run/stop.h) before the last step, the

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/runtime.h"
-#include "io/config.h"
+#include "config/config.h"
 #include "io/fileio.h"
 #include "run/cli.h"
 #include "run/diagnose.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/runtime.h"
-#include "io/config.h"
+#include "config/config.h"
 #include "run/cli.h"
 #include "run/run_dir.h"
 

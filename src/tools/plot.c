@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "io/csv.h"
-#include "io/svg.h"
+#include "plot/svg.h"
 #include "pos/pos.h"
 
 static void usage(FILE *f) {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/runtime.h"
-#include "io/config.h"
+#include "config/config.h"
 #include "pos/pos.h"
 #include "run/stop.h"
 #include "run/trainer.h"
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     if (usage >= 0) return usage;
     Config c;
     char err[1024];
-    if (config_load(&c, argv[1], argc - 2, argv + 2, err, sizeof err) ||
+    if (config_load(&c, &pos_config_checks, argv[1], argc - 2, argv + 2, err, sizeof err) ||
         config_check_files(&c, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         config_free(&c);

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/config.h"
+#include "config/config.h"
+#include "pos/pos.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,11 +24,11 @@ static void must_say_why(int rc, const char *err) {
 // A loaded config must survive render -> parse -> render unchanged.
 static void check_round_trip(Config *c) {
     char err[1024] = "";
-    if (config_validate(c, err, sizeof err)) return;  // overrides may leave it invalid: fine
+    if (config_validate(c, &pos_config_checks, err, sizeof err)) return;  // overrides may leave it invalid: fine
     char *text = config_to_ini(c);
     if (!text) return;
     Config back;
-    if (config_load_text(&back, "roundtrip", text, err, sizeof err)) {
+    if (config_load_text(&back, &pos_config_checks, "roundtrip", text, err, sizeof err)) {
         fprintf(stderr, "rendered config does not load back: %s\n%s\n", err, text);
         abort();
     }
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     Config c;
     char err[1024] = "";
-    int rc = config_load_text(&c, "fuzz.ini", buf, err, sizeof err);
+    int rc = config_load_text(&c, &pos_config_checks, "fuzz.ini", buf, err, sizeof err);
     must_say_why(rc, err);
     if (!rc) {
         int n_over = 0;
@@ -61,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             char *nl = strchr(line, '\n');
             if (nl) *nl = '\0';
             err[0] = '\0';
-            must_say_why(config_set(&c, line, err, sizeof err), err);
+            must_say_why(config_set(&c, &pos_config_checks, line, err, sizeof err), err);
             line = nl ? nl + 1 : NULL;
         }
         check_round_trip(&c);

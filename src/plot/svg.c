@@ -1,5 +1,5 @@
 // SVG line plots; see svg.h. The document is built in memory, then written atomically.
-#include "io/svg.h"
+#include "plot/svg.h"
 #include "core/errors.h"
 #include "io/fileio.h"
 #include "util/hash.h"

@@ -1,12 +1,12 @@
 // SVG heat maps, see heatmap.h.
-#include "io/heatmap.h"
+#include "plot/heatmap.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io/fileio.h"
-#include "io/svg.h"
+#include "plot/svg.h"
 #include "util/strbuf.h"
 
 #define CELL 18        // pixels per cell

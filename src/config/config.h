@@ -7,7 +7,6 @@
 #define CONFIG_H
 
 #include "core/optim.h"          // Schedule
-#include "data/algorithmic.h"    // Algorithm
 
 // The values of the enum keys. config.c's table lists each key's words in the order of its
 // constants (test_config checks every word); parsing stores the constant, config_to_ini
@@ -19,6 +18,8 @@ typedef enum {
     TASK_LM,
     TASK_ALGORITHMIC
 } TaskKind;
+// task.algorithm, the rule of the algorithmic task (data/algorithmic.h applies it).
+typedef enum { ALGO_COPY, ALGO_REVERSE, ALGO_DUPLICATE, ALGO_SORT } Algorithm;
 typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
 typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
@@ -138,20 +139,35 @@ typedef struct Config {
     int   key_line[CFG_MAX_KEYS];
 } Config;
 
+// The checks config makes through the positional schemes, a layer above it that it does not
+// include: pos/pos.h defines them (pos_config_checks) and every caller passes them in. A
+// hooks struct rather than a check the caller runs after loading keeps each message where the
+// parser makes it: an unknown scheme is `file:line: pos: unknown value ...` (or `override
+// 'pos=x': ...`) with the same did-you-mean as every other word, and a scheme's own check
+// points at its key's line. NULL: the scheme name and the scheme's checks are not checked.
+typedef struct ConfigChecks {
+    int         (*scheme_count)(void);     // the words model.pos takes: count, then each
+    const char *(*scheme_name)(int i);
+    // Settings the scheme of c->pos cannot work with: 0, or -1 with a message and *key set to
+    // the key whose line the message points at.
+    int         (*check)(const Config *c, const char **key, char *msg, int n);
+} ConfigChecks;
+
 // Parse `path`, then apply overrides ("section.key=value", or "key=value" when the key is
 // unique across sections). On error: writes `file:line: message` (or `override 'x': message`)
 // into err and returns -1.
-int  config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err,
-                 int errlen);
+int  config_load(Config *c, const ConfigChecks *checks, const char *path, int n_overrides,
+                 char **overrides, char *err, int errlen);
 // Defaults only (for tests and for tools that build a model without a file).
 // Overwrites *c entirely: call config_free first if it holds text.
 void config_defaults(Config *c);
 // Apply one "key=value" / "section.key=value" after loading; same per-value checks as the
 // file. Does not run config_validate (a series of overrides may pass through invalid
 // states): call it once after the last one. Refreshes c->text if c holds text.
-int  config_set(Config *c, const char *assignment, char *err, int errlen);
+int  config_set(Config *c, const ConfigChecks *checks, const char *assignment, char *err,
+                int errlen);
 // Cross-field checks (d_model % n_heads, rope needs even d_k, ...). 0 or -1 with err.
-int  config_validate(const Config *c, char *err, int errlen);
+int  config_validate(const Config *c, const ConfigChecks *checks, char *err, int errlen);
 // Every file the config names (lexicon, train/val/test files) is a regular file (not a
 // device, FIFO or folder) no larger than max_file_size, and can be opened; else
 // `file:line: key 'path': reason`.
@@ -160,7 +176,8 @@ int  config_check_files(const Config *c, char *err, int errlen);
 // Returned string is malloc'ed; also stored in c->text.
 char *config_to_ini(Config *c);
 // Parse config text (as stored in checkpoint metadata); `name` is used in error messages.
-int  config_load_text(Config *c, const char *name, const char *text, char *err, int errlen);
+int  config_load_text(Config *c, const ConfigChecks *checks, const char *name, const char *text,
+                      char *err, int errlen);
 void config_free(Config *c);
 // The word of an enum field of c (field = &c->model, ...) as the config file spells it.
 const char *config_enum_name(const Config *c, const void *field);

@@ -1,11 +1,10 @@
 // Run configuration: one table describes every key (section, name, type, field, default,
 // range); a single parser handles the file, the overrides and even the defaults, so a key
 // is added by adding one table row.
-#include "io/config.h"
+#include "config/config.h"
 #include "core/byte_size.h"
 #include "core/errors.h"
 #include "io/fileio.h"
-#include "pos/pos.h"
 #include <errno.h>
 
 #include <limits.h>
@@ -21,7 +20,7 @@
 #define MAX_LINE 4096             // longest accepted line (and override)
 #define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
 
-// T_SCHEME: a name in src/pos/registry.c
+// T_SCHEME: a name in src/pos/registry.c, asked through ConfigChecks (config.h)
 typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME } KeyType;
 enum { LO_OPEN = 1, HI_OPEN = 2 }; // range bounds that are excluded
 
@@ -289,7 +288,8 @@ static int unknown_word(const Key *k, const char *text, const char *const *words
 
 // Parse `text` as the value of key `k` and store it in c. On error writes a message
 // without location (the caller adds `file:line: ` or `override '...': `).
-static int set_value(Config *c, const Key *k, const char *text, char *msg, int n) {
+static int set_value(Config *c, const ConfigChecks *checks, const Key *k, const char *text,
+                     char *msg, int n) {
     char *field = (char *)c + k->offset;
     if (!*text && !(k->type == T_STR && k->lo == 0))
         return errorf(msg, n, "%s: empty value", k->key);
@@ -342,11 +342,12 @@ static int set_value(Config *c, const Key *k, const char *text, char *msg, int n
         return 0;
     }
     case T_SCHEME:
-        if (!pos_scheme_find(text)) {
+        if (checks) {
             const char *names[64];
-            int count = pos_scheme_count() < 64 ? pos_scheme_count() : 64;
-            for (int i = 0; i < count; i++) names[i] = pos_scheme_at(i)->name;
-            return unknown_word(k, text, names, count, msg, n);
+            int count = checks->scheme_count() < 64 ? checks->scheme_count() : 64, known = 0;
+            for (int i = 0; i < count; i++)
+                known |= !strcmp(names[i] = checks->scheme_name(i), text);
+            if (!known) return unknown_word(k, text, names, count, msg, n);
         }
         break;
     case T_STR:
@@ -376,7 +377,7 @@ static int is_old_rope_scale(const char *section, const char *key) {
 
 static int set_old_rope_scale(Config *c, const char *text, int line, char *msg, int n) {
     float before = c->rope_factor;
-    if (set_value(c, &OLD_ROPE_SCALE, text, msg, n)) return -1;
+    if (set_value(c, NULL, &OLD_ROPE_SCALE, text, msg, n)) return -1;
     if (c->rope_factor == 1.0f) { c->rope_factor = before; return 0; }
     c->rope_scaling = ROPE_SCALING_LINEAR;
     c->key_line[find_key("model", "rope_scaling")] =
@@ -412,8 +413,8 @@ static int read_value(char *s, int comments, char **value, char *msg, int n) {
 // ---------------------------------------------------------------------------- file
 
 // One line of a file (NUL-terminated, no newline). *section: current section or -1.
-static int parse_line(Config *c, const char *file, int ln, char *line, int *section, int *n_set,
-                      char *err, int errlen) {
+static int parse_line(Config *c, const ConfigChecks *checks, const char *file, int ln, char *line,
+                      int *section, int *n_set, char *err, int errlen) {
     char msg[512], hint[128];
     char *s = trim(line);
     if (!*s || is_comment(*s)) return 0;
@@ -463,15 +464,15 @@ static int parse_line(Config *c, const char *file, int ln, char *line, int *sect
         return errorf(err, errlen, "%s:%d: duplicate key '%s' in [%s] (first set on line %d)", file,
                       ln, key, SECTIONS[*section], c->key_line[k]);
     if (read_value(eq + 1, 1, &value, msg, sizeof msg) ||
-        set_value(c, &KEYS[k], value, msg, sizeof msg))
+        set_value(c, checks, &KEYS[k], value, msg, sizeof msg))
         return errorf(err, errlen, "%s:%d: %s", file, ln, msg);
     c->key_line[k] = ln;
     (*n_set)++;
     return 0;
 }
 
-static int parse_text(Config *c, const char *file, const char *buf, size_t len, char *err,
-                      int errlen) {
+static int parse_text(Config *c, const ConfigChecks *checks, const char *file, const char *buf,
+                      size_t len, char *err, int errlen) {
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
         int ln = 1;
@@ -492,7 +493,7 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
                           MAX_LINE);
         memcpy(line, p, n);
         line[n] = '\0';
-        if (parse_line(c, file, ln, line, &section, &n_set, err, errlen)) return -1;
+        if (parse_line(c, checks, file, ln, line, &section, &n_set, err, errlen)) return -1;
         p = nl ? nl + 1 : end;
     }
     if (n_set == 0) return errorf(err, errlen, "%s:1: empty config", file);
@@ -501,7 +502,8 @@ static int parse_text(Config *c, const char *file, const char *buf, size_t len, 
 
 // ---------------------------------------------------------------------------- overrides
 
-static int apply_override(Config *c, const char *assignment, char *msg, int n) {
+static int apply_override(Config *c, const ConfigChecks *checks, const char *assignment, char *msg,
+                          int n) {
     char buf[MAX_LINE + 1], hint[128];
     size_t len = strlen(assignment);
     if (len > MAX_LINE) return errorf(msg, n, "longer than %d characters", MAX_LINE);
@@ -547,7 +549,8 @@ static int apply_override(Config *c, const char *assignment, char *msg, int n) {
             return errorf(msg, n, "unknown key '%.80s'%s", lhs, hint);
         }
     }
-    if (read_value(eq + 1, 0, &value, msg, n) || set_value(c, &KEYS[k], value, msg, n)) return -1;
+    if (read_value(eq + 1, 0, &value, msg, n) || set_value(c, checks, &KEYS[k], value, msg, n))
+        return -1;
     c->key_line[k] = -1;
     return 0;
 }
@@ -573,7 +576,7 @@ static int invalid(const Config *c, const char *key1, const char *key2, char *er
     return errorf(err, errlen, "%s: %s", file, msg);
 }
 
-int config_validate(const Config *c, char *err, int errlen) {
+int config_validate(const Config *c, const ConfigChecks *checks, char *err, int errlen) {
     if (strchr(c->name, '/') || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
         return invalid(c, "name", NULL, err, errlen,
                        "name '%s' must be a plain folder name (no '/')", c->name);
@@ -610,13 +613,8 @@ int config_validate(const Config *c, char *err, int errlen) {
                        "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
     const char *key;
     char msg[256];
-    if (pos_check_config(c, &key, msg, sizeof msg))
+    if (checks && checks->check(c, &key, msg, sizeof msg))
         return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
-    if (c->pos_random && !strcmp(c->pos, "learned") && c->max_len < c->pos_random)
-        return invalid(c, "pos_random", "max_len", err, errlen,
-                       "pos_random = %d draws positions up to %d, but the learned table has "
-                       "max_len = %d rows; set max_len = %d",
-                       c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
     if (!c->eos && c->model != MODEL_TRANSLATOR)
         return invalid(c, "eos", "model", err, errlen,
                        "eos = false needs model = translator "
@@ -675,22 +673,22 @@ void config_defaults(Config *c) {
     memset(c, 0, sizeof *c);
     char msg[256];
     for (int i = 0; i < N_KEYS; i++)
-        if (set_value(c, &KEYS[i], KEYS[i].def, msg, sizeof msg)) { // a bug in the table above
+        if (set_value(c, NULL, &KEYS[i], KEYS[i].def, msg, sizeof msg)) { // a bug in the table
             fprintf(stderr, "config.c: bad default: %s\n", msg);
             abort();
         }
 }
 
 // Parse, apply overrides, validate, render c->text. c holds defaults and its path.
-static int load(Config *c, const char *buf, size_t len, int n_over, char **over, char *err,
-                int errlen) {
-    if (parse_text(c, c->path, buf, len, err, errlen)) return -1;
+static int load(Config *c, const ConfigChecks *checks, const char *buf, size_t len, int n_over,
+                char **over, char *err, int errlen) {
+    if (parse_text(c, checks, c->path, buf, len, err, errlen)) return -1;
     for (int i = 0; i < n_over; i++) {
         char msg[512];
-        if (apply_override(c, over[i], msg, sizeof msg))
+        if (apply_override(c, checks, over[i], msg, sizeof msg))
             return errorf(err, errlen, "override '%.200s': %s", over[i], msg);
     }
-    if (config_validate(c, err, errlen)) return -1;
+    if (config_validate(c, checks, err, errlen)) return -1;
     if (!config_to_ini(c)) return errorf(err, errlen, "%s: out of memory", c->path);
     return 0;
 }
@@ -702,8 +700,8 @@ static int set_path(Config *c, const char *path, char *err, int errlen) {
     return 0;
 }
 
-int config_load(Config *c, const char *path, int n_overrides, char **overrides, char *err,
-                int errlen) {
+int config_load(Config *c, const ConfigChecks *checks, const char *path, int n_overrides,
+                char **overrides, char *err, int errlen) {
     config_defaults(c);
     if (set_path(c, path, err, errlen)) return -1;
     // Default run name: the file's base name without ".ini".
@@ -717,20 +715,22 @@ int config_load(Config *c, const char *path, int n_overrides, char **overrides, 
     size_t len;
     char *buf = read_file(path, &len, MAX_FILE, err, errlen);
     if (!buf) return -1;
-    int rc = load(c, buf, len, n_overrides, overrides, err, errlen);
+    int rc = load(c, checks, buf, len, n_overrides, overrides, err, errlen);
     free(buf);
     return rc;
 }
 
-int config_load_text(Config *c, const char *name, const char *text, char *err, int errlen) {
+int config_load_text(Config *c, const ConfigChecks *checks, const char *name, const char *text,
+                     char *err, int errlen) {
     config_defaults(c);
     if (set_path(c, name, err, errlen)) return -1;
-    return load(c, text, strlen(text), 0, NULL, err, errlen);
+    return load(c, checks, text, strlen(text), 0, NULL, err, errlen);
 }
 
-int config_set(Config *c, const char *assignment, char *err, int errlen) {
+int config_set(Config *c, const ConfigChecks *checks, const char *assignment, char *err,
+               int errlen) {
     char msg[512];
-    if (apply_override(c, assignment, msg, sizeof msg))
+    if (apply_override(c, checks, assignment, msg, sizeof msg))
         return errorf(err, errlen, "override '%.200s': %s", assignment, msg);
     if (c->text && !config_to_ini(c))
         return errorf(err, errlen, "override '%.200s': out of memory", assignment);
