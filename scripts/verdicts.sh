@@ -281,6 +281,7 @@ END {
     INTRO["nope_rank"] = "Mean reciprocal rank over copy, reverse and duplicate, each seed ranked by its sequence accuracy averaged over the lengths 17-64. In distribution: exact match at 16 symbols, mean of the three tasks."
     INTRO["temperature"] = "The same decoder-only models scored with `attn_logit_scale=log` and without (paired); copy at 32 symbols, and the mean over the three tasks and the lengths 17-64."
     INTRO["rope_stretch"] = "Loss on the last 32 tokens of each window (nats, lower is better). The stretched RoPE models fine-tuned 40 steps at 128 tokens against RoPE fine-tuned alike without a stretch (different fine-tunings of one pretrained model per seed: Welch); dynamic NTK against plain RoPE, the same pretrained models (paired). No exact match here, so no row is untested; the note gives each row'"'"'s loss at the 32-token training window."
+    SUMNOTE["eos_oracle"] = "; the -EOS models still end with the final \".\", so only the oracle length removes the end decision"
     SUMCLAIM["rope_base"] = "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)"
     SUMCLAIM["eos_oracle"] = "no end token, decoded to the true length: extrapolates far better (Newman et al. 2020)"
     SUMCLAIM["random_translator"] = "randomized positions extrapolate better (Ruoss et al. 2023)"
@@ -504,7 +505,7 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
         t = tally(k)
         res = short(h); iv = EF[h] " " IV[h]
         if (k in HROW2) { h2 = HROW2[k]; res = res "; " short(h2); iv = iv "; " EF[h2] " " IV[h2] }
-        print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t " |" > mdout
+        print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t SUMNOTE[k] " |" > mdout
     }
     for (i = 1; i <= NK; i++) {
         k = KEYS[i]
@@ -522,7 +523,7 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
             print "" > mdout
             print "| scheme | MRR per seed | 95% interval | in distribution (%) | MRR of the seed means |" > mdout
             print "| --- | ---: | --- | ---: | ---: |" > mdout
-            for (j = 1; j <= 9; j++) { split(MRRL[j], z, ",")
+            for (j = 1; j <= nsch; j++) { split(MRRL[j], z, ",")
                 print "| " z[1] " | " z[3] " ± " z[4] " | [" z[5] ", " z[6] "] | " z[7] " | " z[2] " |" > mdout }
             print "" > mdout
         }
