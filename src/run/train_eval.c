@@ -38,7 +38,7 @@ int train_evaluate(Training *tr, long step, int final, char *err, int errlen) {
         if (evaluate_split(m, &tr->task, &tr->task.val, 0, 1, &res, err, errlen)) return -1;
         double seq = classifier ? res.pair_acc : res.exact_match;
         LogRow row = eval_row(step, 0, &res);
-        row.exact_match = classifier ? log_cell(seq) : exact_cell(seq);
+        row.exact_match = classifier ? log_cell(res.pair_acc) : exact_cell(res.exact_match);
         train_log_row(tr->log, &row);
         printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss,
                100 * res.token_acc, classifier ? "pair" : "exact", 100 * seq);
