@@ -1,18 +1,11 @@
-// The training loop: data, model, AdamW, logging to log.csv, periodic evaluation and
-// checkpoints, resume, and a NaN guard.
+// The training loop of ./train: the data, the model and AdamW (trainer.c's setup), then the
+// steps (run/train_step.h), each logged to log.csv (run/train_log.h), with evaluations
+// (run/train_eval.h) and checkpoints (run/train_checkpoint.h) at their intervals, a start
+// from a checkpoint (run/train_resume.h), and the guards that stop a run part-way
+// (run/train_guard.h). The state they share is a Training (run/training.h).
 //
 // Run folder (out_dir/name): config.ini (the resolved config), log.csv, model.safetensors,
-// and the vocabulary files. log.csv columns:
-//   step        completed updates
-//   split       train | val | test
-//   length      0 = the split as trained; else the evaluation length (clauses for
-//               toy_translate, words for order's forms, window tokens for lm)
-//   loss        train: the step's batch; eval: mean over all target tokens
-//   token_acc   argmax accuracy over target tokens (classifier: over sentences)
-//   exact_match translator: greedy output equals the reference; classifier: pair accuracy
-//   loss_last   lm: loss on the last 32 tokens of each window
-//   lr, grad_norm  train rows: learning rate and gradient norm before clipping
-// Nothing in log.csv depends on timing, so the same seed and thread count give the same file.
+// and the vocabulary files.
 #ifndef TRAINER_H
 #define TRAINER_H
 #include "config/config.h"

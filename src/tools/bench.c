@@ -24,6 +24,7 @@
 #include "models/model.h"
 #include "run/evaluate.h"
 #include "run/memory_estimate.h"
+#include "run/train_step.h"
 
 static const char *USAGE =
     "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--busy] [--tsv]\n"
@@ -177,16 +178,6 @@ static void shape_config(const Shape *s, Config *c) {
     }
 }
 
-// One training step as the trainer does it: forward, backward, AdamW with clipping folded in.
-static void train_step(Model *m, AdamW *opt, Arena *arena, const Batch *b, float clip) {
-    arena_reset(arena);
-    tape_reset();
-    params_zero_grad(&m->ps);
-    Tensor *loss = batch_loss(m, b, m->cfg.label_smoothing, NULL);
-    tape_backward(loss);
-    adamw_step_scaled(opt, &m->ps, 1e-3f, clip_scale(grad_norm(&m->ps), clip));
-}
-
 // The machine's peak: every thread runs a loop of independent fused multiply-adds on
 // vectors that never leave the registers (no loads, no stores), the widest the build's
 // -march allows. Twelve accumulators cover the FMA latency on two pipes. GFLOP/s counts 2
@@ -256,8 +247,10 @@ static Result bench_model(const Shape *s, int runs) {
     long tokens[NB];
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
     double base = peak_mib();
-    // warm-up: size the arena
-    for (int i = 0; i < 2; i++) train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
+    // The trainer's step (run/train_step.h) at a fixed learning rate. Warm-up: size the arena.
+    StepArgs args = {.step = 1, .lr = 1e-3f, .clip = c.clip, .label_smoothing = c.label_smoothing};
+    StepResult out;
+    for (int i = 0; i < 2; i++) train_step(&m, &batches[i % NB], &opt, args, &out);
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs),
            *cpu = malloc(sizeof(double) * runs);
     double *frac = malloc(sizeof(double) * runs), flops = model_flops_per_token(s);
@@ -269,7 +262,7 @@ static Result bench_model(const Shape *s, int runs) {
         double t0 = wall_seconds(), c0 = cpu_seconds();
         for (int i = 0; i < s->steps; i++) {
             runtime_adapt_threads();   // --threads 0
-            train_step(&m, &opt, &arena, &batches[i % NB], c.clip);
+            train_step(&m, &batches[i % NB], &opt, args, &out);
             n += tokens[i % NB];
         }
         double dt = wall_seconds() - t0;

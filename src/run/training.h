@@ -1,0 +1,31 @@
+// A training in progress (./train, run/trainer.h): the state the trainer's files share. The
+// loop (trainer.c) builds it and runs the steps (run/train_step.h); the others each do one
+// duty with it: log.csv (train_log.h), evaluation rows (train_eval.h), checkpoints and the
+// last good one (train_checkpoint.h), resume and init_from (train_resume.h), the guards that
+// stop a run (train_guard.h). A saved run opened for inference is another type, Run
+// (run/run_dir.h).
+#ifndef TRAINING_H
+#define TRAINING_H
+#include <stdio.h>
+#include "core/optim.h"
+#include "data/sampler.h"
+#include "models/model.h"
+#include "run/memory_estimate.h"
+#include "run/task.h"
+
+typedef struct Training {
+    Config *c;
+    Task task;
+    Model model;
+    AdamW opt;
+    Sampler sampler;
+    char dir[512], ckpt[600], log_path[600];   // out_dir/name, its model.safetensors, log.csv
+    FILE *log;
+    int lengths[64], n_lengths;  // train.eval_lengths
+    char init_note[700];         // log.csv's first line when train.init_from gave the weights
+    char last_good[600];         // the newest checkpoint known good ("" = none yet)
+    long last_good_step;
+    long step;                   // the step running, for the out-of-memory message
+    MemoryEstimate memory;       // checked in setup, printed first once the run folder exists
+} Training;
+#endif

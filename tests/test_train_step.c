@@ -1,0 +1,158 @@
+// The training step and log.csv: train_step is its parts in order (the same parameters, bit
+// for bit, as the forward, backward and clipped update written out), clips at args.clip and
+// reports the norm before clipping, and leaves the model and the optimizer untouched when the
+// loss is not finite; log.csv writes a missing value (or a NaN) as an empty cell, and
+// train_log_start keeps the rows up to the step, drops a torn last line and keeps or replaces
+// the comment lines.
+#include <string.h>
+#include "check.h"
+#include "fs_helpers.h"
+#include "core/tape.h"
+#include "io/fileio.h"
+#include "run/evaluate.h"
+#include "run/train_log.h"
+#include "run/train_step.h"
+
+static Arena arena;
+
+// A small translator and one batch of two rows (ids: 0 pad, 2 bos, 3 eos).
+static int src[2 * 4] = {5, 6, 7, 3, 8, 3, 0, 0}, tin[2 * 3] = {2, 9, 10, 2, 11, 0},
+           tout[2 * 3] = {9, 10, 3, 11, 3, 0};
+static const Batch batch = {.B = 2, .T_src = 4, .T_tgt = 3, .src = src, .tgt_in = tin,
+                            .tgt_out = tout, .n_tgt_tokens = 5};
+
+static void build(Model *m, AdamW *opt) {
+    Config c;
+    config_defaults(&c);
+    c.d_model = 16; c.n_heads = 2; c.d_ff = 20; c.enc_layers = 1; c.dec_layers = 1;
+    c.seed = 3;
+    model_build(m, &c, 20, 24, 0);
+    adamw_init(opt, &m->ps, c.beta1, c.beta2, c.eps, c.weight_decay);
+}
+
+static void free_model(Model *m, AdamW *opt) {
+    adamw_free(opt);
+    model_free(m);
+}
+
+static void test_step_is_its_parts(void) {
+    Model a, b;
+    AdamW oa, ob;
+    build(&a, &oa);
+    build(&b, &ob);
+    StepArgs args = {.step = 1, .lr = 1e-2f, .clip = 0.5f, .label_smoothing = 0.1f};
+    for (long step = 1; step <= 3; step++) {
+        args.step = step;
+        StepResult s;
+        CHECK(train_step(&a, &batch, &oa, args, &s) == 0, "step %ld refused", step);
+        arena_reset(&arena);
+        tape_reset();
+        params_zero_grad(&b.ps);
+        model_seed_positions(&b, (uint64_t)step);
+        Tensor *loss = batch_loss(&b, &batch, args.label_smoothing, NULL);
+        tape_backward(loss);
+        float norm = grad_norm(&b.ps);
+        adamw_step_scaled(&ob, &b.ps, args.lr, clip_scale(norm, args.clip));
+        CHECK(s.loss == loss->data[0], "loss %g, by hand %g", s.loss, loss->data[0]);
+        CHECK(s.grad_norm == norm, "gradient norm %g, by hand %g", s.grad_norm, norm);
+        CHECK(memcmp(a.ps.data, b.ps.data, sizeof(float) * (size_t)a.ps.total) == 0,
+              "step %ld: parameters differ", step);
+    }
+    free_model(&a, &oa);
+    free_model(&b, &ob);
+}
+
+// The norm is reported before clipping, and a clip below it changes the update.
+static void test_step_clips(void) {
+    Model a, b;
+    AdamW oa, ob;
+    build(&a, &oa);
+    build(&b, &ob);
+    StepResult sa, sb;
+    CHECK(train_step(&a, &batch, &oa, (StepArgs){.step = 1, .lr = 1e-2f}, &sa) == 0, "refused");
+    CHECK(sa.grad_norm > 0.1f, "gradient norm %g", sa.grad_norm);
+    StepArgs clipped = {.step = 1, .lr = 1e-2f, .clip = sa.grad_norm / 100};
+    CHECK(train_step(&b, &batch, &ob, clipped, &sb) == 0, "refused");
+    CHECK(sa.grad_norm == sb.grad_norm, "norms %g and %g", sa.grad_norm, sb.grad_norm);
+    CHECK(memcmp(oa.m, ob.m, sizeof(float) * (size_t)oa.n) != 0, "clipping changed nothing");
+    free_model(&a, &oa);
+    free_model(&b, &ob);
+}
+
+static void test_not_finite_updates_nothing(void) {
+    Model m;
+    AdamW opt;
+    build(&m, &opt);
+    m.src_embed->data[5 * m.cfg.d_model] = NAN;   // token 5 of the batch's first source row
+    size_t bytes = sizeof(float) * (size_t)m.ps.total;
+    float *before = malloc(bytes);
+    memcpy(before, m.ps.data, bytes);
+    StepResult s;
+    CHECK(train_step(&m, &batch, &opt, (StepArgs){.step = 1, .lr = 1e-2f}, &s) == -1,
+          "a NaN loss was accepted");
+    CHECK(!isfinite(s.loss) || !isfinite(s.grad_norm), "loss %g, norm %g", s.loss, s.grad_norm);
+    CHECK(memcmp(before, m.ps.data, bytes) == 0, "parameters changed");
+    CHECK(opt.step == 0, "the optimizer counted the step (%ld)", opt.step);
+    int moments = 1;
+    for (long i = 0; i < opt.n; i++) moments &= opt.m[i] == 0 && opt.v[i] == 0;
+    CHECK(moments, "the optimizer's moments changed");
+    free(before);
+    free_model(&m, &opt);
+}
+
+static char *read_all(const char *path) {
+    char err[256];
+    size_t n;
+    return read_file(path, &n, 1 << 20, err, sizeof err);
+}
+
+static void test_log_missing_cells(void) {
+    char path[256];
+    path_in_tmp(path, sizeof path, "rows.csv");
+    FILE *f = fopen(path, "w");
+    train_log_row(f, &(LogRow){.step = 7, .split = "train", .loss = log_cell(1.5),
+                               .token_acc = log_cell(0), .lr = log_cell(2e-3),
+                               .grad_norm = log_cell(0.25)});
+    train_log_row(f, &(LogRow){.step = 7, .split = "val", .length = 12, .loss = log_cell(NAN),
+                               .exact_match = log_cell(-1), .loss_last = log_cell(3)});
+    train_log_row(f, &(LogRow){.step = 8, .split = "val"});
+    fclose(f);
+    char *text = read_all(path);
+    const char *want = "7,train,0,1.5,0,,,0.002,0.25\n"
+                       "7,val,12,,,-1,3,,\n"
+                       "8,val,0,,,,,,\n";
+    CHECK(text && !strcmp(text, want), "got:\n%s", text ? text : "(nothing)");
+    free(text);
+}
+
+static void test_log_start(void) {
+    char path[256], err[256] = "";
+    path_in_tmp(path, sizeof path, "log.csv");
+    const char *old = "# init_from = a (step 5)\n" TRAIN_LOG_HEADER
+                      "1,train,0,1,,,,,\n2,train,0,2,,,,,\n3,train,0,3,,,,,\n4,tr";
+    write_file_atomic(path, old, strlen(old), err, sizeof err);
+    CHECK(train_log_start(path, 2, NULL, err, sizeof err) == 0, "resume: %s", err);
+    char *text = read_all(path);
+    const char *resumed = "# init_from = a (step 5)\n" TRAIN_LOG_HEADER
+                          "1,train,0,1,,,,,\n2,train,0,2,,,,,\n";
+    CHECK(text && !strcmp(text, resumed), "resumed at 2:\n%s", text ? text : "(nothing)");
+    free(text);
+    CHECK(train_log_start(path, 0, "# x\n", err, sizeof err) == 0, "fresh: %s", err);
+    text = read_all(path);
+    CHECK(text && !strcmp(text, "# x\n" TRAIN_LOG_HEADER), "fresh:\n%s", text ? text : "");
+    free(text);
+}
+
+int main(void) {
+    if (tmpdir_create("test_train_step")) return 1;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    RUN(test_step_is_its_parts);
+    RUN(test_step_clips);
+    RUN(test_not_finite_updates_nothing);
+    RUN(test_log_missing_cells);
+    RUN(test_log_start);
+    arena_free(&arena);
+    tmpdir_remove();
+    return check_summary();
+}
