@@ -598,28 +598,28 @@ static void test_spans_give_rows_of_the_whole(void) {
 
 // ---------------------------------------------------------------- randomized positions
 
-// Followed by hand: stream (7, 1) gives drng_below(10), (9), (8), (7), (6) = 5, 7, 1, 0, 0
+// Followed by hand: stream (7, 1) gives rng_below(10), (9), (8), (7), (6) = 5, 7, 1, 0, 0
 // (the test checks these draws too). Algorithm S keeps i when the draw is below the number
 // still needed: i = 0 (5 >= 3) no, i = 1 (7 >= 3) no, i = 2 (1 < 3) yes, i = 3 (0 < 2) yes,
 // i = 4 (0 < 1) yes: {2, 3, 4}. The next sample of the stream is {0, 3, 6}, and stream (7, 2)
 // with L = 2048, n = 5 gives {496, 1275, 1430, 1434, 2020} (both from a Python splitmix64).
 static void test_sample_by_hand(void) {
-    DRng r = drng_seed(7, 1), copy = r;
+    Rng r = rng_keyed(7, 1), copy = r;
     const int draws[5] = {5, 7, 1, 0, 0};
-    for (int i = 0; i < 5; i++) CHECK((int)drng_below(&copy, (uint64_t)(10 - i)) == draws[i], "draw %d", i);
+    for (int i = 0; i < 5; i++) CHECK((int)rng_below(&copy, (uint64_t)(10 - i)) == draws[i], "draw %d", i);
     int out[5], want1[3] = {2, 3, 4}, want2[3] = {0, 3, 6}, want3[5] = {496, 1275, 1430, 1434, 2020};
     pos_sample_sorted(&r, 10, 3, out);
     CHECK(!memcmp(out, want1, sizeof want1), "first sample {%d, %d, %d}, expected {2, 3, 4}", out[0], out[1], out[2]);
     pos_sample_sorted(&r, 10, 3, out);
     CHECK(!memcmp(out, want2, sizeof want2), "second sample {%d, %d, %d}, expected {0, 3, 6}", out[0], out[1], out[2]);
-    r = drng_seed(7, 2);
+    r = rng_keyed(7, 2);
     pos_sample_sorted(&r, 2048, 5, out);
     CHECK(!memcmp(out, want3, sizeof want3), "L = 2048: {%d, %d, %d, %d, %d}", out[0], out[1], out[2], out[3], out[4]);
-    r = drng_seed(7, 2);   // the same stream gives the same sample
+    r = rng_keyed(7, 2);   // the same stream gives the same sample
     int again[5];
     pos_sample_sorted(&r, 2048, 5, again);
     CHECK(!memcmp(out, again, sizeof out), "not reproducible");
-    r = drng_seed(3, 0);   // n = L: every position
+    r = rng_keyed(3, 0);   // n = L: every position
     pos_sample_sorted(&r, 4, 4, out);
     for (int i = 0; i < 4; i++) CHECK(out[i] == i, "n = L: out[%d] = %d", i, out[i]);
 }
@@ -627,7 +627,7 @@ static void test_sample_by_hand(void) {
 // Sorted, distinct, inside [0, L) for many draws; and uniform over subsets: each of the 6
 // pairs of {0, 1, 2, 3} comes up 1/6 of the time (60000 draws: sd of a count 91, allow 500).
 static void test_sample_properties(void) {
-    DRng r = drng_seed(11, 5);
+    Rng r = rng_keyed(11, 5);
     int out[40], bad = 0;
     for (int k = 0; k < 2000; k++) {
         int L = 40 + k % 2009, n = 1 + k % 40;
@@ -650,7 +650,7 @@ static void test_draw_feeds_spans(void) {
     Params ps = {0};
     Positional p;
     encoder_and_decoder("sinusoidal", 2, &ps, &p, &p);
-    DRng r = drng_seed(7, 1);
+    Rng r = rng_keyed(7, 1);
     pos_draw(&p, &r, 3);
     CHECK(p.n_sampled == 0 && p.sample == NULL, "pos_random off drew positions");
     p.draw_from = 10;

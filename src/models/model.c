@@ -60,7 +60,7 @@ void model_set_training(Model *m, int on) {
 }
 
 void model_seed_positions(Model *m, uint64_t draw) {
-    m->pos_rng = drng_seed(rng_stream((uint64_t)m->cfg.seed, RNG_POSITIONS).state, draw);
+    m->pos_rng = rng_keyed(rng_stream((uint64_t)m->cfg.seed, RNG_POSITIONS).state, draw);
 }
 
 void model_free(Model *m) {

@@ -21,7 +21,7 @@
 #ifndef POS_H
 #define POS_H
 #include "core/params.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include "config/config.h"
 
 typedef struct PosScheme PosScheme;
@@ -113,8 +113,8 @@ void pos_free(Positional *p);
 // n <= L. pos_draw draws the positions of the next n rows when p->draw_from > 0 (else it
 // does nothing): at most draw_from of them, as a longer sequence is refused first
 // (pos_check_length).
-void pos_sample_sorted(DRng *r, int L, int n, int *out);
-void pos_draw(Positional *p, DRng *r, int n);
+void pos_sample_sorted(Rng *r, int L, int n, int *out);
+void pos_draw(Positional *p, Rng *r, int n);
 // The three hooks; each is the identity / NULL for schemes that do not use it. Spans are
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
