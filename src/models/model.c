@@ -56,7 +56,7 @@ void model_set_training(Model *m, int on) {
     m->encoder.drop.p = m->encoder.attn_drop.p = p;
     m->decoder.drop.p = m->decoder.attn_drop.p = p;
     int drawn = on || m->cfg.positions == EVAL_POSITIONS_SAMPLED;
-    m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_random : 0;
+    m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_cfg.pos_random : 0;
 }
 
 void model_seed_positions(Model *m, uint64_t draw) {

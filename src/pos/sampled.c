@@ -24,7 +24,7 @@ void pos_draw(Positional *p, Rng *r, int n) {
         p->sample_capacity = n;
     }
     pos_sample_sorted(r, p->draw_from, n, p->sample);
-    for (int t = 0; t < n; t++) p->sample[t] += p->offset;
+    for (int t = 0; t < n; t++) p->sample[t] += p->cfg.pos_offset;
     p->n_sampled = n;
 }
 
