@@ -55,8 +55,8 @@ for scheme in $SCHEMES; do
     for seed in $(seq_list "$seeds"); do
         run=$out/runs/$scheme-s$seed
         cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=test
-        # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
-        awk -F, -v p="$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $7 "," $8 }' \
+        awk -F, -v p="$scheme,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
+            print p "," cells("length examples loss token_acc pair_acc max_twin_diff") }' \
             "$run/eval.csv" >>"$out/runs.csv.tmp"
         prefix_csv "$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
     done
@@ -82,12 +82,15 @@ plot --x step --y loss --group scheme --spread --filter split=train --logy \
     --title "Order task: training loss" --ylabel "training loss (batch)" -o "$out/train_loss.svg" "$out/curves.csv"
 
 # ---- tables: one derived column per (metric, form), so one table holds them all
-awk -F, 'NR > 1 {
-    w = $3 == 5 ? "the dog bites the man" : "dog bites man"
-    print $1 "," $2 ",accuracy % (" w ")," $6 * 100
-    print $1 "," $2 ",pair accuracy % (" w ")," $7 * 100
+awk -F, "$CSV_COLUMNS"'row {
+    w = cell("form") + 0 == 5 ? "the dog bites the man" : "dog bites man"
+    print cells("scheme seed") ",accuracy % (" w ")," cell("accuracy") * 100
+    print cells("scheme seed") ",pair accuracy % (" w ")," cell("pair_acc") * 100
 }' "$out/runs.csv" >"$out/acc.body"
-awk -F, 'NR > 1 { print $1 "," $2 "," ($3 == 5 ? "the dog bites the man" : "dog bites man") "," $8 }' "$out/runs.csv" >"$out/diff.body"
+awk -F, "$CSV_COLUMNS"'row {
+    w = cell("form") + 0 == 5 ? "the dog bites the man" : "dog bites man"
+    print cells("scheme seed") "," w "," cell("max_twin_diff")
+}' "$out/runs.csv" >"$out/diff.body"
 { echo "scheme,seed,measure,value"; cat "$out/acc.body"; } >"$out/acc.csv"
 { echo "scheme,seed,form,max_twin_diff"; cat "$out/diff.body"; } >"$out/diff.csv"
 rm -f "$out/acc.body" "$out/diff.body"
@@ -113,7 +116,9 @@ wall=$(( $(now) - start ))
     echo
     echo "| pos | mask | permutation | X | ΠX | max diff | logit diff |"
     echo "| --- | --- | --- | --- | --- | ---: | ---: |"
-    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }' "$out/permute.csv"
+    awk -F, "$CSV_COLUMNS"'row { printf "| %s | %s | %s | %s | %s | %s | %s |\n", cell("pos"),
+        cell("mask"), cell("permutation"), cell("sentence"), cell("permuted"), cell("max_diff"),
+        cell("logit_diff") }' "$out/permute.csv"
     echo
     echo "![pair accuracy](pair_acc.svg) ![training loss](train_loss.svg)"
 } >"$out/results.md"

@@ -134,8 +134,8 @@ variant_lines | while IFS='|' read -r variant training train_over eval_over; do
             # shellcheck disable=SC2086
             cached_eval "$run/eval_$variant.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
                 test_size="$test_size" $eval_over --positions "$run/positions_$variant.csv"
-            # eval columns: split,length,examples,loss,token_acc,exact_match,...
-            awk -F, -v p="$variant,$scheme,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+            awk -F, -v p="$variant,$scheme,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                print p "," cells("length examples loss token_acc exact_match") }' \
                 "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
             if [ "$seed" = 1 ]; then prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"; fi
         done
@@ -208,7 +208,8 @@ wall=$(( $(now) - start ))
     echo
     echo "## All variants side by side: exact match (%) by clauses"
     echo
-    awk -F, 'NR == 1 { print "run," $0; next } { print $2 " " $1 "," $0 }' "$out/results.csv" >"$out/side_by_side.tmp"
+    awk -F, "$CSV_COLUMNS"'head { print "run," $0 } row { print cell("scheme") " " cell("variant") "," $0 }' \
+        "$out/results.csv" >"$out/side_by_side.tmp"
     md_pivot "$out/side_by_side.tmp" run length exact_match 100 %.1f
     rm -f "$out/side_by_side.tmp"
     echo
@@ -216,7 +217,9 @@ wall=$(( $(now) - start ))
     echo
     echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause):"
     echo
-    awk -F, 'NR == 1 { print "set," $0; next } $6 == "clause" { print $1 " at " $5 "," $0 }' "$out/positions.csv" >"$out/by_clause.tmp"
+    awk -F, "$CSV_COLUMNS"'head { print "set," $0 }
+        row && cell("by") == "clause" { print cell("variant") " at " cell("length") "," $0 }' \
+        "$out/positions.csv" >"$out/by_clause.tmp"
     md_pivot "$out/by_clause.tmp" set index token_acc 100 %.1f scheme="$DIAG_SCHEME"
     echo
     echo "Greedy outputs whose first wrong token is in clause k:"
@@ -229,11 +232,10 @@ wall=$(( $(now) - start ))
     echo
     echo "| variant | clauses | wrong | of them early \`<eos>\` | early end (\`<eos>\` or \`.\`) |"
     echo "| --- | ---: | ---: | ---: | ---: |"
-    # positions.csv columns: variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,
-    # departures,departure_rate,early_eos,early_end
-    awk -F, -v s="$DIAG_SCHEME" 'NR > 1 && $2 == s && $6 == "clause" && $4 == "test" {
-            k = $1 SUBSEP $5; if (!(k in d)) order[++n] = k
-            d[k] += $11; e[k] += $13; f[k] += $14 }
+    awk -F, -v s="$DIAG_SCHEME" "$CSV_COLUMNS"'row && cell("scheme") == s && cell("by") == "clause" &&
+            cell("split") == "test" {
+            k = cell("variant") SUBSEP cell("length"); if (!(k in d)) order[++n] = k
+            d[k] += cell("departures"); e[k] += cell("early_eos"); f[k] += cell("early_end") }
         END { for (i = 1; i <= n; i++) { split(order[i], p, SUBSEP); k = order[i]
               printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
     echo

@@ -199,8 +199,9 @@ for block in $blocks; do
     for seed in $(seq_list "$seeds"); do
         models | while read -r method kind name over; do
             for w in $windows; do
-                # eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
-                awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" '$1 == "val" && $2 == w { print p "," $2 "," $3 "," $4 "," $5 "," $9 }' \
+                awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" "$CSV_COLUMNS"'row &&
+                    cell("split") == "val" && cell("length") + 0 == w + 0 {
+                    print p "," cells("length examples loss token_acc loss_last") }' \
                     "$out/runs/$block-$name-s$seed/eval_${method}_w$w.csv" >>"$out/results.csv.tmp"
             done
         done
@@ -218,7 +219,7 @@ wall_eval=$(( $(now) - t_phase ))
 
 # ---- plots: loss on the last 32 tokens against the window (log x), mean and spread over seeds
 for block in $blocks; do
-    awk -F, -v b="$block" 'NR == 1 || $1 == b' "$out/results.csv" >"$out/$block.tmp.csv"
+    awk -F, -v b="$block" "$CSV_COLUMNS"'head || row && cell("block") == b' "$out/results.csv" >"$out/$block.tmp.csv"
     plot --x window --y loss_last --group method --spread --logx --vline "$original" \
         -o "$out/${block}_loss_last.svg" "$out/$block.tmp.csv"
     plot --x window --y loss_last --group method --spread --logx --vline "$original" --filter kind=rope \

@@ -79,10 +79,10 @@ stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
 : >"$out/results.body"
 : >"$out/curves.body"
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
-# eval columns: split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last
 add_rows() {
-    awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" 'NR > 1 && (split_ == "" || $1 == split_) {
-        print p "," (x == "" ? $2 : x) "," $3 "," $4 "," $5 "," $6 "," $9 }' "$4" >>"$out/results.body"
+    awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
+        (split_ == "" || cell("split") == split_) { print p "," (x == "" ? cell("length") : x) "," \
+        cells("examples loss token_acc exact_match loss_last") }' "$4" >>"$out/results.body"
 }
 
 # train_all KIND CONFIG_DIR STEPS [OVERRIDES...]: trains (or reuses) CONFIG_DIR/<scheme>.ini
@@ -172,7 +172,8 @@ fi
 { echo "model,scheme,seed,step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/results.body" "$out/curves.body"
 # Offsets on a log axis: k + 1, so that k = 0 (the unshifted baseline) has a place.
-awk -F, 'NR == 1 { print $0 ",offset_plus_1"; next } $1 == "offset" { print $0 "," $4 + 1 }' \
+awk -F, "$CSV_COLUMNS"'head { print $0 ",offset_plus_1" }
+    row && cell("view") == "offset" { print $0 "," cell("x") + 1 }' \
     "$out/results.csv" >"$out/offsets.csv"
 
 # ---- plots

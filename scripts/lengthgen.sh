@@ -156,7 +156,8 @@ lm_collect() {
                     # shellcheck disable=SC2046 # the eval overrides are separate words
                     cached_eval "$run/eval-$name.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
                         test_size="$test_size" $(lm_field "$variant" 3)
-                    awk -F, -v p="$task,$scheme,$name,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+                    awk -F, -v p="$task,$scheme,$name,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                        print p "," cells("length examples loss token_acc exact_match") }' \
                         "$run/eval-$name.csv" >>"$out/lm_results.csv.tmp"
                     [ -n "$(lm_field "$variant" 2)" ] || [ "$name" != plain ] || prefix_csv "$task,$scheme,$seed" "$run/log.csv" >>"$out/lm_curves.body"
                 done
@@ -213,7 +214,8 @@ lm_report() {
         for scheme in $SCHEMES; do
             line="| $scheme |"
             for name in $names; do
-                line="$line $(awk -F, -v v="$name" -v s="$scheme" '$1 == v && $2 == s { print $3 }' "$out/lm_mrr.csv") |"
+                line="$line $(awk -F, -v v="$name" -v s="$scheme" "$CSV_COLUMNS"'row && cell("variant") == v &&
+                    cell("scheme") == s { print cell("mrr") }' "$out/lm_mrr.csv") |"
             done
             echo "$line $(lm_paper_mrr "$scheme") |"
         done
@@ -277,8 +279,8 @@ echo "task,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/result
 score() {
     _run=$1 _csv=$2 _label=$3; shift 3
     cached_eval "$_csv" "$BIN_DIR/eval" "$_run" splits=none lengths="$lengths" test_size="$test_size" "$@"
-    # eval columns: split,length,examples,loss,token_acc,exact_match,...
-    awk -F, -v p="$task,$_label,$seed" 'NR > 1 && $1 == "test" { print p "," $2 "," $3 "," $4 "," $5 "," $6 }' \
+    awk -F, -v p="$task,$_label,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
+        print p "," cells("length examples loss token_acc exact_match") }' \
         "$_csv" >>"$out/results.csv.tmp"
 }
 for seed in $(seq_list "$seeds"); do
@@ -344,14 +346,13 @@ wall=$(( $(now) - start ))
         echo
         echo "| task | variant | sequence accuracy | token accuracy |"
         echo "| --- | --- | ---: | ---: |"
-        # results.csv columns: task,scheme,seed,length,examples,loss,token_acc,exact_match
-        awk -F, -v S="$seeds" 'NR > 1 && $4 > 16 {
-                v = "plain"; base = $2
-                if ($2 ~ / \+ random \(plain\)$/) { v = "random, on 0..n-1"; sub(/ \+ random \(plain\)$/, "", base) }
-                else if ($2 ~ / \+ random$/) { v = "random"; sub(/ \+ random$/, "", base) }
+        awk -F, -v S="$seeds" "$CSV_COLUMNS"'row && cell("length") + 0 > 16 {
+                v = "plain"; base = cell("scheme"); seed = cell("seed")
+                if (base ~ / \+ random \(plain\)$/) { v = "random, on 0..n-1"; sub(/ \+ random \(plain\)$/, "", base) }
+                else if (base ~ / \+ random$/) { v = "random"; sub(/ \+ random$/, "", base) }
                 if (base == "none") next
-                k = $1 SUBSEP v; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-                e[k, $3] += $8; t[k, $3] += $7; c[k, $3]++ }
+                k = cell("task") SUBSEP v; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+                e[k, seed] += cell("exact_match"); t[k, seed] += cell("token_acc"); c[k, seed]++ }
             END { for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP)
                     me = mt = 0; m = 0
                     for (sd = 1; sd <= S; sd++) if (c[k, sd]) { ae[++m] = 100 * e[k, sd] / c[k, sd]; at[m] = 100 * t[k, sd] / c[k, sd]; me += ae[m]; mt += at[m] }

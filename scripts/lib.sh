@@ -77,6 +77,32 @@ cached_eval() {
     fi
 }
 
+# CSV_COLUMNS: an awk prelude for reading CSV columns by name rather than by position. Put it
+# in front of the program, awk -F, "$CSV_COLUMNS"'...': on each file's header line (its first
+# line that is not a `#` comment) it sets col[NAME] to the column's index; head is 1 on that
+# line and row on each line after it (both 0 elsewhere); cell("exact_match") is that field of
+# the current row, cells("length loss") several joined by commas. A name the header lacks
+# stops awk with `FILE:LINE: no column "NAME"` on stderr and exit status 2.
+CSV_COLUMNS='
+function cell(name) {
+    if (!(name in col)) {
+        printf "%s:%d: no column \"%s\"\n", FILENAME, FNR, name > "/dev/stderr"; exit 2
+    }
+    return $(col[name])
+}
+function cells(names,   n, i, w, s) {
+    n = split(names, w, " "); s = cell(w[1])
+    for (i = 2; i <= n; i++) s = s "," cell(w[i])
+    return s
+}
+FNR == 1 { csv_seen_head = 0 }
+{ head = 0; row = csv_seen_head }
+!csv_seen_head && !/^#/ {
+    csv_seen_head = head = 1; split("", col)
+    for (csv_i = 1; csv_i <= NF; csv_i++) col[$csv_i] = csv_i
+}
+'
+
 # prefix_csv PREFIX_VALUES FILE: the data rows of FILE (comment lines and header dropped), each prefixed.
 prefix_csv() { awk -v p="$1" '/^#/ && !h { next } !h { h = 1; next } NF { print p "," $0 }' "$2"; }
 

@@ -93,7 +93,9 @@ for s in $(series); do
         # shellcheck disable=SC2086
         cached_eval "$run/score_${name}_$k.csv" "$BIN_DIR/generate" "$run" --score \
             --text-from-task $((length + 1)) --offset $((k * (length + 1))) $extra
-        awk -F, -v p="$name,$k" 'NR > 1 { print p "," $1 "," $NF }' "$run/score_${name}_$k.csv" >>"$out/scores.body"
+        # the loss is the last field: a token may be a comma, which splits the row further
+        awk -F, -v p="$name,$k" "$CSV_COLUMNS"'row { print p "," cell("position") "," $NF }' \
+            "$run/score_${name}_$k.csv" >>"$out/scores.body"
         k=$((k + 1))
     done
 done
@@ -102,11 +104,11 @@ rm -f "$out/scores.body"
 say "scoring: $(( $(now) - t_score )) s"
 
 # Mean loss per window of $bin positions, each scheme in its order of appearance.
-awk -F, -v w="$bin" 'NR > 1 {
-        b = int($3 / w); key = $1 SUBSEP b
-        if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+awk -F, -v w="$bin" "$CSV_COLUMNS"'row {
+        s = cell("scheme"); b = int(cell("position") / w); key = s SUBSEP b
+        if (!(s in seen)) { seen[s] = 1; order[++n] = s }
         if (b > top) top = b
-        sum[key] += $4; cnt[key]++
+        sum[key] += cell("loss"); cnt[key]++
     }
     END {
         print "scheme,position,from,to,loss,tokens"
@@ -159,7 +161,9 @@ wall=$(( $(now) - start ))
         name=${s%%:*}
         printf '| %s |' "$name"
         for b in $bands; do
-            awk -F, -v s="$name" -v lo="${b%%:*}" -v hi="${b#*:}" '$1 == s && $3 >= lo && $3 <= hi { t += $4; n++ }
+            awk -F, -v s="$name" -v lo="${b%%:*}" -v hi="${b#*:}" "$CSV_COLUMNS"'row &&
+                cell("scheme") == s && cell("position") + 0 >= lo + 0 && cell("position") + 0 <= hi + 0 {
+                t += cell("loss"); n++ }
                 END { printf " %.3f |", n ? t / n : 0 }' "$out/scores.csv"
         done
         echo

@@ -110,7 +110,8 @@ for scheme in $schemes; do
     # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
     train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
     tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
-    val_loss=$(awk -F, -v s="$steps" '$1 == s && $2 == "val" { print $4 }' "$run/log.csv" | head -n 1)
+    val_loss=$(awk -F, -v s="$steps" "$CSV_COLUMNS"'row && cell("step") + 0 == s + 0 &&
+        cell("split") == "val" { print cell("loss") }' "$run/log.csv" | head -n 1)
     bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased), \([0-9.]*\) (lower-cased).*/\1,\2/p' "$run/bleu.txt")
     [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
     threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
@@ -169,8 +170,10 @@ wall=$(( $(now) - start ))
     echo
     echo "| scheme | steps | threads | training time | tokens/s | load start → end | val loss | BLEU lower-cased | BLEU cased |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    awk -F, 'NR > 1 { printf "| %s | %d | %d | %.1f min | %d | %s → %s | %s | **%.2f** | %.2f |\n",
-                      $1, $2, $3, $4 / 60, $5, $6, $7, $8, $10, $9 }' "$out/bleu.csv"
+    awk -F, "$CSV_COLUMNS"'row { printf "| %s | %d | %d | %.1f min | %d | %s → %s | %s | **%.2f** | %.2f |\n",
+        cell("scheme"), cell("steps"), cell("threads"), cell("train_s") / 60, cell("tokens_per_s"),
+        cell("load_start"), cell("load_end"), cell("val_loss"), cell("bleu_lower"),
+        cell("bleu_cased") }' "$out/bleu.csv"
     echo
     echo "![training loss](train_loss.svg)"
     echo

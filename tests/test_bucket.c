@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include "data/sampler.h"
 
 #define N 1003   // not a multiple of the batch: batches straddle epochs
@@ -19,8 +19,8 @@ static long padding(const int *idx, const int *len) {
 
 static void test_buckets(void) {
     int *len = malloc(sizeof(int) * N);
-    DRng r = drng_seed(7, 1);
-    for (int i = 0; i < N; i++) len[i] = 3 + (int)drng_below(&r, 40);
+    Rng r = rng_keyed(7, 1);
+    for (int i = 0; i < N; i++) len[i] = 3 + (int)rng_below(&r, 40);
     Sampler plain, bucket;
     sampler_init(&plain, N, 42);
     sampler_init(&bucket, N, 42);

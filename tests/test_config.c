@@ -53,10 +53,10 @@ static void test_defaults(void) {
     CHECK(c.enc_layers == 2 && c.dec_layers == 2, "layers %d %d", c.enc_layers, c.dec_layers);
     CHECK(c.dropout == 0.1f && c.activation == ACTIVATION_RELU && c.norm_first && c.embed_scale, "dropout %g", c.dropout);
     CHECK(c.activation == ACTIVATION_RELU && c.norm == NORM_LAYERNORM && c.bias, "default block: %s, bias %d", config_enum_name(&c, &c.norm), c.bias);
-    CHECK(c.pool == POOL_MEAN && !strcmp(c.pos, "sinusoidal") && c.max_len == 32 && c.pos_wrap, "pos '%s'", c.pos);
-    CHECK(c.rope_base == 10000.0f && c.rope_scaling == ROPE_SCALING_NONE && c.rope_factor == 1.0f && c.pos_offset == 0,
-          "rope %g %s %g", c.rope_base, config_enum_name(&c, &c.rope_scaling), c.rope_factor);
-    CHECK(c.rope_original_len == 32 && c.yarn_alpha == 1.0f && c.yarn_beta == 32.0f && c.init_from[0] == '\0', "yarn, init_from");
+    CHECK(c.pool == POOL_MEAN && !strcmp(c.pos, "sinusoidal") && c.pos_cfg.max_len == 32 && c.pos_cfg.pos_wrap, "pos '%s'", c.pos);
+    CHECK(c.pos_cfg.rope_base == 10000.0f && c.pos_cfg.rope_scaling == ROPE_SCALING_NONE && c.pos_cfg.rope_factor == 1.0f && c.pos_cfg.pos_offset == 0,
+          "rope %g %s %g", c.pos_cfg.rope_base, config_enum_name(&c, &c.pos_cfg.rope_scaling), c.pos_cfg.rope_factor);
+    CHECK(c.pos_cfg.rope_original_len == 32 && c.pos_cfg.yarn_alpha == 1.0f && c.pos_cfg.yarn_beta == 32.0f && c.init_from[0] == '\0', "yarn, init_from");
     CHECK(c.steps == 2000 && c.batch_size == 64 && c.lr == 1e-3f && c.schedule == SCHED_COSINE, "train");
     CHECK(c.warmup == 100 && c.min_lr_ratio == 0.1f && c.weight_decay == 0.01f, "warmup %d", c.warmup);
     CHECK(c.beta1 == 0.9f && c.beta2 == 0.98f && c.eps == 1e-9f && c.clip == 1.0f && c.label_smoothing == 0.0f, "adam");
@@ -139,11 +139,11 @@ static void test_full_file(void) {
     CHECK(!strcmp(c.train_src, "a#b.de") && !strcmp(c.train_tgt, "train.en"), "src '%s' tgt '%s'", c.train_src, c.train_tgt);
     CHECK(c.lowercase == 0 && c.min_freq == 2 && c.max_tokens == 40, "lowercase %d min_freq %d", c.lowercase, c.min_freq);
     CHECK(c.d_model == 96 && c.n_heads == 6 && !strcmp(c.pos, "rope") && c.dropout == 0.0f, "model");
-    CHECK(c.activation == ACTIVATION_SWIGLU && !c.norm_first && !c.embed_scale && !c.pos_wrap, "bools");
+    CHECK(c.activation == ACTIVATION_SWIGLU && !c.norm_first && !c.embed_scale && !c.pos_cfg.pos_wrap, "bools");
     CHECK(c.activation == ACTIVATION_SWIGLU && c.norm == NORM_RMSNORM && !c.bias, "the Llama-style block");
     // rope_scale, the old spelling, is linear scaling with that factor.
-    CHECK(c.rope_scaling == ROPE_SCALING_LINEAR && c.rope_factor == 2.5f && c.pos_offset == 100,
-          "rope_scale: %s %g", config_enum_name(&c, &c.rope_scaling), c.rope_factor);
+    CHECK(c.pos_cfg.rope_scaling == ROPE_SCALING_LINEAR && c.pos_cfg.rope_factor == 2.5f && c.pos_cfg.pos_offset == 100,
+          "rope_scale: %s %g", config_enum_name(&c, &c.pos_cfg.rope_scaling), c.pos_cfg.rope_factor);
     CHECK(c.lr == 3e-4f && c.schedule == SCHED_NOAM && c.warmup == 4000, "lr %g", c.lr);
     CHECK(c.label_smoothing == 0.1f && c.beta2 == 0.999f && c.resume[0] == '\0' && c.ckpt_every == 1000, "train");
     CHECK(c.steps == 2000 && c.batch_size == 64, "untouched defaults");
@@ -330,11 +330,11 @@ static void test_config_set(void) {
     char err[256] = "";
     config_defaults(&c);
     CHECK(config_set(&c, &pos_config_checks, "pos=rope", err, sizeof err) == 0 && !strcmp(c.pos, "rope"), "pos '%s' %s", c.pos, err);
-    CHECK(config_set(&c, &pos_config_checks, "model.rope_scale=4", err, sizeof err) == 0 && c.rope_factor == 4.0f &&
-          c.rope_scaling == ROPE_SCALING_LINEAR, "%s", err);
+    CHECK(config_set(&c, &pos_config_checks, "model.rope_scale=4", err, sizeof err) == 0 && c.pos_cfg.rope_factor == 4.0f &&
+          c.pos_cfg.rope_scaling == ROPE_SCALING_LINEAR, "%s", err);
     // rope_scale = 1 (every old checkpoint's config says so) leaves a scaling as it is.
     CHECK(config_set(&c, &pos_config_checks, "rope_scaling=yarn", err, sizeof err) == 0 && config_set(&c, &pos_config_checks, "rope_scale=1", err, sizeof err) == 0 &&
-          c.rope_scaling == ROPE_SCALING_YARN && c.rope_factor == 4.0f, "%s %g %s", config_enum_name(&c, &c.rope_scaling), c.rope_factor, err);
+          c.pos_cfg.rope_scaling == ROPE_SCALING_YARN && c.pos_cfg.rope_factor == 4.0f, "%s %g %s", config_enum_name(&c, &c.pos_cfg.rope_scaling), c.pos_cfg.rope_factor, err);
     CHECK(config_set(&c, &pos_config_checks, "rope_scale=0", err, sizeof err) == -1 && strstr(err, "rope_scale = 0 is out of range"), "err '%s'", err);
     CHECK(config_set(&c, &pos_config_checks, "rope_scaling=ntk-aware", err, sizeof err) == -1 && strstr(err, "none|linear|ntk|yarn|dynamic"), "err '%s'", err);
     CHECK(config_set(&c, &pos_config_checks, "rope_scaling=none", err, sizeof err) == 0 && config_set(&c, &pos_config_checks, "rope_factor=1", err, sizeof err) == 0, "%s", err);
@@ -423,11 +423,11 @@ static void test_enum_words(void) {
         {"model.norm", "rmsnorm", offsetof(Config, norm), NORM_RMSNORM},
         {"model.pool", "mean", offsetof(Config, pool), POOL_MEAN},
         {"model.pool", "cls", offsetof(Config, pool), POOL_CLS},
-        {"model.rope_scaling", "none", offsetof(Config, rope_scaling), ROPE_SCALING_NONE},
-        {"model.rope_scaling", "linear", offsetof(Config, rope_scaling), ROPE_SCALING_LINEAR},
-        {"model.rope_scaling", "ntk", offsetof(Config, rope_scaling), ROPE_SCALING_NTK},
-        {"model.rope_scaling", "yarn", offsetof(Config, rope_scaling), ROPE_SCALING_YARN},
-        {"model.rope_scaling", "dynamic", offsetof(Config, rope_scaling), ROPE_SCALING_DYNAMIC},
+        {"model.rope_scaling", "none", offsetof(Config, pos_cfg.rope_scaling), ROPE_SCALING_NONE},
+        {"model.rope_scaling", "linear", offsetof(Config, pos_cfg.rope_scaling), ROPE_SCALING_LINEAR},
+        {"model.rope_scaling", "ntk", offsetof(Config, pos_cfg.rope_scaling), ROPE_SCALING_NTK},
+        {"model.rope_scaling", "yarn", offsetof(Config, pos_cfg.rope_scaling), ROPE_SCALING_YARN},
+        {"model.rope_scaling", "dynamic", offsetof(Config, pos_cfg.rope_scaling), ROPE_SCALING_DYNAMIC},
         {"model.attn_logit_scale", "none", offsetof(Config, attn_logit_scale), LOGIT_SCALE_NONE},
         {"model.attn_logit_scale", "log", offsetof(Config, attn_logit_scale), LOGIT_SCALE_LOG},
         {"train.schedule", "constant", offsetof(Config, schedule), SCHED_CONSTANT},

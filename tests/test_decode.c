@@ -26,8 +26,8 @@ static void translator_drawn(Model *m, const char *pos, int norm_first, int V, i
     c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.enc_layers = 2; c.dec_layers = 2;
     c.dropout = 0.1f;                // must be switched off while decoding
     c.norm_first = norm_first;
-    c.max_len = pos_random ? pos_random : 8;   // learned: positions wrap past 8
-    c.pos_random = pos_random;
+    c.pos_cfg.max_len = pos_random ? pos_random : 8;   // learned: positions wrap past 8
+    c.pos_cfg.pos_random = pos_random;
     c.seed = seed;
     if (g_llama) {
         c.norm = NORM_RMSNORM;

@@ -60,7 +60,7 @@ static void wired_lm(Model *m) {
     config_defaults(&c);
     c.model = MODEL_LM;
     snprintf(c.pos, sizeof c.pos, "learned");
-    c.d_model = D; c.n_heads = 1; c.d_ff = 4; c.dec_layers = 0; c.embed_scale = 0; c.dropout = 0; c.max_len = 8;
+    c.d_model = D; c.n_heads = 1; c.d_ff = 4; c.dec_layers = 0; c.embed_scale = 0; c.dropout = 0; c.pos_cfg.max_len = 8;
     model_build(m, &c, V, V, 0);
     memset(m->src_embed->data, 0, sizeof(float) * V * D);
     for (int v = 0; v < V; v++) m->src_embed->data[v * D + v] = 1;

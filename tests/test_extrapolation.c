@@ -29,7 +29,7 @@ static void small_config(Config *c, const char *model, const char *pos, int offs
     c->d_model = 16; c->n_heads = 4; c->d_ff = 32; c->enc_layers = 2; c->dec_layers = 2;
     c->dropout = 0;
     c->seed = 11;
-    c->pos_offset = offset;
+    c->pos_cfg.pos_offset = offset;
 }
 
 // Logits of the fixed batch from a model of `pos` built with position offset k. The weights

@@ -27,8 +27,8 @@ static void lm(Model *m, const char *pos, int norm_first, int wrap) {
     c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.dec_layers = 2;
     c.dropout = 0.1f;                // must be off while generating
     c.norm_first = norm_first;
-    c.max_len = 8;
-    c.pos_wrap = wrap;
+    c.pos_cfg.max_len = 8;
+    c.pos_cfg.pos_wrap = wrap;
     c.seed = 5;
     model_build(m, &c, V, 0, 0);
     for (int i = 0; i < m->head.weight->size; i++) m->head.weight->data[i] *= 8;   // spread the logits: no near-ties

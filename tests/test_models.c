@@ -117,8 +117,8 @@ static void check_model_gradients(int pos_random) {
                 c.norm = NORM_RMSNORM;
                 c.bias = 0;
             }
-            c.max_len = pos_random ? pos_random : 4;   // learned: the 6-token source wraps
-            c.pos_random = pos_random;
+            c.pos_cfg.max_len = pos_random ? pos_random : 4;   // learned: the 6-token source wraps
+            c.pos_cfg.pos_random = pos_random;
             Model m;
             model_build(&m, &c, 16, 16, 0);
             arena_reset(&arena);
@@ -168,8 +168,8 @@ static void test_plain_positions_equal_no_pos_random(void) {
             for (int i = 0; i < 2; i++) {
                 Config c;
                 small_config(&c, kinds[k], pos_scheme_at(s)->name);
-                c.max_len = 64;
-                c.pos_random = i ? 64 : 0;
+                c.pos_cfg.max_len = 64;
+                c.pos_cfg.pos_random = i ? 64 : 0;
                 c.positions = EVAL_POSITIONS_PLAIN;
                 model_build(&m[i], &c, 16, 16, 0);
                 model_set_training(&m[i], 0);

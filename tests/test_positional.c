@@ -82,14 +82,14 @@ static void test_learned_wraps(void) {
     CHECK(learned_row(&p, 31) == 31 && learned_row(&p, 64) == 0, "wrap rows");
     char err[256] = "";
     CHECK(pos_check_length(&p, 100, err, sizeof err) == 0, "wrapping accepts any length");
-    p.wrap = 0;
+    p.cfg.pos_wrap = 0;
     CHECK(pos_check_length(&p, 32, err, sizeof err) == 0, "32 tokens fit without wrap");
     CHECK(pos_check_length(&p, 33, err, sizeof err) == -1 && strstr(err, "max_len = 32"),
           "33 tokens without wrap must be an error naming max_len, got '%s'", err);
     // Added to the input: token 33 of a 40-token sequence gets exactly row 1.
     params_alloc(&ps);
     for (long i = 0; i < ps.total; i++) ps.data[i] = (float)i;
-    p.wrap = 1;
+    p.cfg.pos_wrap = 1;
     int shape[3] = {1, 40, c.d_model};
     Tensor *x = tensor_zeros(3, shape, 0);
     Tensor *y = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = 40});
@@ -147,9 +147,9 @@ static void test_rope_scheme_angles(void) {
     Config c;
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "rope");
-    c.d_model = 8; c.n_heads = 2; c.rope_base = 100;
-    c.rope_scaling = ROPE_SCALING_LINEAR;
-    c.rope_factor = 2;
+    c.d_model = 8; c.n_heads = 2; c.pos_cfg.rope_base = 100;
+    c.pos_cfg.rope_scaling = ROPE_SCALING_LINEAR;
+    c.pos_cfg.rope_factor = 2;
     Params ps = {0};
     Positional p;
     pos_init(&p, &c, 0, &ps, "pos", "decoder");
@@ -163,7 +163,7 @@ static void test_rope_scheme_angles(void) {
     for (int t = 3; t < 5; t++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[t * 8 + h * 4 + e], want[t - 3][e], 1e-6);
-    p.offset = 1;
+    p.cfg.pos_offset = 1;
     y = pos_rotate(&p, x, rows);
     for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[3 * 8 + e], want[1][e], 1e-6);
 }
@@ -174,8 +174,8 @@ static Positional rope16(const char *scaling, float factor) {
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "rope");
     config_word(&c, "model.rope_scaling", scaling);
-    c.d_model = 64; c.n_heads = 4; c.rope_factor = factor; c.rope_original_len = 32;
-    c.yarn_alpha = 0.5f; c.yarn_beta = 4;
+    c.d_model = 64; c.n_heads = 4; c.pos_cfg.rope_factor = factor; c.pos_cfg.rope_original_len = 32;
+    c.pos_cfg.yarn_alpha = 0.5f; c.pos_cfg.yarn_beta = 4;
     Params ps = {0};
     Positional p;
     pos_init(&p, &c, 0, &ps, "pos", "decoder");
@@ -371,7 +371,7 @@ static void test_kerple_bias_by_hand(void) {
         for (int h = 0; h < 2; h++)
             for (int i = 0; i < 4; i++)
                 for (int j = 0; j < 4; j++) CHECK_NEAR(b->data[(h * 4 + i) * 4 + j], want[h][abs(i - j)], 1e-6);
-        both[k]->offset = 100;
+        both[k]->cfg.pos_offset = 100;
         Tensor *shifted = pos_self_bias(both[k], all, all);
         CHECK(!memcmp(shifted->data, b->data, sizeof(float) * (size_t)b->size), "KERPLE bias changed with pos_offset");
     }
@@ -410,10 +410,10 @@ static void test_fire_bias_by_hand(void) {
                 CHECK_NEAR(b->data[i * 4 + j], z[abs(i - j)], 1e-6);
                 CHECK_NEAR(b->data[16 + i * 4 + j], 2 * z[abs(i - j)] + 0.5, 1e-6);
             }
-        both[k]->offset = 10;
+        both[k]->cfg.pos_offset = 10;
         Tensor *within = pos_self_bias(both[k], all, all);
         CHECK(!memcmp(within->data, b->data, sizeof(float) * (size_t)b->size), "FIRE bias changed with pos_offset 10 < L");
-        both[k]->offset = 40;
+        both[k]->cfg.pos_offset = 40;
         Tensor *beyond = pos_self_bias(both[k], all, all);
         CHECK_NEAR(beyond->data[3 * 4 + 0], 0.3663385, 1e-6);   // query 43, key 40
         CHECK_NEAR(beyond->data[0 * 4 + 3], 0.3663385, 1e-6);   // query 40, key 43 (masked in the decoder)
@@ -432,7 +432,7 @@ static Config xpos_config(int d_model, int n_heads, float gamma) {
     Config c;
     config_defaults(&c);
     snprintf(c.pos, sizeof c.pos, "xpos");
-    c.d_model = d_model; c.n_heads = n_heads; c.xpos_gamma = gamma;
+    c.d_model = d_model; c.n_heads = n_heads; c.pos_cfg.xpos_gamma = gamma;
     return c;
 }
 
@@ -562,7 +562,7 @@ static void test_spans_give_rows_of_the_whole(void) {
                 Config c;
                 config_defaults(&c);
                 snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
-                c.d_model = d; c.n_heads = H; c.max_len = 8; c.pos_offset = offset;   // learned wraps past 8
+                c.d_model = d; c.n_heads = H; c.pos_cfg.max_len = 8; c.pos_cfg.pos_offset = offset;   // learned wraps past 8
                 Params ps = {0};
                 Positional p;
                 pos_init(&p, &c, bidir, &ps, "pos", "encoder");
@@ -598,28 +598,28 @@ static void test_spans_give_rows_of_the_whole(void) {
 
 // ---------------------------------------------------------------- randomized positions
 
-// Followed by hand: stream (7, 1) gives drng_below(10), (9), (8), (7), (6) = 5, 7, 1, 0, 0
+// Followed by hand: stream (7, 1) gives rng_below(10), (9), (8), (7), (6) = 5, 7, 1, 0, 0
 // (the test checks these draws too). Algorithm S keeps i when the draw is below the number
 // still needed: i = 0 (5 >= 3) no, i = 1 (7 >= 3) no, i = 2 (1 < 3) yes, i = 3 (0 < 2) yes,
 // i = 4 (0 < 1) yes: {2, 3, 4}. The next sample of the stream is {0, 3, 6}, and stream (7, 2)
 // with L = 2048, n = 5 gives {496, 1275, 1430, 1434, 2020} (both from a Python splitmix64).
 static void test_sample_by_hand(void) {
-    DRng r = drng_seed(7, 1), copy = r;
+    Rng r = rng_keyed(7, 1), copy = r;
     const int draws[5] = {5, 7, 1, 0, 0};
-    for (int i = 0; i < 5; i++) CHECK((int)drng_below(&copy, (uint64_t)(10 - i)) == draws[i], "draw %d", i);
+    for (int i = 0; i < 5; i++) CHECK((int)rng_below(&copy, (uint64_t)(10 - i)) == draws[i], "draw %d", i);
     int out[5], want1[3] = {2, 3, 4}, want2[3] = {0, 3, 6}, want3[5] = {496, 1275, 1430, 1434, 2020};
     pos_sample_sorted(&r, 10, 3, out);
     CHECK(!memcmp(out, want1, sizeof want1), "first sample {%d, %d, %d}, expected {2, 3, 4}", out[0], out[1], out[2]);
     pos_sample_sorted(&r, 10, 3, out);
     CHECK(!memcmp(out, want2, sizeof want2), "second sample {%d, %d, %d}, expected {0, 3, 6}", out[0], out[1], out[2]);
-    r = drng_seed(7, 2);
+    r = rng_keyed(7, 2);
     pos_sample_sorted(&r, 2048, 5, out);
     CHECK(!memcmp(out, want3, sizeof want3), "L = 2048: {%d, %d, %d, %d, %d}", out[0], out[1], out[2], out[3], out[4]);
-    r = drng_seed(7, 2);   // the same stream gives the same sample
+    r = rng_keyed(7, 2);   // the same stream gives the same sample
     int again[5];
     pos_sample_sorted(&r, 2048, 5, again);
     CHECK(!memcmp(out, again, sizeof out), "not reproducible");
-    r = drng_seed(3, 0);   // n = L: every position
+    r = rng_keyed(3, 0);   // n = L: every position
     pos_sample_sorted(&r, 4, 4, out);
     for (int i = 0; i < 4; i++) CHECK(out[i] == i, "n = L: out[%d] = %d", i, out[i]);
 }
@@ -627,7 +627,7 @@ static void test_sample_by_hand(void) {
 // Sorted, distinct, inside [0, L) for many draws; and uniform over subsets: each of the 6
 // pairs of {0, 1, 2, 3} comes up 1/6 of the time (60000 draws: sd of a count 91, allow 500).
 static void test_sample_properties(void) {
-    DRng r = drng_seed(11, 5);
+    Rng r = rng_keyed(11, 5);
     int out[40], bad = 0;
     for (int k = 0; k < 2000; k++) {
         int L = 40 + k % 2009, n = 1 + k % 40;
@@ -650,11 +650,11 @@ static void test_draw_feeds_spans(void) {
     Params ps = {0};
     Positional p;
     encoder_and_decoder("sinusoidal", 2, &ps, &p, &p);
-    DRng r = drng_seed(7, 1);
+    Rng r = rng_keyed(7, 1);
     pos_draw(&p, &r, 3);
     CHECK(p.n_sampled == 0 && p.sample == NULL, "pos_random off drew positions");
     p.draw_from = 10;
-    p.offset = 100;
+    p.cfg.pos_offset = 100;
     pos_draw(&p, &r, 3);   // {2, 3, 4} (test_sample_by_hand) + 100
     CHECK(p.n_sampled == 3 && p.sample[0] == 102 && p.sample[1] == 103 && p.sample[2] == 104,
           "drawn {%d, %d, %d}, expected {102, 103, 104}", p.sample[0], p.sample[1], p.sample[2]);
@@ -689,7 +689,7 @@ static void test_hooks_use_drawn_positions(void) {
     PosSpan all = {.start = 0, .len = 3};
     Config c;
     config_defaults(&c);
-    c.d_model = 8; c.n_heads = 4; c.max_len = 8;
+    c.d_model = 8; c.n_heads = 4; c.pos_cfg.max_len = 8;
     int shape[3] = {1, 3, 8};
     float row[8];
     {   // sinusoidal

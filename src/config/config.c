@@ -34,13 +34,21 @@ typedef struct {
     const char *const *words;     // enum: its words in the order of its constants, NULL-ended
 } Key;
 
-#define INT(s, k, d, lo, hi)        {s, #k, T_INT, offsetof(Config, k), d, lo, hi, 0, NULL}
-#define FLT(s, k, d, lo, hi, open)  {s, #k, T_FLOAT, offsetof(Config, k), d, lo, hi, open, NULL}
-#define BOOL(s, k, d)               {s, #k, T_BOOL, offsetof(Config, k), d, 0, 0, 0, NULL}
-#define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
-#define ENUM(s, k, d, ...)          {s, #k, T_ENUM, offsetof(Config, k), d, 0, 0, 0, \
+// A row: key k of section s, stored in the field of Config named k (the _AT forms: field f).
+#define INT_AT(f, s, k, d, lo, hi)  {s, #k, T_INT, offsetof(Config, f), d, lo, hi, 0, NULL}
+#define FLT_AT(f, s, k, d, lo, hi, open) \
+                                    {s, #k, T_FLOAT, offsetof(Config, f), d, lo, hi, open, NULL}
+#define BOOL_AT(f, s, k, d)         {s, #k, T_BOOL, offsetof(Config, f), d, 0, 0, 0, NULL}
+#define ENUM_AT(f, s, k, d, ...)    {s, #k, T_ENUM, offsetof(Config, f), d, 0, 0, 0, \
                                      (const char *const[]){__VA_ARGS__, NULL}}
+#define INT(s, k, ...)              INT_AT(k, s, k, __VA_ARGS__)
+#define FLT(s, k, ...)              FLT_AT(k, s, k, __VA_ARGS__)
+#define BOOL(s, k, d)               BOOL_AT(k, s, k, d)
+#define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
+#define ENUM(s, k, ...)             ENUM_AT(k, s, k, __VA_ARGS__)
 #define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL}
+// A [model] key of the positional view: POS(INT, max_len, ...) is field pos_cfg.max_len.
+#define POS(type, k, ...)           type##_AT(pos_cfg.k, "model", k, __VA_ARGS__)
 
 static const char *SECTIONS[] = {"run", "task", "model", "train", "eval"};
 #define N_SECTIONS (int)(sizeof SECTIONS / sizeof SECTIONS[0])
@@ -96,20 +104,20 @@ static const Key KEYS[] = {
     BOOL("model", embed_scale, "true"),
     ENUM("model", pool, "mean", "mean", "cls"),
     SCHEME("model", pos, "sinusoidal"),
-    INT("model", max_len, "32", 1, 1 << 20),
-    BOOL("model", pos_wrap, "true"),
-    FLT("model", rope_base, "10000", 1, 1e9, LO_OPEN),
+    POS(INT, max_len, "32", 1, 1 << 20),
+    POS(BOOL, pos_wrap, "true"),
+    POS(FLT, rope_base, "10000", 1, 1e9, LO_OPEN),
     // model.rope_scale = s: see old_rope_scale
-    ENUM("model", rope_scaling, "none", "none", "linear", "ntk", "yarn", "dynamic"),
-    FLT("model", rope_factor, "1", 0, 1e6, LO_OPEN),
-    INT("model", rope_original_len, "32", 1, 1 << 24),
-    FLT("model", yarn_alpha, "1", 0, 1e6, 0),
-    FLT("model", yarn_beta, "32", 0, 1e6, 0),
+    POS(ENUM, rope_scaling, "none", "none", "linear", "ntk", "yarn", "dynamic"),
+    POS(FLT, rope_factor, "1", 0, 1e6, LO_OPEN),
+    POS(INT, rope_original_len, "32", 1, 1 << 24),
+    POS(FLT, yarn_alpha, "1", 0, 1e6, 0),
+    POS(FLT, yarn_beta, "32", 0, 1e6, 0),
     // xPos decay length (docs/design.md §2.3.11)
-    FLT("model", xpos_gamma, "32", 0, 1e9, LO_OPEN),
-    INT("model", pos_offset, "0", 0, 1 << 24),
+    POS(FLT, xpos_gamma, "32", 0, 1e9, LO_OPEN),
+    POS(INT, pos_offset, "0", 0, 1 << 24),
     // randomized positions from [0, pos_random); 0 = off
-    INT("model", pos_random, "0", 0, 1 << 20),
+    POS(INT, pos_random, "0", 0, 1 << 20),
     // self-attention temperature past the training length (§2.4)
     ENUM("model", attn_logit_scale, "none", "none", "log"),
     // n_train of attn_logit_scale; 0 = not recorded yet (./train sets it)
@@ -368,18 +376,19 @@ static int set_value(Config *c, const ConfigChecks *checks, const Key *k, const 
 // model.rope_scale = s, the spelling before model.rope_scaling existed (old configs and the
 // config stored in old checkpoints): s != 1 means rope_scaling = linear, rope_factor = s;
 // s = 1 changes nothing. It is read, never written: config_to_ini writes the new keys.
-static const Key OLD_ROPE_SCALE = {
-    "model", "rope_scale", T_FLOAT, offsetof(Config, rope_factor), "1", 0, 1e6, LO_OPEN, NULL};
+static const Key OLD_ROPE_SCALE =
+    FLT_AT(pos_cfg.rope_factor, "model", rope_scale, "1", 0, 1e6, LO_OPEN);
 
 static int is_old_rope_scale(const char *section, const char *key) {
     return !strcmp(section, "model") && !strcmp(key, "rope_scale");
 }
 
 static int set_old_rope_scale(Config *c, const char *text, int line, char *msg, int n) {
-    float before = c->rope_factor;
+    PosConfig *pc = &c->pos_cfg;
+    float before = pc->rope_factor;
     if (set_value(c, NULL, &OLD_ROPE_SCALE, text, msg, n)) return -1;
-    if (c->rope_factor == 1.0f) { c->rope_factor = before; return 0; }
-    c->rope_scaling = ROPE_SCALING_LINEAR;
+    if (pc->rope_factor == 1.0f) { pc->rope_factor = before; return 0; }
+    pc->rope_scaling = ROPE_SCALING_LINEAR;
     c->key_line[find_key("model", "rope_scaling")] =
         c->key_line[find_key("model", "rope_factor")] = line;
     return 0;
@@ -619,9 +628,10 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
         return invalid(c, "eos", "model", err, errlen,
                        "eos = false needs model = translator "
                        "(only a translator's targets end with <eos>)");
-    if (c->yarn_alpha >= c->yarn_beta)
+    const PosConfig *pc = &c->pos_cfg;
+    if (pc->yarn_alpha >= pc->yarn_beta)
         return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
-                       "yarn_beta (%g) must be > yarn_alpha (%g)", c->yarn_beta, c->yarn_alpha);
+                       "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
     if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;

@@ -39,6 +39,25 @@ typedef enum { EVAL_LENGTH_MODEL, EVAL_LENGTH_ORACLE } EvalLength;   // eval.len
 #define CFG_STR 256       // every string field holds up to CFG_STR-1 bytes
 #define CFG_MAX_KEYS 96   // capacity of key_line (config.c asserts the table fits)
 
+// The [model] keys the positional schemes read, as one struct that Config holds (pos_cfg) and
+// pos/pos.h's Positional copies whole, so a new scheme setting is a field here and a row of
+// config.c's key table, and reaches every scheme without a line copying it.
+typedef struct PosConfig {
+    int   max_len;             // learned table rows (default 32)
+    int   pos_wrap;            // learned: row pos % max_len (default true)
+    float rope_base;           // b, before any stretch (default 10000)
+    RopeScaling rope_scaling;  // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
+    float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
+    int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
+    // yarn: pairs turning < alpha times in L are interpolated, > beta kept
+    float yarn_alpha, yarn_beta;
+    float xpos_gamma;          // xPos: q.k of pair i decays as
+                               // zeta_i^((m-n)/xpos_gamma) (default 32)
+    int   pos_offset;          // add k to every position index (evaluation probe; default 0)
+    int   pos_random;          // L > 0: positions drawn from [0, L) per
+                               // forward pass (Ruoss et al.); 0 = off
+} PosConfig;
+
 typedef struct Config {
     // [run]
     char  name[CFG_STR];       // run folder name; default: config file's base name
@@ -83,19 +102,7 @@ typedef struct Config {
     int   embed_scale;         // multiply embeddings by sqrt(d_model)
     PoolKind pool;             // classifier: mean | cls
     char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
-    int   max_len;             // learned table rows (default 32)
-    int   pos_wrap;            // learned: row pos % max_len (default true)
-    float rope_base;           // b, before any stretch (default 10000)
-    RopeScaling rope_scaling;  // none | linear | ntk | yarn | dynamic (docs/design.md §2.3.5)
-    float rope_factor;         // s: the stretch (linear, ntk, yarn; default 1)
-    int   rope_original_len;   // L: the window the model was trained at (yarn, dynamic; default 32)
-    // yarn: pairs turning < alpha times in L are interpolated, > beta kept
-    float yarn_alpha, yarn_beta;
-    float xpos_gamma;          // xPos: q.k of pair i decays as
-                               // zeta_i^((m-n)/xpos_gamma) (default 32)
-    int   pos_offset;          // add k to every position index (evaluation probe; default 0)
-    int   pos_random;          // L > 0: positions drawn from [0, L) per
-                               // forward pass (Ruoss et al.); 0 = off
+    PosConfig pos_cfg;         // max_len .. pos_random: the schemes' settings (above)
     // none | log: self-attention scores times log(n)/log(n_train) past n_train
     LogitScale attn_logit_scale;
     // n_train: the longest training sequence (./train records it; 0 = unknown)

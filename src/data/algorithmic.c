@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/data_rng.h"
+#include "core/rng.h"
 
 static const char *NAMES[] = {"copy", "reverse", "duplicate", "sort"};
 #define N_ALGOS (int)(sizeof NAMES / sizeof NAMES[0])
@@ -63,10 +63,10 @@ int algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int
     out->ex = calloc((size_t)(n ? n : 1), sizeof(Example));
     if (!out->ex) return -1;
     out->n = n;
-    DRng r = drng_seed(seed, 0xA160);
+    Rng r = rng_keyed(seed, 0xA160);
     for (int i = 0; i < n; i++) {
         Example *e = &out->ex[i];
-        int len = min_len + (int)drng_below(&r, (uint64_t)(max_len - min_len + 1));
+        int len = min_len + (int)rng_below(&r, (uint64_t)(max_len - min_len + 1));
         e->n_src = len;
         e->n_tgt = algo_output_length(algo, len);
         e->src = malloc(sizeof(int) * (size_t)e->n_src);
@@ -75,7 +75,7 @@ int algo_generate(int algo, int alphabet, uint64_t seed, int n, int min_len, int
         e->n_clauses = len;
         if (!e->src || !e->tgt) { split_free(out); return -1; }
         for (int j = 0; j < len; j++)
-            e->src[j] = ALGO_SYMBOL_ID((int)drng_below(&r, (uint64_t)alphabet));
+            e->src[j] = ALGO_SYMBOL_ID((int)rng_below(&r, (uint64_t)alphabet));
         algo_apply(algo, e->src, len, e->tgt);
     }
     return 0;

@@ -2,7 +2,7 @@
 #include "data/bucket.h"
 #include <stdlib.h>
 #include <string.h>
-#include "data/data_rng.h"
+#include "core/rng.h"
 
 typedef struct { int len, pos, idx; } Keyed;
 
@@ -35,8 +35,8 @@ int bucket_order(int *perm, int n, const int *lengths, int B, int first, uint64_
     sort_chunks(perm, first, n, chunk, lengths, tmp);
     // Shuffle the full batches between `first` and the final partial batch.
     for (int i = 0; i < n_full; i++) order[i] = i;
-    DRng r = drng_seed(seed, 0xB0C4E7ull);
-    drng_shuffle(&r, order, n_full);
+    Rng r = rng_keyed(seed, 0xB0C4E7ull);
+    rng_shuffle(&r, order, n_full);
     memcpy(copy, perm, sizeof(int) * (size_t)n);
     for (int i = 0; i < n_full; i++)
         memcpy(perm + first + (long)i * B, copy + first + (long)order[i] * B,

@@ -1,6 +1,6 @@
 // The `order` task: lexicon, vocabulary and twin-paired splits, see order.h.
 #include "data/order.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include "data/lines.h"
 #include "data/text.h"
 #include <stdlib.h>
@@ -186,8 +186,8 @@ int order_generate(const OrderLexicon *lex, const Vocab *v, uint64_t seed,
         for (int b = a + 1; b < lex->n_nouns; b++)
             for (int vb = 0; vb < lex->n_verbs; vb++) g[k++] = (Group){ a, vb, b };
     for (int i = 0; i < n_groups; i++) perm[i] = i;
-    DRng rng = drng_seed(seed, 0x04DE7);
-    drng_shuffle(&rng, perm, n_groups);
+    Rng rng = rng_keyed(seed, 0x04DE7);
+    rng_shuffle(&rng, perm, n_groups);
     for (int i = 0; i < n_groups; i++) shuffled[i] = g[perm[i]];
 
     int left = n_groups;

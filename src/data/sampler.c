@@ -1,14 +1,14 @@
 // Epoch sampler, see sampler.h.
 #include "data/sampler.h"
 #include "data/bucket.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include <stdlib.h>
 #include <string.h>
 
 static void make_perm(Sampler *s) {
     for (int i = 0; i < s->n; i++) s->perm[i] = i;
-    DRng r = drng_seed(s->st.seed, 0xE90C0000ull + (uint64_t)s->st.epoch);
-    drng_shuffle(&r, s->perm, s->n);
+    Rng r = rng_keyed(s->st.seed, 0xE90C0000ull + (uint64_t)s->st.epoch);
+    rng_shuffle(&r, s->perm, s->n);
     if (s->lengths) {   // batch boundaries: every B indices counted from the very first epoch
         int first = (int)((s->batch - (s->st.epoch * (int64_t)s->n) % s->batch) % s->batch);
         bucket_order(s->perm, s->n, s->lengths, s->batch, first,

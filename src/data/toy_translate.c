@@ -1,6 +1,6 @@
 // The toy German -> English generator, see toy_translate.h.
 #include "data/toy_translate.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include "data/lines.h"
 #include "data/text.h"
 #include <stdio.h>
@@ -310,46 +310,46 @@ int toy_render(const ToyLexicon *lex, const ToyClause *clauses, int n,
 
 // ---------------------------------------------------------------- sampling
 
-static int pick_adj(DRng *r, const ToyLexicon *lex) {   // an adjective one time in three
-    return (lex->n_adjs > 0 && drng_chance(r, 1, 3)) ? (int)drng_below(r, (uint64_t)lex->n_adjs)
+static int pick_adj(Rng *r, const ToyLexicon *lex) {   // an adjective one time in three
+    return (lex->n_adjs > 0 && rng_chance(r, 1, 3)) ? (int)rng_below(r, (uint64_t)lex->n_adjs)
                                                      : -1;
 }
 
 // Random noun other than `avoid`.
-static int pick_other_noun(DRng *r, const ToyLexicon *lex, int avoid) {
-    int k = (int)drng_below(r, (uint64_t)lex->n_nouns - 1);
+static int pick_other_noun(Rng *r, const ToyLexicon *lex, int avoid) {
+    int k = (int)rng_below(r, (uint64_t)lex->n_nouns - 1);
     return k >= avoid ? k + 1 : k;
 }
 
-static ToyClause sample_clause(DRng *r, const ToyLexicon *lex, int first) {
+static ToyClause sample_clause(Rng *r, const ToyLexicon *lex, int first) {
     ToyClause c = { .kind = TOY_SVO, .word = -1 };
-    if (!first && lex->n_subs > 0 && drng_chance(r, 1, 2)) {
+    if (!first && lex->n_subs > 0 && rng_chance(r, 1, 2)) {
         c.kind = TOY_SUB;
-        c.word = (int)drng_below(r, (uint64_t)lex->n_subs);
+        c.word = (int)rng_below(r, (uint64_t)lex->n_subs);
     } else {
-        int k = (int)drng_below(r, 4);          // main clause: SVO 1/2, ADV 1/4, TOPIC 1/4
+        int k = (int)rng_below(r, 4);          // main clause: SVO 1/2, ADV 1/4, TOPIC 1/4
         if (k == 2 && lex->n_advs > 0) {
             c.kind = TOY_ADV;
-            c.word = (int)drng_below(r, (uint64_t)lex->n_advs);
+            c.word = (int)rng_below(r, (uint64_t)lex->n_advs);
         } else if (k == 3 && lex->n_masc > 0) {
             c.kind = TOY_TOPIC;
         }
     }
     if (c.kind == TOY_TOPIC) {                  // masculine object, so "den" shows the case
-        c.obj = lex->masc[drng_below(r, (uint64_t)lex->n_masc)];
+        c.obj = lex->masc[rng_below(r, (uint64_t)lex->n_masc)];
         c.subj = pick_other_noun(r, lex, c.obj);
     } else {
-        c.subj = (int)drng_below(r, (uint64_t)lex->n_nouns);
+        c.subj = (int)rng_below(r, (uint64_t)lex->n_nouns);
         c.obj = pick_other_noun(r, lex, c.subj);
     }
     c.subj_adj = pick_adj(r, lex);
     c.obj_adj = pick_adj(r, lex);
-    c.verb = (int)drng_below(r, (uint64_t)lex->n_verbs);
+    c.verb = (int)rng_below(r, (uint64_t)lex->n_verbs);
     return c;
 }
 
 // Samples and renders one sentence of k clauses into de/en (capacity TOY_MAX_TOKENS(k)).
-static int sample_sentence(DRng *r, const ToyLexicon *lex, int k,
+static int sample_sentence(Rng *r, const ToyLexicon *lex, int k,
                            const char **de, int *n_de, const char **en, int *n_en) {
     ToyClause c[TOY_MAX_CLAUSES];
     for (int i = 0; i < k; i++) c[i] = sample_clause(r, lex, i == 0);
@@ -371,10 +371,10 @@ int toy_generate(const ToyLexicon *lex, uint64_t seed, int n, int min_clauses, i
     if (!out->ex) return -1;
     out->n = n;
     const char *de[TOY_MAX_TOKENS(TOY_MAX_CLAUSES)], *en[TOY_MAX_TOKENS(TOY_MAX_CLAUSES)];
-    DRng r = drng_seed(seed, 0x7047);
+    Rng r = rng_keyed(seed, 0x7047);
     for (int i = 0; i < n; i++) {
         Example *e = &out->ex[i];
-        int k = min_clauses + (int)drng_below(&r, (uint64_t)(max_clauses - min_clauses + 1));
+        int k = min_clauses + (int)rng_below(&r, (uint64_t)(max_clauses - min_clauses + 1));
         if (sample_sentence(&r, lex, k, de, &e->n_src, en, &e->n_tgt) != 0) {
             split_free(out);
             return -1;
@@ -407,10 +407,10 @@ int toy_lm_stream(const ToyLexicon *lex, uint64_t seed, int n_tokens, const Voca
     int *out = malloc(sizeof(int) * (size_t)n_tokens);
     if (!out) return -1;
     const char *de[TOY_MAX_TOKENS(3)], *en[TOY_MAX_TOKENS(3)];
-    DRng r = drng_seed(seed, 0x1A46);
+    Rng r = rng_keyed(seed, 0x1A46);
     int have = 0;
     while (have < n_tokens) {
-        int k = 1 + (int)drng_below(&r, 3), n_de, n_en;
+        int k = 1 + (int)rng_below(&r, 3), n_de, n_en;
         if (sample_sentence(&r, lex, k, de, &n_de, en, &n_en) != 0) { free(out); return -1; }
         for (int i = 0; i < n_en && have < n_tokens; i++) out[have++] = vocab_id(tv, en[i]);
     }

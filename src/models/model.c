@@ -56,11 +56,11 @@ void model_set_training(Model *m, int on) {
     m->encoder.drop.p = m->encoder.attn_drop.p = p;
     m->decoder.drop.p = m->decoder.attn_drop.p = p;
     int drawn = on || m->cfg.positions == EVAL_POSITIONS_SAMPLED;
-    m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_random : 0;
+    m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_cfg.pos_random : 0;
 }
 
 void model_seed_positions(Model *m, uint64_t draw) {
-    m->pos_rng = drng_seed(rng_stream((uint64_t)m->cfg.seed, RNG_POSITIONS).state, draw);
+    m->pos_rng = rng_keyed(rng_stream((uint64_t)m->cfg.seed, RNG_POSITIONS).state, draw);
 }
 
 void model_free(Model *m) {

@@ -17,7 +17,7 @@ typedef struct Model {
     Linear head;                // "head" (classifier) or "generator"
     int src_vocab, tgt_vocab, n_classes;
     Rng dropout_rng;            // one seed per dropout call; saved with the run for resume
-    DRng pos_rng;               // randomized positions (cfg.pos_random):
+    Rng pos_rng;                // randomized positions (cfg.pos_random):
                                 // every forward pass draws from it
     int training;               // dropout on; positions drawn (when cfg.pos_random > 0)
 } Model;

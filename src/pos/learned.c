@@ -7,35 +7,35 @@
 #include "pos/pos.h"
 
 int learned_row(const Positional *p, int pos) {
-    return p->wrap ? pos % p->max_len : pos;
+    return p->cfg.pos_wrap ? pos % p->cfg.max_len : pos;
 }
 
 static void learned_declare(Positional *p, Params *ps, const char *input_name,
                             const char *stack_name) {
     char name[128];
     snprintf(name, sizeof name, "%s.weight", input_name);
-    int shape[2] = {p->max_len, p->d_model};
+    int shape[2] = {p->cfg.max_len, p->d_model};
     p->table = param_new(ps, name, 2, shape, 0, INIT_XAVIER);
 }
 
 static int learned_check_length(const Positional *p, int T, char *err, int errlen) {
     // drawn positions reach draw_from - 1
-    int last = (p->draw_from ? p->draw_from : T) + p->offset - 1;
-    if (p->wrap || last < p->max_len) return 0;
+    int last = (p->draw_from ? p->draw_from : T) + p->cfg.pos_offset - 1;
+    if (p->cfg.pos_wrap || last < p->cfg.max_len) return 0;
     snprintf(err, errlen,
              "sequence of %d tokens (positions up to %d) is longer than the learned table "
              "(max_len = %d) and pos_wrap = false",
-             T, last, p->max_len);
+             T, last, p->cfg.max_len);
     return -1;
 }
 
 static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
     int T = rows.len;
     // callers check lengths first (pos_check_length)
-    if (!p->wrap && pos_at(rows, T - 1) >= p->max_len) {
+    if (!p->cfg.pos_wrap && pos_at(rows, T - 1) >= p->cfg.max_len) {
         fprintf(stderr,
                 "learned positions up to %d, but the table has %d rows and pos_wrap = false\n",
-                pos_at(rows, T - 1), p->max_len);
+                pos_at(rows, T - 1), p->cfg.max_len);
         abort();
     }
     int *row = arena_alloc(tensor_arena(), sizeof(int) * (size_t)T);
@@ -45,12 +45,13 @@ static Tensor *learned_add(const Positional *p, Tensor *x, PosSpan rows) {   // 
 
 // Drawn positions (model.pos_random = L) reach L-1: the table needs L rows.
 static int learned_check_config(const Config *c, const char **key, char *msg, int n) {
-    if (!c->pos_random || c->max_len >= c->pos_random) return 0;
+    int L = c->pos_cfg.pos_random, rows = c->pos_cfg.max_len;
+    if (!L || rows >= L) return 0;
     *key = "pos_random";
     snprintf(msg, n,
              "pos_random = %d draws positions up to %d, but the learned table has "
              "max_len = %d rows; set max_len = %d",
-             c->pos_random, c->pos_random - 1, c->max_len, c->pos_random);
+             L, L - 1, rows, L);
     return -1;
 }
 

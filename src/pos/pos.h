@@ -21,7 +21,7 @@
 #ifndef POS_H
 #define POS_H
 #include "core/params.h"
-#include "data/data_rng.h"
+#include "core/rng.h"
 #include "config/config.h"
 
 typedef struct PosScheme PosScheme;
@@ -35,15 +35,10 @@ static inline int pos_at(PosSpan s, int t) { return s.at ? s.at[s.start + t] : s
 
 typedef struct Positional {
     const PosScheme *scheme;
+    // The config's positional settings (config/config.h): the learned table's rows and
+    // wrap, pos_offset, RoPE's base and stretch (rope_inv_freq), xPos's decay, pos_random.
+    PosConfig cfg;
     int d_model, n_heads;
-    int max_len, wrap, offset;   // learned table rows, wrap around (pos % max_len), pos_offset
-    float rope_base;             // b before any stretch
-    RopeScaling rope_scaling;    // how rope_inv_freq stretches the
-                                 // frequencies (docs/design.md §2.3.5)
-    float rope_factor;           // s (linear, ntk, yarn)
-    int rope_original_len;       // L, the training window (yarn, dynamic)
-    float yarn_alpha, yarn_beta; // yarn's ramp, in turns of a pair within L
-    float xpos_gamma;            // xpos: the decay's length scale
     int bidirectional;           // encoder stack (t5 buckets split by sign, symmetric ALiBi)
     Tensor *table;               // learned: (max_len, d); t5: (T5_BUCKETS, H); else NULL
     // A scheme with several parameter tensors keeps them here, in the order it declared
@@ -103,8 +98,8 @@ double pos_bias_arena_bytes(const Config *c, double T, int grad);
 // it does not say; the estimate then counts op_rope's).
 int    pos_config_rotates(const Config *c);
 double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad);
-// Set up p for one stack from the config (model.pos, max_len, pos_wrap, the rope_* and yarn_*
-// keys, xpos_gamma, pos_offset) and declare its parameters.
+// Set up p for one stack from the config (model.pos, d_model, n_heads and the positional
+// settings c->pos_cfg) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
               const char *input_name, const char *stack_name);
 void pos_free(Positional *p);
@@ -113,8 +108,8 @@ void pos_free(Positional *p);
 // n <= L. pos_draw draws the positions of the next n rows when p->draw_from > 0 (else it
 // does nothing): at most draw_from of them, as a longer sequence is refused first
 // (pos_check_length).
-void pos_sample_sorted(DRng *r, int L, int n, int *out);
-void pos_draw(Positional *p, DRng *r, int n);
+void pos_sample_sorted(Rng *r, int L, int n, int *out);
+void pos_draw(Positional *p, Rng *r, int n);
 // The three hooks; each is the identity / NULL for schemes that do not use it. Spans are
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
@@ -136,7 +131,7 @@ void  alibi_slopes(int n_heads, float *out);                       // m_1..m_H
 int   t5_bucket(int rel, int bidirectional);                       // rel = j - i (key - query)
 // RoPE's D/2 inverse frequencies (radians per position) for head width D = d_model/n_heads
 // and a sequence of n positions (0 .. n-1, pos_offset included; only dynamic looks at n),
-// stretched as p->rope_scaling says (docs/design.md §2.3.5):
+// stretched as p->cfg.rope_scaling says (docs/design.md §2.3.5):
 //   none     b^(-2i/D)                      linear  b^(-2i/D) / s
 //   ntk      b'^(-2i/D), b' = b·s^(D/(D-2))  dynamic ntk with s = max(1, n/L)
 //   yarn     per pair (1-γ)·θ/s + γ·θ, γ the ramp of r = L/λ_i between yarn_alpha and

@@ -53,18 +53,9 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     p->scheme = pos_scheme_find(c->pos);
     // config validation rejects unknown names first
     if (!p->scheme) p->scheme = schemes[0].scheme;
+    p->cfg = c->pos_cfg;
     p->d_model = c->d_model;
     p->n_heads = c->n_heads;
-    p->max_len = c->max_len;
-    p->wrap = c->pos_wrap;
-    p->offset = c->pos_offset;
-    p->rope_base = c->rope_base;
-    p->rope_scaling = c->rope_scaling;
-    p->rope_factor = c->rope_factor;
-    p->rope_original_len = c->rope_original_len;
-    p->yarn_alpha = c->yarn_alpha;
-    p->yarn_beta = c->yarn_beta;
-    p->xpos_gamma = c->xpos_gamma;
     p->bidirectional = bidirectional;
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
@@ -96,7 +87,7 @@ double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
 // The span's positions as the hooks read them: the drawn sample (pos_offset already added),
 // or the indices plus pos_offset.
 static PosSpan shifted(const Positional *p, PosSpan s) {
-    if (!p->draw_from) return (PosSpan){s.start + p->offset, s.len, NULL};
+    if (!p->draw_from) return (PosSpan){s.start + p->cfg.pos_offset, s.len, NULL};
     if (s.start + s.len > p->n_sampled) {   // a caller forgot pos_draw: a bug, not bad input
         fprintf(stderr, "positions %d..%d used but only %d drawn\n", s.start, s.start + s.len - 1,
                 p->n_sampled);

@@ -28,8 +28,8 @@ static double ntk_base(double base, double s, int D) {
 
 void rope_inv_freq(const Positional *p, int n, double *out) {
     int D = head_width(p);
-    double b = p->rope_base, s = p->rope_factor;
-    switch (p->rope_scaling) {
+    double b = p->cfg.rope_base, s = p->cfg.rope_factor;
+    switch (p->cfg.rope_scaling) {
     case ROPE_SCALING_NONE: rope_plain_inv_freq(b, D, out); return;
     case ROPE_SCALING_LINEAR:
         rope_plain_inv_freq(b, D, out);
@@ -37,7 +37,7 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
         return;
     case ROPE_SCALING_NTK: rope_plain_inv_freq(ntk_base(b, s, D), D, out); return;
     case ROPE_SCALING_DYNAMIC: {
-        double grow = (double)n / p->rope_original_len;
+        double grow = (double)n / p->cfg.rope_original_len;
         rope_plain_inv_freq(ntk_base(b, grow > 1 ? grow : 1, D), D, out);
         return;
     }
@@ -45,8 +45,8 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
         rope_plain_inv_freq(b, D, out);
         for (int i = 0; i < D / 2; i++) {
             // r = L / λ_i, λ_i = 2π / θ_i
-            double turns = p->rope_original_len * out[i] / (2 * PI);
-            double keep = yarn_ramp(turns, p->yarn_alpha, p->yarn_beta);
+            double turns = p->cfg.rope_original_len * out[i] / (2 * PI);
+            double keep = yarn_ramp(turns, p->cfg.yarn_alpha, p->cfg.yarn_beta);
             out[i] = (1 - keep) * out[i] / s + keep * out[i];
         }
         return;
@@ -54,8 +54,8 @@ void rope_inv_freq(const Positional *p, int n, double *out) {
 }
 
 double rope_qk_factor(const Positional *p) {
-    return p->rope_scaling == ROPE_SCALING_YARN && p->rope_factor > 1
-               ? 0.1 * log(p->rope_factor) + 1
+    return p->cfg.rope_scaling == ROPE_SCALING_YARN && p->cfg.rope_factor > 1
+               ? 0.1 * log(p->cfg.rope_factor) + 1
                : 1;
 }
 

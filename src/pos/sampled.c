@@ -8,13 +8,13 @@
 
 // Algorithm S: walk 0 .. L-1 and keep i with probability (still needed) / (still left). The
 // kept values come out ascending, so no sort is needed, and every n-subset is equally likely.
-void pos_sample_sorted(DRng *r, int L, int n, int *out) {
+void pos_sample_sorted(Rng *r, int L, int n, int *out) {
     int kept = 0;
     for (int i = 0; i < L && kept < n; i++)
-        if ((int)drng_below(r, (uint64_t)(L - i)) < n - kept) out[kept++] = i;
+        if ((int)rng_below(r, (uint64_t)(L - i)) < n - kept) out[kept++] = i;
 }
 
-void pos_draw(Positional *p, DRng *r, int n) {
+void pos_draw(Positional *p, Rng *r, int n) {
     if (!p->draw_from) return;
     if (n > p->draw_from) n = p->draw_from;   // longer sequences were refused (pos_check_length)
     if (n > p->sample_capacity) {
@@ -24,7 +24,7 @@ void pos_draw(Positional *p, DRng *r, int n) {
         p->sample_capacity = n;
     }
     pos_sample_sorted(r, p->draw_from, n, p->sample);
-    for (int t = 0; t < n; t++) p->sample[t] += p->offset;
+    for (int t = 0; t < n; t++) p->sample[t] += p->cfg.pos_offset;
     p->n_sampled = n;
 }
 

@@ -27,7 +27,7 @@ static Tensor *rotate_and_decay(const Positional *p, Tensor *x, PosSpan rows, in
     Tensor *scale = tensor_new(3, x->shape, 0);                      // a constant, (B,T,d)
     for (int t = 0; t < T; t++)
         for (int c = 0; c < C; c++) {
-            double exponent = direction * (double)pos_at(rows, t) / p->xpos_gamma;
+            double exponent = direction * (double)pos_at(rows, t) / p->cfg.xpos_gamma;
             scale->data[(long)t * C + c] = (float)pow(xpos_zeta((c % D) / 2, D), exponent);
         }
     for (int b = 1; b < B; b++)
@@ -45,14 +45,14 @@ static Tensor *xpos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
 // The largest scale is that of the fastest-decaying pair (zeta_0 = 2/7) at the last
 // position: refuse lengths whose scale would leave float32's safe range.
 static int xpos_check_length(const Positional *p, int T, char *err, int errlen) {
-    int last = p->offset + T - 1;
-    double log_scale = last * log(1.4 / 0.4) / p->xpos_gamma;
+    int last = p->cfg.pos_offset + T - 1;
+    double log_scale = last * log(1.4 / 0.4) / p->cfg.xpos_gamma;
     if (p->bidirectional || log_scale <= XPOS_MAX_LOG_SCALE) return 0;
     return errorf(err, errlen,
                   "pos = xpos: position %d would scale keys by e^%.0f, "
                   "beyond float32's safe e^%.0f with xpos_gamma = %g; "
                   "use shorter sequences or a larger model.xpos_gamma",
-                  last, log_scale, XPOS_MAX_LOG_SCALE, p->xpos_gamma);
+                  last, log_scale, XPOS_MAX_LOG_SCALE, p->cfg.xpos_gamma);
 }
 
 // rotate_and_decay: positions, op_rope's cos/sin table and output, then the scale and the

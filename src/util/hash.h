@@ -1,7 +1,7 @@
 // Hashes every layer shares, each defined once here (header-only, so the loops that use them
 // inline and vectorise):
-//   splitmix64      the generator behind core/rng.h (weights, dropout seeds) and
-//                   data/data_rng.h (data generation, shuffles): one 64-bit word of state
+//   splitmix64      the generator behind core/rng.h (weights, data generation, shuffles,
+//                   dropout seeds): one 64-bit word of state
 //   hash_uniform    stateless (seed, index) -> [0, 1): dropout masks, any thread order
 //   fnv1a           strings: hash tables of tokens and symbols, plot colours by name
 #ifndef UTIL_HASH_H
