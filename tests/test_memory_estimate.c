@@ -1,6 +1,7 @@
 // The memory estimate's parts against the code they describe: sizes as text, the parameter
-// count against model_build, and a pass's arena bytes against the arena's real high-water
-// mark after a training step and after a forward pass. (tests/test_memory.sh measures whole
+// count against model_build, and a pass's arena bytes (the probe's record replayed at a shape
+// it did not run) against the arena's real high-water mark after a training step, a forward
+// pass and cached decoding, for every scheme and block. (tests/test_memory.sh measures whole
 // runs' peak resident memory.)
 #include "check.h"
 #include "config_words.h"
@@ -9,7 +10,9 @@
 #include "core/byte_size.h"
 #include "core/tape.h"
 #include "run/evaluate.h"
+#include "run/decode.h"
 #include "run/memory_estimate.h"
+#include "run/memory_probe.h"
 
 static void test_byte_sizes(void) {
     const char *good[] = {"8G", "512M", "1.5G", "100K", "4096", "2GiB", "3gb", "1T", "7B"};
@@ -122,9 +125,102 @@ static void test_lm_pass_matches_arena(void) {
     }
 }
 
+// A translator's or a classifier's pass at B = 5, sources of 37 and targets of 29 tokens
+// (shapes the probe never runs, none a multiple of 16), against the arena.
+static void model_pass(const char *model, const char *pos, const Block *block, int train) {
+    Config c = small(model, pos);
+    set_block(&c, block);
+    c.dropout = train ? 0.1f : 0;
+    c.max_len = 64;
+    int V = 50, C = 5, B = 5, Ts = 37, Tt = 29, cls = !strcmp(model, "classifier");
+    int *src = malloc(sizeof(int) * B * Ts), *tgt = malloc(sizeof(int) * B * Tt * 2);
+    for (int i = 0; i < B * Ts; i++) src[i] = 4 + (i * 7) % (V - 4);
+    for (int i = 0; i < B * Tt * 2; i++) tgt[i] = 4 + (i * 5) % (V - 4);
+    int labels[5] = {0, 1, 2, 3, 4};
+    src[B * Ts - 1] = TOK_PAD;   // padding, as real batches have
+    Model m;
+    model_build(&m, &c, V, V, C);
+    model_set_training(&m, train);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    tape_set_enabled(train);
+    tape_reset();
+    Batch b = {B, Ts, cls ? 0 : Tt, src, cls ? NULL : tgt, cls ? NULL : tgt + B * Tt,
+               cls ? labels : NULL, B * Tt};
+    Tensor *loss = batch_loss(&m, &b, 0, NULL);
+    if (train) tape_backward(loss);
+    MemoryVocab v = {V, V, C};
+    MemoryPass p = {B, Ts, cls ? 1 : Tt, train, 0};
+    double est = memory_pass_bytes(&c, v, &p), got = (double)arena.used_peak;
+    CHECK(fabs(est - got) <= 0.03 * got, "%s pos %s %s %s train %d: estimate %.0f bytes, arena peak %.0f",
+          model, pos, config_enum_name(&c, &c.norm), config_enum_name(&c, &c.activation), train, est, got);
+    tape_reset();
+    tape_set_enabled(1);
+    model_free(&m);
+    arena_free(&arena);
+    free(src);
+    free(tgt);
+}
+
+static void test_models_pass_matches_arena(void) {
+    for (int i = 0; i < pos_scheme_count(); i++)
+        for (int train = 0; train < 2; train++) {
+            model_pass("translator", pos_scheme_at(i)->name, &BLOCKS[0], train);
+            model_pass("classifier", pos_scheme_at(i)->name, &BLOCKS[0], train);
+        }
+    for (int b = 1; b < N_BLOCKS; b++) model_pass("translator", "rope", &BLOCKS[b], 1);
+}
+
+// Cached decoding: decode_init on N sources (translator) or an empty cache (lm), `steps`
+// tokens fed one at a time after a first feed of `first` tokens; the arena's peak plus the
+// cache against the probe's decoding term.
+static void decode_pass(const char *model, const char *pos, int N, int Ts, int first, int steps) {
+    Config c = small(model, pos);
+    c.max_len = 128;
+    int V = 50, lm = !strcmp(model, "lm"), cap = lm ? first + steps : steps + 1;
+    int *src = malloc(sizeof(int) * N * (Ts + first + 1)), *tok = malloc(sizeof(int) * N);
+    for (int i = 0; i < N * (Ts + first + 1); i++) src[i] = 4 + (i * 7) % (V - 4);
+    for (int i = 0; i < N; i++) tok[i] = TOK_BOS;
+    Model m;
+    model_build(&m, &c, V, V, 0);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    DecodeState s;
+    CHECK(decode_init(&s, &m, lm ? NULL : src, N, lm ? 0 : Ts, cap) == 0, "decode_init");
+    if (first) decode_feed(&s, src, first);
+    for (int t = 0; t < steps; t++) decode_step(&s, tok);
+    double got = (double)arena.used_peak + kv_cache_bytes(&m.decoder, N, cap);
+    decode_free(&s);
+    MemoryProbe p;
+    CHECK(memory_probe_init(&p, &c, V, V, 0) == 0, "probe");
+    double est = lm ? fmax(memory_probe_arena(&p, PROBE_DECODE, N, first, first),
+                           memory_probe_arena(&p, PROBE_DECODE, N, cap, 1))
+                    : memory_probe_arena(&p, PROBE_DECODE, N, Ts, cap);
+    est += kv_cache_bytes(&p.m.decoder, N, cap);
+    CHECK(fabs(est - got) <= 0.03 * got, "%s pos %s N %d Ts %d first %d steps %d: estimate %.0f bytes, measured %.0f",
+          model, pos, N, Ts, first, steps, est, got);
+    memory_probe_free(&p);
+    model_free(&m);
+    arena_free(&arena);
+    free(src);
+    free(tok);
+}
+
+static void test_decoding_matches_arena(void) {
+    for (int i = 0; i < pos_scheme_count(); i++) {
+        const char *pos = pos_scheme_at(i)->name;
+        decode_pass("translator", pos, 7, 41, 0, 53);
+        decode_pass("lm", pos, 3, 0, 45, 20);
+    }
+}
+
 int main(void) {
     RUN(test_byte_sizes);
     RUN(test_param_count_matches_model_build);
     RUN(test_lm_pass_matches_arena);
+    RUN(test_models_pass_matches_arena);
+    RUN(test_decoding_matches_arena);
     return check_summary();
 }

@@ -45,6 +45,13 @@ static inline long gemm_a_chunk_rows(long M, long K) {
     long rows = GEMM_A_PACK_MAX / K / GEMM_ROWS_ALIGN * GEMM_ROWS_ALIGN;
     return rows < GEMM_ROWS_ALIGN ? GEMM_ROWS_ALIGN : rows;
 }
+// Floats of gemm's packed A (M x K, transposed or read in place) for a product of N columns:
+// gemm allocates this, and the memory estimate replays it at other shapes (arena_trace_pack).
+static inline long gemm_a_pack_floats(long M, long N, long K, int transposed) {
+    long MR = gemm_wide_tile(N) ? GEMM_WIDE_MR : GEMM_NARROW_MR;
+    long rows = transposed ? gemm_a_chunk_rows(M, K) : MR;
+    return (rows + MR - 1) / MR * MR * K;
+}
 // For memory estimates: floats of the packed panels of one gemm call, a transposed A (M x K;
 // its chunk rounded up to the tile's rows, whichever tile: the larger) and B (K x N, rounded
 // up to the columns of N's tile).
