@@ -28,6 +28,17 @@ else
     measure() { o=$1; shift; python3 tests/peak_rss.py "$o.py" "$@"; awk '{ print $1, $3 }' "$o.py" >"$o"; }
     meter="tests/peak_rss.py, which counts about 14 MiB of Python's own at the fork"
 fi
+# The estimate is for a run's largest batch: batch_size rows of the longest source and the
+# longest target. 3 steps of Multi30k rarely draw that, so the Multi30k runs train on its
+# batch_size longest pairs (words of source and target), the same config otherwise: every
+# step is then that batch.
+long_pairs() {   # long_pairs N
+    paste "$M30K/train.de" "$M30K/train.en" |
+        awk -F'\t' '{ print split($1, a, " ") + split($2, b, " ") "\t" $0 }' |
+        sort -t "$(printf '\t')" -k1,1nr | head -"$1" >"$tmp/long.tsv"
+    cut -f2 "$tmp/long.tsv" >"$tmp/long.de"
+    cut -f3 "$tmp/long.tsv" >"$tmp/long.en"
+}
 csv=$tmp/memory.csv
 echo "config,estimate_mib,peak_mib,difference_pct,within_25" >"$csv"
 for cfg in "$@"; do
@@ -35,7 +46,8 @@ for cfg in "$@"; do
     case "$cfg" in
         configs/multi30k/*)
             [ -f "$M30K/train.de" ] || { say "skip $cfg: no data at $M30K"; continue; }
-            extra="task.train_src=$M30K/train.de task.train_tgt=$M30K/train.en
+            long_pairs "$(awk -F= '$1 ~ /^batch_size *$/ { gsub(/ /, "", $2); print $2 }' "$cfg")"
+            extra="task.train_src=$tmp/long.de task.train_tgt=$tmp/long.en
                    task.val_src=$M30K/val.de task.val_tgt=$M30K/val.en task.test_src= task.test_tgt=" ;;
     esac
     rm -rf "$tmp/runs"
@@ -60,7 +72,9 @@ cp "$csv" "$out/memory.csv"
     echo "Written by \`sh scripts/memory_table.sh\` at commit $(git rev-parse --short HEAD 2>/dev/null ||
         echo unknown) on $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
     echo "($(nproc 2>/dev/null || echo '?') logical CPUs). Each config trains 3 steps with its"
-    echo "evaluations (\`./train CONFIG train.steps=3\`; Multi30k without its test split); the"
+    echo "evaluations (\`./train CONFIG train.steps=3\`; Multi30k on its batch_size longest training"
+    echo "pairs and without its test split, so that every step is the largest batch, the one the"
+    echo "estimate is for); the"
     echo "estimate is the one the run printed first, the peak is the resident memory \`getrusage\`"
     echo "reports, read by $meter. MiB; difference = (peak - estimate) / estimate."
     echo
