@@ -83,7 +83,7 @@ else fail memory_max_memory_goes_ahead "exit $rc, first line: $(head -1 "$TMP/ou
 # ./eval checks too, from the config before generating any data: an absurd test_size.
 run_measured 4000000 "$EVAL" "$RUNS/capped" test_size=100000000 run.max_memory=auto
 if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ] && { [ -n "$SANITIZED" ] || [ "$kib" -lt 204800 ]; } &&
-   grep -Eq "^error: task.test_size = 100000000 needs about [0-9.]+ GiB \(.*data [0-9.]+ GiB.*\); .* Lower it or set run.max_memory\.$" "$TMP/err"; then
+   grep -Eq "^error: task.test_size = 100000000 needs (about|more than) [0-9.]+ GiB \(.*data [0-9.]+ GiB.*\); .* Lower it or set run.max_memory\.$" "$TMP/err"; then
     ok memory_eval_test_size_refused
     echo "#   $(cat "$TMP/err") [exit $rc, $cpu s CPU, peak $((kib / 1024)) MiB]"
 else fail memory_eval_test_size_refused "exit $rc, peak $kib KiB: $(head -c 300 "$TMP/err")"; fi

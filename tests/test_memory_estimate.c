@@ -77,6 +77,15 @@ static void test_param_count_matches_model_build(void) {
         }
 }
 
+// A fresh arena for one pass, the model and the tape set for training or evaluation.
+static void begin_pass(Model *m, Arena *arena, int train) {
+    model_set_training(m, train);
+    arena_init(arena, 0);
+    tensor_set_arena(arena);
+    tape_set_enabled(train);
+    tape_reset();
+}
+
 // One LM pass on a stream of tokens, as the trainer (train) or evaluate_lm (no tape) runs it;
 // the arena's high-water mark against memory_pass_bytes.
 static void lm_pass_shape(const char *pos, const Block *block, int train, float dropout, int d_ff, int B,
@@ -91,12 +100,8 @@ static void lm_pass_shape(const char *pos, const Block *block, int train, float 
     for (int i = 0; i < n; i++) stream[i] = 4 + (i * 7) % (V - 4);
     Model m;
     model_build(&m, &c, V, V, 0);
-    model_set_training(&m, train);
     Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(train);
-    tape_reset();
+    begin_pass(&m, &arena, train);
     Batch b;
     CHECK(batch_lm(stream, n, starts, B, T, &b) == 0, "batch");
     Tensor *loss = batch_loss(&m, &b, 0, NULL);
@@ -149,12 +154,8 @@ static void model_pass(const char *model, const char *pos, const Block *block, i
     src[B * Ts - 1] = TOK_PAD;   // padding, as real batches have
     Model m;
     model_build(&m, &c, V, V, C);
-    model_set_training(&m, train);
     Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(train);
-    tape_reset();
+    begin_pass(&m, &arena, train);
     Batch b = {B, Ts, cls ? 0 : Tt, src, cls ? NULL : tgt, cls ? NULL : tgt + B * Tt,
                cls ? labels : NULL, B * Tt};
     Tensor *loss = batch_loss(&m, &b, 0, NULL);
@@ -200,7 +201,8 @@ static void decode_pass(const char *model, const char *pos, int N, int Ts, int f
     CHECK(decode_init(&s, &m, lm ? NULL : src, N, lm ? 0 : Ts, cap) == 0, "decode_init");
     if (first) decode_feed(&s, src, first);
     for (int t = 0; t < steps; t++) decode_step(&s, tok);
-    double got = (double)arena.used_peak + kv_cache_bytes(&m.decoder, N, cap);
+    // the cache: keys and values of every layer, N rows of cap positions of d_model floats
+    double got = (double)arena.used_peak + 2.0 * c.dec_layers * N * cap * c.d_model * sizeof(float);
     decode_free(&s);
     MemoryProbe p;
     CHECK(memory_probe_init(&p, &c, V, V, 0) == 0, "probe");
