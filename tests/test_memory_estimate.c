@@ -1,6 +1,7 @@
 // The memory estimate's parts against the code they describe: sizes as text, the parameter
-// count against model_build, and a pass's arena bytes against the arena's real high-water
-// mark after a training step and after a forward pass. (tests/test_memory.sh measures whole
+// count against model_build, and a pass's arena bytes (the probe's record replayed at a shape
+// it did not run) against the arena's real high-water mark after a training step, a forward
+// pass and cached decoding, for every scheme and block. (tests/test_memory.sh measures whole
 // runs' peak resident memory.)
 #include "check.h"
 #include "config_words.h"
@@ -9,7 +10,9 @@
 #include "core/byte_size.h"
 #include "core/tape.h"
 #include "run/evaluate.h"
+#include "run/decode.h"
 #include "run/memory_estimate.h"
+#include "run/memory_probe.h"
 
 static void test_byte_sizes(void) {
     const char *good[] = {"8G", "512M", "1.5G", "100K", "4096", "2GiB", "3gb", "1T", "7B"};
@@ -74,24 +77,31 @@ static void test_param_count_matches_model_build(void) {
         }
 }
 
+// A fresh arena for one pass, the model and the tape set for training or evaluation.
+static void begin_pass(Model *m, Arena *arena, int train) {
+    model_set_training(m, train);
+    arena_init(arena, 0);
+    tensor_set_arena(arena);
+    tape_set_enabled(train);
+    tape_reset();
+}
+
 // One LM pass on a stream of tokens, as the trainer (train) or evaluate_lm (no tape) runs it;
 // the arena's high-water mark against memory_pass_bytes.
-static void lm_pass(const char *pos, const Block *block, int train, float dropout) {
+static void lm_pass_shape(const char *pos, const Block *block, int train, float dropout, int d_ff, int B,
+                          int T) {
     Config c = small("lm", pos);
     set_block(&c, block);
     c.dropout = dropout;
-    c.d_model = 64; c.d_ff = 256;   // big enough that the gemms run on every thread, as in real runs
-    int V = 50, B = 3, T = 128, n = B * (T + 1) + 1;
+    c.d_model = 64; c.d_ff = d_ff;   // big enough that the gemms run on every thread, as in real runs
+    int V = 50, n = B * (T + 1) + 1;
     int *stream = malloc(sizeof(int) * (size_t)n), starts[3] = {0, T + 1, 2 * (T + 1)};
+    c.pos_cfg.max_len = T;
     for (int i = 0; i < n; i++) stream[i] = 4 + (i * 7) % (V - 4);
     Model m;
     model_build(&m, &c, V, V, 0);
-    model_set_training(&m, train);
     Arena arena;
-    arena_init(&arena, 0);
-    tensor_set_arena(&arena);
-    tape_set_enabled(train);
-    tape_reset();
+    begin_pass(&m, &arena, train);
     Batch b;
     CHECK(batch_lm(stream, n, starts, B, T, &b) == 0, "batch");
     Tensor *loss = batch_loss(&m, &b, 0, NULL);
@@ -109,7 +119,14 @@ static void lm_pass(const char *pos, const Block *block, int train, float dropou
     free(stream);
 }
 
+static void lm_pass(const char *pos, const Block *block, int train, float dropout) {
+    lm_pass_shape(pos, block, train, dropout, 256, 3, 128);
+}
+
 static void test_lm_pass_matches_arena(void) {
+    // rows past gemm's cap on a packed operand (d_ff x B·T floats over GEMM_A_PACK_MAX): the
+    // probe's shapes are all under it, so the replay must size the packing as gemm does
+    lm_pass_shape("rope", &BLOCKS[0], 1, 0, 1024, 2, 640);
     for (int i = 0; i < pos_scheme_count(); i++) {
         const char *pos = pos_scheme_at(i)->name;
         lm_pass(pos, &BLOCKS[0], 1, 0.1f);
@@ -122,9 +139,99 @@ static void test_lm_pass_matches_arena(void) {
     }
 }
 
+// A translator's or a classifier's pass at B = 5, sources of 37 and targets of 29 tokens
+// (shapes the probe never runs, none a multiple of 16), against the arena.
+static void model_pass(const char *model, const char *pos, const Block *block, int train) {
+    Config c = small(model, pos);
+    set_block(&c, block);
+    c.dropout = train ? 0.1f : 0;
+    c.pos_cfg.max_len = 64;
+    int V = 50, C = 5, B = 5, Ts = 37, Tt = 29, cls = !strcmp(model, "classifier");
+    int *src = malloc(sizeof(int) * B * Ts), *tgt = malloc(sizeof(int) * B * Tt * 2);
+    for (int i = 0; i < B * Ts; i++) src[i] = 4 + (i * 7) % (V - 4);
+    for (int i = 0; i < B * Tt * 2; i++) tgt[i] = 4 + (i * 5) % (V - 4);
+    int labels[5] = {0, 1, 2, 3, 4};
+    src[B * Ts - 1] = TOK_PAD;   // padding, as real batches have
+    Model m;
+    model_build(&m, &c, V, V, C);
+    Arena arena;
+    begin_pass(&m, &arena, train);
+    Batch b = {B, Ts, cls ? 0 : Tt, src, cls ? NULL : tgt, cls ? NULL : tgt + B * Tt,
+               cls ? labels : NULL, B * Tt};
+    Tensor *loss = batch_loss(&m, &b, 0, NULL);
+    if (train) tape_backward(loss);
+    MemoryVocab v = {V, V, C};
+    MemoryPass p = {B, Ts, cls ? 1 : Tt, train, 0};
+    double est = memory_pass_bytes(&c, v, &p), got = (double)arena.used_peak;
+    CHECK(fabs(est - got) <= 0.03 * got, "%s pos %s %s %s train %d: estimate %.0f bytes, arena peak %.0f",
+          model, pos, config_enum_name(&c, &c.norm), config_enum_name(&c, &c.activation), train, est, got);
+    tape_reset();
+    tape_set_enabled(1);
+    model_free(&m);
+    arena_free(&arena);
+    free(src);
+    free(tgt);
+}
+
+static void test_models_pass_matches_arena(void) {
+    for (int i = 0; i < pos_scheme_count(); i++)
+        for (int train = 0; train < 2; train++) {
+            model_pass("translator", pos_scheme_at(i)->name, &BLOCKS[0], train);
+            model_pass("classifier", pos_scheme_at(i)->name, &BLOCKS[0], train);
+        }
+    for (int b = 1; b < N_BLOCKS; b++) model_pass("translator", "rope", &BLOCKS[b], 1);
+}
+
+// Cached decoding: decode_init on N sources (translator) or an empty cache (lm), `steps`
+// tokens fed one at a time after a first feed of `first` tokens; the arena's peak plus the
+// cache against the probe's decoding term.
+static void decode_pass(const char *model, const char *pos, int N, int Ts, int first, int steps) {
+    Config c = small(model, pos);
+    c.pos_cfg.max_len = 128;
+    int V = 50, lm = !strcmp(model, "lm"), cap = lm ? first + steps : steps + 1;
+    int *src = malloc(sizeof(int) * N * (Ts + first + 1)), *tok = malloc(sizeof(int) * N);
+    for (int i = 0; i < N * (Ts + first + 1); i++) src[i] = 4 + (i * 7) % (V - 4);
+    for (int i = 0; i < N; i++) tok[i] = TOK_BOS;
+    Model m;
+    model_build(&m, &c, V, V, 0);
+    Arena arena;
+    arena_init(&arena, 0);
+    tensor_set_arena(&arena);
+    DecodeState s;
+    CHECK(decode_init(&s, &m, lm ? NULL : src, N, lm ? 0 : Ts, cap) == 0, "decode_init");
+    if (first) decode_feed(&s, src, first);
+    for (int t = 0; t < steps; t++) decode_step(&s, tok);
+    // the cache: keys and values of every layer, N rows of cap positions of d_model floats
+    double got = (double)arena.used_peak + 2.0 * c.dec_layers * N * cap * c.d_model * sizeof(float);
+    decode_free(&s);
+    MemoryProbe p;
+    CHECK(memory_probe_init(&p, &c, V, V, 0) == 0, "probe");
+    double est = lm ? fmax(memory_probe_arena(&p, PROBE_DECODE, N, first, first),
+                           memory_probe_arena(&p, PROBE_DECODE, N, cap, 1))
+                    : memory_probe_arena(&p, PROBE_DECODE, N, Ts, cap);
+    est += kv_cache_bytes(&p.m.decoder, N, cap);
+    CHECK(fabs(est - got) <= 0.03 * got, "%s pos %s N %d Ts %d first %d steps %d: estimate %.0f bytes, measured %.0f",
+          model, pos, N, Ts, first, steps, est, got);
+    memory_probe_free(&p);
+    model_free(&m);
+    arena_free(&arena);
+    free(src);
+    free(tok);
+}
+
+static void test_decoding_matches_arena(void) {
+    for (int i = 0; i < pos_scheme_count(); i++) {
+        const char *pos = pos_scheme_at(i)->name;
+        decode_pass("translator", pos, 7, 41, 0, 53);
+        decode_pass("lm", pos, 3, 0, 45, 20);
+    }
+}
+
 int main(void) {
     RUN(test_byte_sizes);
     RUN(test_param_count_matches_model_build);
     RUN(test_lm_pass_matches_arena);
+    RUN(test_models_pass_matches_arena);
+    RUN(test_decoding_matches_arena);
     return check_summary();
 }

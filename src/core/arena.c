@@ -6,6 +6,26 @@
 
 static void arena_free_blocks(Arena *a);
 
+static void trace(Arena *a, double event) {
+    ArenaTrace *t = a->trace;
+    if (!t || t->failed) return;
+    if (t->n == t->cap) {
+        long cap = t->cap ? 2 * t->cap : 1024;
+        ArenaEvent *ev = realloc(t->ev, sizeof(ArenaEvent) * (size_t)cap);
+        if (!ev) { t->failed = 1; return; }
+        t->ev = ev;
+        t->cap = cap;
+    }
+    t->ev[t->n++] = (ArenaEvent){.bytes = event};
+}
+
+void arena_trace_pack(Arena *a, long M, long N, long K) {
+    ArenaTrace *t = a->trace;
+    if (!t || t->failed || !t->n) return;
+    long *pack = t->ev[t->n - 1].pack;
+    pack[0] = M, pack[1] = N, pack[2] = K;
+}
+
 struct ArenaBlock {
     ArenaBlock *next;
     size_t size, top;
@@ -56,6 +76,7 @@ void *arena_alloc(Arena *a, size_t bytes) {
     a->current->top += bytes;
     a->used += bytes;
     if (a->used > a->used_peak) a->used_peak = a->used;
+    trace(a, (double)bytes);
     return p;
 }
 
@@ -77,6 +98,7 @@ void arena_reset(Arena *a) {
     for (ArenaBlock *b = a->first; b; b = b->next) b->top = 0;
     a->current = a->first;
     a->used = 0;
+    trace(a, -1);
 }
 
 ArenaMark arena_mark(const Arena *a) {
@@ -90,6 +112,7 @@ void arena_release(Arena *a, ArenaMark m) {
     m.block->top = m.top;
     a->current = m.block;
     a->used = m.used;
+    trace(a, -(double)m.used - 1);
 }
 
 static void arena_free_blocks(Arena *a) {

@@ -6,6 +6,15 @@
 #include <stddef.h>
 
 typedef struct ArenaBlock ArenaBlock;
+// An optional record of what an arena does, for the memory estimate (run/memory_probe.h):
+// each allocation's bytes (as arena_alloc takes them, > 0) and each release or reset as the
+// bytes in use after it, stored negated minus one (so a release to 0 is -1). An allocation
+// whose size is not a polynomial of the shapes says how it is sized (arena_trace_pack).
+typedef struct ArenaEvent {
+    double bytes;
+    long pack[3];   // gemm's packed transposed A: M, N, K (kernels.h gemm_a_pack_floats); or 0
+} ArenaEvent;
+typedef struct ArenaTrace { ArenaEvent *ev; long n, cap; int failed; } ArenaTrace;
 // Called when a new block cannot be allocated, with its size; it must not return (ops use
 // what arena_alloc gives without checking). The default prints the size and exits with 1.
 typedef void (*ArenaFailure)(size_t bytes, void *ctx);
@@ -16,6 +25,7 @@ typedef struct Arena {
     size_t used;
     ArenaFailure on_failure;
     void *failure_ctx;
+    ArenaTrace *trace;   // NULL: nothing recorded
 } Arena;
 
 void  arena_init(Arena *a, size_t block_size);
@@ -33,4 +43,7 @@ typedef struct { ArenaBlock *block; size_t top, used; } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 void  arena_release(Arena *a, ArenaMark m);
 void  arena_free(Arena *a);
+// Marks the last allocation, while recording, as gemm's packed transposed A of M x K for N
+// columns.
+void  arena_trace_pack(Arena *a, long M, long N, long K);
 #endif

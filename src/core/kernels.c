@@ -355,15 +355,15 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
         return;
     }
     int wide = gemm_wide_tile(N);
-    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+    const int NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
     // A transposed A is packed whole, or past GEMM_A_PACK_MAX floats in chunks of rows (a
     // multiple of every tile's rows); B is packed once. Row-major A needs one edge panel.
     int rows = A.cs == 1 ? M : (int)gemm_a_chunk_rows(M, K);
-    long a_panels = A.cs == 1 ? 1 : (rows + MR - 1) / MR;
     Arena *arena = tensor_arena();
     ArenaMark mark = arena_mark(arena);
     float *Bp = arena_alloc(arena, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
-    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)a_panels * MR * K);
+    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)gemm_a_pack_floats(M, N, K, A.cs != 1));
+    if (A.cs != 1) arena_trace_pack(arena, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,

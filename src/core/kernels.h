@@ -6,7 +6,6 @@
 // same bit for bit whatever the thread count or the scheduling.
 #ifndef KERNELS_H
 #define KERNELS_H
-#include <math.h>     // ceil: gemm_packed_a_floats
 #include <stdint.h>
 #include "util/hash.h"   // hash_uniform: dropout masks
 
@@ -45,20 +44,13 @@ static inline long gemm_a_chunk_rows(long M, long K) {
     long rows = GEMM_A_PACK_MAX / K / GEMM_ROWS_ALIGN * GEMM_ROWS_ALIGN;
     return rows < GEMM_ROWS_ALIGN ? GEMM_ROWS_ALIGN : rows;
 }
-// For memory estimates: floats of the packed panels of one gemm call, a transposed A (M x K;
-// its chunk rounded up to the tile's rows, whichever tile: the larger) and B (K x N, rounded
-// up to the columns of N's tile).
-static inline double gemm_packed_a_floats(double M, double K) {
-    double rows = (double)gemm_a_chunk_rows((long)M, (long)K);
-    double wide = ceil(rows / GEMM_WIDE_MR) * GEMM_WIDE_MR,
-           narrow = ceil(rows / GEMM_NARROW_MR) * GEMM_NARROW_MR;
-    return (wide > narrow ? wide : narrow) * K;
+// Floats of gemm's packed A (M x K, transposed or read in place) for a product of N columns:
+// gemm allocates this, and the memory estimate replays it at other shapes (arena_trace_pack).
+static inline long gemm_a_pack_floats(long M, long N, long K, int transposed) {
+    long MR = gemm_wide_tile(N) ? GEMM_WIDE_MR : GEMM_NARROW_MR;
+    long rows = transposed ? gemm_a_chunk_rows(M, K) : MR;
+    return (rows + MR - 1) / MR * MR * K;
 }
-static inline double gemm_packed_b_floats(double K, double N) {
-    double nr = gemm_wide_tile((long)N) ? GEMM_WIDE_NR : GEMM_NARROW_NR;
-    return K * ceil(N / nr) * nr;
-}
-
 // The build's vector width in floats (16 with AVX-512, 8 otherwise) and vectors of it.
 #if defined(__AVX512F__)
 #define KERNEL_VL 16

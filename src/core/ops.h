@@ -85,7 +85,7 @@ typedef struct AttnArgs {
                                 // may attend to (model.attn_logit_scale = log); 0: off
 } AttnArgs;
 // Query rows op_attention handles together per (batch, head), forward and backward: its
-// per-thread scratch holds this many rows (run/memory_estimate.c counts it). With AVX-512 6
+// per-thread scratch holds this many rows. With AVX-512 6
 // rows of 4 vectors of sums (ops_attention.c), elsewhere 8 rows in groups of 4.
 #if defined(__AVX512F__)
 #define ATTN_ROW_BLOCK 6

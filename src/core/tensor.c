@@ -16,12 +16,6 @@ long shape_size(int ndim, const int *shape) {
     return n;
 }
 
-double tensor_arena_bytes(double n, int with_grad) {
-    double data = arena_alloc_bytes(sizeof(float) * n);
-    return arena_alloc_bytes(sizeof(Tensor)) + data +
-           (with_grad ? arena_alloc_bytes(GRAD_FLAG_BYTES + sizeof(float) * n) : 0);
-}
-
 Tensor *tensor_new(int ndim, const int *shape, int with_grad) {
     if (!step_arena || ndim < 1 || ndim > TENSOR_MAX_DIMS) {
         fprintf(stderr, "tensor_new: %s\n", step_arena ? "bad ndim" : "no arena set");

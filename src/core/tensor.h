@@ -32,9 +32,6 @@ Tensor *tensor_new3(int d0, int d1, int d2, int with_grad);
 // A view with another shape over the same data and grad (same size): a reshape needs no
 // tape entry because gradients flow through the shared grad array.
 Tensor *tensor_view(Tensor *t, int ndim, const int *shape);
-// Arena bytes tensor_new takes for n elements (header, data, with a gradient its flag and
-// array), for memory estimates: run/memory_estimate.c and the schemes' arena_bytes hooks.
-double tensor_arena_bytes(double n, int with_grad);
 // The gradient of a tensor_new tensor starts out unwritten rather than zeroed. Most of
 // them are written by exactly one backward op, so zeroing every activation's gradient in
 // the forward pass was wasted work: 8% of a small model's step. Before a backward op writes

@@ -10,7 +10,7 @@ static Tensor *embed_table(Params *ps, const char *name, int V, int d) {
     return param_new(ps, name, 2, shape, 0, INIT_XAVIER);
 }
 
-void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes) {
+void model_declare(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes) {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     m->cfg.text = NULL;
@@ -38,6 +38,11 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
         linear_declare(&m->head, ps, "generator", d, src_vocab, cfg->bias);
         break;
     }
+}
+
+void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes) {
+    model_declare(m, cfg, src_vocab, tgt_vocab, n_classes);
+    Params *ps = &m->ps;
     params_alloc(ps);
     Rng init = rng_stream((uint64_t)cfg->seed, RNG_INIT);
     params_init(ps, &init);   // each declaration names its init (layers.h, pos/*.c, embed_table)

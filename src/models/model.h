@@ -27,6 +27,9 @@ typedef struct Model {
 // RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
 // otherwise (classifier and lm use src_vocab).
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
+// model_build's declarations only: m->ps.total counts the parameters, nothing is allocated
+// (the memory estimate's parameter term); model_free releases it.
+void model_declare(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
 void model_free(Model *m);
 // Training: dropout on, and with cfg.pos_random > 0 every forward pass draws its positions.
 // Evaluation: dropout off; positions drawn only when cfg.positions = sampled.

@@ -59,6 +59,15 @@ Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start) {
 
 // ---------------------------------------------------------------- key/value cache
 
+// floats of one layer's keys (or values): N sequences of `capacity` positions
+static size_t kv_layer_floats(const Stack *s, int N, int capacity) {
+    return (size_t)N * capacity * s->pos.d_model;
+}
+
+double kv_cache_bytes(const Stack *s, int N, int capacity) {
+    return 2.0 * s->n_layers * sizeof(float) * (double)kv_layer_floats(s, N, capacity);
+}
+
 int kv_cache_init(KVCache *c, const Stack *s, int N, int capacity) {
     memset(c, 0, sizeof *c);
     int L = s->n_layers;
@@ -73,8 +82,8 @@ int kv_cache_init(KVCache *c, const Stack *s, int N, int capacity) {
     c->mem_v = calloc((size_t)L + 1, sizeof(Tensor *));
     int oom = !c->k || !c->v || !c->mem_k || !c->mem_v;
     for (int l = 0; l < L && !oom; l++) {
-        c->k[l] = malloc(sizeof(float) * (size_t)N * capacity * c->d);
-        c->v[l] = malloc(sizeof(float) * (size_t)N * capacity * c->d);
+        c->k[l] = malloc(sizeof(float) * kv_layer_floats(s, N, capacity));
+        c->v[l] = malloc(sizeof(float) * kv_layer_floats(s, N, capacity));
         oom = !c->k[l] || !c->v[l];
     }
     if (oom) kv_cache_free(c);

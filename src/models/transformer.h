@@ -52,6 +52,8 @@ typedef struct KVCache {
     Tensor **mem_k, **mem_v;     // per layer: cross-attention keys/values of the memory (N,Tm,d)
 } KVCache;
 int  kv_cache_init(KVCache *c, const Stack *s, int N, int capacity);   // 0, or -1 if out of memory
+// What kv_cache_init allocates for the keys and values (the memory estimate adds it).
+double kv_cache_bytes(const Stack *s, int N, int capacity);
 // Projects the memory's keys and values once (arena tensors: keep them alive while decoding).
 void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory);
 // row n continues row parent[n]

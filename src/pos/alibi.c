@@ -37,12 +37,6 @@ static Tensor *alibi_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     return bias;
 }
 
-// The (H,T,T) constant and the slopes.
-static double alibi_arena_bytes(const Config *c, double T, int grad) {
-    return tensor_arena_bytes((double)c->n_heads * T * T, 0) +
-           arena_alloc_bytes(sizeof(float) * c->n_heads);
-}
-
 const PosScheme pos_alibi = {
-    .name = "alibi", .self_bias = alibi_bias, .bias_arena_bytes = alibi_arena_bytes,
+    .name = "alibi", .self_bias = alibi_bias,
 };

@@ -59,21 +59,4 @@ static Tensor *fire_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     return tensor_view(heads, 3, (int[]){H, Tq, Tk});
 }
 
-// fire_bias, allocation by allocation (N = T*T): z, the hidden layer before and after the
-// ReLU, the output, its head-major copy and two views; recording, backward's largest gemm
-// scratch is the packing of one of the two dW = dY^T X: dY^T (out x N) in panels of GEMM_MR
-// rows (in chunks of at most GEMM_A_PACK_MAX floats) and X (N x in) in panels of the register
-// tile's columns (kernels.h: gemm_packed_a_floats, gemm_packed_b_floats).
-static double fire_packed(double out, double N, double in) {
-    return arena_alloc_bytes(sizeof(float) * gemm_packed_a_floats(out, N)) +
-           arena_alloc_bytes(sizeof(float) * gemm_packed_b_floats(N, in));
-}
-static double fire_arena_bytes(const Config *c, double T, int grad) {
-    double N = T * T, H = c->n_heads, view = arena_alloc_bytes(sizeof(Tensor));
-    double scratch = fmax(fire_packed(FIRE_HIDDEN, N, 1), fire_packed(H, N, FIRE_HIDDEN));
-    return tensor_arena_bytes(N, 0) + 2 * tensor_arena_bytes(N * FIRE_HIDDEN, grad) +
-           2 * tensor_arena_bytes(N * H, grad) + 2 * view + (grad ? scratch : 0);
-}
-
-const PosScheme pos_fire = { .name = "fire", .declare = fire_declare, .self_bias = fire_bias,
-                             .bias_arena_bytes = fire_arena_bytes };
+const PosScheme pos_fire = { .name = "fire", .declare = fire_declare, .self_bias = fire_bias };

@@ -47,16 +47,5 @@ static Tensor *kerple_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     return tensor_view(op_scale(penalty, -1.0f), 3, (int[]){H, Tq, Tk});
 }
 
-// kerple_bias, allocation by allocation (N = H*T*T): the heads, the distances, r1 and r2 and
-// their views, and per lookup the (N,1) rows and (recording) the saved heads; then r2 d, its
-// log1p, the product, its negation and the view.
-static double kerple_arena_bytes(const Config *c, double T, int grad) {
-    double H = c->n_heads, N = H * T * T, view = arena_alloc_bytes(sizeof(Tensor)),
-           ints = arena_alloc_bytes(sizeof(int) * N);
-    return ints + tensor_arena_bytes(N, 0) + 2 * (tensor_arena_bytes(H, grad) + view) +
-           2 * (tensor_arena_bytes(N, grad) + (grad ? ints : 0)) + 4 * tensor_arena_bytes(N, grad) +
-           view;
-}
-
 const PosScheme pos_kerple = { .name = "kerple", .declare = kerple_declare,
-                               .self_bias = kerple_bias, .bias_arena_bytes = kerple_arena_bytes };
+                               .self_bias = kerple_bias };

@@ -71,11 +71,6 @@ struct PosScheme {
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
     int     (*check_config)(const Config *c, const char **key, char *msg, int n);
-    // Step-arena bytes the score-bias hook takes in one stack forward over T positions
-    // (grad: while recording), for the memory estimate (run/memory_estimate.c); NULL: none.
-    double  (*bias_arena_bytes)(const Config *c, double T, int grad);
-    // The same for one rotation of q or k, (B,T,d); NULL: what op_rope takes (rope).
-    double  (*rotate_arena_bytes)(const Config *c, double B, double T, int grad);
 };
 
 // The registry: schemes in their listed order (i = 0 .. count-1), lookup by exact name (NULL
@@ -90,14 +85,6 @@ int              pos_check_config(const Config *c, const char **key, char *msg, 
 // The registry's names and pos_check_config, for the config parser (config/config.h), which
 // every caller of config_load, config_load_text, config_set and config_validate passes them to.
 extern const ConfigChecks pos_config_checks;
-// For the memory estimate: the parameters one stack's instance declares (pos_init into a
-// scratch store), and what its score bias takes in the step arena (bias_arena_bytes).
-long   pos_param_count(const Config *c, int bidirectional);
-double pos_bias_arena_bytes(const Config *c, double T, int grad);
-// Whether c's scheme rotates q and k, and what one rotation takes when its scheme says (-1:
-// it does not say; the estimate then counts op_rope's).
-int    pos_config_rotates(const Config *c);
-double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad);
 // Set up p for one stack from the config (model.pos, d_model, n_heads and the positional
 // settings c->pos_cfg) and declare its parameters.
 void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,

@@ -60,30 +60,6 @@ void pos_init(Positional *p, const Config *c, int bidirectional, Params *ps,
     if (p->scheme->declare) p->scheme->declare(p, ps, input_name, stack_name);
 }
 
-long pos_param_count(const Config *c, int bidirectional) {
-    Params scratch = {0};
-    Positional p;
-    pos_init(&p, c, bidirectional, &scratch, "pos", bidirectional ? "encoder" : "decoder");
-    long total = scratch.total;
-    params_free(&scratch);
-    return total;
-}
-
-double pos_bias_arena_bytes(const Config *c, double T, int grad) {
-    const PosScheme *s = pos_scheme_find(c->pos);
-    return s && s->bias_arena_bytes ? s->bias_arena_bytes(c, T, grad) : 0;
-}
-
-int pos_config_rotates(const Config *c) {
-    const PosScheme *s = pos_scheme_find(c->pos);
-    return s && s->rotate;
-}
-
-double pos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
-    const PosScheme *s = pos_scheme_find(c->pos);
-    return s && s->rotate_arena_bytes ? s->rotate_arena_bytes(c, B, T, grad) : -1;
-}
-
 // The span's positions as the hooks read them: the drawn sample (pos_offset already added),
 // or the indices plus pos_offset.
 static PosSpan shifted(const Positional *p, PosSpan s) {

@@ -40,12 +40,6 @@ static Tensor *t5_bias(const Positional *p, PosSpan queries, PosSpan keys) {
     return op_rel_bias(p->table, bucket, Tq, Tk);    // (H,Tq,Tk)
 }
 
-// The buckets, the (H,T,T) bias and, recording, the buckets op_rel_bias keeps for backward.
-static double t5_arena_bytes(const Config *c, double T, int grad) {
-    double buckets = arena_alloc_bytes(sizeof(int) * T * T);
-    return buckets + tensor_arena_bytes((double)c->n_heads * T * T, grad) + (grad ? buckets : 0);
-}
-
 const PosScheme pos_t5 = {
-    .name = "t5", .declare = t5_declare, .self_bias = t5_bias, .bias_arena_bytes = t5_arena_bytes,
+    .name = "t5", .declare = t5_declare, .self_bias = t5_bias,
 };

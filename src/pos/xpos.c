@@ -55,16 +55,6 @@ static int xpos_check_length(const Positional *p, int T, char *err, int errlen) 
                   last, log_scale, XPOS_MAX_LOG_SCALE, p->cfg.xpos_gamma);
 }
 
-// rotate_and_decay: positions, op_rope's cos/sin table and output, then the scale and the
-// product (counted for every stack: an encoder's rotation, without them, is overestimated).
-static double xpos_rotate_arena_bytes(const Config *c, double B, double T, int grad) {
-    double d = c->d_model, D = d / c->n_heads;
-    return arena_alloc_bytes(sizeof(float) * T) + arena_alloc_bytes(sizeof(float) * T * D) +
-           tensor_arena_bytes(B * T * d, grad) + tensor_arena_bytes(B * T * d, 0) +
-           tensor_arena_bytes(B * T * d, grad);
-}
-
 const PosScheme pos_xpos = { .name = "xpos", .rotate = xpos_rotate_query,
                              .rotate_key = xpos_rotate_key, .check_length = xpos_check_length,
-                             .check_config = rope_check_config,   // pairs, as RoPE
-                             .rotate_arena_bytes = xpos_rotate_arena_bytes };
+                             .check_config = rope_check_config };   // pairs, as RoPE

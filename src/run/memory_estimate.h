@@ -27,13 +27,16 @@ typedef struct MemoryEstimate {
     double params, activations, data, program;   // bytes
     double total;
     const char *params_label;                    // "parameters and Adam" (training) or "parameters"
+    int partial;   // the parameters alone are over the limit: activations were not counted
     // The setting behind the largest term and the advice, for the refusal:
     // "train.batch_size = 1048576", "Lower batch_size".
     char setting[96], advice[96];
 } MemoryEstimate;
 
 // The shapes a pass runs on. train: with gradients (a training step); else a forward pass
-// without tape; decode_len > 0 adds greedy decoding of that many tokens (translator).
+// without tape; decode_len > 0 adds greedy decoding of up to that many tokens with a
+// key/value cache (a translator's sources of T_src tokens; a language model continuing
+// prompts of T_src tokens, <eos> and the input: the decoder-only form).
 typedef struct MemoryPass {
     int B, T_src, T_tgt;
     int train;

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The memory estimate against the measured peak for every config in configs/: each trains 3
+# steps (the run's evaluations included) under ulimit -v 6000000, and its peak resident memory
+# (tests/peak_rss.py) is compared with the estimate it printed first. Writes
+# results/robustness/memory.csv and memory.md (with the commit, command and CPU that made
+# them); docs/robustness.md shows the table.
+#
+#   sh scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
+# Multi30k configs read ../shared/data/multi30k (scripts/get_data.sh); without it they are
+# left out. BIN_DIR as in scripts/lib.sh.
+. scripts/lib.sh
+out=results/robustness
+if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
+[ -x "$BIN_DIR/train" ] || die "no $BIN_DIR/train (make tools)"
+command -v python3 >/dev/null 2>&1 || die "python3 is needed (tests/peak_rss.py)"
+M30K=${M30K:-../shared/data/multi30k}
+if [ $# -eq 0 ]; then set -- $(find configs -name '*.ini' | sort); fi
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memory_table.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# measure OUT CMD...: "exit-status peak-KiB" of CMD into OUT. GNU time forks CMD from a small
+# process; tests/peak_rss.py forks it from Python, whose resident memory at the fork (about
+# 14 MiB) getrusage then counts as the child's, a floor under every measured peak.
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+    measure() { o=$1; shift; /usr/bin/time -f "%x %M" -o "$o" "$@"; }
+    meter="GNU time (%M)"
+else
+    measure() { o=$1; shift; python3 tests/peak_rss.py "$o.py" "$@"; awk '{ print $1, $3 }' "$o.py" >"$o"; }
+    meter="tests/peak_rss.py, which counts about 14 MiB of Python's own at the fork"
+fi
+# The estimate is for a run's largest batch: batch_size rows of the longest source and the
+# longest target. 3 steps of Multi30k rarely draw that, so the Multi30k runs train on its
+# batch_size longest pairs (words of source and target), the same config otherwise: every
+# step is then that batch.
+long_pairs() {   # long_pairs N
+    paste "$M30K/train.de" "$M30K/train.en" |
+        awk -F'\t' '{ print split($1, a, " ") + split($2, b, " ") "\t" $0 }' |
+        sort -t "$(printf '\t')" -k1,1nr | head -"$1" >"$tmp/long.tsv"
+    cut -f2 "$tmp/long.tsv" >"$tmp/long.de"
+    cut -f3 "$tmp/long.tsv" >"$tmp/long.en"
+}
+csv=$tmp/memory.csv
+echo "config,estimate_mib,peak_mib,difference_pct,within_25" >"$csv"
+for cfg in "$@"; do
+    extra=
+    case "$cfg" in
+        configs/multi30k/*)
+            [ -f "$M30K/train.de" ] || { say "skip $cfg: no data at $M30K"; continue; }
+            long_pairs "$(awk -F= '$1 ~ /^batch_size *$/ { gsub(/ /, "", $2); print $2 }' "$cfg")"
+            extra="task.train_src=$tmp/long.de task.train_tgt=$tmp/long.en
+                   task.val_src=$M30K/val.de task.val_tgt=$M30K/val.en task.test_src= task.test_tgt=" ;;
+    esac
+    rm -rf "$tmp/runs"
+    (ulimit -v 6000000 && measure "$tmp/usage" "$BIN_DIR/train" "$cfg" \
+        train.steps=3 $extra run.out_dir="$tmp/runs" run.name=m >"$tmp/out" 2>"$tmp/err")
+    read -r rc kib <"$tmp/usage" || rc=999
+    est=$(head -1 "$tmp/out" | awk '/^memory: about/ { u = $4
+        f = u ~ /^KiB/ ? 1 / 1024 : u ~ /^MiB/ ? 1 : u ~ /^GiB/ ? 1024 : 0; printf "%.1f", $3 * f }')
+    if [ "$rc" -ne 0 ] || [ -z "$est" ]; then
+        say "$cfg failed (exit $rc): $(tail -c 200 "$tmp/err")"
+        echo "$cfg,,,," >>"$csv"
+        continue
+    fi
+    awk -v c="$cfg" -v e="$est" -v k="$kib" 'BEGIN { g = k / 1024; d = 100 * (g - e) / e
+        printf "%s,%.1f,%.1f,%+.0f,%s\n", c, e, g, d, (d <= 25 && d >= -25) ? "yes" : "no" }' >>"$csv"
+    say "$(tail -1 "$csv")"
+done
+cp "$csv" "$out/memory.csv"
+{
+    echo "# Memory estimate against measured peak"
+    echo
+    echo "Written by \`sh scripts/memory_table.sh\` at commit $(git rev-parse --short HEAD 2>/dev/null ||
+        echo unknown) on $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
+    echo "($(nproc 2>/dev/null || echo '?') logical CPUs). Each config trains 3 steps with its"
+    echo "evaluations (\`./train CONFIG train.steps=3\`; Multi30k on its batch_size longest training"
+    echo "pairs and without its test split, so that every step is the largest batch, the one the"
+    echo "estimate is for); the"
+    echo "estimate is the one the run printed first, the peak is the resident memory \`getrusage\`"
+    echo "reports, read by $meter. MiB; difference = (peak - estimate) / estimate."
+    echo
+    echo "| config | estimate (MiB) | peak (MiB) | difference (%) | within 25% |"
+    echo "| --- | ---: | ---: | ---: | --- |"
+    tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
+} >"$out/memory.md"
+say "wrote $out/memory.csv and $out/memory.md"
