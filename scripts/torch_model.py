@@ -31,6 +31,7 @@ import json
 import math
 import os
 import struct
+import subprocess
 import sys
 
 try:
@@ -718,7 +719,21 @@ def markdown_tables(tsv_rows):
         if scheme not in schemes:
             schemes.append(scheme)
     cols = [(k, n) for k in kinds for n in ("pre", "post")]
-    out = ["Largest relative differences, C (float32) against PyTorch (float64): ./eval loss / gradient "
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), cpu)
+    except OSError:
+        pass
+    out = ["Written by `TORCH_REFERENCE_TABLE=FILE sh tests/test_torch_reference.sh` "
+           "(scripts/torch_model.py --table) at commit %s on %s, torch %s." % (
+               commit or "?", cpu, torch.__version__), "",
+           "Largest relative differences, C (float32) against PyTorch (float64): ./eval loss / gradient "
            "(the worst tensor's largest |C - torch| over its largest |torch|).", "",
            "| scheme | " + " | ".join("%s %s-LN" % c for c in cols) + " |",
            "| --- |" + " ---: |" * len(cols)]
