@@ -57,6 +57,8 @@ export LC_ALL=C
 orig=$PWD
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
+# trim() and fenced(), shared with tests/test_docs.sh
+md_awk=$(cat scripts/markdown.awk) || exit 2
 defaults=0
 if [ $# -eq 0 ]; then
     defaults=1
@@ -86,24 +88,7 @@ function err(line, msg) {
     failed = 1
     exit 2
 }
-function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 function isnum(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?%?$/ }
-# fence_line(s): 1 when s opens or closes a fenced code block (``` or ~~~, up to 3 spaces in).
-function fence_line(s,   t, c, n) {
-    t = s; sub(/^ +/, "", t)
-    if (length(s) - length(t) > 3) return 0
-    c = substr(t, 1, 1)
-    if (c != "`" && c != "~") return 0
-    n = 0
-    while (substr(t, n + 1, 1) == c) n++
-    if (n < 3) return 0
-    if (fence == "") {
-        if (c == "`" && index(substr(t, n + 1), "`") > 0) return 0
-        fence = c; fencelen = n; return 1
-    }
-    if (c == fence && n >= fencelen && trim(substr(t, n + 1)) == "") { fence = ""; return 1 }
-    return 0
-}
 # cells(s): splits the table line s at its unescaped pipes into cell[1..ncell] (raw, spaces
 # kept); tail is what follows the last cell ("|" and any blanks), "" when no trailing pipe.
 function cells(s,   i, c, n, seg, k) {
@@ -284,7 +269,7 @@ function marker(s,   t, word, key, val, q, seen) {
     if ((getline t < path) < 0) err(NR, "no file " path)
     close(path)
 }
-BEGIN { fence = ""; inblock = 0; nb = 0; shift = 0 }
+BEGIN { inblock = 0; nb = 0; shift = 0 }
 inblock {
     if ($0 ~ /^<!-- end table -->[ \t]*$/) {
         render()
@@ -311,7 +296,7 @@ inblock {
     next
 }
 {
-    if (fence_line($0) || fence != "") { print > out; next }
+    if (fenced($0, fst) || fst[1] != "") { print > out; next }
     if ($0 ~ /^<!-- table:/) {
         marker($0)
         mline = NR; inblock = 1; ncur = 0
@@ -334,7 +319,8 @@ for f in "$@"; do
     a=$(abspath "$f")
     if [ ! -f "$a" ]; then echo "render_docs.sh: no file $f" >&2; errors=1; continue; fi
     : >"$tmp/o$i"
-    if ! $AWK -v doc="$f" -v out="$tmp/o$i" -v pfx="$tmp/b$i" "$prog" "$a" >"$tmp/m$i"; then
+    if ! $AWK -v doc="$f" -v out="$tmp/o$i" -v pfx="$tmp/b$i" "$md_awk
+$prog" "$a" >"$tmp/m$i"; then
         errors=1; : >"$tmp/e$i"; continue
     fi
     nfiles=$((nfiles + 1))

@@ -31,25 +31,9 @@ doc_files() {
 # slugged as GitHub does (lowercase; letters, digits, space, - and _ kept, other characters
 # dropped, non-ASCII letters kept; spaces to -; a repeated slug gets -1, -2, ...), and
 # <a id="x"> / <a name="x">. Byte-based, run with LC_ALL=C; works with mawk and gawk.
+# trim() and fenced(), shared with scripts/render_docs.sh
+MD_AWK=$(cat scripts/markdown.awk)
 LINKS_AWK='
-function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
-# fenced(s, st): st[1] is the open fence character ("" when none), st[2] its length; returns 1
-# when s opens or closes a fence.
-function fenced(s, st,   t, c, n) {
-    t = s; sub(/^ +/, "", t)
-    if (length(s) - length(t) > 3) return 0
-    c = substr(t, 1, 1)
-    if (c != "`" && c != "~") return 0
-    n = 0
-    while (substr(t, n + 1, 1) == c) n++
-    if (n < 3) return 0
-    if (st[1] == "") {
-        if (c == "`" && index(substr(t, n + 1), "`") > 0) return 0
-        st[1] = c; st[2] = n; return 1
-    }
-    if (c == st[1] && n >= st[2] && trim(substr(t, n + 1)) == "") { st[1] = ""; return 1 }
-    return 0
-}
 # nocode(s): s with its inline code spans (a run of n backticks to the next run of exactly n)
 # replaced by a blank.
 function nocode(s,   out, i, n, run, rest, pos, j, m, found) {
@@ -259,7 +243,8 @@ END { printf "COUNT\t%d\n", nlinks }
 # to the number of links checked. When DIR is the top of a git checkout, a link must also
 # name a file git tracks (or a folder holding one): a clone has nothing else.
 check_links() {
-    (cd "$1" && doc_files >"$TMP/links.files" && awk "$LINKS_AWK" $(cat "$TMP/links.files")) >"$TMP/links.raw" ||
+    (cd "$1" && doc_files >"$TMP/links.files" && awk "$MD_AWK
+$LINKS_AWK" $(cat "$TMP/links.files")) >"$TMP/links.raw" ||
         { echo "link checker failed in $1"; return 2; }
     cl_bad=0; nlinks=0; : >"$TMP/links.exist"
     while IFS='	' read -r cl_kind cl_a cl_b cl_c; do
@@ -371,6 +356,7 @@ done
 make_repo() {
     mkdir -p "$1/scripts" "$1/results/t" "$1/docs"
     cp "$RENDER" "$1/scripts/render_docs.sh"
+    cp scripts/markdown.awk "$1/scripts/markdown.awk"
     cat >"$1/results/t/src.md" <<'EOF'
 ## Source tables
 
