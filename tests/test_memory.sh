@@ -94,7 +94,9 @@ else fail memory_eval_test_size_refused "exit $rc, peak $kib KiB: $(head -c 300 
 # MemAvailable (run/memory_estimate.c cgroup_room). A cgroup of 1 GiB is made for the test when
 # this machine lets us (root, a writable cgroup v1 memory hierarchy or a v2 one with the memory
 # controller); a batch of 4.8 GiB, below this machine's MemAvailable, must then be refused
-# naming the cgroup, and the tiny run must go ahead seeing about 1 GiB.
+# naming the cgroup, and the tiny run must go ahead seeing about 1 GiB: the limit less what the
+# process already holds when it checks (the probe's model, and under the sanitizers their shadow
+# memory and quarantine: 900-1099 MiB).
 cg_make() {   # prints the new cgroup's folder and its limit file, or fails
     for base in /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
         dir=$base/tf_test_memory_$$
@@ -114,11 +116,11 @@ if cg=$(cg_make); then
     rm -rf "$RUNS"
     in_cg "$TRAIN" "$TMP/tiny.ini" run.name=cg train.batch_size=20000 >"$TMP/out" 2>"$TMP/err"; rc=$?
     if [ "$rc" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -Eq \
-        "^error: train.batch_size = 20000 needs about [0-9.]+ GiB \(.*\); (10[0-9][0-9] MiB|1\.00 GiB) are available \(cgroup $CG_FILE\)\. Lower batch_size" "$TMP/err"; then
+        "^error: train.batch_size = 20000 needs about [0-9.]+ GiB \(.*\); ((9[0-9][0-9]|10[0-9][0-9]) MiB|1\.00 GiB) are available \(cgroup $CG_FILE\)\. Lower batch_size" "$TMP/err"; then
         ok memory_cgroup_limit_refuses
     else fail memory_cgroup_limit_refuses "exit $rc: $(head -c 300 "$TMP/err")"; fi
     in_cg "$TRAIN" "$TMP/tiny.ini" run.name=cg train.steps=2 >"$TMP/out" 2>"$TMP/err"; rc=$?
-    if [ "$rc" -eq 0 ] && head -1 "$TMP/out" | grep -Eq '; (10[0-9][0-9] MiB|1\.00 GiB) available$'; then
+    if [ "$rc" -eq 0 ] && head -1 "$TMP/out" | grep -Eq '; ((9[0-9][0-9]|10[0-9][0-9]) MiB|1\.00 GiB) available$'; then
         ok memory_cgroup_limit_goes_ahead
     else fail memory_cgroup_limit_goes_ahead "exit $rc, first line: $(head -1 "$TMP/out") $(head -c 300 "$TMP/err")"; fi
     rmdir "$CG_DIR" 2>/dev/null || echo "# could not remove the test cgroup $CG_DIR"
