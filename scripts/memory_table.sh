@@ -5,12 +5,17 @@
 # results/robustness/memory.csv and memory.md (with the commit, command and CPU that made
 # them); docs/robustness.md shows the table.
 #
-#   sh scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
+#   scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
 # Multi30k configs read ../shared/data/multi30k (scripts/get_data.sh); without it they are
 # left out. BIN_DIR as in scripts/lib.sh.
+case "${1:-}" in
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+cd "$(dirname "$0")/.." || exit 2
 . scripts/lib.sh
 out=results/robustness
 if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
+case "${1:-}" in -*) die "unknown option $1 (see --help)" ;; esac
 [ -x "$BIN_DIR/train" ] || die "no $BIN_DIR/train (make tools)"
 command -v python3 >/dev/null 2>&1 || die "python3 is needed (tests/peak_rss.py)"
 M30K=${M30K:-../shared/data/multi30k}
