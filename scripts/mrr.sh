@@ -41,7 +41,8 @@ done
 [ -r "$csv" ] || { echo "$0: cannot read '$csv'" >&2; exit 1; }
 case "$beyond" in ''|*[!0-9]*) echo "$0: --beyond wants a length, not '$beyond'" >&2; exit 1 ;; esac
 
-awk -F, -v beyond="$beyond" -v metric="$metric" -v file="$csv" '
+rank_awk=$(cat "$(dirname "$0")/rank.awk") || exit 2
+awk -F, -v beyond="$beyond" -v metric="$metric" -v file="$csv" "$rank_awk"'
 NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
     split("task scheme length " metric, need, " ")
@@ -70,16 +71,8 @@ END {
                 if (!((v, t, s) in cnt)) continue
                 score[++k] = sum[v, t, s] / cnt[v, t, s]; who[k] = s
             }
-            # places: a scheme is beaten by `above` schemes and tied with `same` (itself included);
-            # its places are above+1 .. above+same, its reciprocal rank the mean of 1/r over them.
             for (i = 1; i <= k; i++) {
-                above = 0; same = 0
-                for (j = 1; j <= k; j++) {
-                    if (score[j] > score[i] + 1e-9) above++
-                    else if (score[j] >= score[i] - 1e-9) same++
-                }
-                rr = 0; for (r = above + 1; r <= above + same; r++) rr += 1 / r
-                total[v, who[i]] += rr / same; ntask[v, who[i]]++
+                total[v, who[i]] += reciprocal_rank(score, k, i); ntask[v, who[i]]++
             }
         }
         for (c = 1; c <= ns[v]; c++) {

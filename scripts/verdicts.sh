@@ -152,7 +152,7 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
     -v EC="$EC" -v MRR="$MRR" -v mrrout="$out/mrr.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
-    "$STATS"'
+    "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
 function put(key, seed, metric) { if (f(metric) != "") { V[key "|" metric, seed] = f(metric) + 0; SEEDS[seed] = 1 } }
@@ -400,15 +400,7 @@ END {
                 if ((k, sd_) in V) { sum += V[k, sd_]; cnt++ } }
             sc[i] = cnt ? sum / cnt : 0
         }
-        for (i = 1; i <= nsch; i++) {
-            above = 0; same = 0
-            for (j = 1; j <= nsch; j++) {
-                if (sc[j] > sc[i] + 1e-9) above++
-                else if (sc[j] >= sc[i] - 1e-9) same++
-            }
-            rr = 0; for (r = above + 1; r <= above + same; r++) rr += 1 / r
-            V["mrr|" SCH[i], sd_] += rr / same / 3
-        }
+        for (i = 1; i <= nsch; i++) V["mrr|" SCH[i], sd_] += reciprocal_rank(sc, nsch, i) / 3
     }
     for (i = 1; i <= nsch; i++)
         avg("in3|" SCH[i], "lm|copy|" SCH[i] "|plain|16|exact_match;lm|reverse|" SCH[i] "|plain|16|exact_match;lm|duplicate|" SCH[i] "|plain|16|exact_match")
