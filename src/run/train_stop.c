@@ -112,3 +112,27 @@ void stop_describe(const StopRules *r, const Config *c, StopReason why, char *ou
                  r->stale == 1 ? "" : "s", metric, r->best);
     else snprintf(out, n, "train.steps = %d", c->steps);
 }
+
+int stop_read_log(const char *path, long *step, StopReason *why) {
+    CsvTable t;
+    char err[256];
+    if (csv_read(path, &t, err, sizeof err)) return -1;
+    int c_step = csv_col(&t, "step"), c_split = csv_col(&t, "split"), found = 0;
+    for (int i = t.n_rows - 1; i >= 0 && c_step >= 0 && c_split >= 0 && !found; i--)
+        for (int r = STOP_CONVERGED; r <= STOP_CEILING && !found; r++)
+            if (!strcmp(t.rows[i][c_split], stop_reason_names[r])) {
+                *step = strtol(t.rows[i][c_step], NULL, 10);
+                *why = (StopReason)r;
+                found = 1;
+            }
+    csv_free(&t);
+    return found ? 0 : -1;
+}
+
+void stop_converged_cell(const char *path, char *out, int n) {
+    long step;
+    StopReason why;
+    if (stop_read_log(path, &step, &why)) snprintf(out, n, "%s", "");
+    else if (why == STOP_CONVERGED) snprintf(out, n, "%ld", step);
+    else snprintf(out, n, "not in %ld steps", step);
+}

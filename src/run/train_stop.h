@@ -39,6 +39,13 @@ int stop_observe(StopRules *r, const Config *c, const LogRow *val, StopReason *w
 // `length` picks the validation row (0; the lm: its window). 0, or -1 with a message.
 int stop_replay_log(StopRules *r, const Config *c, const char *path, long step, int length,
                     StopReason *why, char *err, int errlen);
+// The stop row of log.csv at `path`: *step and *why of the run's last stop. 0 when the log
+// has one; -1 when it has none (no stop rule, not finished, or no log).
+int stop_read_log(const char *path, long *step, StopReason *why);
+// The `converged` cell of ./eval and the experiment tables for the log at `path`: the step a
+// converged run stopped at ("1200"), "not in N steps" for a run stopped by patience or at its
+// ceiling, "" for a run without a stop row.
+void stop_converged_cell(const char *path, char *out, int n);
 // What the stop means, for the message of the step it happened at: "val_exact_match = 0.99 >=
 // 0.99", "3 evaluations without a better val_loss (best 0.41)", "train.steps = 2000".
 void stop_describe(const StopRules *r, const Config *c, StopReason why, char *out, int n);
