@@ -59,7 +59,8 @@ static void test_until_reaches_value(void) {
           why == STOP_CONVERGED, "<= did not stop at 0.05 exactly");
     // no rule: never stops
     CHECK(!config_with(&c, NULL, NULL, err, sizeof err), "%s", err);
-    CHECK(stop_at(&c, METRIC_VAL_LOSS, (double[]){0, 0, 0, 0}, 4, &why) == 0, "stopped with no rule");
+    CHECK(stop_at(&c, METRIC_VAL_LOSS, (double[]){0, 0, 0, 0}, 4, &why) == 0,
+          "stopped with no rule");
 }
 
 static void test_patience_counts_evaluations(void) {
