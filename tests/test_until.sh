@@ -6,7 +6,8 @@
 #   - resuming a converged run is a no-op (log.csv, model and config.ini byte for byte);
 #   - a stricter until continues it, and the result equals an unbroken run with that until;
 #   - raising train.steps continues a run stopped at its ceiling;
-#   - ./eval's converged column and compute.csv.
+#   - ./eval's converged column and compute.csv;
+#   - a language model watches its training window's row, not an eval_lengths row.
 . tests/lib.sh
 . scripts/lib.sh   # CSV_COLUMNS
 CFG=configs/algorithmic/copy.ini
@@ -122,3 +123,22 @@ if train ceil train.steps=40 "train.until=val_exact_match>=1" &&
    "$EVAL" "$RUNS/ceil" splits=val 2>/dev/null | grep -q ',not in 80 steps$'; then
     ok until_higher_ceiling_continues
 else fail until_higher_ceiling_continues "$(tail -n 3 "$RUNS/ceil/log.csv") $(tail -c 300 "$TMP/ceil.err")"; fi
+
+# the language model: until watches the row at the training window (32), not the one at 64.
+# The threshold lies between the two rows' loss_last at the first evaluation (the longer
+# windows' is lower), so the window-32 row reaches it later than the window-64 row does.
+LM="model.d_model=16 model.n_heads=2 model.d_ff=32 train.steps=40 train.eval_every=10
+    train.log_every=10 train.eval_lengths=64 run.threads=1 run.out_dir=$RUNS"
+if "$TRAIN" configs/lm/rope.ini $LM run.name=lm >/dev/null 2>"$TMP/lm.err"; then
+    read -r T want <<EOT
+$(awk -F, '$2 == "val" && $3 == 32 { s[++n] = $1; v[n] = $7 } $2 == "val" && $3 == 64 && !w { w = $7 }
+    END { t = sprintf("%.6g", (v[1] + w) / 2); if (w >= v[1]) exit
+          for (i = 1; i <= n; i++) if (v[i] + 0 <= t + 0) { print t, s[i]; exit } }' "$RUNS/lm/log.csv")
+EOT
+    if [ -z "$want" ] || [ "$want" = 10 ]; then
+        fail until_lm_training_window "no threshold between the first rows of windows 32 and 64"
+    elif "$TRAIN" configs/lm/rope.ini $LM run.name=lm_until "train.until=val_loss_last<=$T" >/dev/null 2>"$TMP/lm.err" &&
+       [ "$(tail -n 1 "$RUNS/lm_until/log.csv" | cut -d, -f1-2)" = "$want,converged" ]; then
+        ok until_lm_training_window
+    else fail until_lm_training_window "want $want ($T): $(tail -n 2 "$RUNS/lm_until/log.csv") $(tail -c 200 "$TMP/lm.err")"; fi
+else fail until_lm_training_window "reference run: $(tail -c 300 "$TMP/lm.err")"; fi

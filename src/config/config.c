@@ -692,6 +692,22 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (pc->yarn_alpha >= pc->yarn_beta)
         return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
                        "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
+    // train.until: a number the task's validation row has (run/train_eval.h)
+    if (c->until_compare != UNTIL_OFF && c->task == TASK_LM &&
+        c->until_metric == METRIC_VAL_EXACT_MATCH)
+        return invalid(c, "until", NULL, err, errlen,
+                       "until: a language model on text (task = lm) has no val_exact_match; "
+                       "use val_loss, val_token_acc or val_loss_last");
+    if (c->until_compare != UNTIL_OFF && c->task != TASK_LM &&
+        c->until_metric == METRIC_VAL_LOSS_LAST)
+        return invalid(c, "until", NULL, err, errlen,
+                       "until: val_loss_last is the language model's on text (task = lm), "
+                       "not task = %s's", task);
+    if ((c->until_compare != UNTIL_OFF || c->patience > 0) && c->task == TASK_PARALLEL_TEXT &&
+        !c->val_src[0])
+        return invalid(c, c->until_compare != UNTIL_OFF ? "until" : "patience", NULL, err, errlen,
+                       "%s needs a validation split (task.val_src, task.val_tgt)",
+                       c->until_compare != UNTIL_OFF ? "until" : "patience");
     if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;

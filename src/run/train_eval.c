@@ -28,7 +28,8 @@ int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *er
             LogRow row = eval_row(step, length, &res);
             row.loss_last = log_cell(res.loss_last);
             row.tokens = tr->tokens_cell;
-        train_log_row(tr->log, &row, tr->log_tokens);
+            train_log_row(tr->log, &row, tr->log_tokens);
+            if (i < 0) *watched = row;
             if (i < 0)
                 printf("step %ld: val loss %.4f (last 32: %.4f) acc %.2f%%\n", step, res.loss,
                        res.loss_last, 100 * res.token_acc);
