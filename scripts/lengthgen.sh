@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--part translator|decoder|all]
+usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--part translator|decoder|all] [--converge]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
@@ -49,13 +49,18 @@ writes:
   --variants LIST  which variants, of "plain random" (the default: both)
   --part P    translator, decoder (the decoder-only part) or all (default)
 EOF
+    echo "$CONVERGE_USAGE"
+    echo "              (results.csv and lm_results.csv get the columns converged,cpu_seconds;"
+    echo "              results.md and decoder_only.md a table of them)"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""; variants="plain random"; part=all
+quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0
 while [ $# -gt 0 ]; do
-    if [ "$1" = --variants ]; then
+    if [ "$1" = --converge ]; then
+        converge=1; used=1
+    elif [ "$1" = --variants ]; then
         [ $# -ge 2 ] || die "--variants needs a list such as 'plain random'"
         variants=$2; used=2
     elif [ "$1" = --part ]; then
@@ -70,14 +75,22 @@ done
 case "$part" in translator|decoder|all) ;; *) die "--part wants translator, decoder or all, not '$part'" ;; esac
 TASKS="copy reverse"
 if [ $quick = 1 ]; then
-    seeds=${seeds:-1}; out=${out:-results/quick/lengthgen}
+    seeds=${seeds:-1}; out=${out:-results/quick/lengthgen$([ $converge = 0 ] || echo _converge)}
     lengths=16,32; test_size=20
     extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=500"
 else
-    seeds=${seeds:-3}; out=${out:-results/lengthgen}
+    seeds=${seeds:-3}; out=${out:-results/lengthgen$([ $converge = 0 ] || echo _converge)}
     lengths=16,17,20,24,32,40,48,64; test_size=100
     extra=""
 fi
+# --converge: the stop rule for every training, and the columns it adds to the results
+until_over=""; converge_cols=""
+if [ $converge = 1 ]; then until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; fi
+# converge_cells RUN EVAL_CSV: ",CONVERGED,CPU_SECONDS" of RUN with --converge, else nothing
+converge_cells() {
+    [ $converge = 1 ] || return 0
+    printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$2")" "$(run_cpu_seconds "$1")"
+}
 # ---- variants: a run-folder suffix, the overrides that make the variant, and its schemes
 variant_suffix() { [ "$1" = plain ] || echo "-$1"; }
 variant_overrides() {
@@ -92,7 +105,7 @@ variant_schemes() {   # randomizing no positions (none) changes nothing: the pla
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 begin_experiment lengthgen.sh train eval plot
-command="$command --variants '$variants'$(if [ "$part" != all ]; then echo " --part $part"; fi)"
+command="$command --variants '$variants'$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
 # with --part decoder). Tasks, variants and the paper's ranking are data; each function does one
@@ -137,7 +150,7 @@ lm_trainings() {
                     # shellcheck disable=SC2086 # the overrides are separate words
                     train_run "$(lm_run "$task" "$scheme" "$seed" "$variant")" "$(steps_of "lm_$task")" \
                         "configs/algorithmic/lm_$task.ini" model.pos="$scheme" run.seed="$seed" train.eval_lengths= \
-                        $extra $train_over
+                        $extra $train_over $until_over
                 done
             done
         done
@@ -146,7 +159,7 @@ lm_trainings() {
 
 # Evaluates every run once per variant and gathers lm_results.csv and lm_curves.csv.
 lm_collect() {
-    echo "task,scheme,variant,seed,length,examples,loss,token_acc,exact_match" >"$out/lm_results.csv.tmp"
+    echo "task,scheme,variant,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/lm_results.csv.tmp"
     : >"$out/lm_curves.body"
     for seed in $(seq_list "$seeds"); do
         for task in $LM_TASKS; do
@@ -156,8 +169,9 @@ lm_collect() {
                     # shellcheck disable=SC2046 # the eval overrides are separate words
                     cached_eval "$run/eval-$name.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
                         test_size="$test_size" $(lm_field "$variant" 3)
-                    awk -F, -v p="$task,$scheme,$name,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
-                        print p "," cells("length examples loss token_acc exact_match") }' \
+                    awk -F, -v p="$task,$scheme,$name,$seed" -v q="$(converge_cells "$run" "$run/eval-$name.csv")" \
+                        "$CSV_COLUMNS"'row && cell("split") == "test" {
+                        print p "," cells("length examples loss token_acc exact_match") q }' \
                         "$run/eval-$name.csv" >>"$out/lm_results.csv.tmp"
                     [ -n "$(lm_field "$variant" 2)" ] || [ "$name" != plain ] || prefix_csv "$task,$scheme,$seed" "$run/log.csv" >>"$out/lm_curves.body"
                 done
@@ -231,6 +245,14 @@ lm_report() {
             echo
             md_pivot "$out/lm_results.csv" scheme length token_acc 100 %.1f task="$task" variant=plain
         done
+        if [ $converge = 1 ]; then
+            echo
+            echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of lm_copy) steps) and CPU seconds"
+            echo
+            awk -F, "$CSV_COLUMNS"'head || cell("variant") == "plain"' "$out/lm_results.csv" >"$out/lm_converge.tmp"
+            converge_table "$out/lm_converge.tmp" scheme task
+            rm -f "$out/lm_converge.tmp"
+        fi
         echo
         for task in $LM_TASKS; do
             for name in $names; do echo "![$task ($name): sequence accuracy against input length](lm_${task}_${name}_exact.svg)"; done
@@ -254,7 +276,8 @@ decoder_part() {
 }
 # ---- train every task, scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
 steps_of() {
-    if [ $quick = 1 ]; then echo 30; else config_value train steps "configs/algorithmic/$1.ini"; fi
+    if [ $quick = 1 ]; then _s=30; else _s=$(config_value train steps "configs/algorithmic/$1.ini"); fi
+    if [ $converge = 1 ]; then echo $((_s * CONVERGE_FACTOR)); else echo "$_s"; fi
 }
 if [ "$part" = decoder ]; then decoder_part; exit 0; fi
 trainings() {
@@ -266,21 +289,21 @@ trainings() {
                     # shellcheck disable=SC2086
                     train_run "$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed" "$(steps_of "$task")" \
                         "configs/algorithmic/$task.ini" model.pos="$scheme" run.seed="$seed" train.eval_lengths= \
-                        $extra $(variant_overrides "$variant")
+                        $extra $(variant_overrides "$variant") $until_over
                 done
             done
         done
     done
 }
 run_trainings trainings "$out"
-echo "task,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
+echo "task,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
 : >"$out/curves.body"
 # score RUN EVAL_CSV LABEL [OVERRIDES...]: evaluate RUN (cached in EVAL_CSV), rows labelled LABEL
 score() {
     _run=$1 _csv=$2 _label=$3; shift 3
     cached_eval "$_csv" "$BIN_DIR/eval" "$_run" splits=none lengths="$lengths" test_size="$test_size" "$@"
-    awk -F, -v p="$task,$_label,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
-        print p "," cells("length examples loss token_acc exact_match") }' \
+    awk -F, -v p="$task,$_label,$seed" -v q="$(converge_cells "$_run" "$_csv")" "$CSV_COLUMNS"'row && cell("split") == "test" {
+        print p "," cells("length examples loss token_acc exact_match") q }' \
         "$_csv" >>"$out/results.csv.tmp"
 }
 for seed in $(seq_list "$seeds"); do
@@ -336,6 +359,16 @@ wall=$(( $(now) - start ))
         echo
         md_pivot "$out/results.csv" scheme length token_acc 100 %.1f task="$task"
     done
+    if [ $converge = 1 ]; then
+        echo
+        echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of copy) steps) and CPU seconds"
+        echo
+        echo "Per run: the step at which \`$CONVERGE_UNTIL\` stopped it, checked every"
+        echo "$(config_value train eval_every configs/algorithmic/copy.ini) steps; seeds 1..$seeds separated by \"/\"; CPU s: the mean over the seeds of"
+        echo "user + system seconds of every ./train invocation of the run (its compute.csv)."
+        echo
+        converge_table "$out/results.csv" scheme task
+    fi
     case " $variants " in *" random "*)
         echo
         echo "## Randomized against plain, on average beyond the training lengths"

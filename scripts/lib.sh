@@ -59,15 +59,16 @@ config_value() {
 # seq_list N -> "1 2 ... N"
 seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 1)); done; echo $_o; }
 
-# cached_eval [--refused TEXT] OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists;
-# atomic, so an interrupted evaluation is simply redone. Any failure stops the script, except
+# cached_eval [--refused TEXT] OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists
+# and is newer than the checkpoint beside it (a run that trained on, to a higher ceiling, is
+# evaluated again); atomic, so an interrupted evaluation is simply redone. Any failure stops the script, except
 # with --refused one whose message contains TEXT (a setting the model itself refuses): OUT then
 # holds the refusal as a `# refused: ...` comment and no rows, an empty cell in the tables.
 cached_eval() {
     _refused=
     if [ "$1" = --refused ]; then _refused=$2; shift 2; fi
     _out=$1; shift
-    [ -s "$_out" ] && return 0
+    [ -s "$_out" ] && ! [ "$(dirname "$_out")/model.safetensors" -nt "$_out" ] && return 0
     if "$@" >"$_out.tmp" 2>"$_out.err"; then
         rm -f "$_out.err"; mv "$_out.tmp" "$_out"
     elif [ -n "$_refused" ] && grep -qF "$_refused" "$_out.err"; then
@@ -185,8 +186,62 @@ run_option() {
     esac
 }
 
-# run_finished DIR STEPS: DIR holds the finished run (a checkpoint and a validation row at STEPS).
-run_finished() { [ -f "$1/model.safetensors" ] && grep -q "^$2,val," "$1/log.csv" 2>/dev/null; }
+# run_finished DIR STEPS: DIR holds the finished run: a checkpoint, and a validation row at
+# STEPS or a stop row saying that train.until or train.patience stopped it before (a run
+# stopped at a lower ceiling is not finished: train_task resumes it up to STEPS).
+run_finished() {
+    [ -f "$1/model.safetensors" ] &&
+        awk -F, -v s="$2" '($1 == s && $2 == "val") || $2 == "converged" || $2 == "patience" { f = 1 }
+            END { exit !f }' "$1/log.csv" 2>/dev/null
+}
+
+# ---- Training until convergence (--converge): each run stops once its in-distribution exact
+# match reaches 99% (train.until), with a ceiling of CONVERGE_FACTOR times the script's steps.
+# (tests set both in the environment to make a short run converge, or to stop at a lower
+# ceiling first)
+CONVERGE_UNTIL=${CONVERGE_UNTIL:-"train.until=val_exact_match>=0.99"}
+CONVERGE_FACTOR=${CONVERGE_FACTOR:-10}
+CONVERGE_USAGE="  --converge  train each run until its validation exact match reaches 99%
+              ($CONVERGE_UNTIL) with a ceiling of $CONVERGE_FACTOR x the steps, into
+              DIR_converge by default; the tables get the steps each run took (\"not in N
+              steps\" when it hit the ceiling) and its CPU seconds"
+
+# run_cpu_seconds RUN: the CPU seconds every ./train invocation of RUN took (its compute.csv).
+run_cpu_seconds() {
+    awk -F, "$CSV_COLUMNS"'row { s += cell("cpu_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
+}
+
+# converge_table CSV ROWCOL COLCOL: a Markdown table of a --converge results file (columns
+# ROWCOL, COLCOL, seed, converged, cpu_seconds; one value per run, however many rows it has):
+# per cell, the steps to converge of each seed ("-" for one that did not converge within the
+# ceiling, whose value says "not in N steps"), then the runs' mean CPU seconds.
+converge_table() {
+    awk -F, -v rowcol="$2" -v colcol="$3" "$CSV_COLUMNS"'
+    row {
+        r = cell(rowcol); c = cell(colcol); k = r SUBSEP c; run = k SUBSEP cell("seed")
+        if (run in seen) next
+        seen[run] = 1
+        if (!(r in rs)) { rs[r] = 1; rows[++nr] = r }
+        if (!(c in cs)) { cs[c] = 1; cols[++nc] = c }
+        v = cell("converged"); if (v ~ /^not in/) { v = "-"; ceiling = cell("converged") }
+        steps[k] = (n[k] ? steps[k] " / " : "") v
+        cpu[k] += cell("cpu_seconds"); n[k]++
+    }
+    END {
+        line = "| " rowcol " |"; sep = "| --- |"
+        for (j = 1; j <= nc; j++) { line = line " " cols[j] ": steps | " cols[j] ": CPU s |"; sep = sep " ---: | ---: |" }
+        print line; print sep
+        for (i = 1; i <= nr; i++) {
+            line = "| " rows[i] " |"
+            for (j = 1; j <= nc; j++) {
+                k = rows[i] SUBSEP cols[j]
+                line = line (n[k] ? sprintf(" %s | %.1f |", steps[k], cpu[k] / n[k]) : " | |")
+            }
+            print line
+        }
+        if (ceiling != "") print "\n\"-\": did not converge (" ceiling ")."
+    }' "$1"
+}
 
 # shell_quote WORD: WORD in single quotes, for a line that `eval "set -- LINE"` splits back.
 shell_quote() { printf "'%s' " "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }

@@ -65,6 +65,17 @@ variant steps0 's/^steps = 20/steps = 0/'
 config_error cfg_steps_0 "^$T/steps0.ini:18: steps = 0 is out of range \[1, " "$T/steps0.ini"
 variant nan 's/^steps = 20/steps = 20\nlr = nan/'
 config_error cfg_lr_nan "^$T/nan.ini:19: lr: 'nan' is not a finite number$" "$T/nan.ini"
+variant until_metric 's/^steps = 20/steps = 20\nuntil = val_exact>=0.99/'
+config_error cfg_until_unknown_metric "^$T/until_metric.ini:19: until: unknown metric 'val_exact' in 'val_exact>=0.99'; expected one of val_loss, val_token_acc, val_exact_match, val_loss_last$" "$T/until_metric.ini"
+variant until_cmp 's/^steps = 20/steps = 20\nuntil = val_loss < 0.05/'
+config_error cfg_until_comparator "^$T/until_cmp.ini:19: until: 'val_loss < 0.05': the comparison must be >= or <=; write METRIC>=VALUE or METRIC<=VALUE$" "$T/until_cmp.ini"
+variant until_range 's/^steps = 20/steps = 20\nuntil = val_token_acc >= 99/'
+config_error cfg_until_out_of_range "^$T/until_range.ini:19: until: val_token_acc = 99 is out of range; it lies in \[0, 1\]$" "$T/until_range.ini"
+variant until_loss_last 's/^steps = 20/steps = 20\nuntil = val_loss_last <= 1/'
+config_error cfg_until_metric_of_task "^$T/until_loss_last.ini:19: until: val_loss_last is the language model's on text \(task = lm\), not task = toy_translate's$" "$T/until_loss_last.ini"
+variant patience 's/^steps = 20/steps = 20\npatience = -1/'
+config_error cfg_patience_negative "^$T/patience.ini:19: patience = -1 is out of range \[0, " "$T/patience.ini"
+config_error cfg_until_override "^override 'train.until=val_loss': until: 'val_loss': no comparison; write METRIC>=VALUE or METRIC<=VALUE$" "$T/tiny.ini" train.until=val_loss
 variant no_eq 's/^steps = 20/steps 20/'
 config_error cfg_no_equals "^$T/no_eq.ini:18: expected 'key = value' or '\[section\]', got 'steps 20'$" "$T/no_eq.ini"
 variant quote 's/^seed = 3/name = "open/'

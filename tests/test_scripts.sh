@@ -146,6 +146,30 @@ report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun lg scripts/lengthgen.sh "$L"
 expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
 expect_error lg_bad_part "--part wants translator, decoder or all, not 'both'" scripts/lengthgen.sh --part both
+# --converge: every run trains with train.until and a ceiling of 10 x 30 steps. First with a
+# ceiling of 5 x 30 (CONVERGE_FACTOR): every run stops there; the default ceiling then resumes
+# each from step 150 to 300; a third call trains nothing. With an until every run meets at its
+# first evaluation (val_loss <= 100), each converges at step 150, and the 300-step call reuses it.
+C=$TMP/lgc
+lgc() { scripts/lengthgen.sh --quick --converge --variants plain --part translator --out "$@"; }
+if CONVERGE_FACTOR=5 lgc "$C" >"$TMP/lgc1.out" 2>&1 &&
+   [ "$(awk -F, 'NR > 1 && $9 != "not in 150 steps"' "$C/results.csv" | wc -l)" = 0 ] &&
+   lgc "$C" >"$TMP/lgc2.out" 2>&1 && [ "$(grep -c '^\[.*\] resume ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes ))" ] &&
+   [ "$(grep -c '^\[.*\] train  ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes ))" ] &&
+   lgc "$C" >"$TMP/lgc3.out" 2>&1 && ! grep -q 'train  ' "$TMP/lgc3.out"; then
+    ok lg_converge_ceiling_resumes
+else fail lg_converge_ceiling_resumes "$(tail -n 3 "$TMP"/lgc*.out)"; fi
+report lg_converge_results_csv "$(csv_check "$C/results.csv" 10 "4 5 6 7 8 10" ""
+    awk -F, 'NR == 1 && $9 != "converged" { print "column 9 is " $9 } NR > 1 && $9 != "not in 300 steps" { print "row " NR ": " $0; exit }' "$C/results.csv"
+    tail -n 1 "$C/runs/copy-rope-s1/log.csv" | grep -q '^300,ceiling,0,' || echo "copy-rope ends with: $(tail -n 1 "$C/runs/copy-rope-s1/log.csv")")"
+report lg_converge_markdown "$(md_check "$C/results.md"; grep -q '^| rope | - | [0-9.]* | - | [0-9.]* |$' "$C/results.md" || echo "no steps-to-converge row for rope")"
+C=$TMP/lgc_met
+if CONVERGE_UNTIL='train.until=val_loss<=100' CONVERGE_FACTOR=5 lgc "$C" >"$TMP/lgm1.out" 2>&1 &&
+   CONVERGE_UNTIL='train.until=val_loss<=100' lgc "$C" >"$TMP/lgm2.out" 2>&1 && ! grep -q 'train  \|resume ' "$TMP/lgm2.out" &&
+   [ "$(awk -F, 'NR > 1 && $9 != "150"' "$C/results.csv" | wc -l)" = 0 ] &&
+   grep -q '^| rope | 150 | [0-9.]* | 150 | [0-9.]* |$' "$C/results.md"; then
+    ok lg_converge_reuses_converged
+else fail lg_converge_reuses_converged "$(tail -n 3 "$TMP"/lgm*.out) $(sed -n 2p "$C/results.csv")"; fi
 # The decoder-only part of the same --quick call: 3 tasks x every scheme x 2 variants (plain,
 # logscale) x lengths 16 and 32, 20 inputs each, and a mean reciprocal rank per scheme and variant.
 missing=""

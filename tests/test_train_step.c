@@ -112,15 +112,21 @@ static void test_log_missing_cells(void) {
     FILE *f = fopen(path, "w");
     train_log_row(f, &(LogRow){.step = 7, .split = "train", .loss = log_cell(1.5),
                                .token_acc = log_cell(0), .lr = log_cell(2e-3),
-                               .grad_norm = log_cell(0.25)});
+                               .grad_norm = log_cell(0.25)}, 0);
     train_log_row(f, &(LogRow){.step = 7, .split = "val", .length = 12, .loss = log_cell(NAN),
-                               .exact_match = log_cell(-1), .loss_last = log_cell(3)});
-    train_log_row(f, &(LogRow){.step = 8, .split = "val"});
+                               .exact_match = log_cell(-1), .loss_last = log_cell(3)}, 0);
+    train_log_row(f, &(LogRow){.step = 8, .split = "val"}, 0);
+    // with the tokens column: a count in full (not %.6g), or empty when unknown
+    train_log_row(f, &(LogRow){.step = 9, .split = "val", .loss = log_cell(2),
+                               .tokens = log_cell(12345678)}, 1);
+    train_log_row(f, &(LogRow){.step = 9, .split = "converged"}, 1);
     fclose(f);
     char *text = read_all(path);
     const char *want = "7,train,0,1.5,0,,,0.002,0.25\n"
                        "7,val,12,,,-1,3,,\n"
-                       "8,val,0,,,,,,\n";
+                       "8,val,0,,,,,,\n"
+                       "9,val,0,2,,,,,,12345678\n"
+                       "9,converged,0,,,,,,,\n";
     CHECK(text && !strcmp(text, want), "got:\n%s", text ? text : "(nothing)");
     free(text);
 }
@@ -131,15 +137,39 @@ static void test_log_start(void) {
     const char *old = "# init_from = a (step 5)\n" TRAIN_LOG_HEADER
                       "1,train,0,1,,,,,\n2,train,0,2,,,,,\n3,train,0,3,,,,,\n4,tr";
     write_file_atomic(path, old, strlen(old), err, sizeof err);
-    CHECK(train_log_start(path, 2, NULL, err, sizeof err) == 0, "resume: %s", err);
+    CHECK(train_log_start(path, 2, NULL, 0, err, sizeof err) == 0, "resume: %s", err);
     char *text = read_all(path);
     const char *resumed = "# init_from = a (step 5)\n" TRAIN_LOG_HEADER
                           "1,train,0,1,,,,,\n2,train,0,2,,,,,\n";
     CHECK(text && !strcmp(text, resumed), "resumed at 2:\n%s", text ? text : "(nothing)");
     free(text);
-    CHECK(train_log_start(path, 0, "# x\n", err, sizeof err) == 0, "fresh: %s", err);
+    CHECK(train_log_start(path, 0, "# x\n", 0, err, sizeof err) == 0, "fresh: %s", err);
     text = read_all(path);
     CHECK(text && !strcmp(text, "# x\n" TRAIN_LOG_HEADER), "fresh:\n%s", text ? text : "");
+    free(text);
+    CHECK(!train_log_has_tokens(path), "a log without the tokens column has it");
+}
+
+// A run that gains a stop rule on resume: the kept rows get an empty tokens cell; a stop row
+// is dropped, because the run goes on past it.
+static void test_log_start_tokens(void) {
+    char path[256], err[256] = "";
+    path_in_tmp(path, sizeof path, "log_tokens.csv");
+    const char *old = TRAIN_LOG_HEADER "1,train,0,1,,,,,\n2,val,0,2,,,,,\n2,ceiling,0,,,,,,\n";
+    write_file_atomic(path, old, strlen(old), err, sizeof err);
+    CHECK(train_log_start(path, 2, NULL, 1, err, sizeof err) == 0, "resume: %s", err);
+    char *text = read_all(path);
+    const char *want = TRAIN_LOG_HEADER_TOKENS "1,train,0,1,,,,,,\n2,val,0,2,,,,,,\n";
+    CHECK(text && !strcmp(text, want), "got:\n%s", text ? text : "(nothing)");
+    free(text);
+    CHECK(train_log_has_tokens(path), "the tokens column is not seen");
+    // a log with it already: rows kept as they are
+    old = TRAIN_LOG_HEADER_TOKENS "3,val,0,2,,,,,,96\n3,converged,0,,,,,,,96\n";
+    write_file_atomic(path, old, strlen(old), err, sizeof err);
+    CHECK(train_log_start(path, 3, NULL, 1, err, sizeof err) == 0, "resume: %s", err);
+    text = read_all(path);
+    want = TRAIN_LOG_HEADER_TOKENS "3,val,0,2,,,,,,96\n";
+    CHECK(text && !strcmp(text, want), "got:\n%s", text ? text : "(nothing)");
     free(text);
 }
 
@@ -152,6 +182,7 @@ int main(void) {
     RUN(test_not_finite_updates_nothing);
     RUN(test_log_missing_cells);
     RUN(test_log_start);
+    RUN(test_log_start_tokens);
     arena_free(&arena);
     tmpdir_remove();
     return check_summary();

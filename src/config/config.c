@@ -20,8 +20,9 @@
 #define MAX_LINE 4096             // longest accepted line (and override)
 #define MAX_FILE (16 << 20)       // a config is tiny; refuse anything absurd
 
-// T_SCHEME: a name in src/pos/registry.c, asked through ConfigChecks (config.h)
-typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME } KeyType;
+// T_SCHEME: a name in src/pos/registry.c, asked through ConfigChecks (config.h); T_UNTIL: the
+// text of train.until, kept as written and parsed into until_metric, until_compare, until_value
+typedef enum { T_INT, T_FLOAT, T_BOOL, T_STR, T_ENUM, T_SCHEME, T_UNTIL } KeyType;
 enum { LO_OPEN = 1, HI_OPEN = 2 }; // range bounds that are excluded
 
 typedef struct {
@@ -32,21 +33,25 @@ typedef struct {
     double lo, hi;                // numbers: allowed range; strings: lo = minimum length
     int open;                     // LO_OPEN | HI_OPEN
     const char *const *words;     // enum: its words in the order of its constants, NULL-ended
+    // Left out of config_to_ini while at its default: a key that says when to stop training,
+    // not what the model is, so the config a run stores (config.ini, the checkpoint) is the
+    // same byte for byte as before the key existed.
+    int quiet_default;
 } Key;
 
 // A row: key k of section s, stored in the field of Config named k (the _AT forms: field f).
-#define INT_AT(f, s, k, d, lo, hi)  {s, #k, T_INT, offsetof(Config, f), d, lo, hi, 0, NULL}
+#define INT_AT(f, s, k, d, lo, hi)  {s, #k, T_INT, offsetof(Config, f), d, lo, hi, 0, NULL, 0}
 #define FLT_AT(f, s, k, d, lo, hi, open) \
-                                    {s, #k, T_FLOAT, offsetof(Config, f), d, lo, hi, open, NULL}
-#define BOOL_AT(f, s, k, d)         {s, #k, T_BOOL, offsetof(Config, f), d, 0, 0, 0, NULL}
+                                    {s, #k, T_FLOAT, offsetof(Config, f), d, lo, hi, open, NULL, 0}
+#define BOOL_AT(f, s, k, d)         {s, #k, T_BOOL, offsetof(Config, f), d, 0, 0, 0, NULL, 0}
 #define ENUM_AT(f, s, k, d, ...)    {s, #k, T_ENUM, offsetof(Config, f), d, 0, 0, 0, \
-                                     (const char *const[]){__VA_ARGS__, NULL}}
+                                     (const char *const[]){__VA_ARGS__, NULL}, 0}
 #define INT(s, k, ...)              INT_AT(k, s, k, __VA_ARGS__)
 #define FLT(s, k, ...)              FLT_AT(k, s, k, __VA_ARGS__)
 #define BOOL(s, k, d)               BOOL_AT(k, s, k, d)
-#define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL}
+#define STR(s, k, d, minlen)        {s, #k, T_STR, offsetof(Config, k), d, minlen, 0, 0, NULL, 0}
 #define ENUM(s, k, ...)             ENUM_AT(k, s, k, __VA_ARGS__)
-#define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL}
+#define SCHEME(s, k, d)             {s, #k, T_SCHEME, offsetof(Config, k), d, 0, 0, 0, NULL, 0}
 // A [model] key of the positional view: POS(INT, max_len, ...) is field pos_cfg.max_len.
 #define POS(type, k, ...)           type##_AT(pos_cfg.k, "model", k, __VA_ARGS__)
 
@@ -145,6 +150,10 @@ static const Key KEYS[] = {
     BOOL("train", bucket, "false"),     // batches of similar lengths (less padding)
     BOOL("train", eos, "true"),         // translator: targets end with <eos> (false:
                                         // no end token, docs/design.md §5.2)
+    // stop at the evaluation where METRIC>=VALUE or METRIC<=VALUE holds; "" = at train.steps
+    {"train", "until", T_UNTIL, offsetof(Config, until), "", 0, 0, 0, NULL, 1},
+    // stop after this many evaluations without a better until metric (or val_loss); 0 = off
+    {"train", "patience", T_INT, offsetof(Config, patience), "0", 0, 1e6, 0, NULL, 1},
 
     STR("eval", splits, "val,test", 1),  // ./eval: which splits to report
     STR("eval", lengths, "", 0),         // ./eval: lengths beyond training, "1..12" or "32,64,128"
@@ -166,6 +175,10 @@ _Static_assert(sizeof(TaskKind) == sizeof(int) && sizeof(Algorithm) == sizeof(in
                sizeof(RopeScaling) == sizeof(int) && sizeof(LogitScale) == sizeof(int) &&
                sizeof(Schedule) == sizeof(int) && sizeof(EvalPositions) == sizeof(int) &&
                sizeof(EvalLength) == sizeof(int), "enum keys are stored as int");
+
+const char *const config_until_names[N_UNTIL_METRICS] = {
+    [METRIC_VAL_LOSS] = "val_loss", [METRIC_VAL_TOKEN_ACC] = "val_token_acc",
+    [METRIC_VAL_EXACT_MATCH] = "val_exact_match", [METRIC_VAL_LOSS_LAST] = "val_loss_last"};
 
 // ---------------------------------------------------------------------------- helpers
 
@@ -294,12 +307,56 @@ static int unknown_word(const Key *k, const char *text, const char *const *words
                   hint[0] ? hint : ";", expected);
 }
 
+// train.until = METRIC>=VALUE or METRIC<=VALUE (spaces allowed around the parts); "" = off.
+// Accuracies (token_acc, exact_match) lie in [0, 1], losses in [0, inf).
+static int parse_until(Config *c, const char *key, const char *text, char *msg, int n) {
+    c->until_compare = UNTIL_OFF;
+    if (!*text) return 0;
+    const char *ge = strstr(text, ">="), *le = strstr(text, "<="), *op = ge ? ge : le;
+    char metric[64];
+    if (!op || (ge && le)) {
+        const char *bad = strpbrk(text, "<>=");
+        return errorf(msg, n, "%s: '%.80s': %s; write METRIC>=VALUE or METRIC<=VALUE", key, text,
+                      bad ? "the comparison must be >= or <=" : "no comparison");
+    }
+    size_t len = (size_t)(op - text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t')) len--;
+    if (len >= sizeof metric) len = sizeof metric - 1;
+    memcpy(metric, text, len);
+    metric[len] = '\0';
+    int m = 0;
+    while (m < N_UNTIL_METRICS && strcmp(metric, config_until_names[m])) m++;
+    if (m == N_UNTIL_METRICS) {
+        char list[160] = "";
+        for (int i = 0; i < N_UNTIL_METRICS; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     config_until_names[i]);
+        return errorf(msg, n, "%s: unknown metric '%.40s' in '%.80s'; expected one of %s", key,
+                      metric, text, list);
+    }
+    const char *number = op + 2;
+    while (*number == ' ' || *number == '\t') number++;
+    char *end;
+    double v = strtod(number, &end);
+    if (end == number || !isfinite(v))
+        return errorf(msg, n, "%s: '%.80s': '%.40s' is not a finite number", key, text, number);
+    if (*end) return errorf(msg, n, "%s: trailing garbage '%.40s' in '%.80s'", key, end, text);
+    int accuracy = m == METRIC_VAL_TOKEN_ACC || m == METRIC_VAL_EXACT_MATCH;
+    if (v < 0 || (accuracy && v > 1))
+        return errorf(msg, n, "%s: %s = %g is out of range; it lies in %s", key,
+                      config_until_names[m], v, accuracy ? "[0, 1]" : "[0, inf)");
+    c->until_metric = (UntilMetric)m;
+    c->until_compare = op == ge ? UNTIL_AT_LEAST : UNTIL_AT_MOST;
+    c->until_value = v;
+    return 0;
+}
+
 // Parse `text` as the value of key `k` and store it in c. On error writes a message
 // without location (the caller adds `file:line: ` or `override '...': `).
 static int set_value(Config *c, const ConfigChecks *checks, const Key *k, const char *text,
                      char *msg, int n) {
     char *field = (char *)c + k->offset;
-    if (!*text && !(k->type == T_STR && k->lo == 0))
+    if (!*text && !(k->type == T_STR && k->lo == 0) && k->type != T_UNTIL)
         return errorf(msg, n, "%s: empty value", k->key);
     switch (k->type) {
     case T_INT: {
@@ -357,6 +414,9 @@ static int set_value(Config *c, const ConfigChecks *checks, const Key *k, const 
                 known |= !strcmp(names[i] = checks->scheme_name(i), text);
             if (!known) return unknown_word(k, text, names, count, msg, n);
         }
+        break;
+    case T_UNTIL:
+        if (parse_until(c, k->key, text, msg, n)) return -1;
         break;
     case T_STR:
         for (const char *p = text; *p; p++)
@@ -632,6 +692,22 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (pc->yarn_alpha >= pc->yarn_beta)
         return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
                        "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
+    // train.until: a number the task's validation row has (run/train_eval.h)
+    if (c->until_compare != UNTIL_OFF && c->task == TASK_LM &&
+        c->until_metric == METRIC_VAL_EXACT_MATCH)
+        return invalid(c, "until", NULL, err, errlen,
+                       "until: a language model on text (task = lm) has no val_exact_match; "
+                       "use val_loss, val_token_acc or val_loss_last");
+    if (c->until_compare != UNTIL_OFF && c->task != TASK_LM &&
+        c->until_metric == METRIC_VAL_LOSS_LAST)
+        return invalid(c, "until", NULL, err, errlen,
+                       "until: val_loss_last is the language model's on text (task = lm), "
+                       "not task = %s's", task);
+    if ((c->until_compare != UNTIL_OFF || c->patience > 0) && c->task == TASK_PARALLEL_TEXT &&
+        !c->val_src[0])
+        return invalid(c, c->until_compare != UNTIL_OFF ? "until" : "patience", NULL, err, errlen,
+                       "%s needs a validation split (task.val_src, task.val_tgt)",
+                       c->until_compare != UNTIL_OFF ? "until" : "patience");
     if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;
@@ -774,6 +850,7 @@ char *config_to_ini(Config *c) {
                 break;
             case T_ENUM: snprintf(value, sizeof value, "%s", k->words[*(const int *)field]); break;
             case T_SCHEME: snprintf(value, sizeof value, "%s", field); break;
+            case T_UNTIL:
             case T_STR: {
                 size_t n = strlen(field);
                 int quote = n == 0 || field[0] == ' ' || field[0] == '\t' || field[n - 1] == ' ' ||
@@ -781,6 +858,7 @@ char *config_to_ini(Config *c) {
                 snprintf(value, sizeof value, quote ? "\"%s\"" : "%s", field);
             }
             }
+            if (k->quiet_default && !strcmp(value, k->def[0] ? k->def : "\"\"")) continue;
             len += (size_t)snprintf(out + len, cap - len, "%s = %s\n", k->key, value);
         }
     }

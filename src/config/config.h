@@ -35,6 +35,17 @@ typedef enum { LOGIT_SCALE_NONE, LOGIT_SCALE_LOG } LogitScale;   // model.attn_l
 // eval.positions: with model.pos_random > 0, evaluate on drawn positions or on 0..n-1 (§2.3.8).
 typedef enum { EVAL_POSITIONS_SAMPLED, EVAL_POSITIONS_PLAIN } EvalPositions;
 typedef enum { EVAL_LENGTH_MODEL, EVAL_LENGTH_ORACLE } EvalLength;   // eval.length
+// train.until = METRIC>=VALUE | METRIC<=VALUE: a number of the validation row that log.csv
+// writes at each evaluation (its column, "val_" in front). config_until_names lists the words.
+typedef enum {
+    METRIC_VAL_LOSS,
+    METRIC_VAL_TOKEN_ACC,
+    METRIC_VAL_EXACT_MATCH,
+    METRIC_VAL_LOSS_LAST,
+    N_UNTIL_METRICS
+} UntilMetric;
+typedef enum { UNTIL_OFF, UNTIL_AT_LEAST, UNTIL_AT_MOST } UntilCompare;   // unset, >=, <=
+extern const char *const config_until_names[N_UNTIL_METRICS];
 
 #define CFG_STR 256       // every string field holds up to CFG_STR-1 bytes
 #define CFG_MAX_KEYS 96   // capacity of key_line (config.c asserts the table fits)
@@ -127,6 +138,12 @@ typedef struct Config {
     int   bucket;              // sample batches of similar length (parallel_text, toy_translate)
     int   eos;                 // translator: targets end with <eos> (default); false: no end token
                                // (Newman et al. 2020, "-EOS"), decoded to the reference length
+    char  until[CFG_STR];      // stop once a validation number reaches a value ("" = off)
+    int   patience;            // stop after this many evaluations without improvement (0 = off)
+    // train.until parsed by config_validate: the metric, >= or <= (UNTIL_OFF = unset), value
+    UntilMetric until_metric;
+    UntilCompare until_compare;
+    double until_value;
 
     // [eval] (used by ./eval; stored with the run so a checkpoint knows its defaults)
     char  splits[CFG_STR];     // "val,test"

@@ -33,11 +33,13 @@ int checkpoint_save(const char *path, const Model *m, const char *config_text, c
     u64_text(s_seed, sizeof s_seed, st ? st->sampler.seed : 0);
     u64_text(s_epoch, sizeof s_epoch, st ? (uint64_t)st->sampler.epoch : 0);
     u64_text(s_pos, sizeof s_pos, st ? (uint64_t)st->sampler.pos : 0);
+    char tokens[32];
+    u64_text(tokens, sizeof tokens, st && st->tokens_known ? (uint64_t)st->tokens : 0);
     const char *keys[] = {"format_version", "config", "step", "adam_step", "dropout_rng",
-                          "sampler_seed", "sampler_epoch", "sampler_pos"};
+                          "sampler_seed", "sampler_epoch", "sampler_pos", "tokens"};
     const char *vals[] = {CHECKPOINT_FORMAT, config_text, step, adam_step, rng, s_seed, s_epoch,
-                          s_pos};
-    int rc = st_save(path, t, total, keys, vals, 8, err, errlen);
+                          s_pos, tokens};
+    int rc = st_save(path, t, total, keys, vals, st && st->tokens_known ? 9 : 8, err, errlen);
     free(t);
     return rc;
 }
@@ -186,6 +188,10 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
             st->sampler.seed = seed;
             st->sampler.epoch = (int64_t)epoch;
             st->sampler.pos = (int64_t)pos;
+            uint64_t tokens = 0;
+            st->tokens_known = st_meta(f, "tokens") != NULL;
+            if (st->tokens_known) rc = meta_u64(f, path, "tokens", &tokens, err, errlen);
+            st->tokens = (double)tokens;
         }
     }
     if (!rc && opt) {

@@ -14,6 +14,11 @@
 typedef struct TrainState {
     long step;                  // completed updates
     SamplerState sampler;
+    // tokens trained on up to `step`, stored (metadata "tokens") only when tokens_known, which
+    // a run with a stop rule sets for its log.csv; a checkpoint without it loads as
+    // tokens_known = 0, and a zero-initialised TrainState stores none.
+    int tokens_known;
+    double tokens;
 } TrainState;
 
 // opt may be NULL (weights only).

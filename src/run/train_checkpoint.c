@@ -33,7 +33,8 @@ static int check_finite_params(const Training *tr, long step, char *err, int err
 
 int train_checkpoint_save(Training *tr, long step, char *err, int errlen) {
     if (check_finite_params(tr, step, err, errlen)) return -1;
-    TrainState st = { step, sampler_state(&tr->sampler) };
+    TrainState st = {step, sampler_state(&tr->sampler), .tokens_known = tr->tokens_cell.present,
+                     .tokens = tr->tokens};
     if (checkpoint_save(tr->ckpt, &tr->model, tr->c->text, &tr->opt, &st, err, errlen)) {
         char good[700];
         train_last_good_text(tr, good, sizeof good);

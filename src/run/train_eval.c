@@ -13,8 +13,9 @@ static LogCell exact_cell(double exact_match) {
     return exact_match >= 0 ? log_cell(exact_match) : (LogCell){0};
 }
 
-int train_evaluate(Training *tr, long step, int final, char *err, int errlen) {
+int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *err, int errlen) {
     Model *m = &tr->model;
+    *watched = (LogRow){.step = -1};
     EvalResult res;
     // windows of text (the decoder-only algorithmic form is scored as a split)
     if (tr->task.cfg.task == TASK_LM) {
@@ -26,7 +27,9 @@ int train_evaluate(Training *tr, long step, int final, char *err, int errlen) {
                 return -1;
             LogRow row = eval_row(step, length, &res);
             row.loss_last = log_cell(res.loss_last);
-            train_log_row(tr->log, &row);
+            row.tokens = tr->tokens_cell;
+            train_log_row(tr->log, &row, tr->log_tokens);
+            if (i < 0) *watched = row;
             if (i < 0)
                 printf("step %ld: val loss %.4f (last 32: %.4f) acc %.2f%%\n", step, res.loss,
                        res.loss_last, 100 * res.token_acc);
@@ -39,7 +42,9 @@ int train_evaluate(Training *tr, long step, int final, char *err, int errlen) {
         double seq = classifier ? res.pair_acc : res.exact_match;
         LogRow row = eval_row(step, 0, &res);
         row.exact_match = classifier ? log_cell(res.pair_acc) : exact_cell(res.exact_match);
-        train_log_row(tr->log, &row);
+        row.tokens = tr->tokens_cell;
+        train_log_row(tr->log, &row, tr->log_tokens);
+        *watched = row;
         printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss,
                100 * res.token_acc, classifier ? "pair" : "exact", 100 * seq);
     }
@@ -52,7 +57,8 @@ int train_evaluate(Training *tr, long step, int final, char *err, int errlen) {
         if (rc) return -1;
         LogRow row = eval_row(step, tr->lengths[i], &res);
         row.exact_match = exact_cell(res.exact_match);
-        train_log_row(tr->log, &row);
+        row.tokens = tr->tokens_cell;
+        train_log_row(tr->log, &row, tr->log_tokens);
     }
     return 0;
 }

@@ -8,8 +8,10 @@
 // only after the last step (`final`), where it costs the most.
 #ifndef TRAIN_EVAL_H
 #define TRAIN_EVAL_H
+#include "run/train_log.h"
 #include "run/training.h"
 
-// 0, or -1 with a message.
-int train_evaluate(Training *tr, long step, int final, char *err, int errlen);
+// *watched: the row of the validation split as trained (lm: the training window), the one the
+// stop rules read (run/train_stop.h); step -1 when there is none. 0, or -1 with a message.
+int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *err, int errlen);
 #endif

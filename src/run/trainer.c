@@ -11,11 +11,13 @@
 #include "pos/pos.h"
 #include "run/evaluate.h"
 #include "run/train_checkpoint.h"
+#include "run/train_compute.h"
 #include "run/train_eval.h"
 #include "run/train_guard.h"
 #include "run/train_log.h"
 #include "run/train_resume.h"
 #include "run/train_step.h"
+#include "run/train_stop.h"
 
 static int file_exists(const char *path) {
     struct stat s;
@@ -108,8 +110,46 @@ static void log_step(const Training *tr, long step, const Batch *b, const StepRe
                             : count_correct(s->logits, b->tgt_out, b->B * b->T_tgt, TOK_PAD);
     LogRow row = {.step = step, .split = "train", .loss = log_cell(s->loss),
                   .token_acc = log_cell((double)right / b->n_tgt_tokens), .lr = log_cell(lr),
-                  .grad_norm = log_cell(s->grad_norm)};
-    train_log_row(tr->log, &row);
+                  .grad_norm = log_cell(s->grad_norm), .tokens = tr->tokens_cell};
+    train_log_row(tr->log, &row, tr->log_tokens);
+}
+
+// The stop rules before the first step: a run with them needs a validation split; a resumed
+// run replays them over its log, and one that its rules already stop (converged, out of
+// patience, at train.steps) is finished: *finished = 1 after saying so, nothing is written.
+static int stop_rules_start(Training *tr, long start, int *finished, char *err, int errlen) {
+    Config *c = tr->c;
+    tr->stop = stop_rules_init(c);
+    int lm = tr->task.cfg.task == TASK_LM;
+    if (tr->stop.on && !lm && tr->task.val.n == 0) {
+        snprintf(err, errlen, "train.%s needs a validation split (task.val_src, task.val_tgt)",
+                 c->until_compare != UNTIL_OFF ? "until" : "patience");
+        return -1;
+    }
+    if (!c->resume[0] || !tr->stop.on) return 0;
+    StopReason why;
+    if (stop_replay_log(&tr->stop, c, tr->log_path, start, lm ? c->window : 0, &why, err,
+                        errlen))
+        return -1;
+    if (why == STOP_NONE && start < c->steps) return 0;
+    char what[160];
+    stop_describe(&tr->stop, c, why == STOP_NONE ? STOP_CEILING : why, what, sizeof what);
+    printf("run %s %s at step %ld (%s): nothing to do; %s\n", tr->dir,
+           why == STOP_CONVERGED ? "converged" : "stopped", start, what,
+           why == STOP_CONVERGED  ? "to train on, change train.until"
+           : why == STOP_PATIENCE ? "to train on, raise train.patience or change train.until"
+                                  : "to train on, raise train.steps");
+    *finished = 1;
+    return 0;
+}
+
+// The row that ends the log of a run with stop rules, and the line that says why.
+static void log_stop(Training *tr, long step, StopReason why) {
+    LogRow row = {.step = step, .split = stop_reason_names[why], .tokens = tr->tokens_cell};
+    train_log_row(tr->log, &row, tr->log_tokens);
+    char what[160];
+    stop_describe(&tr->stop, tr->c, why, what, sizeof what);
+    printf("stopped at step %ld: %s (%s)\n", step, stop_reason_names[why], what);
 }
 
 int train_run(Config *c, char *err, int errlen) {
@@ -125,6 +165,13 @@ int train_run(Config *c, char *err, int errlen) {
     int rc = setup(&tr, err, errlen);
     if (!rc && c->resume[0]) rc = train_resume(&tr, &start, err, errlen);
     else if (!rc && c->init_from[0]) rc = train_init_from(&tr, err, errlen);
+    int finished = 0;
+    if (!rc) rc = stop_rules_start(&tr, start, &finished, err, errlen);
+    // the tokens column: a run with stop rules, or one whose log has it already
+    tr.log_tokens = tr.stop.on || (c->resume[0] && train_log_has_tokens(tr.log_path));
+    tr.tokens_cell = (LogCell){tr.tokens, tr.log_tokens && (!c->resume[0] ||
+                                                            tr.tokens_cell.present)};
+    if (finished) goto done;
     int *lengths = NULL;
     if (!rc && c->bucket && tr.task.cfg.task != TASK_LM) {
         if (!(lengths = bucket_lengths(&tr.task.train))) {
@@ -140,7 +187,8 @@ int train_run(Config *c, char *err, int errlen) {
         snprintf(path, sizeof path, "%s/config.ini", tr.dir);
         rc = write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
              task_save_vocabs(&tr.task, tr.dir, err, errlen) ||
-             train_log_start(tr.log_path, start, c->resume[0] ? NULL : tr.init_note, err, errlen)
+             train_log_start(tr.log_path, start, c->resume[0] ? NULL : tr.init_note,
+                             tr.log_tokens, err, errlen)
              ? -1 : 0;
     }
     if (!rc && !(tr.log = fopen(tr.log_path, "a"))) {
@@ -158,7 +206,10 @@ int train_run(Config *c, char *err, int errlen) {
         fflush(stdout);
     }
     double t0 = wall_seconds(), tokens = 0;
-    for (long step = start + 1; !rc && step <= c->steps; step++) {
+    long step = start;
+    StopReason why = STOP_NONE;
+    while (!rc && !why && step < c->steps) {
+        step++;
         crash_point("step");       // tests: TF_CRASH_AT=step:N kills,
                                    // TF_PAUSE_AT=step:N stops the process here
         runtime_adapt_threads();   // run.threads = 0: as many as other processes leave free
@@ -177,6 +228,8 @@ int train_run(Config *c, char *err, int errlen) {
         long n_tok = b.n_tgt_tokens;
         for (long i = 0; b.src && i < (long)b.B * b.T_src; i++) n_tok += b.src[i] != TOK_PAD;
         tokens += n_tok;
+        tr.tokens += n_tok;
+        tr.tokens_cell.value = tr.tokens;
         // Rows depend on the step alone, so a resumed run writes the same rows as an unbroken one.
         if (step % c->log_every == 0 || step == 1 || step == c->steps)
             log_step(&tr, step, &b, &s, lr);
@@ -188,20 +241,35 @@ int train_run(Config *c, char *err, int errlen) {
         if (step % c->eval_every == 0 || last) {
             // the step's tensors are done with: evaluation reuses their memory
             arena_reset(&arena);
-            rc = train_evaluate(&tr, step, last, err, errlen);
+            LogRow watched;
+            rc = train_evaluate(&tr, step, last, &watched, err, errlen);
+            if (!rc && watched.step >= 0)
+                rc = stop_observe(&tr.stop, c, &watched, &why, err, errlen);
         }
-        if (!rc && (step % c->ckpt_every == 0 || last))
+        if (!rc && !why && last && tr.stop.on) why = STOP_CEILING;
+        if (!rc && why) log_stop(&tr, step, why);
+        if (!rc && (step % c->ckpt_every == 0 || last || why))
             rc = train_checkpoint_save(&tr, step, err, errlen);
         if (!rc) rc = guard_log_written(&tr, step, err, errlen);
-        if (!rc && !last) rc = guard_stop_signal(&tr, step, err, errlen);
+        if (!rc && !last && !why) rc = guard_stop_signal(&tr, step, err, errlen);
         fflush(stdout);
+    }
+    if (rc >= 0 && tr.log) {   // finished, or stopped by a signal (rc = its number)
+        char msg[256];
+        const char *stop = rc ? "signal" : why ? stop_reason_names[why] : "ceiling";
+        if (train_compute_append(tr.dir, start + 1, step, stop, tokens, process_cpu_seconds(),
+                                 wall_seconds() - t0, msg, sizeof msg) && !rc) {
+            snprintf(err, errlen, "%s", msg);
+            rc = -1;
+        }
     }
     if (!rc)
         printf("done: %s in %.1f s (%.0f tokens/s)\n", tr.ckpt, wall_seconds() - t0,
                tokens / (wall_seconds() - t0));
     if (tr.log) fclose(tr.log);
-    sampler_free(&tr.sampler);
     free(lengths);
+done:
+    sampler_free(&tr.sampler);
     adamw_free(&tr.opt);
     model_free(&tr.model);
     task_free(&tr.task);

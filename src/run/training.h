@@ -12,6 +12,8 @@
 #include "models/model.h"
 #include "run/memory_estimate.h"
 #include "run/task.h"
+#include "run/train_log.h"
+#include "run/train_stop.h"
 
 typedef struct Training {
     Config *c;
@@ -27,5 +29,10 @@ typedef struct Training {
     long last_good_step;
     long step;                   // the step running, for the out-of-memory message
     MemoryEstimate memory;       // checked in setup, printed first once the run folder exists
+    StopRules stop;              // train.until, train.patience (run/train_stop.h)
+    int log_tokens;              // log.csv has the tokens column (a run with a stop rule)
+    double tokens;               // tokens trained on up to the current step, when known
+    LogCell tokens_cell;         // the same for log rows: missing when not known (a resume
+                                 // from a checkpoint that did not record it)
 } Training;
 #endif

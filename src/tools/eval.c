@@ -11,17 +11,21 @@
 #include "run/grad_dump.h"
 #include "run/run_dir.h"
 #include "run/task.h"
+#include "run/train_stop.h"
 
 static const char *USAGE =
     "usage: ./eval CHECKPOINT [key=value ...] [--positions FILE] [--dump-grads FILE]\n"
     "\n"
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
-    "  split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last\n"
+    "  split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last,"
+    "converged\n"
     "token_acc is the classifier's accuracy; exact_match compares greedy translations (the\n"
     "decoder-only algorithmic form: greedy continuations after the input) with the\n"
     "reference; pair_acc counts twins that are both right; loss_last is the language model's\n"
-    "loss on the last 32 tokens of each window.\n"
+    "loss on the last 32 tokens of each window; converged (the same on every row) is the\n"
+    "step a run trained with train.until converged at, or \"not in N steps\" when it\n"
+    "stopped at N without converging (patience, or train.steps), empty without a stop rule.\n"
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
     "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
@@ -58,6 +62,9 @@ static const char *USAGE =
     "batch.labels (the ids the model saw), loss, and grad.NAME for every parameter NAME;\n"
     "metadata: the resolved config. Meant for small runs: the split is one batch.\n";
 
+// The run's `converged` cell (run/train_stop.h), the last of every row.
+static char converged[64];
+
 static void print_row(const char *split, int length, const EvalResult *r) {
     printf("%s,%d,%d,%.6g,%.6g,", split, length, r->n_examples, r->loss, r->token_acc);
     if (r->exact_match >= 0) printf("%.6g", r->exact_match);
@@ -66,7 +73,7 @@ static void print_row(const char *split, int length, const EvalResult *r) {
     else printf(",");
     printf(",");
     if (r->loss_last > 0) printf("%.6g", r->loss_last);
-    printf("\n");
+    printf(",%s\n", converged);
     fflush(stdout);
 }
 
@@ -147,8 +154,11 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     if (!rc && dump_path) {
         rc = grad_dump(m, t, &run.cfg, dump_path, err, errlen);
     } else if (!rc) {
+        char log_path[700];
+        snprintf(log_path, sizeof log_path, "%s/log.csv", run.dir);
+        stop_converged_cell(log_path, converged, sizeof converged);
         printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
-               "loss_last\n");
+               "loss_last,converged\n");
         EvalResult r;
         if (t->cfg.task == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
