@@ -464,6 +464,11 @@ static int wanted(const char *only, const char *name) {
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
+    // The parent runs the memory probe (a training step at tiny shapes) and then forks the
+    // measurements: a child forked from a process whose OpenMP threads exist has only the
+    // forking thread and waits at its first parallel region for the others forever. One
+    // thread here keeps libgomp from starting any; each child sets its own count.
+    runtime_set_threads(1);
     int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0, busy = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
