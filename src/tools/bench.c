@@ -495,13 +495,14 @@ int main(int argc, char **argv) {
     Config largest_cfg;
     for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
+        if (!wanted(only, sh->name)) continue;   // the probe runs the model: only those asked
         Config c;
         shape_config(sh, &c);
         MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
         MemoryPass p = {sh->B, sh->src_max + 1, sh->T ? sh->T : sh->tgt_max + 1, 1, 0};
         MemoryEstimate e;
         memory_estimate_step(&c, v, &p, &e);
-        if (wanted(only, sh->name) && e.total > largest.total) largest = e, largest_cfg = c;
+        if (e.total > largest.total) largest = e, largest_cfg = c;
     }
     char err[512];
     if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) {
