@@ -58,7 +58,7 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 tools: $(TOOLS:%=$(BUILD)/bin/%)
 
 # Every test program and every tests/*.sh; the runner prints `N passed, N failed, N skipped`.
-test: tools $(TESTS)
+test: tools $(BUILD)/bin/bench $(TESTS)
 	@BIN_DIR=$(BUILD)/bin sh tests/run.sh $(TESTS) $(sort $(wildcard tests/test_*.sh))
 
 # The fast tier, run after each edit: the C unit tests only, without the tools or the shell
@@ -80,7 +80,7 @@ help:
 
 # Mutation testing: each mutant of tests/mutants.txt is built in a scratch copy and must make
 # one of its tests fail (tests/mutate.sh). MUTANT=text runs only the mutants named with it.
-mutate: tools $(TESTS)
+mutate: tools $(BUILD)/bin/bench $(TESTS)
 	@sh tests/mutate.sh "$(MUTANT)"
 
 sanitize:

@@ -66,7 +66,7 @@ replace() {
 }
 
 # Build target of a test: a C test program or a shell test (which runs the tools).
-target() { case "$1" in *.sh) echo tools ;; *) echo "build/opt/tests/$1" ;; esac; }
+target() { case "$1" in *.sh) echo tools build/opt/bin/bench ;; *) echo "build/opt/tests/$1" ;; esac; }
 run_one() {
     case "$1" in
         *.sh) BIN_DIR=build/opt/bin timeout "$TIMEOUT" sh "tests/$1" ;;

@@ -464,6 +464,11 @@ static int wanted(const char *only, const char *name) {
 
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
+    // The parent runs the memory probe (a training step at tiny shapes) and then forks the
+    // measurements: a child forked from a process whose OpenMP threads exist has only the
+    // forking thread and waits at its first parallel region for the others forever. One
+    // thread here keeps libgomp from starting any; each child sets its own count.
+    runtime_set_threads(1);
     int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0, busy = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -490,13 +495,14 @@ int main(int argc, char **argv) {
     Config largest_cfg;
     for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
+        if (!wanted(only, sh->name)) continue;   // the probe runs the model: only those asked
         Config c;
         shape_config(sh, &c);
         MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
         MemoryPass p = {sh->B, sh->src_max + 1, sh->T ? sh->T : sh->tgt_max + 1, 1, 0};
         MemoryEstimate e;
         memory_estimate_step(&c, v, &p, &e);
-        if (wanted(only, sh->name) && e.total > largest.total) largest = e, largest_cfg = c;
+        if (e.total > largest.total) largest = e, largest_cfg = c;
     }
     char err[512];
     if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) {

@@ -1,0 +1,146 @@
+#!/bin/sh
+# Where a small model's training step goes, by instruction counts: callgrind (which does not
+# depend on the load of a shared host) counts the instructions inside train_step only, and
+# each function's own count is put into a category. Writes OUT/profile_small.csv and .md.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/profile_step.sh [--out DIR] [--steps N] [--from FILE...]
+
+Profiles the training step of the small models under valgrind's callgrind, counting only the
+instructions inside train_step (--toggle-collect=train_step), on one OpenMP thread:
+  toy    build/cg/bin/bench --only toy --threads 1 --runs 1 (2 warm-up steps + 10 timed)
+  copy   build/cg/bin/train configs/algorithmic/lm_copy.ini train.steps=N (default 3), with
+         small evaluation sets (the evaluation is not counted, only slow under valgrind)
+valgrind cannot decode AVX-512, so the programs are an AVX2 build (-O3 -march=x86-64-v3,
+BUILD=build/cg; `make` is run for it). Each function's own (exclusive) instructions go into a
+category: matrix products, attention, elementwise and norms, loss, optimizer, tape and arena,
+OpenMP runtime, memset/memcpy, other. Also counted: OpenMP parallel regions (GOMP_parallel
+calls) per step. Writes into DIR (default results/bench):
+  profile_small.csv  model,category,instructions_per_step,share
+  profile_small.md   the commit, CPU and commands, each model's instructions and parallel
+                     regions a step, and one table of the categories (largest first)
+  --from FILE...     tabulate existing callgrind outputs (model=FILE pairs) instead of running
+Takes ~10-20 minutes on a loaded 2-core host.
+EOF
+}
+
+out=results/bench; steps=3; from=""; models=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift 2 ;;
+        --steps) [ $# -ge 2 ] || die "--steps needs a number"; steps=$2; shift 2 ;;
+        --from) shift; from="$*"; break ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+done
+case "$steps" in ''|*[!0-9]*|0) die "--steps wants a positive number, not '$steps'" ;; esac
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=3000   # no re-exec under valgrind
+cg="valgrind --tool=callgrind --toggle-collect=train_step"
+toy_cmd="build/cg/bin/bench --only toy --threads 1 --runs 1"
+copy_cmd="build/cg/bin/train configs/algorithmic/lm_copy.ini train.steps=$steps task.val_size=8 task.test_size=8 train.eval_lengths=16"
+if [ -z "$from" ]; then
+    command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
+    make -s -j2 BUILD=build/cg OPT="-O3 -march=x86-64-v3 -ffp-contract=fast" \
+        build/cg/bin/bench build/cg/bin/train
+    # bench measures in a forked child: follow it, and keep the child's file (the larger one)
+    $cg --trace-children=yes --callgrind-out-file="$tmp/toy.%p" $toy_cmd >/dev/null 2>&1
+    toy_file=$(ls -S "$tmp"/toy.* | head -1)
+    $cg --callgrind-out-file="$tmp/copy.out" $copy_cmd "run.out_dir=$tmp/run" >/dev/null 2>&1
+    from="toy=$toy_file copy=$tmp/copy.out"
+fi
+
+# category FUNCTION OBJECT: the category of a function's own instructions
+categorise() {
+    awk '
+    function cat(fn, obj) {
+        if (obj ~ /libgomp/ || fn ~ /^GOMP_|^omp_/) return "OpenMP runtime (fork/join and waiting)"
+        if (fn ~ /^__mem(set|move|cpy)|^mem(set|move|cpy)/) return "memset/memcpy"
+        if (fn ~ /gemm|micro_|pack_[ab]|tile_body|column_sums/) return "matrix products"
+        if (fn ~ /attention|row_times_rows|add_outer_rows|weighted_rows|transpose_head|rope|attn_/)
+            return "attention (with RoPE)"
+        if (fn ~ /cross_entropy|softmax/) return "loss (softmax and cross-entropy)"
+        if (fn ~ /adamw|grad_norm|kernel_zero|clip/) return "optimizer (AdamW and gradient norm)"
+        if (fn ~ /^tape_|arena_|tensor_|grad_zeroed|grad_accumulates|shape_size|node/)
+            return "tape and arena"
+        if (fn ~ /layernorm|dx_row|rmsnorm|relu|gelu|swiglu|dropout|add|scale|embedding|hash|rng/)
+            return "elementwise and norms"
+        return "other"
+    }
+    { print cat($2, $3) "\t" $1 }'
+}
+
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes")
+cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
+                 /^model\t/ && !m { m = $2 } END { print n ", family " f " model " m }' /proc/cpuinfo)
+csv="$out/profile_small.csv"; md="$out/profile_small.md"
+echo "model,category,instructions_per_step,share" >"$csv"
+{
+    echo "CPU: $cpu (the counts are of an AVX2 build: valgrind cannot decode AVX-512)"
+    echo
+    echo "Commit $commit. Instructions inside train_step counted by \`valgrind --tool=callgrind"
+    echo "--toggle-collect=train_step\` on one thread (OMP_NUM_THREADS=1), written by"
+    echo "\`scripts/profile_step.sh\`. Commands: toy \`$toy_cmd\`; copy \`$copy_cmd\`."
+    echo "Each function's own instructions, by category; a step's count is the total over"
+    echo "the steps run (tape_backward runs once a step)."
+} >"$md"
+for pair in $from; do
+    model=${pair%%=*}; file=${pair#*=}
+    [ -s "$file" ] || die "$file: no callgrind output"
+    # exclusive counts per function: "Ir  file:function [object]"
+    callgrind_annotate --auto=no --inclusive=no --threshold=100 "$file" 2>/dev/null |
+        sed -E -n 's/^ *([0-9,]+) +\( *[0-9.]+%\) +/\1 /p' |
+        awk '$2 != "PROGRAM" { ir = $1; gsub(/,/, "", ir); fn = $2; sub(/^.*:/, "", fn)
+                 obj = $NF ~ /^\[/ ? $NF : ""; print ir "\t" fn "\t" obj }' >"$tmp/fns"
+    # calls of tape_backward (steps) and of GOMP_parallel (regions), from the call records
+    awk '/^c?fn=\(/ { id = $0; sub(/^c?fn=/, "", id); sub(/\).*/, ")", id)
+             name = $0; sub(/^c?fn=\([0-9]+\) ?/, "", name); if (name != "") names[id] = name
+             if ($0 ~ /^cfn=/) cur = names[id] }
+         /^calls=/ { split(substr($0, 7), c, " "); calls[cur] += c[1] }
+         END { print calls["tape_backward"] + 0, calls["GOMP_parallel"] + 0 }' "$file" >"$tmp/calls"
+    read n_steps regions <"$tmp/calls"
+    [ "$n_steps" -gt 0 ] || die "$file: no tape_backward call recorded"
+    categorise <"$tmp/fns" | awk -F'\t' -v m="$model" -v s="$n_steps" '
+        { ir[$1] += $2; total += $2 }
+        END { for (c in ir) printf "%s,%s,%.0f,%.4f\n", m, c, ir[c] / s, ir[c] / total }' |
+        sort -t, -k3,3nr >>"$csv"
+    total=$(awk -F'\t' '{ t += $1 } END { printf "%.0f", t }' "$tmp/fns")
+    echo "$model: $n_steps steps; $(awk -v t="$total" -v s="$n_steps" 'BEGIN { printf "%.1f", t / s / 1e6 }') million instructions a step; $(awk -v r="$regions" -v s="$n_steps" 'BEGIN { printf "%.0f", r / s }') parallel regions a step." >>"$tmp/summary"
+    models="$models $model"
+done
+{
+    echo
+    cat "$tmp/summary"
+    echo
+    echo "## Shares of a step"
+    echo
+    # one row a category, one column pair a model (in the order given), largest first
+    awk -F, -v models="$models" '
+        NR == 1 { next }
+        { ir[$2, $1] = $3; sh[$2, $1] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+        END {
+            m = split(models, ms, " ")
+            head = "| category"; line = "| ---"
+            for (k = 1; k <= m; k++) {
+                head = head " | " ms[k] ": M instructions a step | " ms[k] ": share"
+                line = line " | ---: | ---:"
+            }
+            print head " |"; print line " |"
+            for (r = 1; r <= n; r++) {
+                row = "| " order[r]
+                for (k = 1; k <= m; k++)
+                    row = row sprintf(" | %.1f | %.1f %%", ir[order[r], ms[k]] / 1e6,
+                                      100 * sh[order[r], ms[k]])
+                print row " |"
+            }
+        }' "$csv"
+} >>"$md"
+echo "wrote $csv and $md"
