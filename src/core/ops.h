@@ -7,6 +7,7 @@
 //   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
+//   ops_lstm.c       lstm (the recurrent translator, docs/design.md §2.8)
 // Shapes are written (B,T,C) style; "..." means any leading dimensions.
 #ifndef OPS_H
 #define OPS_H
@@ -115,4 +116,18 @@ Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
 Tensor *op_rmsnorm(Tensor *x, Tensor *w, float eps);
 // SwiGLU's gated product: silu(gate) * up, silu(a) = a * sigmoid(a); gate and up same shape.
 Tensor *op_swiglu(Tensor *gate, Tensor *up);
+
+// --- the LSTM layer -------------------------------------------------------------------
+// One direction of one LSTM layer, PyTorch's layout and gate order (i, f, g, o) in the
+// blocks of 4H rows: W_ih (4H,I), W_hh (4H,H), b_ih and b_hh (4H) or NULL.
+typedef struct LstmWeights { Tensor *w_ih, *w_hh, *b_ih, *b_hh; } LstmWeights;
+// A state (h, c), each (B,H); in an initial state NULL means zeros.
+typedef struct LstmState { Tensor *h, *c; } LstmState;
+// x (B,T,I) batch-major -> the hidden state of every step (B,T,H). Steps t >= lengths[b]
+// (lengths (B), or NULL: all T) keep the state and output 0, as a packed sequence in PyTorch.
+// reverse: steps run from t = T-1 down to 0 (the backward direction; with lengths it starts at
+// each sequence's last real step). *final receives the state after the last step (B,H) of each:
+// outputs whose gradients flow back into the steps.
+Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
+                LstmState *final);
 #endif
