@@ -2,9 +2,9 @@
 // records itself on the tape. Forward and backward of each op sit side by side in the
 // op's source file:
 //   ops_matmul.c     matmul, linear
-//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout, add_dropout
+//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, tanh, dropout, add_dropout
 //   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
-//   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
+//   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
 //   ops_lstm.c       lstm (the recurrent translator, docs/design.md §2.8)
@@ -31,6 +31,7 @@ Tensor *op_relu(Tensor *x);
 Tensor *op_gelu(Tensor *x);                     // exact: x * Phi(x), with erf
 Tensor *op_log1p(Tensor *x);                    // log(1 + x), for x > -1
 Tensor *op_softplus(Tensor *x);                 // log(1 + e^x), > 0 everywhere
+Tensor *op_tanh(Tensor *x);
 // Inverted dropout: zero with probability p, scale the rest by 1/(1-p). p = 0 returns x.
 // The mask is a hash of (seed, element index): same seed, same mask, any thread count.
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
@@ -57,6 +58,8 @@ Tensor *op_embedding(Tensor *table, const int *ids, int n);
 Tensor *op_mean_pool(Tensor *x, const int *keep);
 // x (B,T,C) -> (B,C): position t of every sequence (cls pooling takes t = 0).
 Tensor *op_select_row(Tensor *x, int t);
+// (...,Ca) and (...,Cb) with the same leading dims -> (...,Ca+Cb): a's columns, then b's.
+Tensor *op_concat(Tensor *a, Tensor *b);
 // (B,T,H*D) <-> (B,H,T,D).
 Tensor *op_split_heads(Tensor *x, int n_heads);
 Tensor *op_merge_heads(Tensor *x);
