@@ -49,6 +49,11 @@ else
         if [ "$out" = "the dog sees the man." ]; then ok lstm_translate_beam_$beam
         else fail lstm_translate_beam_$beam "'der hund sieht den mann .' gave '$out'"; fi
     done
+    # ./translate --attention: the decoder's one map over the source.
+    if echo "der hund sieht den mann ." | "$BIN_DIR/translate" "$RUNS/a" --attention "$TMP" >/dev/null 2>&1 &&
+       grep -q '>hund</text>' "$TMP/line1_decoder_cross_layer1.svg" && ! ls "$TMP"/line1_decoder_self* >/dev/null 2>&1
+    then ok lstm_translate_attention
+    else fail lstm_translate_attention "no $TMP/line1_decoder_cross_layer1.svg naming the source tokens"; fi
     names=0
     for n in encoder.embedding.weight encoder.lstm.weight_ih_l0 encoder.lstm.bias_hh_l0_reverse \
              decoder.lstm.weight_hh_l0 decoder.attn_combine.weight decoder.out.weight; do

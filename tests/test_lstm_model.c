@@ -8,6 +8,7 @@
 #include "config_words.h"
 #include "grad_check.h"
 #include "data/vocab.h"
+#include "run/attention.h"
 #include "run/decode.h"
 #include "run/evaluate.h"
 
@@ -181,6 +182,34 @@ static void test_lstm_cached_decoding_equals_full(void) {
     }
 }
 
+// The traced pass of ./translate --attention: the logits of translator_logits, and one map of
+// probabilities over the real source tokens (each row sums to 1).
+static void test_lstm_attention_trace(void) {
+    make_targets();
+    Config c;
+    lstm_config(&c, 1, 0, 2);
+    Model m;
+    model_build(&m, &c, V, V, 0);
+    int Ts = 3;   // the second source: 9 10 <eos>
+    AttnMaps a;
+    CHECK(attention_trace(&m, SRC + TS, Ts, TGT, TT, &a) == 0, "attention_trace");
+    CHECK(a.cross_only && a.n_enc == 0 && a.n_dec == 1 && a.H == 1, "%d %d %d", a.n_enc, a.n_dec, a.H);
+    model_set_training(&m, 0);
+    tape_set_enabled(0);
+    Tensor *full = translator_logits(&m, SRC + TS, 1, Ts, TGT, TT);
+    double worst = 0;
+    for (long e = 0; e < full->size; e++) worst = fmax(worst, fabs(full->data[e] - a.logits[e]));
+    CHECK(worst <= 1e-6, "traced logits differ by %g", worst);
+    for (int i = 0; i < TT; i++) {
+        double sum = 0;
+        for (int j = 0; j < Ts; j++) sum += a.dec_cross[i * Ts + j];
+        CHECK_NEAR(sum, 1.0, 1e-5);
+    }
+    tape_set_enabled(1);
+    attention_maps_free(&a);
+    model_free(&m);
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -190,6 +219,7 @@ int main(void) {
     T(test_lstm_model_gradients);
     T(test_lstm_source_padding_changes_nothing);
     T(test_lstm_cached_decoding_equals_full);
+    T(test_lstm_attention_trace);
     arena_free(&arena);
     return check_summary();
 }
