@@ -1,6 +1,8 @@
 # The LSTM translator (model = lstm) through the tools: a short toy_translate training reaches a
-# stated exact match, ./eval and ./translate (greedy and beam) run on it, the checkpoint holds
-# the PyTorch names, the same seed gives the same log.csv, and a positional scheme is refused.
+# stated exact match, ./eval and ./translate (greedy, beam, --attention) run on it, the
+# checkpoint holds the PyTorch names, the same seed gives the same log.csv (also resumed, and
+# on 2 threads), a positional scheme is refused, and the model equals the PyTorch reference
+# (scripts/torch_model.py: ./eval's loss and accuracy, one step's gradients of every tensor).
 . tests/lib.sh
 cat >"$TMP/lstm.ini" <<INI
 [run]
@@ -75,3 +77,37 @@ else fail lstm_log_bit_identical "$(diff "$RUNS/b/log.csv" "$RUNS/d/log.csv" 2>&
 sed 's/^pos = none$/pos = rope/' "$TMP/lstm.ini" >"$TMP/rope.ini"
 expect_error lstm_refuses_pos "rope.ini:18: model = lstm has no positional scheme: pos must be none" \
     "$TRAIN" "$TMP/rope.ini"
+
+# Resumed at step 20 of 40: the log of the unbroken run.
+every="train.log_every=10 train.eval_every=20 train.ckpt_every=20 model.dropout=0.2"
+# shellcheck disable=SC2086
+"$TRAIN" "$TMP/lstm.ini" run.name=f train.steps=40 $every >/dev/null 2>&1
+# shellcheck disable=SC2086
+"$TRAIN" "$TMP/lstm.ini" run.name=e train.steps=20 $every >/dev/null 2>&1
+# shellcheck disable=SC2086
+"$TRAIN" "$TMP/lstm.ini" run.name=e train.steps=40 train.resume="$RUNS/e" $every >/dev/null 2>&1
+if [ -s "$RUNS/e/log.csv" ] && cmp -s "$RUNS/f/log.csv" "$RUNS/e/log.csv"; then ok lstm_resume_bit_identical
+else fail lstm_resume_bit_identical "$(diff "$RUNS/f/log.csv" "$RUNS/e/log.csv" 2>&1 | head -4)"; fi
+
+# The PyTorch reference: two layers both ways, one direction with label smoothing, tied output.
+PY=
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then PY=$p; break; fi
+done
+for case in "bi2 model.enc_layers=2 model.dec_layers=2" \
+            "uni1 model.bidirectional=false train.label_smoothing=0.1" \
+            "tied2 model.tie_embeddings=true model.enc_layers=2 model.dec_layers=2 model.dropout=0.1"; do
+    # shellcheck disable=SC2086
+    set -- $case; name=$1; shift
+    if [ -z "$PY" ]; then skip "lstm_torch_reference_$name" "no python3 with torch"; continue; fi
+    if ! "$TRAIN" "$TMP/lstm.ini" run.name=t_$name model.d_model=16 train.steps=40 val_size=24 "$@" \
+            >"$TMP/t.out" 2>&1 ||
+       ! "$EVAL" "$RUNS/t_$name" splits=val >"$TMP/t_$name.csv" 2>"$TMP/t.err" ||
+       ! "$EVAL" "$RUNS/t_$name" --dump-grads "$TMP/t_$name.grads" 2>"$TMP/t.err"; then
+        fail "lstm_torch_reference_$name" "$(tail -2 "$TMP/t.out" "$TMP/t.err")"; continue
+    fi
+    if "$PY" scripts/torch_model.py --check "$TMP/t_$name.grads" "$RUNS/t_$name" \
+            --eval-csv "$TMP/t_$name.csv" --name "$name" >"$TMP/t.py" 2>&1; then
+        ok "lstm_torch_reference_$name ($(cut -d' ' -f2-4,7 "$TMP/t.py" | head -1))"
+    else fail "lstm_torch_reference_$name" "$(head -c 1500 "$TMP/t.py")"; fi
+done
