@@ -6,7 +6,7 @@ classifier, the encoder-decoder translator and the decoder-only language model, 
 option of the config (every pos of ./train --list-schemes, max_len and pos_wrap, rope_base,
 rope_scaling (and the old rope_scale), xpos_gamma, pos_offset, norm_first, relu/gelu/swiglu,
 layernorm/rmsnorm, bias, embed_scale, mean/cls pooling), and the LSTM translator (model = lstm,
-docs/design.md §2.8: bidirectional, tie_embeddings, bias). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
+docs/design.md §2.8: bidirectional, tie_embeddings, attention, bias). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
 load_state_dict(strict=True), and `model.state_dict()` gives the tensors back under the same
 names.
 
@@ -550,6 +550,19 @@ class LstmEncoder(nn.Module):
                             bidirectional=cfg.get("bidirectional", True))
 
 
+class AdditiveAttention(nn.Module):
+    """attention = additive: score(h, m) = v . tanh(query(h) + key(m))."""
+
+    def __init__(self, d, bias):
+        super().__init__()
+        self.query = nn.Linear(d, d, bias=False)
+        self.key = nn.Linear(d, d, bias=bias)
+        self.v = nn.Linear(d, 1, bias=False)
+
+    def forward(self, h, memory):                                             # -> (B,Tt,Ts)
+        return self.v(torch.tanh(self.query(h)[:, :, None, :] + self.key(memory)[:, None, :, :]))[..., 0]
+
+
 class LstmDecoder(nn.Module):
     def __init__(self, cfg, vocab_size):
         super().__init__()
@@ -557,6 +570,8 @@ class LstmDecoder(nn.Module):
         self.embedding = nn.Embedding(vocab_size, d)
         self.lstm = nn.LSTM(d, d, cfg["dec_layers"], bias=bias, batch_first=True,
                             dropout=cfg["dropout"] if cfg["dec_layers"] > 1 else 0.0)
+        if cfg.get("attention", "dot") == "additive":
+            self.attn = AdditiveAttention(d, bias)
         self.attn_combine = nn.Linear(2 * d, d, bias=bias)
         self.out = TiedOut(vocab_size, bias) if cfg.get("tie_embeddings") else nn.Linear(d, vocab_size, bias=bias)
 
@@ -589,7 +604,10 @@ class LstmModel(nn.Module):
             h, c = h.view(L, 2, B, d).sum(1), c.view(L, 2, B, d).sum(1)
         y = F.dropout(self.decoder.embedding(tgt_in), p, self.training)
         y, _ = self.decoder.lstm(y, (h, c))                                       # (B,Tt,d)
-        scores = y @ memory.transpose(1, 2)                                       # (B,Tt,Ts)
+        if hasattr(self.decoder, "attn"):
+            scores = self.decoder.attn(y, memory)
+        else:
+            scores = y @ memory.transpose(1, 2)                                   # (B,Tt,Ts)
         keep = idx <= lengths[:, None]
         scores = scores.masked_fill(~keep[:, None, :], float("-inf"))
         ctx = torch.softmax(scores, -1) @ memory

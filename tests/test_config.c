@@ -265,6 +265,7 @@ static void test_cross_field_errors(void) {
     EXPECT_ERROR("[model]\nmodel = lstm\n", 2, "pos must be none, not sinusoidal");
     EXPECT_ERROR("[model]\nmodel = lstm\npos = none\nenc_layers = 2\ndec_layers = 1\n", 5, "dec_layers (1) must equal enc_layers (2)");
     EXPECT_ERROR("[task]\ntask = order\n[model]\nmodel = lstm\npos = none\n", 4, "task = order needs model = classifier, not lstm");
+    EXPECT_ERROR("[model]\nattention = additive\n", 2, "attention = additive needs model = lstm");
     EXPECT_ERROR("[eval]\nlength = exact\n", 2, "expected model|oracle");
     EXPECT_ERROR("[train]\nschedule = noam\nwarmup = 0\n", 3, "noam needs warmup >= 1");
     EXPECT_ERROR("[run]\nname = a/b\n", 2, "plain folder name");
@@ -382,7 +383,7 @@ static void test_round_trip(void) {
     // Every key appears once: count "key = value" lines.
     int n_lines = 0;
     for (const char *p = text; (p = strstr(p, " = ")); p++) n_lines++;
-    CHECK(n_lines == 84, "%d key lines, expected 84", n_lines);
+    CHECK(n_lines == 85, "%d key lines, expected 85", n_lines);
     CHECK(strstr(text, "\nlr = 0.1\n") && strstr(text, "\neps = 9.99999972e-10\n") == NULL && strstr(text, "\neps = 1e-09\n"),
           "floats not printed shortest-exact:\n%s", text);
     config_free(&a);

@@ -1,6 +1,8 @@
 // op_lstm (src/core/ops_lstm.c): a 2-unit cell against numbers worked out by hand, every
 // gradient against finite differences (odd sizes, both directions, unequal lengths), padding
-// that changes nothing, and the same bits for any thread count.
+// that changes nothing, and the same bits for any thread count. op_additive_scores
+// (src/core/ops_additive.c), the additive attention of the LSTM translator: by hand and
+// against finite differences.
 #include <omp.h>
 #include <string.h>
 #include "check.h"
@@ -200,6 +202,30 @@ static void test_lstm_padding_changes_nothing(void) {
     gc_reverse = 0;
 }
 
+// --- additive attention scores -------------------------------------------------------------
+static Tensor *f_additive(Tensor **in) { return op_additive_scores(in[0], in[1], in[2]); }
+
+static void test_additive_scores(void) {
+    // q = (0.5, -1), keys (0.5, 0) and (0, 1), v = (1, 2):
+    //   s0 = tanh(1) + 2 tanh(-1) = 0.7615942 - 1.5231884 = -0.7615942
+    //   s1 = tanh(0.5) + 2 tanh(0) = 0.4621172
+    int qs[3] = {1, 1, 2}, ks[3] = {1, 2, 2}, vs = 2;
+    Tensor *q = tensor_new(3, qs, 0), *k = tensor_new(3, ks, 0), *v = tensor_new(1, &vs, 0);
+    float qv[2] = {0.5f, -1}, kv[4] = {0.5f, 0, 0, 1}, vv[2] = {1, 2};
+    memcpy(q->data, qv, sizeof qv);
+    memcpy(k->data, kv, sizeof kv);
+    memcpy(v->data, vv, sizeof vv);
+    Tensor *s = op_additive_scores(q, k, v);
+    CHECK_NEAR(s->data[0], -0.7615942, 2e-7);
+    CHECK_NEAR(s->data[1], 0.4621172, 2e-7);
+    int sizes[][4] = {{1, 1, 1, 1}, {2, 3, 5, 7}};   // B, Tq, Tk, A
+    for (int c = 0; c < 2; c++) {
+        int a[3] = {sizes[c][0], sizes[c][1], sizes[c][3]}, b[3] = {sizes[c][0], sizes[c][2], sizes[c][3]};
+        Tensor *in[3] = {gc_input(3, a, 1), gc_input(3, b, 1), gc_input(1, &sizes[c][3], 1)};
+        grad_check("additive scores", f_additive, in, 3);
+    }
+}
+
 // --- threads ------------------------------------------------------------------------------
 // Big enough for gemm to split the products over threads: the same bits with 1 and 2.
 static void test_lstm_same_bits_any_thread_count(void) {
@@ -250,6 +276,7 @@ int main(void) {
     T(test_lstm_gradients);
     T(test_lstm_padding_changes_nothing);
     T(test_lstm_same_bits_any_thread_count);
+    T(test_additive_scores);
     arena_free(&arena);
     return check_summary();
 }

@@ -89,14 +89,16 @@ every="train.log_every=10 train.eval_every=20 train.ckpt_every=20 model.dropout=
 if [ -s "$RUNS/e/log.csv" ] && cmp -s "$RUNS/f/log.csv" "$RUNS/e/log.csv"; then ok lstm_resume_bit_identical
 else fail lstm_resume_bit_identical "$(diff "$RUNS/f/log.csv" "$RUNS/e/log.csv" 2>&1 | head -4)"; fi
 
-# The PyTorch reference: two layers both ways, one direction with label smoothing, tied output.
+# The PyTorch reference: two layers both ways, one direction with label smoothing, tied output,
+# additive attention.
 PY=
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then PY=$p; break; fi
 done
 for case in "bi2 model.enc_layers=2 model.dec_layers=2" \
             "uni1 model.bidirectional=false train.label_smoothing=0.1" \
-            "tied2 model.tie_embeddings=true model.enc_layers=2 model.dec_layers=2 model.dropout=0.1"; do
+            "tied2 model.tie_embeddings=true model.enc_layers=2 model.dec_layers=2 model.dropout=0.1" \
+            "additive1 model.attention=additive"; do
     # shellcheck disable=SC2086
     set -- $case; name=$1; shift
     if [ -z "$PY" ]; then skip "lstm_torch_reference_$name" "no python3 with torch"; continue; fi

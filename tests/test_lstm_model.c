@@ -14,6 +14,21 @@
 
 static Arena arena;
 
+// variant: 0 bidirectional, 1 one direction, 2 tied output, 3 additive attention
+static void variant_config(Config *c, int variant) {
+    config_defaults(c);
+    config_word(c, "model.model", "lstm");
+    config_word(c, "model.pos", "none");
+    if (variant == 3) config_word(c, "model.attention", "additive");
+    c->d_model = 6;
+    c->enc_layers = c->dec_layers = 2;
+    c->bidirectional = variant != 1;
+    c->tie_embeddings = variant == 2;
+    c->dropout = 0.1f;
+    c->seed = 5;
+}
+static const char *VARIANT[] = {"bidirectional", "one direction", "tied", "additive"};
+
 static void lstm_config(Config *c, int bidirectional, int tied, int layers) {
     config_defaults(c);
     config_word(c, "model.model", "lstm");
@@ -75,6 +90,15 @@ static void test_lstm_tensor_names(void) {
               m.ps.list[i]->name, tied[i]);
     CHECK(m.lstm.out.weight == m.lstm.dec_embed, "the output layer does not read the embedding");
     model_free(&m);
+    // Additive attention: decoder.attn.{query,key,v} between the decoder's LSTM and attn_combine.
+    variant_config(&c, 3);
+    model_declare(&m, &c, 11, 13, 0);
+    Param *q = params_find(&m.ps, "decoder.attn.query.weight");
+    Param *kb = params_find(&m.ps, "decoder.attn.key.bias"), *v = params_find(&m.ps, "decoder.attn.v.weight");
+    CHECK(q && kb && v && !params_find(&m.ps, "decoder.attn.query.bias"), "additive attention names");
+    CHECK(v && v->t.shape[0] == 1 && v->t.shape[1] == 6, "decoder.attn.v.weight is not [1, 6]");
+    CHECK(m.ps.n == 30 + 4 && !strcmp(m.ps.list[26]->name, "decoder.attn.query.weight"), "%d tensors", m.ps.n);
+    model_free(&m);
 }
 
 // Sources (3,5) with padding at the end; targets (3,7): <bos> then tokens.
@@ -98,9 +122,9 @@ static Tensor *f_loss(Tensor **in) {
 
 static void test_lstm_model_gradients(void) {
     make_targets();
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         Config c;
-        lstm_config(&c, variant != 1, variant == 2, 2);
+        variant_config(&c, variant);
         c.dropout = 0;
         Model m;
         model_build(&m, &c, V, V, 0);
@@ -111,9 +135,7 @@ static void test_lstm_model_gradients(void) {
         g_model = &m;
         Tensor **in = malloc(sizeof(Tensor *) * (size_t)m.ps.n);
         for (int i = 0; i < m.ps.n; i++) in[i] = &m.ps.list[i]->t;
-        grad_check(variant == 0 ? "lstm model" : variant == 1 ? "lstm model, one direction"
-                                                               : "lstm model, tied",
-                   f_loss, in, m.ps.n);
+        grad_check(VARIANT[variant], f_loss, in, m.ps.n);
         free(in);
         model_free(&m);
     }
@@ -144,9 +166,9 @@ static void test_lstm_source_padding_changes_nothing(void) {
 // full teacher-forced pass.
 static void test_lstm_cached_decoding_equals_full(void) {
     make_targets();
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         Config c;
-        lstm_config(&c, variant != 1, variant == 2, 2);
+        variant_config(&c, variant);
         Model m;
         model_build(&m, &c, V, V, 0);
         model_set_training(&m, 0);
@@ -174,7 +196,7 @@ static void test_lstm_cached_decoding_equals_full(void) {
                 t0 += n;
             }
             decode_free(&st);
-            CHECK(worst <= 1e-5, "variant %d, chunked %d: cached logits differ by %g", variant,
+            CHECK(worst <= 1e-5, "%s, chunked %d: cached logits differ by %g", VARIANT[variant],
                   chunked, worst);
         }
         free(ref);

@@ -105,6 +105,7 @@ static const Key KEYS[] = {
     ENUM("model", pool, "mean", "mean", "cls"),
     BOOL("model", bidirectional, "true"),      // lstm: the encoder runs both directions
     BOOL("model", tie_embeddings, "false"),    // lstm: decoder.out shares decoder.embedding
+    ENUM("model", attention, "dot", "dot", "additive"),   // lstm: the attention scores
     SCHEME("model", pos, "sinusoidal"),
     POS(INT, max_len, "32", 1, 1 << 20),
     POS(BOOL, pos_wrap, "true"),
@@ -624,6 +625,10 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (c->model == MODEL_LSTM && strcmp(c->pos, "none"))
         return invalid(c, "pos", "model", err, errlen,
                        "model = lstm has no positional scheme: pos must be none, not %s", c->pos);
+    if (c->attention != ATTENTION_DOT && c->model != MODEL_LSTM)
+        return invalid(c, "attention", "model", err, errlen,
+                       "attention = %s needs model = lstm (a Transformer's attention is "
+                       "scaled dot-product)", config_enum_name(c, &c->attention));
     if (c->model == MODEL_LSTM && c->enc_layers != c->dec_layers)
         return invalid(c, "dec_layers", "enc_layers", err, errlen,
                        "model = lstm starts decoder layer i from encoder layer i's final state: "

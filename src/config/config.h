@@ -25,6 +25,8 @@ typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM, MODEL_LSTM } ModelK
 // Does the model translate (an encoder, then a decoder attending to it)?
 static inline int model_is_seq2seq(ModelKind k) { return k == MODEL_TRANSLATOR || k == MODEL_LSTM; }
 typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
+// model.attention, the LSTM translator's scores: Luong's dot product or Bahdanau's additive form.
+typedef enum { ATTENTION_DOT, ATTENTION_ADDITIVE } AttentionScore;
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
 typedef enum { POOL_MEAN, POOL_CLS } PoolKind;
 typedef enum {
@@ -106,6 +108,7 @@ typedef struct Config {
     PoolKind pool;             // classifier: mean | cls
     int   bidirectional;       // lstm: the encoder runs both directions, summed (default true)
     int   tie_embeddings;      // lstm: the output layer is the decoder's embedding (default false)
+    AttentionScore attention;  // lstm: dot (default) | additive
     char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
     PosConfig pos_cfg;         // max_len .. pos_random: the schemes' settings (above)
     // none | log: self-attention scores times log(n)/log(n_train) past n_train

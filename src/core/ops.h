@@ -7,7 +7,7 @@
 //   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
-//   ops_lstm.c       lstm (the recurrent translator, docs/design.md §2.8)
+//   ops_lstm.c       lstm; ops_additive.c  additive_scores (the recurrent translator, §2.8)
 // Shapes are written (B,T,C) style; "..." means any leading dimensions.
 #ifndef OPS_H
 #define OPS_H
@@ -133,4 +133,7 @@ typedef struct LstmState { Tensor *h, *c; } LstmState;
 // outputs whose gradients flow back into the steps.
 Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
                 LstmState *final);
+// Additive (Bahdanau) attention scores: q (B,Tq,A), k (B,Tk,A), v (A) ->
+// s (B,Tq,Tk), s[b,i,j] = sum_a v[a] tanh(q[b,i,a] + k[b,j,a]).
+Tensor *op_additive_scores(Tensor *q, Tensor *k, Tensor *v);
 #endif

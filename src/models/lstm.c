@@ -44,6 +44,13 @@ void lstm_translator_declare(LstmTranslator *t, Params *ps, const Config *c, int
                      c->bias);
     t->dec_embed = param_new(ps, "decoder.embedding.weight", 2, ts, 0, INIT_XAVIER);
     lstm_net_declare(&t->dec, ps, "decoder.lstm", c->dec_layers, 1, d, d, c->bias);
+    t->additive = c->attention == ATTENTION_ADDITIVE;
+    if (t->additive) {   // nn.Linear modules decoder.attn.{query,key,v}
+        int vs[2] = {1, d};
+        linear_declare(&t->attn_query, ps, "decoder.attn.query", d, d, 0);
+        linear_declare(&t->attn_key, ps, "decoder.attn.key", d, d, c->bias);
+        t->attn_v = param_new(ps, "decoder.attn.v.weight", 2, vs, 1, INIT_XAVIER);
+    }
     linear_declare(&t->attn_combine, ps, "decoder.attn_combine", 2 * d, d, c->bias);
     if (c->tie_embeddings) {   // the output layer reads the embedding table; a bias of its own
         t->out.weight = t->dec_embed;
@@ -97,10 +104,18 @@ LstmEncoded lstm_encode(const LstmTranslator *t, const int *src, int B, int Ts) 
     return e;
 }
 
-// h (B,Tt,d) attends to memory (B,Ts,d): dot-product scores, padded sources masked.
-static Tensor *attend(const LstmEncoded *enc, Tensor *h, float *probs) {
+// h (B,Tt,d) attends to memory (B,Ts,d): dot-product or additive scores, padded sources masked.
+static Tensor *attend(const LstmTranslator *t, const LstmEncoded *enc, Tensor *h, float *probs) {
     int B = h->shape[0], Tt = h->shape[1], Ts = enc->Ts;
-    Tensor *scores = op_matmul(h, enc->memory, 0, 1);              // (B,Tt,Ts)
+    Tensor *scores;                                                // (B,Tt,Ts)
+    if (t->additive) {
+        int d = t->d;
+        scores = op_additive_scores(linear_forward(&t->attn_query, h),
+                                    linear_forward(&t->attn_key, enc->memory),
+                                    tensor_view(t->attn_v, 1, &d));
+    } else {
+        scores = op_matmul(h, enc->memory, 0, 1);
+    }
     Tensor *mask = tensor_new3(B, Tt, Ts, 0);
     for (int b = 0; b < B; b++)
         for (int i = 0; i < Tt; i++)
@@ -120,7 +135,7 @@ Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *
         state[l] = fin;
         if (l < t->dec.n_layers - 1) y = dropout_forward(&t->drop, y);
     }
-    Tensor *ctx = attend(enc, y, probs);
+    Tensor *ctx = attend(t, enc, y, probs);
     Tensor *a = op_tanh(linear_forward(&t->attn_combine, op_concat(ctx, y)));   // (B,Tt,d)
     a = dropout_forward(&t->drop, a);
     int rows[2] = {B * Tt, t->d};

@@ -7,7 +7,8 @@
 //            outputs concatenated between layers as torch.nn.LSTM does, and summed after the
 //            last layer and in every final state) -> memory (B,Ts,d)
 //   decoder: embedding -> dropout -> LSTM (dec_layers, from the encoder's final states)
-//            -> h (B,Tt,d); ctx = softmax(h memory^T, padding masked) memory;
+//            -> h (B,Tt,d); ctx = softmax(scores, padding masked) memory, scores = h memory^T
+//            (attention = dot) or v . tanh(W_q h + W_k memory) (additive);
 //            a = dropout(tanh(attn_combine [ctx; h])); logits = out a
 //
 // Without input feeding, the decoder's LSTM does not read the attention: teacher forcing runs
@@ -26,6 +27,9 @@ typedef struct LstmTranslator {
     int d;
     Tensor *enc_embed, *dec_embed;   // (V_src,d), (V_tgt,d)
     LstmNet enc, dec;
+    int additive;                    // model.attention = additive: scores v . tanh(W_q h + W_k m)
+    Linear attn_query, attn_key;     // additive: (d, d) each; the key's bias as model.bias
+    Tensor *attn_v;                  // additive: (1, d)
     Linear attn_combine;             // (d, 2d): [ctx; h] -> d
     Linear out;                      // (V_tgt, d); weight = dec_embed when tied
     Dropout drop;
