@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""A PyTorch implementation of the project's three models, loaded from its checkpoints.
+"""A PyTorch implementation of the project's models, loaded from its checkpoints.
 
 Written from the model math of the design (docs/design.md), not from the C code: the encoder
 classifier, the encoder-decoder translator and the decoder-only language model, with every
 option of the config (every pos of ./train --list-schemes, max_len and pos_wrap, rope_base,
 rope_scaling (and the old rope_scale), xpos_gamma, pos_offset, norm_first, relu/gelu/swiglu,
-layernorm/rmsnorm, bias, embed_scale, mean/cls pooling). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
+layernorm/rmsnorm, bias, embed_scale, mean/cls pooling), and the LSTM translator (model = lstm,
+docs/design.md §2.8: bidirectional, tie_embeddings, attention, bias). Parameter names are the checkpoint's tensor names, so `load()` fills the module with
 load_state_dict(strict=True), and `model.state_dict()` gives the tensors back under the same
 names.
 
@@ -17,6 +18,7 @@ names.
 Inputs are token ids as the C batcher makes them (0 = <pad>, 2 = <bos>, 3 = <eos>, 4 = <cls>):
   classifier  model(src)          src (B,T) (with pool = cls, <cls> first)   -> logits (B,C)
   translator  model(src, tgt_in)  src = tokens+<eos>, tgt_in = <bos>+tokens  -> logits (B,T,V)
+  lstm        model(src, tgt_in)  as the translator
   lm          model(ids)          ids (B,T)                                  -> logits (B,T,V)
 model.loss(batch) is the training loss: mean token cross-entropy over non-pad targets
 (classifier: over sentences), with the run's label smoothing.
@@ -91,7 +93,8 @@ _INTS = {"seed", "threads", "d_model", "n_heads", "d_ff", "enc_layers", "dec_lay
          "pos_offset", "window", "batch_size", "steps", "val_size", "train_size", "test_size",
          "rope_original_len"}
 _FLOATS = {"dropout", "rope_base", "rope_scale", "rope_factor", "xpos_gamma", "yarn_alpha", "yarn_beta", "label_smoothing", "lr"}
-_BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket", "bias"}
+_BOOLS = {"norm_first", "embed_scale", "pos_wrap", "lowercase", "bucket", "bias", "bidirectional",
+          "tie_embeddings"}
 
 
 def _value(key, text):
@@ -527,6 +530,102 @@ class Model(nn.Module):
         return F.cross_entropy(z, y, ignore_index=ignore, label_smoothing=eps)
 
 
+# ------------------------------------------------------------------ the LSTM translator
+
+class TiedOut(nn.Module):
+    """decoder.out with tie_embeddings: the embedding's weight, a bias of its own (or none)."""
+
+    def __init__(self, vocab_size, bias):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(vocab_size)) if bias else None
+
+
+class LstmEncoder(nn.Module):
+    def __init__(self, cfg, vocab_size):
+        super().__init__()
+        d = cfg["d_model"]
+        self.embedding = nn.Embedding(vocab_size, d)
+        self.lstm = nn.LSTM(d, d, cfg["enc_layers"], bias=cfg.get("bias", True), batch_first=True,
+                            dropout=cfg["dropout"] if cfg["enc_layers"] > 1 else 0.0,
+                            bidirectional=cfg.get("bidirectional", True))
+
+
+class AdditiveAttention(nn.Module):
+    """attention = additive: score(h, m) = v . tanh(query(h) + key(m))."""
+
+    def __init__(self, d, bias):
+        super().__init__()
+        self.query = nn.Linear(d, d, bias=False)
+        self.key = nn.Linear(d, d, bias=bias)
+        self.v = nn.Linear(d, 1, bias=False)
+
+    def forward(self, h, memory):                                             # -> (B,Tt,Ts)
+        return self.v(torch.tanh(self.query(h)[:, :, None, :] + self.key(memory)[:, None, :, :]))[..., 0]
+
+
+class LstmDecoder(nn.Module):
+    def __init__(self, cfg, vocab_size):
+        super().__init__()
+        d, bias = cfg["d_model"], cfg.get("bias", True)
+        self.embedding = nn.Embedding(vocab_size, d)
+        self.lstm = nn.LSTM(d, d, cfg["dec_layers"], bias=bias, batch_first=True,
+                            dropout=cfg["dropout"] if cfg["dec_layers"] > 1 else 0.0)
+        if cfg.get("attention", "dot") == "additive":
+            self.attn = AdditiveAttention(d, bias)
+        self.attn_combine = nn.Linear(2 * d, d, bias=bias)
+        self.out = TiedOut(vocab_size, bias) if cfg.get("tie_embeddings") else nn.Linear(d, vocab_size, bias=bias)
+
+
+class LstmModel(nn.Module):
+    """model = lstm (docs/design.md §2.8, names §3.6): packed bidirectional encoder with the two
+    directions summed, decoder started from the encoder's final states, Luong dot attention,
+    a = tanh(attn_combine [ctx; h]) -> out. No input feeding."""
+
+    def __init__(self, cfg, src_vocab, tgt_vocab):
+        super().__init__()
+        self.cfg = cfg
+        self.kind = "lstm"
+        self.encoder = LstmEncoder(cfg, src_vocab)
+        self.decoder = LstmDecoder(cfg, tgt_vocab)
+
+    def forward(self, src, tgt_in):
+        d, p = self.cfg["d_model"], self.cfg["dropout"]
+        B, Ts = src.shape
+        real = src != PAD
+        idx = torch.arange(1, Ts + 1, device=src.device).expand(B, Ts)
+        lengths = (idx * real).max(1).values                           # up to the last real token
+        x = F.dropout(self.encoder.embedding(src), p, self.training)
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        out, (h, c) = self.encoder.lstm(packed)
+        memory, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=Ts)
+        if self.encoder.lstm.bidirectional:
+            L = self.encoder.lstm.num_layers
+            memory = memory[..., :d] + memory[..., d:]
+            h, c = h.view(L, 2, B, d).sum(1), c.view(L, 2, B, d).sum(1)
+        y = F.dropout(self.decoder.embedding(tgt_in), p, self.training)
+        y, _ = self.decoder.lstm(y, (h, c))                                       # (B,Tt,d)
+        if hasattr(self.decoder, "attn"):
+            scores = self.decoder.attn(y, memory)
+        else:
+            scores = y @ memory.transpose(1, 2)                                   # (B,Tt,Ts)
+        keep = idx <= lengths[:, None]
+        scores = scores.masked_fill(~keep[:, None, :], float("-inf"))
+        ctx = torch.softmax(scores, -1) @ memory
+        a = F.dropout(torch.tanh(self.decoder.attn_combine(torch.cat([ctx, y], -1))), p, self.training)
+        if isinstance(self.decoder.out, TiedOut):
+            return F.linear(a, self.decoder.embedding.weight, self.decoder.out.bias)
+        return self.decoder.out(a)                                                # (B,Tt,V)
+
+    def logits_and_targets(self, batch):
+        z = self(batch["src"], batch["tgt_in"])
+        return z.reshape(-1, z.shape[-1]), batch["tgt_out"].reshape(-1), PAD
+
+    def loss(self, batch, label_smoothing=None):
+        eps = self.cfg.get("label_smoothing", 0.0) if label_smoothing is None else label_smoothing
+        z, y, ignore = self.logits_and_targets(batch)
+        return F.cross_entropy(z, y, ignore_index=ignore, label_smoothing=eps)
+
+
 def vocab(path, side="src"):
     """The tokens of a run's vocabulary, id = index: vocab.txt (classifier, lm) or
     src_vocab.txt / tgt_vocab.txt (translator; side = "src" or "tgt")."""
@@ -553,7 +652,10 @@ def load(path, overrides=None, config_text=None, dtype=None):
     cfg = apply_overrides(parse_config(config_text or meta["config"]), overrides)
     weights = {k: v for k, v in tensors.items() if not k.startswith("optimizer.")}
     kind = cfg["model"]
-    if kind == "translator":
+    if kind == "lstm":
+        model = LstmModel(cfg, weights["encoder.embedding.weight"].shape[0],
+                          weights["decoder.embedding.weight"].shape[0])
+    elif kind == "translator":
         model = Model(cfg, weights["src_embed.weight"].shape[0], weights["tgt_embed.weight"].shape[0])
     elif kind == "classifier":
         model = Model(cfg, weights["embed.weight"].shape[0], n_classes=weights["head.weight"].shape[0])
@@ -573,11 +675,11 @@ def read_eval_csv(path, kind, window):
     rows = [r for r in csv.DictReader(open(path)) if r["split"] == "val"]
     if kind == "lm":
         rows = [r for r in rows if int(r["length"]) == window]
-    elif kind == "translator":
+    elif kind in ("translator", "lstm"):
         rows = [r for r in rows if int(r["length"]) == 0]
     if not rows:
         raise ValueError("%s: no validation row" % path)
-    if kind == "translator" and len(rows) != 1:
+    if kind in ("translator", "lstm") and len(rows) != 1:
         raise ValueError("%s: %d validation rows; expected one" % (path, len(rows)))
     n = sum(int(r["examples"]) for r in rows)     # classifier: one target per example
     loss = sum(float(r["loss"]) * int(r["examples"]) for r in rows) / n

@@ -259,6 +259,13 @@ static void test_cross_field_errors(void) {
     EXPECT_ERROR("[task]\ntask = parallel_text\ntrain_src = a\ntrain_tgt = b\n\ntest_tgt = t\n", 6, "test_src and test_tgt must be set together");
     EXPECT_ERROR("[task]\nmin_clauses = 3\nmax_clauses = 2\n", 3, "max_clauses (2) must be >= min_clauses (3)");
     EXPECT_ERROR("[task]\ntask = lm\n[model]\nmodel = lm\n[train]\neos = false\n", 6, "eos = false needs model = translator");
+    // model = lstm: no positional scheme (pos must be none, at pos's line or else model's), one
+    // decoder layer per encoder layer, and only the translator's tasks.
+    EXPECT_ERROR("[model]\nmodel = lstm\npos = rope\n", 3, "model = lstm has no positional scheme: pos must be none, not rope");
+    EXPECT_ERROR("[model]\nmodel = lstm\n", 2, "pos must be none, not sinusoidal");
+    EXPECT_ERROR("[model]\nmodel = lstm\npos = none\nenc_layers = 2\ndec_layers = 1\n", 5, "dec_layers (1) must equal enc_layers (2)");
+    EXPECT_ERROR("[task]\ntask = order\n[model]\nmodel = lstm\npos = none\n", 4, "task = order needs model = classifier, not lstm");
+    EXPECT_ERROR("[model]\nattention = additive\n", 2, "attention = additive needs model = lstm");
     EXPECT_ERROR("[eval]\nlength = exact\n", 2, "expected model|oracle");
     EXPECT_ERROR("[train]\nschedule = noam\nwarmup = 0\n", 3, "noam needs warmup >= 1");
     EXPECT_ERROR("[run]\nname = a/b\n", 2, "plain folder name");
@@ -376,7 +383,7 @@ static void test_round_trip(void) {
     // Every key appears once: count "key = value" lines.
     int n_lines = 0;
     for (const char *p = text; (p = strstr(p, " = ")); p++) n_lines++;
-    CHECK(n_lines == 82, "%d key lines, expected 82", n_lines);
+    CHECK(n_lines == 85, "%d key lines, expected 85", n_lines);
     CHECK(strstr(text, "\nlr = 0.1\n") && strstr(text, "\neps = 9.99999972e-10\n") == NULL && strstr(text, "\neps = 1e-09\n"),
           "floats not printed shortest-exact:\n%s", text);
     config_free(&a);

@@ -28,6 +28,8 @@ static Tensor *f_relu(Tensor **in) { return op_relu(in[0]); }
 static Tensor *f_gelu(Tensor **in) { return op_gelu(in[0]); }
 static Tensor *f_log1p(Tensor **in) { return op_log1p(in[0]); }
 static Tensor *f_softplus(Tensor **in) { return op_softplus(in[0]); }
+static Tensor *f_tanh(Tensor **in) { return op_tanh(in[0]); }
+static Tensor *f_concat(Tensor **in) { return op_concat(in[0], in[1]); }
 static Tensor *f_dropout(Tensor **in) { return op_dropout(in[0], g_p, 1234); }
 static Tensor *f_add_dropout(Tensor **in) { return op_add_dropout(in[0], in[1], g_p, 1234); }
 static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
@@ -801,6 +803,27 @@ static void test_attention_shared_input(void) {
     }
 }
 
+// tanh(0.5) = 0.4621172, tanh(-2) = -0.9640276; concat puts a's columns first in each row.
+static void test_tanh_concat(void) {
+    int shapes[][3] = {{1, 1, 1}, {2, 3, 17}};
+    for (int s = 0; s < 2; s++) {
+        Tensor *in[2] = {gc_input(3, shapes[s], 1), NULL};
+        grad_check("tanh", f_tanh, in, 1);
+        int other[3] = {shapes[s][0], shapes[s][1], 5};
+        in[1] = gc_input(3, other, 1);
+        grad_check("concat", f_concat, in, 2);
+    }
+    int two[2] = {2, 1}, one[2] = {2, 2};
+    Tensor *a = tensor_new(2, two, 0), *b = tensor_new(2, one, 0);
+    a->data[0] = 0.5f; a->data[1] = -2;
+    for (int i = 0; i < 4; i++) b->data[i] = (float)(10 + i);
+    Tensor *t = op_tanh(a), *c = op_concat(a, b);
+    CHECK_NEAR(t->data[0], 0.4621172, 1e-6);
+    CHECK_NEAR(t->data[1], -0.9640276, 1e-6);
+    float want[6] = {0.5f, 10, 11, -2, 12, 13};
+    for (int i = 0; i < 6; i++) CHECK(c->data[i] == want[i], "concat[%d] = %g", i, c->data[i]);
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -812,7 +835,7 @@ int main(void) {
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad);
-    T(test_attention_shared_input);
+    T(test_attention_shared_input); T(test_tanh_concat);
     arena_free(&arena);
     return check_summary();
 }

@@ -95,7 +95,7 @@ static const Key KEYS[] = {
     INT("task", max_length, "16", 1, 4096),
     STR("task", max_file_size, "1G", 1),        // a size such as "1G" (checked in config_validate)
 
-    ENUM("model", model, "translator", "classifier", "translator", "lm"),
+    ENUM("model", model, "translator", "classifier", "translator", "lm", "lstm"),
     INT("model", d_model, "64", 1, 8192),
     INT("model", n_heads, "4", 1, 256),
     INT("model", d_ff, "256", 1, 65536),
@@ -108,6 +108,9 @@ static const Key KEYS[] = {
     BOOL("model", norm_first, "true"),
     BOOL("model", embed_scale, "true"),
     ENUM("model", pool, "mean", "mean", "cls"),
+    BOOL("model", bidirectional, "true"),      // lstm: the encoder runs both directions
+    BOOL("model", tie_embeddings, "false"),    // lstm: decoder.out shares decoder.embedding
+    ENUM("model", attention, "dot", "dot", "additive"),   // lstm: the attention scores
     SCHEME("model", pos, "sinusoidal"),
     POS(INT, max_len, "32", 1, 1 << 20),
     POS(BOOL, pos_wrap, "true"),
@@ -661,7 +664,9 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
                                           [TASK_TOY_TRANSLATE] = MODEL_TRANSLATOR,
                                           [TASK_PARALLEL_TEXT] = MODEL_TRANSLATOR,
                                           [TASK_LM] = MODEL_LM};
-    if (c->task != TASK_ALGORITHMIC && c->model != model_for[c->task])
+    // The LSTM translator takes the translator's tasks (docs/design.md §2.8).
+    ModelKind kind = c->model == MODEL_LSTM ? MODEL_TRANSLATOR : c->model;
+    if (c->task != TASK_ALGORITHMIC && kind != model_for[c->task])
         return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", task,
                        KEYS[find_key("model", "model")].words[model_for[c->task]], model);
     // algorithmic: a translator (source -> target), or the decoder-only form (model = lm, §5.8).
@@ -677,6 +682,17 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (!c->test_src[0] != !c->test_tgt[0])
         return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen,
                        "test_src and test_tgt must be set together");
+    if (c->model == MODEL_LSTM && strcmp(c->pos, "none"))
+        return invalid(c, "pos", "model", err, errlen,
+                       "model = lstm has no positional scheme: pos must be none, not %s", c->pos);
+    if (c->attention != ATTENTION_DOT && c->model != MODEL_LSTM)
+        return invalid(c, "attention", "model", err, errlen,
+                       "attention = %s needs model = lstm (a Transformer's attention is "
+                       "scaled dot-product)", config_enum_name(c, &c->attention));
+    if (c->model == MODEL_LSTM && c->enc_layers != c->dec_layers)
+        return invalid(c, "dec_layers", "enc_layers", err, errlen,
+                       "model = lstm starts decoder layer i from encoder layer i's final state: "
+                       "dec_layers (%d) must equal enc_layers (%d)", c->dec_layers, c->enc_layers);
     if (c->d_model % c->n_heads)
         return invalid(c, "n_heads", "d_model", err, errlen,
                        "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
@@ -684,9 +700,9 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     char msg[256];
     if (checks && checks->check(c, &key, msg, sizeof msg))
         return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
-    if (!c->eos && c->model != MODEL_TRANSLATOR)
+    if (!c->eos && !model_is_seq2seq(c->model))
         return invalid(c, "eos", "model", err, errlen,
-                       "eos = false needs model = translator "
+                       "eos = false needs model = translator or lstm "
                        "(only a translator's targets end with <eos>)");
     const PosConfig *pc = &c->pos_cfg;
     if (pc->yarn_alpha >= pc->yarn_beta)

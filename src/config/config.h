@@ -20,8 +20,13 @@ typedef enum {
 } TaskKind;
 // task.algorithm, the rule of the algorithmic task (data/algorithmic.h applies it).
 typedef enum { ALGO_COPY, ALGO_REVERSE, ALGO_DUPLICATE, ALGO_SORT } Algorithm;
-typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM } ModelKind;
+// MODEL_LSTM: the recurrent translator (docs/design.md §2.8), on the translator's tasks.
+typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM, MODEL_LSTM } ModelKind;
+// Does the model translate (an encoder, then a decoder attending to it)?
+static inline int model_is_seq2seq(ModelKind k) { return k == MODEL_TRANSLATOR || k == MODEL_LSTM; }
 typedef enum { ACTIVATION_RELU, ACTIVATION_GELU, ACTIVATION_SWIGLU } Activation;
+// model.attention, the LSTM translator's scores: Luong's dot product or Bahdanau's additive form.
+typedef enum { ATTENTION_DOT, ATTENTION_ADDITIVE } AttentionScore;
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } NormKind;
 typedef enum { POOL_MEAN, POOL_CLS } PoolKind;
 typedef enum {
@@ -102,7 +107,7 @@ typedef struct Config {
     char  max_file_size[CFG_STR];
 
     // [model]
-    ModelKind model;           // classifier | translator | lm
+    ModelKind model;           // classifier | translator | lm | lstm
     int   d_model, n_heads, d_ff;
     int   enc_layers, dec_layers;
     float dropout;
@@ -112,6 +117,9 @@ typedef struct Config {
     int   norm_first;          // true: pre-LN (default); false: post-LN
     int   embed_scale;         // multiply embeddings by sqrt(d_model)
     PoolKind pool;             // classifier: mean | cls
+    int   bidirectional;       // lstm: the encoder runs both directions, summed (default true)
+    int   tie_embeddings;      // lstm: the output layer is the decoder's embedding (default false)
+    AttentionScore attention;  // lstm: dot (default) | additive
     char  pos[CFG_STR];        // a scheme name of src/pos/registry.c (./train --list-schemes)
     PosConfig pos_cfg;         // max_len .. pos_random: the schemes' settings (above)
     // none | log: self-attention scores times log(n)/log(n_train) past n_train

@@ -2,11 +2,12 @@
 // records itself on the tape. Forward and backward of each op sit side by side in the
 // op's source file:
 //   ops_matmul.c     matmul, linear
-//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, dropout, add_dropout
+//   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, tanh, dropout, add_dropout
 //   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
-//   ops_index.c      embedding, mean_pool, select_row, split/merge heads, rel_bias
+//   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
+//   ops_lstm.c       lstm; ops_additive.c  additive_scores (the recurrent translator, §2.8)
 // Shapes are written (B,T,C) style; "..." means any leading dimensions.
 #ifndef OPS_H
 #define OPS_H
@@ -30,6 +31,7 @@ Tensor *op_relu(Tensor *x);
 Tensor *op_gelu(Tensor *x);                     // exact: x * Phi(x), with erf
 Tensor *op_log1p(Tensor *x);                    // log(1 + x), for x > -1
 Tensor *op_softplus(Tensor *x);                 // log(1 + e^x), > 0 everywhere
+Tensor *op_tanh(Tensor *x);
 // Inverted dropout: zero with probability p, scale the rest by 1/(1-p). p = 0 returns x.
 // The mask is a hash of (seed, element index): same seed, same mask, any thread count.
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
@@ -56,6 +58,8 @@ Tensor *op_embedding(Tensor *table, const int *ids, int n);
 Tensor *op_mean_pool(Tensor *x, const int *keep);
 // x (B,T,C) -> (B,C): position t of every sequence (cls pooling takes t = 0).
 Tensor *op_select_row(Tensor *x, int t);
+// (...,Ca) and (...,Cb) with the same leading dims -> (...,Ca+Cb): a's columns, then b's.
+Tensor *op_concat(Tensor *a, Tensor *b);
 // (B,T,H*D) <-> (B,H,T,D).
 Tensor *op_split_heads(Tensor *x, int n_heads);
 Tensor *op_merge_heads(Tensor *x);
@@ -115,4 +119,21 @@ Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
 Tensor *op_rmsnorm(Tensor *x, Tensor *w, float eps);
 // SwiGLU's gated product: silu(gate) * up, silu(a) = a * sigmoid(a); gate and up same shape.
 Tensor *op_swiglu(Tensor *gate, Tensor *up);
+
+// --- the LSTM layer -------------------------------------------------------------------
+// One direction of one LSTM layer, PyTorch's layout and gate order (i, f, g, o) in the
+// blocks of 4H rows: W_ih (4H,I), W_hh (4H,H), b_ih and b_hh (4H) or NULL.
+typedef struct LstmWeights { Tensor *w_ih, *w_hh, *b_ih, *b_hh; } LstmWeights;
+// A state (h, c), each (B,H); in an initial state NULL means zeros.
+typedef struct LstmState { Tensor *h, *c; } LstmState;
+// x (B,T,I) batch-major -> the hidden state of every step (B,T,H). Steps t >= lengths[b]
+// (lengths (B), or NULL: all T) keep the state and output 0, as a packed sequence in PyTorch.
+// reverse: steps run from t = T-1 down to 0 (the backward direction; with lengths it starts at
+// each sequence's last real step). *final receives the state after the last step (B,H) of each:
+// outputs whose gradients flow back into the steps.
+Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
+                LstmState *final);
+// Additive (Bahdanau) attention scores: q (B,Tq,A), k (B,Tk,A), v (A) ->
+// s (B,Tq,Tk), s[b,i,j] = sum_a v[a] tanh(q[b,i,a] + k[b,j,a]).
+Tensor *op_additive_scores(Tensor *q, Tensor *k, Tensor *v);
 #endif

@@ -204,6 +204,26 @@ Tensor *op_softplus(Tensor *x) {
     return out;
 }
 
+// --- tanh: out = tanh(x); d/dx = 1 - out^2 ----------------------------------------------
+
+static void tanh_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int acc = grad_accumulates(x);
+    const float *y = n->out->data, *g = n->out->grad;
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++)
+        x->grad[i] = (acc ? x->grad[i] : 0.0f) + g[i] * (1.0f - y[i] * y[i]);
+}
+
+Tensor *op_tanh(Tensor *x) {
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = like(x, grad);
+    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
+    for (long i = 0; i < x->size; i++) out->data[i] = tanhf(x->data[i]);
+    if (grad) tape_record("tanh", tanh_backward, out, x, NULL, NULL);
+    return out;
+}
+
 // --- dropout: out = x * keep / (1-p), keep = [hash(seed, i) >= p] ----------------------
 // The forward pass keeps the mask (one byte per element, as PyTorch does) so the backward
 // pass does not hash again. aux = mask.

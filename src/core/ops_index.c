@@ -103,6 +103,47 @@ Tensor *op_select_row(Tensor *x, int t) {
     return out;
 }
 
+// --- concat: (...,Ca) and (...,Cb) -> (...,Ca+Cb), a's columns first ---------------------
+
+static void concat_backward(const Node *n) {
+    Tensor *a = n->in[0], *b = n->in[1];
+    long R = tensor_rows(a);
+    int Ca = tensor_cols(a), Cb = tensor_cols(b), C = Ca + Cb;
+    const float *g = n->out->grad;
+    if (a->grad) {
+        int acc = grad_accumulates(a);
+        for (long r = 0; r < R; r++)
+            for (int c = 0; c < Ca; c++)
+                a->grad[r * Ca + c] = (acc ? a->grad[r * Ca + c] : 0.0f) + g[r * C + c];
+    }
+    if (b->grad) {
+        int acc = grad_accumulates(b);
+        for (long r = 0; r < R; r++)
+            for (int c = 0; c < Cb; c++)
+                b->grad[r * Cb + c] = (acc ? b->grad[r * Cb + c] : 0.0f) + g[r * C + Ca + c];
+    }
+}
+
+Tensor *op_concat(Tensor *a, Tensor *b) {
+    long R = tensor_rows(a);
+    int Ca = tensor_cols(a), Cb = tensor_cols(b), C = Ca + Cb;
+    if (a->ndim != b->ndim || tensor_rows(b) != R) {
+        fprintf(stderr, "op_concat: the leading dimensions differ\n");
+        abort();
+    }
+    int shape[TENSOR_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    shape[a->ndim - 1] = C;
+    int grad = tape_needs_grad(a, b, NULL);
+    Tensor *out = tensor_new(a->ndim, shape, grad);
+    for (long r = 0; r < R; r++) {
+        memcpy(out->data + r * C, a->data + r * Ca, sizeof(float) * Ca);
+        memcpy(out->data + r * C + Ca, b->data + r * Cb, sizeof(float) * Cb);
+    }
+    if (grad) tape_record("concat", concat_backward, out, a, b, NULL);
+    return out;
+}
+
 // --- split/merge heads: (B,T,H*D) <-> (B,H,T,D) ----------------------------------------
 // One copy routine serves both directions and both backward passes.
 

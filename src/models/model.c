@@ -37,6 +37,9 @@ void model_declare(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, in
         stack_declare(&m->decoder, ps, cfg, "decoder", 1, 0, "pos", m->src_embed);
         linear_declare(&m->head, ps, "generator", d, src_vocab, cfg->bias);
         break;
+    case MODEL_LSTM:
+        lstm_translator_declare(&m->lstm, ps, cfg, src_vocab, tgt_vocab);
+        break;
     }
 }
 
@@ -52,6 +55,7 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     for (int i = 0; i < 2; i++) {
         stacks[i]->drop.rng = stacks[i]->attn_drop.rng = &m->dropout_rng;
     }
+    m->lstm.drop.rng = &m->dropout_rng;
     model_set_training(m, 1);
 }
 
@@ -60,6 +64,7 @@ void model_set_training(Model *m, int on) {
     float p = on ? m->cfg.dropout : 0.0f;
     m->encoder.drop.p = m->encoder.attn_drop.p = p;
     m->decoder.drop.p = m->decoder.attn_drop.p = p;
+    m->lstm.drop.p = p;
     int drawn = on || m->cfg.positions == EVAL_POSITIONS_SAMPLED;
     m->encoder.pos.draw_from = m->decoder.pos.draw_from = drawn ? m->cfg.pos_cfg.pos_random : 0;
 }
@@ -71,6 +76,7 @@ void model_seed_positions(Model *m, uint64_t draw) {
 void model_free(Model *m) {
     stack_free(&m->encoder);
     stack_free(&m->decoder);
+    lstm_translator_free(&m->lstm);
     params_free(&m->ps);
 }
 
@@ -128,6 +134,7 @@ Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const i
 }
 
 Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt) {
+    if (m->cfg.model == MODEL_LSTM) return lstm_translator_logits(&m->lstm, src, B, Ts, tgt_in, Tt);
     Tensor *memory = model_encode(m, src, B, Ts, NULL);          // (B,Ts,d)
     return decoder_logits(m, memory, src, Ts, tgt_in, B, Tt, NULL);
 }

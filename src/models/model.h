@@ -1,12 +1,15 @@
-// The three models, sharing embeddings, stacks and an output layer:
+// The models: three sharing embeddings, stacks and an output layer, and the LSTM translator:
 //   classifier: embed -> encoder -> pool (mean over tokens, or the <cls> row) -> head (C)
 //   translator: src_embed -> encoder; tgt_embed -> decoder (causal + cross-attention)
 //               -> generator (V)
 //   lm:         embed -> decoder (causal, no cross-attention) -> generator (V)
+//   lstm:       the recurrent translator of models/lstm.h (no stacks; translator_logits
+//               dispatches to it, decoding runs its LstmCache)
 // Parameter names follow docs/design.md §3.2 (PyTorch style), so checkpoints load by name.
 #ifndef MODEL_H
 #define MODEL_H
 #include "core/rng.h"
+#include "models/lstm.h"
 #include "models/transformer.h"
 
 typedef struct Model {
@@ -15,6 +18,7 @@ typedef struct Model {
     Tensor *src_embed, *tgt_embed;   // classifier/lm use src_embed ("embed.weight")
     Stack encoder, decoder;
     Linear head;                // "head" (classifier) or "generator"
+    LstmTranslator lstm;        // model = lstm (then the stacks and head are empty)
     int src_vocab, tgt_vocab, n_classes;
     Rng dropout_rng;            // one seed per dropout call; saved with the run for resume
     Rng pos_rng;                // randomized positions (cfg.pos_random):

@@ -106,7 +106,8 @@ Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows);   // keys
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
-// message (learned, no wrap; drawn positions: T > draw_from).
+// message (learned, no wrap; drawn positions: T > draw_from). A Positional without a scheme
+// (a model without that stack) takes any length.
 int     pos_check_length(const Positional *p, int T, char *err, int errlen);
 
 // The math of each scheme, exposed for tests and plots.

@@ -93,6 +93,7 @@ Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }
 
 int pos_check_length(const Positional *p, int T, char *err, int errlen) {
+    if (!p->scheme) return 0;   // no stack of this kind (model = lstm has none): no positions
     if (p->draw_from && T > p->draw_from) {
         snprintf(err, errlen,
                  "sequence of %d tokens needs %d distinct positions, but model.pos_random = %d "

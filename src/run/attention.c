@@ -12,9 +12,11 @@
 
 int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt, AttnMaps *a) {
     memset(a, 0, sizeof *a);
-    int H = m->cfg.n_heads, V = m->tgt_vocab;
-    a->n_enc = m->encoder.n_layers;
-    a->n_dec = m->decoder.n_layers;
+    int lstm = m->cfg.model == MODEL_LSTM;
+    int H = lstm ? 1 : m->cfg.n_heads, V = m->tgt_vocab;
+    a->n_enc = lstm ? 0 : m->encoder.n_layers;
+    a->n_dec = lstm ? 1 : m->decoder.n_layers;
+    a->cross_only = lstm;
     a->H = H;
     a->Ts = Ts;
     a->Tt = Tt;
@@ -30,10 +32,16 @@ int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt,
     model_set_training(m, 0);
     tape_set_enabled(0);
     ArenaMark mark = arena_mark(tensor_arena());
-    StackRun enc = { .self_probs = a->enc_self },
-             dec = { .self_probs = a->dec_self, .cross_probs = a->dec_cross };
-    Tensor *memory = model_encode(m, src, 1, Ts, &enc);
-    Tensor *logits = decoder_logits(m, memory, src, Ts, tgt_in, 1, Tt, &dec);   // (Tt,V)
+    Tensor *logits;                                                                // (Tt,V)
+    if (lstm) {
+        LstmEncoded enc = lstm_encode(&m->lstm, src, 1, Ts);
+        logits = lstm_decode(&m->lstm, &enc, tgt_in, 1, Tt, enc.final, a->dec_cross);
+    } else {
+        StackRun enc = { .self_probs = a->enc_self },
+                 dec = { .self_probs = a->dec_self, .cross_probs = a->dec_cross };
+        Tensor *memory = model_encode(m, src, 1, Ts, &enc);
+        logits = decoder_logits(m, memory, src, Ts, tgt_in, 1, Tt, &dec);
+    }
     memcpy(a->logits, logits->data, sizeof(float) * (size_t)Tt * V);
     arena_release(tensor_arena(), mark);
     model_set_training(m, was_training);
@@ -100,9 +108,10 @@ int attention_svgs(Translator *t, const char *line, int beam, float alpha, const
                         a.enc_self + (long)l * H * Ts * Ts, Ts, Ts, src_tok, src_tok, line, err,
                         errlen);
     for (int l = 0; l < a.n_dec && !rc; l++)
-        rc = write_maps(dir, index, "decoder_self", "decoder self-attention (rows: output tokens)",
-                        l, &a, a.dec_self + (long)l * H * Tt * Tt, Tt, Tt, out_tok, in_tok, line,
-                        err, errlen) ||
+        rc = (!a.cross_only &&
+              write_maps(dir, index, "decoder_self", "decoder self-attention (rows: output tokens)",
+                         l, &a, a.dec_self + (long)l * H * Tt * Tt, Tt, Tt, out_tok, in_tok, line,
+                         err, errlen)) ||
              write_maps(dir, index, "decoder_cross",
                         "cross-attention (rows: output tokens, columns: source)", l, &a,
                         a.dec_cross + (long)l * H * Tt * Ts, Tt, Ts, out_tok, src_tok, line, err,

@@ -1,5 +1,6 @@
 // Attention maps of a translator: the softmax probabilities of every attention layer and
-// head for one sentence pair, and SVG heat maps of them (./translate --attention).
+// head for one sentence pair, and SVG heat maps of them (./translate --attention). The LSTM
+// translator has one map, its decoder's attention over the source (models/lstm.h).
 //
 // The probabilities are those op_attention computes in the model's own forward pass
 // (stack_forward with probability sinks, see models/transformer.h), so the maps are those of
@@ -16,6 +17,7 @@ typedef struct AttnMaps {
     float *dec_self;    // [n_dec][H][Tt][Tt] (zero above the diagonal: causal)
     float *dec_cross;   // [n_dec][H][Tt][Ts]
     float *logits;      // [Tt][V], the traced forward's output
+    int cross_only;     // model = lstm: dec_cross alone, one layer and one head (n_enc = 0)
 } AttnMaps;
 
 // One source (Ts ids, <eos> included) and decoder input (Tt ids, <bos> first). 0, or -1 if

@@ -16,6 +16,16 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     s->was_recording = tape_enabled();
     model_set_training(m, 0);
     tape_set_enabled(0);
+    if (m->cfg.model == MODEL_LSTM) {   // the encoder once, then the decoder's state per step
+        s->start = arena_mark(tensor_arena());
+        s->src = malloc(1);
+        if (!s->src || lstm_cache_init(&s->lstm, &m->lstm, lstm_encode(&m->lstm, src, N, Ts))) {
+            decode_free(s);
+            return -1;
+        }
+        s->mark = arena_mark(tensor_arena());
+        return 0;
+    }
     int *src_copy = malloc(sizeof(int) * ((size_t)N * s->Ts + 1));
     if (!src_copy || kv_cache_init(&s->cache, &m->decoder, N, lm ? Ts + max_len : max_len)) {
         free(src_copy);
@@ -36,6 +46,7 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
 void decode_free(DecodeState *s) {
     if (s->src) arena_release(tensor_arena(), s->start);
     kv_cache_free(&s->cache);
+    lstm_cache_free(&s->lstm);
     free((void *)s->src);
     if (s->m) {
         model_set_training(s->m, s->was_training);
@@ -46,6 +57,8 @@ void decode_free(DecodeState *s) {
 
 Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
     arena_release(tensor_arena(), s->mark);
+    if (s->m->cfg.model == MODEL_LSTM)
+        return lstm_cache_step(&s->lstm, &s->m->lstm, tokens, T, NULL);
     StackRun run = { .cache = &s->cache };
     // (N*T,V)
     if (s->m->cfg.model == MODEL_LM) return lm_logits(s->m, tokens, s->N, T, &run);
@@ -54,7 +67,10 @@ Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
 
 Tensor *decode_step(DecodeState *s, const int *tokens) { return decode_feed(s, tokens, 1); }
 
-void decode_reorder(DecodeState *s, const int *parent) { kv_cache_reorder(&s->cache, parent); }
+void decode_reorder(DecodeState *s, const int *parent) {
+    if (s->m->cfg.model == MODEL_LSTM) lstm_cache_reorder(&s->lstm, parent);
+    else kv_cache_reorder(&s->cache, parent);
+}
 
 double log_sum_exp(const float *z, int V) {
     float mx = z[0];

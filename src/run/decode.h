@@ -15,6 +15,7 @@ typedef struct DecodeState {
     int N, Ts;                    // rows, source length
     const int *src;               // (N,Ts), owned copy
     KVCache cache;                // cache.len = tokens decoded so far
+    LstmCache lstm;               // model = lstm: the decoder's state instead of keys and values
     ArenaMark start, mark;        // arena before decode_init / after
                                   // the encoder (steps release to it)
     int was_training, was_recording;

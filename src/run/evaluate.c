@@ -16,6 +16,7 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
         targets = b->labels;
         break;
     case MODEL_TRANSLATOR:
+    case MODEL_LSTM:
         logits = translator_logits(m, b->src, b->B, b->T_src, b->tgt_in, b->T_tgt);
         targets = b->tgt_out;
         break;
@@ -195,14 +196,14 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
         // logits until the outputs are decoded).
         float *kept = NULL;
-        if (diag && decode && m->cfg.model == MODEL_TRANSLATOR) {
+        if (diag && decode && model_is_seq2seq(m->cfg.model)) {
             kept = malloc(sizeof(float) * (size_t)logits->size);
             if (kept) memcpy(kept, logits->data, sizeof(float) * (size_t)logits->size);
         }
         Tensor kept_logits = *logits;
         kept_logits.data = kept;
         arena_release(a, mark);
-        if (decode && m->cfg.model == MODEL_TRANSLATOR) {
+        if (decode && model_is_seq2seq(m->cfg.model)) {
             int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
             int oracle = length_oracle(t);
             int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
@@ -245,7 +246,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         r->n_examples = n;
         r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
         r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
-        if (decode && (m->cfg.model == MODEL_TRANSLATOR || t->batch_kind == BATCH_PROMPT))
+        if (decode && (model_is_seq2seq(m->cfg.model) || t->batch_kind == BATCH_PROMPT))
             r->exact_match = n ? (double)exact / n : 0;
         if (classifier) {   // twins: both right, and how far apart their logits are
             int pairs = 0, both = 0;

@@ -32,7 +32,7 @@ static int probe_open(MemoryProbe *p, const Config *c, MemoryVocab v) {
 // A pass's step-arena peak, and with decoding the larger of that and the decoder's arena
 // and key/value cache (the forward pass is released before decoding starts).
 static double pass_bytes(MemoryProbe *p, const MemoryPass *s) {
-    int one = p->m.cfg.model != MODEL_TRANSLATOR;
+    int one = !model_is_seq2seq(p->m.cfg.model);
     double T = p->m.cfg.model == MODEL_CLASSIFIER ? s->T_src : s->T_tgt;
     double bytes = memory_probe_arena(p, s->train ? PROBE_TRAIN : PROBE_EVAL, s->B,
                                       one ? 0 : s->T_src, T);

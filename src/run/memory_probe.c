@@ -236,7 +236,7 @@ int memory_probe_init(MemoryProbe *p, const Config *c, int src_vocab, int tgt_vo
                       int n_classes) {
     memset(p, 0, sizeof *p);
     model_build(&p->m, c, src_vocab, tgt_vocab, n_classes);
-    p->two_lengths = c->model == MODEL_TRANSLATOR;
+    p->two_lengths = model_is_seq2seq(c->model);
     char err[256];
     for (int u = 16; u >= 1; u /= 2) {
         int ok = 1;

@@ -17,7 +17,7 @@ int translator_open(Translator *t, const char *arg, char *err, int errlen) {
     run_locate(arg, path, t->dir, sizeof t->dir);
     if (checkpoint_read_config(path, &t->cfg, err, errlen)) return -1;
     int rc = 0;
-    if (t->cfg.model != MODEL_TRANSLATOR) {
+    if (!model_is_seq2seq(t->cfg.model)) {
         snprintf(err, errlen, "%s: model = %s, not a translator", path,
                  config_enum_name(&t->cfg, &t->cfg.model));
         rc = -1;

@@ -73,6 +73,10 @@ static const Shape SHAPES[] = {
     {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR,
      256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU,
      0.1f, 0.1f, 0},
+    // The recurrent translator of configs/lstm.ini (bidirectional, dot attention) on the toy
+    // shape's batches (heads and ff unused).
+    {"lstm", "toy lstm d64 bi 2+2 B64", MODEL_LSTM,
+     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0},
     {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM,
      128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
     // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16

@@ -150,6 +150,10 @@ static int run(const char *model_arg, const char *sentence, const char *perm_tex
         snprintf(err, errlen, "a language model has no encoder: use a classifier or translator");
         rc = -1;
     }
+    if (run.cfg.model == MODEL_LSTM) {   // its encoder is recurrent: no positions to permute
+        snprintf(err, errlen, "model = lstm has no positions to permute: use a Transformer");
+        rc = -1;
+    }
     if (!rc) rc = run_open(&run, err, errlen);
     Model *m = &run.model;
     int ids[64], T = 0, n_perms = 0;

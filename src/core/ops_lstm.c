@@ -1,0 +1,239 @@
+// The LSTM layer (docs/design.md §2.8): one direction of one layer over a batch of sequences,
+// with PyTorch's weight layout and gate order (i, f, g, o), forward and backward through time.
+//
+//   a_t = x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh         (B,4H), split in four blocks of H
+//   i = sigmoid(a_i)  f = sigmoid(a_f)  g = tanh(a_g)  o = sigmoid(a_o)
+//   c_t = f c_{t-1} + i g        h_t = o tanh(c_t)
+//
+// The input part x W_ih^T + b_ih is op_linear over all (B,T) rows at once: one product, and
+// its backward (dx, dW_ih, db_ih) is linear's. The recurrence is one node: a (B,H) x (H,4H)
+// product per step, then the gates elementwise.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/kernels.h"
+#include "core/ops.h"
+#include "core/tape.h"
+
+// sigmoid and tanh through kernel_expf, so that the gate loops vectorise (with libm's tanhf
+// and expf they took 30% of a training step). tanh(a) = 1 - 2 / (e^(2a) + 1): its limits are
+// exactly -1 and 1, and near 0 it is within about 1e-7 of tanhf.
+static inline float lstm_sigmoid(float a) { return 1.0f / (1.0f + kernel_expf(-a)); }
+static inline float lstm_tanh(float a) { return 1.0f - 2.0f / (kernel_expf(2.0f * a) + 1.0f); }
+
+// What the recurrence's backward needs beyond the node's inputs (in[0] the input gates gx,
+// in[1] W_hh, in[2] b_hh or NULL, in[3] h0 or NULL).
+typedef struct {
+    Tensor *c0;          // or NULL (zeros)
+    Tensor *h_n, *c_n;   // the final state, outputs whose gradients flow back into the steps
+    const int *lengths;  // (B) or NULL
+    float *gates;        // (B,T,4H) activated gates i, f, g, o
+    float *hs, *cs;      // (B,T,H) the state after each step (kept through padded steps)
+    float *tcs;          // (B,T,H) tanh(c) of the steps that ran
+    const float *zeros;  // (H) the missing initial state
+} LstmSaved;
+
+// Does step t of sequence b run? Steps past the sequence's length keep the state.
+static int step_runs(const int *lengths, int b, int t) { return !lengths || t < lengths[b]; }
+
+// One step of one sequence: gt holds the gates' pre-activations a and receives the activated
+// gates; cp the previous cell state; out c, tanh(c), h and the output row (a copy of h).
+// restrict: the rows never overlap, and the loop vectorises.
+static void lstm_cell(int H, float *restrict gt, const float *restrict cp, float *restrict ct,
+                      float *restrict tct, float *restrict ht, float *restrict yt) {
+    for (int j = 0; j < H; j++) {
+        float ig = lstm_sigmoid(gt[j]), fg = lstm_sigmoid(gt[H + j]);
+        float gg = lstm_tanh(gt[2 * H + j]), og = lstm_sigmoid(gt[3 * H + j]);
+        gt[j] = ig; gt[H + j] = fg; gt[2 * H + j] = gg; gt[3 * H + j] = og;
+        ct[j] = fg * cp[j] + ig * gg;
+        tct[j] = lstm_tanh(ct[j]);
+        yt[j] = ht[j] = og * tct[j];
+    }
+}
+
+// Its backward (the formulas below): dh, dc carried in and out, da written.
+static void lstm_cell_backward(int H, const float *restrict gt, const float *restrict tct,
+                               const float *restrict cp, const float *restrict dyt,
+                               const float *restrict dh, float *restrict dc, float *restrict da) {
+    for (int j = 0; j < H; j++) {
+        float ig = gt[j], fg = gt[H + j], gg = gt[2 * H + j], og = gt[3 * H + j];
+        float dhj = dh[j] + dyt[j];
+        float tc = tct[j];
+        float dcj = dc[j] + dhj * og * (1.0f - tc * tc);
+        da[j] = dcj * gg * ig * (1.0f - ig);
+        da[H + j] = dcj * cp[j] * fg * (1.0f - fg);
+        da[2 * H + j] = dcj * ig * (1.0f - gg * gg);
+        da[3 * H + j] = dhj * tc * og * (1.0f - og);
+        dc[j] = dcj * fg;
+    }
+}
+
+// --- the recurrence: gates and state per step; backward through time ---------------------
+// i[0] B, i[1] T, i[2] H, i[3] reverse. Step t's predecessor is t-1 (t+1 when reverse); the
+// state before the first step is (h0, c0).
+//
+// Backward, per step with dh = dout_t + dh_{t} carried, dc carried:
+//   tc = tanh(c_t)      do = dh tc       dc += dh o (1 - tc^2)
+//   di = dc g   dg = dc i   df = dc c_{t-1}      dc_{t-1} = dc f
+//   da = (di i(1-i), df f(1-f), dg (1-g^2), do o(1-o))      dh_{t-1} = da W_hh
+// A padded step passes dh and dc through unchanged and has da = 0.
+
+static void lstm_backward(const Node *n) {
+    const LstmSaved *s = n->aux;
+    Tensor *gx = n->in[0], *W_hh = n->in[1], *b_hh = n->in[2], *h0 = n->in[3];
+    int B = n->i[0], T = n->i[1], H = n->i[2], reverse = n->i[3], G = 4 * H;
+    Arena *arena = tensor_arena();
+    const float *dout = n->out->grad;                                     // (B,T,H)
+    float *da = arena_calloc(arena, sizeof(float) * (size_t)B * T * G);   // (B,T,4H)
+    float *dh = arena_alloc(arena, sizeof(float) * (size_t)B * H);        // carried (B,H)
+    float *dc = arena_alloc(arena, sizeof(float) * (size_t)B * H);
+    float *dh_prev = arena_alloc(arena, sizeof(float) * (size_t)B * H);
+    memcpy(dh, grad_zeroed(s->h_n), sizeof(float) * (size_t)B * H);
+    memcpy(dc, grad_zeroed(s->c_n), sizeof(float) * (size_t)B * H);
+    for (int k = T - 1; k >= 0; k--) {
+        int t = reverse ? T - 1 - k : k;
+        int prev = reverse ? t + 1 : t - 1, first = k == 0;
+        for (int b = 0; b < B; b++) {
+            if (!step_runs(s->lengths, b, t)) continue;
+            long row = (long)b * T + t;
+            const float *gt = s->gates + row * G, *tct = s->tcs + row * H;
+            const float *cp = first ? (s->c0 ? s->c0->data + (long)b * H : s->zeros)
+                                    : s->cs + ((long)b * T + prev) * H;
+            const float *dyt = dout + row * H;
+            float *dat = da + row * G, *dhb = dh + (long)b * H, *dcb = dc + (long)b * H;
+            lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dcb, dat);
+        }
+        // dh_{prev} = da_t W_hh for the steps that ran; a padded step passes dh through.
+        gemm(B, H, G, mat_rows(da + (long)t * G, (long)T * G), mat_rows(W_hh->data, H), dh_prev,
+             H, 0, NULL);
+        for (int b = 0; b < B; b++)
+            if (step_runs(s->lengths, b, t))
+                memcpy(dh + (long)b * H, dh_prev + (long)b * H, sizeof(float) * (size_t)H);
+    }
+    if (gx->grad) {
+        int acc = grad_accumulates(gx);
+        for (long e = 0; e < gx->size; e++) gx->grad[e] = (acc ? gx->grad[e] : 0.0f) + da[e];
+    }
+    if (W_hh->grad) {
+        // dW_hh (4H,H) += sum over rows (b,t) of da^T h_{prev}: one product over all B*T rows,
+        // with h_{prev} gathered as the state before each step.
+        float *hp = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < T; t++) {
+                int first = reverse ? t == T - 1 : t == 0, prev = reverse ? t + 1 : t - 1;
+                float *dst = hp + ((long)b * T + t) * H;
+                if (!first) memcpy(dst, s->hs + ((long)b * T + prev) * H, sizeof(float) * H);
+                else if (h0) memcpy(dst, h0->data + (long)b * H, sizeof(float) * H);
+                else memset(dst, 0, sizeof(float) * H);
+            }
+        gemm(G, H, B * T, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
+             grad_accumulates(W_hh), NULL);
+    }
+    if (b_hh && b_hh->grad) {
+        float *db = grad_zeroed(b_hh);   // rows summed in ascending order, one thread
+        for (long r = 0; r < (long)B * T; r++)
+            for (int j = 0; j < G; j++) db[j] += da[r * G + j];
+    }
+    if (h0 && h0->grad) {
+        int acc = grad_accumulates(h0);
+        for (long e = 0; e < (long)B * H; e++) h0->grad[e] = (acc ? h0->grad[e] : 0.0f) + dh[e];
+    }
+    if (s->c0 && s->c0->grad) {
+        int acc = grad_accumulates(s->c0);
+        for (long e = 0; e < (long)B * H; e++)
+            s->c0->grad[e] = (acc ? s->c0->grad[e] : 0.0f) + dc[e];
+    }
+}
+
+static int has_grad(const Tensor *t) { return t && t->grad; }
+
+Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
+                LstmState *final) {
+    int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
+    if (x->ndim != 3 || w->w_ih->ndim != 2 || w->w_ih->shape[0] != G
+        || w->w_ih->shape[1] != x->shape[2] || w->w_hh->shape[0] != G
+        || (w->b_ih && w->b_ih->size != G) || (w->b_hh && w->b_hh->size != G)
+        || (init.h && init.h->size != (long)B * H) || (init.c && init.c->size != (long)B * H)) {
+        fprintf(stderr, "op_lstm: x must be (B,T,I), W_ih (4H,I), W_hh (4H,H), biases (4H), "
+                "h0 and c0 (B,H)\n");
+        abort();
+    }
+    for (int b = 0; lengths && b < B; b++)
+        if (lengths[b] < 0 || lengths[b] > T) {
+            fprintf(stderr, "op_lstm: length %d of sequence %d is outside [0,%d]\n", lengths[b],
+                    b, T);
+            abort();
+        }
+    Tensor *gx = op_linear(x, w->w_ih, w->b_ih);                         // (B,T,4H)
+    int grad = tape_enabled() && (has_grad(gx) || has_grad(w->w_hh) || has_grad(w->b_hh)
+                                  || has_grad(init.h) || has_grad(init.c));
+    Arena *arena = tensor_arena();
+    int shape[3] = {B, T, H};
+    Tensor *out = tensor_new(3, shape, grad);
+    final->h = tensor_new2(B, H, grad);
+    final->c = tensor_new2(B, H, grad);
+    float *gates = arena_alloc(arena, sizeof(float) * (size_t)B * T * G);
+    float *hs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
+    float *cs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
+    float *tcs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
+    float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
+    memcpy(gates, gx->data, sizeof(float) * (size_t)B * T * G);
+    for (int k = 0; k < T; k++) {
+        int t = reverse ? T - 1 - k : k;
+        int prev = reverse ? t + 1 : t - 1, first = k == 0;
+        // gates_t += h_{prev} W_hh^T + b_hh: rows of step t are T*4H apart
+        if (!first)
+            gemm(B, G, H, mat_rows(hs + (long)prev * H, (long)T * H), mat_cols(w->w_hh->data, H),
+                 gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
+        else if (init.h)
+            gemm(B, G, H, mat_rows(init.h->data, H), mat_cols(w->w_hh->data, H),
+                 gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
+        else if (w->b_hh)
+            for (int b = 0; b < B; b++)
+                for (int j = 0; j < G; j++) gates[((long)b * T + t) * G + j] += w->b_hh->data[j];
+        for (int b = 0; b < B; b++) {
+            long row = (long)b * T + t;
+            const float *hp = first ? (init.h ? init.h->data + (long)b * H : zeros)
+                                    : hs + ((long)b * T + prev) * H;
+            const float *cp = first ? (init.c ? init.c->data + (long)b * H : zeros)
+                                    : cs + ((long)b * T + prev) * H;
+            float *gt = gates + row * G, *ht = hs + row * H, *ct = cs + row * H;
+            float *tct = tcs + row * H, *yt = out->data + row * H;
+            if (!step_runs(lengths, b, t)) {   // padding: the state stays, the output is 0
+                memcpy(ht, hp, sizeof(float) * (size_t)H);
+                memcpy(ct, cp, sizeof(float) * (size_t)H);
+                memset(yt, 0, sizeof(float) * (size_t)H);
+                continue;
+            }
+            lstm_cell(H, gt, cp, ct, tct, ht, yt);
+        }
+    }
+    // The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
+    for (int b = 0; b < B; b++) {
+        long row = (long)b * T + (reverse ? 0 : T - 1);
+        for (int j = 0; j < H; j++) {
+            final->h->data[(long)b * H + j] =
+                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
+            final->c->data[(long)b * H + j] =
+                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
+        }
+    }
+    if (grad) {
+        Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
+        n->in[3] = init.h;
+        LstmSaved *s = arena_alloc(arena, sizeof *s);
+        s->c0 = init.c;
+        s->h_n = final->h;
+        s->c_n = final->c;
+        s->lengths = lengths ? tape_save_ints(lengths, B) : NULL;
+        s->gates = gates;
+        s->hs = hs;
+        s->cs = cs;
+        s->tcs = tcs;
+        s->zeros = zeros;
+        n->aux = s;
+        n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = reverse;
+    }
+    return out;
+}
