@@ -28,9 +28,9 @@ OpenBLAS's own pick are timed once, one thread, on the matmuls of --sizes and on
 printed (and head --markdown). An OPENBLAS_CORETYPE of the caller is never inherited. Where
 OpenBLAS is missing or runs a generic core on an AVX2 machine, no ratio is printed.
 
-PyTorch allocates every activation anew; glibc serves blocks of 32 MiB and more (and, after a
-while, smaller ones) with mmap and returns them when freed, so each step faults its pages in
-again (system time, most of a T = 512 step). --malloc keep (the default) keeps freed memory in the
+PyTorch allocates every activation anew; glibc serves a block of 32 MiB or more (below that,
+one above its sliding mmap threshold) with mmap, unmaps it when freed and trims the heap's top,
+so each step faults those pages in again (system time, most of a T = 512 step). --malloc keep (the default) keeps freed memory in the
 process, as the C side's arena does (MALLOC_MMAP_MAX_=0, a large MALLOC_TRIM_THRESHOLD_);
 --malloc glibc leaves glibc's defaults.
 """
@@ -64,7 +64,7 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
                     B=8, V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=128, steps=2, pos="learned", act="gelu", p=0.0,
                     smoothing=0.0),
     # the algorithmic length-generalisation lab (configs/algorithmic/copy.ini, lm_copy.ini): inputs of
-    # 1..16 digits copied; built by scripts/torch_model.py from the config's keys (TORCH_MODEL_CFG)
+    # 1..16 digits copied; built by scripts/torch_model.py from the config's keys (torch_model_cfg)
     "copy": dict(label="copy translator d64 h4 1+1 ff128 B64 n1-16", model="translator", d=64, heads=4, enc=1, dec=1,
                  ff=128, B=64, V_src=14, V_tgt=14, src=(1, 16), tgt=(1, 16), T=0, steps=10, p=0.0, smoothing=0.0,
                  copy=True),
