@@ -530,11 +530,15 @@ int main(int argc, char **argv) {
         }
     }
     if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    // The parent runs no OpenMP team: a child forked from a process whose libgomp has started
+    // threads waits for them forever, and the memory estimate below runs a probe's step.
+    omp_set_num_threads(1);
     // Memory before any work: the largest shape's training step against what is available.
     MemoryEstimate largest = {0};
     Config largest_cfg;
     for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
+        if (!wanted(only, sh->name)) continue;   // each estimate runs a probe's step
         Config c;
         shape_config(sh, &c);
         MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
@@ -542,7 +546,7 @@ int main(int argc, char **argv) {
         MemoryPass p = {sh->B, sh->src_max + 1, T, 1, 0};
         MemoryEstimate e;
         memory_estimate_step(&c, v, &p, &e);
-        if (wanted(only, sh->name) && e.total > largest.total) largest = e, largest_cfg = c;
+        if (e.total > largest.total) largest = e, largest_cfg = c;
     }
     char err[512];
     if (largest.total > 0 && memory_check(&largest, &largest_cfg, err, sizeof err)) {
