@@ -23,8 +23,9 @@ PyTorch's float products go to OpenBLAS (Debian's torch links libblas.so.3, whic
 libopenblas0-openmp provides; its oneDNN serves bf16 and convolutions, not this). Which kernels
 OpenBLAS runs is its "core": its own pick from cpuid (a recent Xeon: generic Prescott; Zen 5:
 Cooperlake) or OPENBLAS_CORETYPE. By default (--blas-core probe) each core this CPU can run and
-OpenBLAS's own pick are timed once, one thread, on the matmuls of --sizes and one training step of
---probe-shape; the fastest runs every PyTorch child, and the choice and the probe times are
+OpenBLAS's own pick are timed (--probe-rounds alternating rounds, the best of each counts), one
+thread, on the matmuls of --sizes and one training step of --probe-shape; the fastest runs every
+PyTorch child, and the choice and the probe times are
 printed (and head --markdown). An OPENBLAS_CORETYPE of the caller is never inherited. Where
 OpenBLAS is missing or runs a generic core on an AVX2 machine, no ratio is printed.
 
@@ -684,8 +685,8 @@ def main():
                     help="probe (time each core this CPU runs, keep the fastest) | detect (OpenBLAS's own pick) | "
                          "an OPENBLAS_CORETYPE name")
     ap.add_argument("--probe-shape", default="lm", help="the training shape the core probe times one step of")
-    ap.add_argument("--probe-rounds", type=int, default=1, help="probe each core this many times, alternating; "
-                    "the fastest time counts (one round is noisy on a loaded machine)")
+    ap.add_argument("--probe-rounds", type=int, default=3, help="probe each core this many times, alternating; "
+                    "the fastest time counts (one round picked Haswell over SkylakeX at load 5.5 on 2 cores)")
     ap.add_argument("--malloc", default="keep", choices=sorted(MALLOCS),
                     help="PyTorch's glibc allocator: keep (freed memory stays, as the C arena) | glibc (its defaults)")
     ap.add_argument("--wait", default="short-spin",
