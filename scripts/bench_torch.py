@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """The shapes of ./bench in PyTorch, printed as the same table; --compare runs both side by side.
 
-    /usr/bin/python3 scripts/bench_torch.py [--threads 1,2] [--runs 5] [--only toy,...]
+    /usr/bin/python3 scripts/bench_torch.py [--threads 1,2] [--runs 5] [--only toy,...] [--blas-core probe]
     /usr/bin/python3 scripts/bench_torch.py --compare [--bench build/opt/bin/bench] ...
 
 Needs the Debian packages python3-torch and libopenblas0-openmp; never part of `make test`.
 The models mirror src/models (pre-LN encoder/decoder, RoPE on self-attention, dropout 0.1,
 label smoothing 0.1, AdamW, global-norm clipping; the llama shape with RMSNorm, SwiGLU and no
-biases) and the batches are the same as bench.c's.
+biases; the copy and lmcopy shapes of the algorithmic lab built by scripts/torch_model.py) and
+the batches are the same as bench.c's.
 Every measurement runs in a child process of its own (its peak RSS is its own). --compare
 alternates one C run and one PyTorch run per repetition, so both see the same machine load,
 and prints the medians and their ratio (C / PyTorch; higher is better for C).
@@ -18,10 +19,21 @@ GOMP_SPINCOUNT=3000, src/core/runtime.h). `--wait short-spin,libgomp` gives PyTo
 libgomp's default instead (a 3 ms spin: fastest on an idle machine, many times slower when
 other processes use the cores, as spinning threads hold the cores the working ones need).
 
-OpenBLAS 0.3.21 does not know recent Xeons and falls back to its slow generic (Prescott)
-kernels, so unless --blas-core detect is given the PyTorch children run with
-OPENBLAS_CORETYPE=SkylakeX on AVX-512 machines (Haswell on AVX2 ones); the core actually
-used is printed.
+PyTorch's float products go to OpenBLAS (Debian's torch links libblas.so.3, which
+libopenblas0-openmp provides; its oneDNN serves bf16 and convolutions, not this). Which kernels
+OpenBLAS runs is its "core": its own pick from cpuid (a recent Xeon: generic Prescott; Zen 5:
+Cooperlake) or OPENBLAS_CORETYPE. By default (--blas-core probe) each core this CPU can run and
+OpenBLAS's own pick are timed (--probe-rounds alternating rounds, the best of each counts), one
+thread, on the matmuls of --sizes and one training step of --probe-shape; the fastest runs every
+PyTorch child, and the choice and the probe times are
+printed (and head --markdown). An OPENBLAS_CORETYPE of the caller is never inherited. Where
+OpenBLAS is missing or runs a generic core on an AVX2 machine, no ratio is printed.
+
+PyTorch allocates every activation anew; glibc serves a block of 32 MiB or more (below that,
+one above its sliding mmap threshold) with mmap, unmaps it when freed and trims the heap's top,
+so each step faults those pages in again (system time, most of a T = 512 step). --malloc keep (the default) keeps freed memory in the
+process, as the C side's arena does (MALLOC_MMAP_MAX_=0, a large MALLOC_TRIM_THRESHOLD_);
+--malloc glibc leaves glibc's defaults.
 """
 import argparse
 import json
@@ -52,19 +64,44 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
     "lm768x4": dict(label="lm d768 h12 4L ff3072 B8 T128 gelu", model="lm", d=768, heads=12, enc=0, dec=4, ff=3072,
                     B=8, V_src=76, V_tgt=76, src=(0, 0), tgt=(0, 0), T=128, steps=2, pos="learned", act="gelu", p=0.0,
                     smoothing=0.0),
+    # the algorithmic length-generalisation lab (configs/algorithmic/copy.ini, lm_copy.ini): inputs of
+    # 1..16 digits copied; built by scripts/torch_model.py from the config's keys (torch_model_cfg)
+    "copy": dict(label="copy translator d64 h4 1+1 ff128 B64 n1-16", model="translator", d=64, heads=4, enc=1, dec=1,
+                 ff=128, B=64, V_src=14, V_tgt=14, src=(1, 16), tgt=(1, 16), T=0, steps=10, p=0.0, smoothing=0.0,
+                 copy=True),
+    "lmcopy": dict(label="lm copy d64 h4 2L ff128 B64 n1-16", model="lm", d=64, heads=4, enc=0, dec=2, ff=128, B=64,
+                   V_src=14, V_tgt=14, src=(1, 16), tgt=(0, 0), T=0, steps=10, p=0.0, smoothing=0.0, copy=True),
 }
 for _s in SHAPES.values():  # the defaults of the first three: RoPE, ReLU, dropout and label smoothing 0.1
     _s.setdefault("pos", "rope"), _s.setdefault("act", "relu"), _s.setdefault("p", 0.1), _s.setdefault("smoothing", 0.1)
 LEARNED_ROWS = 32  # model.max_len's default; positions wrap around the table (model.pos_wrap)
 
 
-def model_flops_per_token(s):
-    """As bench.c: 6 per weight of every matrix product + 12 L T d for attention; 0 for translators."""
-    if s["model"] != "lm":
-        return 0.0
-    d, L = s["d"], s["dec"]
+def model_flops_sequence(s, S, T):
+    """src/run/model_flops.c: one training step on a sequence of S source and T target positions.
+    6 per weight of every matrix product per position through it (cross-attention: k, v per source,
+    q, o per target position) + 12 d per query, key and layer for attention, nothing masked."""
+    d, cross = s["d"], s["model"] == "translator"
     ffn = (3 if s.get("llama") else 2) * d * s["ff"]  # swiglu: gate, up and down
-    return 6.0 * (L * (4 * d * d + ffn) + d * s["V_tgt"]) + 12.0 * L * s["T"] * d
+    enc, dec = (s["enc"] if cross else 0), s["dec"]
+    S = S if cross else 0
+    src_weights = enc * (4 * d * d + ffn) + (dec * 2 * d * d if cross else 0)
+    tgt_weights = dec * ((6 if cross else 4) * d * d + ffn) + d * s["V_tgt"]
+    attention = 12.0 * d * (enc * S * S + dec * T * T + (dec * T * S if cross else 0))
+    return 6.0 * (src_weights * S + tgt_weights * T) + attention
+
+
+def has_model_flops(s):
+    return s["model"] in ("lm", "translator")
+
+
+def torch_model_cfg(s):
+    """The config keys scripts/torch_model.py builds a model from, as ./train's defaults fill them."""
+    return dict(model=s["model"], d_model=s["d"], n_heads=s["heads"], d_ff=s["ff"], enc_layers=s["enc"],
+                dec_layers=s["dec"], pos=s["pos"], activation=s["act"], dropout=s["p"],
+                label_smoothing=s["smoothing"], norm="layernorm", bias=True, norm_first=True, embed_scale=True,
+                max_len=LEARNED_ROWS, pos_wrap=True, pos_offset=0, rope_base=10000.0, rope_scaling="none",
+                rope_factor=1.0)
 
 
 ATT = dict(B=8, H=8, T=256, D=32)
@@ -85,16 +122,54 @@ def wait_env(wait):
     return env
 
 
-def blas_env(choice, wait):
+MALLOCS = {  # --malloc: glibc's allocator as environment variables
+    # Freed blocks stay in the process: no mmap for large blocks (an activation of 32 MiB or more
+    # would always get one) and no trimming of the heap's top. By default glibc unmaps every
+    # large tensor when it is freed and the next step faults its pages in again, zeroed by the
+    # kernel: the lm (T 512) step spent most of its time in page faults (system time).
+    "keep": dict(MALLOC_MMAP_MAX_="0", MALLOC_TRIM_THRESHOLD_=str(1 << 40), MALLOC_TOP_PAD_=str(64 << 20)),
+    "glibc": {},
+}
+
+# OpenBLAS cores (OPENBLAS_CORETYPE) and the /proc/cpuinfo flags each needs; the probe tries those
+# this CPU has, plus OpenBLAS's own pick ("detect": the variable unset). Older and generic cores
+# (Prescott, Nehalem, Sandybridge) are never faster where AVX2 exists and are not probed.
+BLAS_CORES = [("Haswell", {"avx2", "fma"}), ("Zen", {"avx2", "fma"}),
+              ("SkylakeX", {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}),
+              ("Cooperlake", {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"}),
+              ("SapphireRapids", {"avx512f", "avx512bw", "avx512vl", "avx512_bf16", "amx_tile"})]
+GENERIC_CORES = {"prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "katmai", "coppermine",
+                 "northwood", "banias", "opteron", "barcelona", "nano"}
+
+
+def cpu_flags():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def blas_candidates():
+    flags = cpu_flags()
+    return [name for name, need in BLAS_CORES if need <= flags]
+
+
+def core_known_wrong(core):
+    """No OpenBLAS at all, or a generic core on a machine with AVX2: PyTorch would run handicapped."""
+    return core in (None, "?") or (core.lower() in GENERIC_CORES and "avx2" in cpu_flags())
+
+
+def blas_env(core, wait, malloc="keep"):
+    """The PyTorch child's environment: OpenMP waiting, the allocator, and OPENBLAS_CORETYPE = core
+    ("detect": unset, OpenBLAS's own pick; the caller's value is never inherited silently)."""
     env = wait_env(wait)
-    if choice == "detect":
-        return env
-    if choice == "auto":
-        flags = open("/proc/cpuinfo").read()
-        choice = "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else None
-    if choice:
-        env["OPENBLAS_CORETYPE"] = choice
-        env.pop("OPENBLAS_L2_SIZE", None)
+    env.update(MALLOCS[malloc])
+    env.pop("OPENBLAS_CORETYPE", None)
+    if core and core != "detect":
+        env["OPENBLAS_CORETYPE"] = core
     return env
 
 
@@ -111,29 +186,44 @@ def child(kind, name, threads, runs):
         return EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - EOS - 1)
 
     def make_batch(s, step):
+        """(src, tgt_in, tgt_out, tokens, model FLOPs) as bench.c's make_batch."""
         B = s["B"]
+        if s["model"] == "lm" and s.get("copy"):  # <eos> x <bos> x <eos>, scored on the second x
+            s0, s1 = s["src"]
+            ns = [s0 + (7 * b) % (s1 - s0 + 1) for b in range(B)]
+            T = max(2 * n + 2 for n in ns)
+            tin = torch.zeros(B, T, dtype=torch.long)
+            tout = torch.zeros(B, T, dtype=torch.long)
+            for b, n in enumerate(ns):
+                x = torch.tensor([token(b, t, step, s["V_src"]) for t in range(n)])
+                tin[b, 0], tin[b, 1:n + 1], tin[b, n + 1], tin[b, n + 2:2 * n + 2] = EOS, x, BOS, x
+                tout[b, n + 1:2 * n + 1], tout[b, 2 * n + 1] = x, EOS
+            return (None, tin, tout, sum(2 * n + 2 for n in ns),
+                    sum(model_flops_sequence(s, 0, 2 * n + 2) for n in ns))
         if s["model"] == "lm":
             T = s["T"]
             ids = torch.tensor([[token(b, t, step, s["V_src"]) for t in range(T + 1)] for b in range(B)])
-            return None, ids[:, :T].contiguous(), ids[:, 1:].contiguous(), B * T
+            return None, ids[:, :T].contiguous(), ids[:, 1:].contiguous(), B * T, B * model_flops_sequence(s, 0, T)
         (s0, s1), (t0, t1) = s["src"], s["tgt"]
         Ts, Tt = s1 + 1, t1 + 1
         src = torch.zeros(B, Ts, dtype=torch.long)
         tin = torch.zeros(B, Tt, dtype=torch.long)
         tout = torch.zeros(B, Tt, dtype=torch.long)
-        tokens = 0
+        tokens, flops = 0, 0.0
         for b in range(B):
             ns = s0 + (7 * b) % (s1 - s0 + 1)
-            nt = t0 + (5 * b + 3) % (t1 - t0 + 1)
+            nt = ns if s.get("copy") else t0 + (5 * b + 3) % (t1 - t0 + 1)
             src[b, :ns] = torch.tensor([token(b, t, step, s["V_src"]) for t in range(ns)])
             src[b, ns] = EOS
-            ids = torch.tensor([token(b, t + 100, step, s["V_tgt"]) for t in range(nt)])
+            ids = src[b, :nt].clone() if s.get("copy") else \
+                torch.tensor([token(b, t + 100, step, s["V_tgt"]) for t in range(nt)])
             tin[b, 0] = BOS
             tin[b, 1:nt + 1] = ids
             tout[b, :nt] = ids
             tout[b, nt] = EOS
             tokens += ns + 1 + nt + 1
-        return src, tin, tout, tokens
+            flops += model_flops_sequence(s, ns + 1, nt + 1)
+        return src, tin, tout, tokens, flops
 
     def dropout(x, p, training):  # p = 0: no op at all (F.dropout would still sweep the tensor)
         return F.dropout(x, p, training) if p > 0 else x
@@ -240,17 +330,26 @@ def child(kind, name, threads, runs):
                 y = self.stack(self.dec, self.dec_norm, self.tgt_embed(tin) * scale, tgt_mask, rot_t, memory, src_mask)
             return self.generator(y)
 
+    def build(s):
+        if s.get("copy"):  # the lab's shapes: scripts/torch_model.py, from the config's keys
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import torch_model
+            m = torch_model.Model(torch_model_cfg(s), s["V_src"], s["V_tgt"])
+            return m, (lambda src, tin: m(tin) if src is None else m(src, tin))
+        m = Model(s)
+        return m, m
+
     result = {}
-    if kind == "train":
+    if kind in ("train", "probe"):
         s = SHAPES[name]
-        model = Model(s)
+        model, forward = build(s)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.01)
         batches = [make_batch(s, i) for i in range(4)]
 
         def step(batch):
-            src, tin, tout, _ = batch
+            src, tin, tout = batch[:3]
             opt.zero_grad(set_to_none=True)
-            logits = model(src, tin)
+            logits = forward(src, tin)
             loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tout.view(-1), ignore_index=PAD,
                                    label_smoothing=s["smoothing"])
             loss.backward()
@@ -258,19 +357,37 @@ def child(kind, name, threads, runs):
             opt.step()
 
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        for i in range(2):
+        if kind == "probe":  # the matmuls of --sizes (about 0.1 GFLOP each), then one warm and one timed step
+            mm = 0.0
+            for n in (int(x) for x in os.environ.get("BENCH_TORCH_SIZES", "64,256,1024").split(",")):
+                a, b = torch.rand(n, n) - 0.5, torch.rand(n, n) - 0.5
+                torch.mm(a, b)
+                t0 = time.perf_counter()
+                for _ in range(int(1e8 / (2.0 * n ** 3)) + 1):
+                    torch.mm(a, b)
+                mm += time.perf_counter() - t0
+            step(batches[0])
+            t0 = time.perf_counter()
+            step(batches[1])
+            result = dict(matmul_ms=mm * 1000, step_ms=(time.perf_counter() - t0) * 1000)
+            runs = 0
+        for i in range(2 if runs else 0):
             step(batches[i])
-        ms, tps, cpu = [], [], []
+        ms, tps, cpu, gf = [], [], [], []
         for _ in range(runs):
-            n, t0, c0 = 0, time.perf_counter(), time.process_time()
+            n, f, t0, c0 = 0, 0.0, time.perf_counter(), time.process_time()
             for i in range(s["steps"]):
                 step(batches[i % 4])
                 n += batches[i % 4][3]
+                f += batches[i % 4][4]
             dt = time.perf_counter() - t0
             ms.append(dt * 1000 / s["steps"])
             cpu.append((time.process_time() - c0) * 1000 / s["steps"])
             tps.append(n / dt)
-        result = dict(value=statistics.median(tps), aux=statistics.median(ms), cpu=statistics.median(cpu), base=base)
+            gf.append(f / dt / 1e9)
+        if runs:
+            result = dict(value=statistics.median(tps), aux=statistics.median(ms), cpu=statistics.median(cpu),
+                          base=base, gflops=statistics.median(gf))
     elif kind == "matmul":
         n = int(name)
         a, b = torch.rand(n, n) - 0.5, torch.rand(n, n) - 0.5
@@ -314,12 +431,63 @@ def child(kind, name, threads, runs):
 
 # --- the parent: children, tables, comparison -------------------------------------------
 
-def run_torch(args, kind, name, threads, runs):
+def run_torch(args, kind, name, threads, runs, core=None, fatal=True):
+    env = blas_env(args.core if core is None else core, args.torch_wait, args.malloc)
+    env["BENCH_TORCH_SIZES"] = ",".join(str(n) for n in args.sizes)
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, name, str(threads), str(runs)],
-                         env=blas_env(args.blas_core, args.torch_wait), capture_output=True, text=True)
+                         env=env, capture_output=True, text=True)
     if out.returncode:
+        if not fatal:
+            return None
         sys.exit("bench_torch: child failed: " + out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def choose_core(args):
+    """--blas-core probe: each OpenBLAS core this CPU can run, and OpenBLAS's own pick ("detect"), timed
+    once on one thread in a child of its own: the matmuls of --sizes and one training step of
+    --probe-shape (after one warm-up step). The fastest sum is kept. Sets args.core (None: the probe
+    failed, the children run OpenBLAS's own pick) and args.core_note, the line that says how."""
+    if args.blas_core != "probe":
+        args.core = args.blas_core
+        args.core_note = "OPENBLAS_CORETYPE %s" % ("unset (OpenBLAS's own pick)" if args.core == "detect"
+                                                   else "= %s (given)" % args.core)
+        return
+    times, notes, seen, skip = {}, [], {}, set()
+    for cand in [c for _ in range(args.probe_rounds) for c in ["detect"] + blas_candidates()]:  # rounds alternate
+        if cand in skip:
+            continue
+        r = run_torch(args, "probe", args.probe_shape, 1, 1, core=cand, fatal=False)
+        if r is None or r.get("blas", "?") == "?":
+            notes.append("%s: %s" % (cand, "failed" if r is None else "no OpenBLAS loaded"))
+            skip.add(cand)
+            continue
+        ran = r["blas"]
+        if cand != "detect" and ran.lower() != cand.lower():
+            notes.append("%s: not known to this OpenBLAS (it ran %s)" % (cand, ran))
+            skip.add(cand)
+            continue
+        if seen.get(ran, cand) != cand:  # OpenBLAS's own pick is one of the named cores: the same kernels
+            notes.append("%s = %s" % (cand, seen[ran]))
+            skip.add(cand)
+            continue
+        seen[ran] = cand
+        t = (r["matmul_ms"] + r["step_ms"], r["matmul_ms"], r["step_ms"], ran)
+        times[cand] = min(times.get(cand, t), t)  # the fastest of the rounds
+    described = ["%s%s %.0f ms (matmuls %.0f + step %.0f)" % (c, "" if c != "detect" else " (%s)" % t[3], t[0], t[1],
+                                                            t[2]) for c, t in times.items()]
+    if not times:
+        args.core = None
+        args.core_note = ("core probe FAILED (%s): OpenBLAS's own pick is used and no ratio is printed where it is "
+                          "a generic core" % "; ".join(notes))
+        print("WARNING: " + args.core_note, flush=True)
+        return
+    args.core = min(times, key=lambda c: times[c][0])
+    args.core_note = "core %s chosen by a probe (one thread, matmuls %s and one %s step each, best of %d: %s%s)" % (
+        times[args.core][3], ",".join(str(n) for n in args.sizes), args.probe_shape, args.probe_rounds,
+        "; ".join(described),
+        "; " + "; ".join(notes) if notes else "")
+    print("OpenBLAS " + args.core_note, flush=True)
 
 
 def run_c(args, only, threads):
@@ -338,10 +506,14 @@ def run_c(args, only, threads):
 
 
 def warn_blas(blas):
-    """PyTorch without OpenBLAS falls back to the reference (netlib) BLAS, ~100x slower: say so."""
+    """PyTorch without OpenBLAS falls back to the reference (netlib) BLAS, ~100x slower, and OpenBLAS on a
+    generic core is several times slower than on this CPU's own: say so."""
     if blas == "?":
         print("WARNING: PyTorch did not load OpenBLAS (libopenblas0-openmp not installed?); it runs the reference BLAS "
               "and its numbers are not a fair baseline", flush=True)
+    elif core_known_wrong(blas):
+        print("WARNING: OpenBLAS ran its generic %s core on a CPU with AVX2: PyTorch's numbers are not a fair "
+              "baseline and no ratio is given" % blas, flush=True)
 
 
 def wanted(args, name):
@@ -350,6 +522,7 @@ def wanted(args, name):
 
 def table(args):
     print("bench_torch: PyTorch, median of %d runs" % args.runs)
+    choose_core(args)
     blas = None
     if any(wanted(args, n) for n in SHAPES):
         print("\n%-44s %7s %10s %9s %9s %9s %9s" % ("training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB",
@@ -375,7 +548,8 @@ def table(args):
             r = run_torch(args, "attention", "causal", t, args.runs)
             label = "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT
             print("%-44s %7d %12.1f %10.2f" % (label, t, r["value"], r["aux"]), flush=True)
-    print("\nOpenBLAS core: %s; OpenMP waiting: %s" % (blas, args.torch_wait))
+    print("\nOpenBLAS core: %s (%s); OpenMP waiting: %s; malloc: %s" % (blas, args.core_note, args.torch_wait,
+                                                                      args.malloc))
     warn_blas(blas)
 
 
@@ -383,17 +557,19 @@ def compare(args):
     print("bench_torch --compare: C (%s) and PyTorch alternating, %d runs each, medians; ratio = C / PyTorch%s"
           % (args.bench, args.runs, "; a competing process spins on one core" if args.busy else ""))
     rows, blas = [], None
+    args.load_start = os.getloadavg()[0]
+    choose_core(args)
 
     # The machine's peak per thread count (./bench --only peak: a register-only FMA loop), for
     # the model FLOP/s of the language models as a fraction of it, C and PyTorch alike.
     peak = {}
-    if any(wanted(args, n) and model_flops_per_token(s) for n, s in SHAPES.items()):
+    if any(wanted(args, n) and has_model_flops(s) for n, s in SHAPES.items()):
         print("\n%-44s %7s %12s" % ("peak: register-only FMA loop (./bench)", "threads", "GFLOP/s"))
         for t in args.threads:
             peak[t] = statistics.median(run_c(args, "peak", t)[("peak", "fma")]["value"] for _ in range(args.runs))
             print("%-44s %7d %12.1f" % ("fused multiply-adds", t, peak[t]), flush=True)
 
-    def both(c_only, c_key, kind, name, t, label, unit, flops=0.0):
+    def both(c_only, c_key, kind, name, t, label, unit, flops=False):
         nonlocal blas
         c, p, c_frac, p_frac = [], [], [], []
         for _ in range(args.runs):
@@ -403,24 +579,26 @@ def compare(args):
                 pk = run_c(args, "peak", t)[("peak", "fma")]["value"]
             p.append(run_torch(args, kind, name, t, 1))
             if flops:
-                p_frac.append(p[-1]["value"] * flops / 1e9 / pk)
+                p_frac.append(p[-1]["gflops"] / pk)
         blas = p[-1]["blas"]
+        cores = sorted({x["blas"] for x in p})
         cv, pv = statistics.median(x["value"] for x in c), statistics.median(x["value"] for x in p)
         cpk, ppk = max(x["peak"] for x in c), max(x["peak"] for x in p)
         cf = statistics.median(c_frac) if flops else None
         pf = statistics.median(p_frac) if flops else None
+        ratio = None if any(core_known_wrong(x) for x in cores) else cv / pv  # no ratio against a crippled PyTorch
         frac = "%5.1f%% %5.1f%%" % (100 * cf, 100 * pf) if flops else "%6s %6s" % ("-", "-")
-        print("%-44s %7d %12.1f %12.1f %8.2fx %9.0f %9.0f %s   %s" % (label, t, cv, pv, cv / pv, cpk, ppk, frac, unit),
-              flush=True)
-        rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=cv / pv, c_peak=cpk, torch_peak=ppk, unit=unit,
-                         c_peak_frac=cf, torch_peak_frac=pf))
+        print("%-44s %7d %12.1f %12.1f %9s %9.0f %9.0f %s %-11s %s" % (
+            label, t, cv, pv, "%.2fx" % ratio if ratio else "-", cpk, ppk, frac, "/".join(cores), unit), flush=True)
+        rows.append(dict(label=label, threads=t, c=cv, torch=pv, ratio=ratio, c_peak=cpk, torch_peak=ppk, unit=unit,
+                         c_peak_frac=cf, torch_peak_frac=pf, core="/".join(cores)))
 
-    print("\n%-44s %7s %12s %12s %9s %9s %9s %6s %6s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB", "torch MiB",
-                                                         "C pk", "pt pk"))
+    print("\n%-44s %7s %12s %12s %9s %9s %9s %6s %6s %-11s" % ("", "threads", "C", "PyTorch", "ratio", "C MiB",
+                                                              "torch MiB", "C pk", "pt pk", "BLAS core"))
     for name, s in SHAPES.items():
         if wanted(args, name):
             for t in args.threads:
-                both(name, ("train", name), "train", name, t, s["label"], "tokens/s", model_flops_per_token(s))
+                both(name, ("train", name), "train", name, t, s["label"], "tokens/s", has_model_flops(s))
     if wanted(args, "matmul"):
         for n in args.sizes:
             for t in args.threads:
@@ -429,8 +607,11 @@ def compare(args):
         for t in args.threads:
             both("attention", ("attention", "causal"), "attention", "causal", t,
                  "attention fwd+bwd B%(B)d H%(H)d T%(T)d D%(D)d causal" % ATT, "GFLOP/s")
-    print("\nOpenBLAS core: %s; OpenMP waiting: C %s, PyTorch %s" % (blas, args.c_wait, args.torch_wait))
-    print("MiB: peak resident memory of the run; pk: model FLOP/s (6 per weight + 12 L T d per token) as a fraction "
+    args.load_end = os.getloadavg()[0]
+    print("\nOpenBLAS %s; OpenMP waiting: C %s, PyTorch %s; PyTorch's malloc: %s; load average %.2f at the start, "
+          "%.2f at the end" % (args.core_note, args.c_wait, args.torch_wait, args.malloc, args.load_start,
+                               args.load_end))
+    print("MiB: peak resident memory of the run; pk: model FLOP/s (src/run/model_flops.h) as a fraction "
           "of the peak loop run just before each run (median of the runs' ratios; the table above is for reference)")
     warn_blas(blas)
     if args.json:
@@ -466,21 +647,25 @@ def write_markdown(args, rows, peak, blas):
     except OSError:
         commit = ""
     lines = ["CPU: %s." % cpu_description(), "",
+             "PyTorch's BLAS: OpenBLAS %s." % args.core_note, "",
              "Command: `/usr/bin/python3 scripts/bench_torch.py %s` (commit %s); medians of %d runs a side; "
-             "OpenBLAS core %s; OpenMP waiting: C %s, PyTorch %s; %% peak: against the peak loop run just before "
-             "each run, median of the runs' ratios; the peak loop at the start (`bench --only peak`): %s." % (
-                 " ".join(sys.argv[1:]), commit or "?", args.runs, blas, args.c_wait, args.torch_wait,
+             "OpenMP waiting: C %s, PyTorch %s; PyTorch's malloc: %s; %% peak: against the peak loop run just before "
+             "each run, median of the runs' ratios; the peak loop at the start (`bench --only peak`): %s; load "
+             "average %.2f at the start, %.2f at the end." % (
+                 " ".join(sys.argv[1:]), commit or "?", args.runs, args.c_wait, args.torch_wait, args.malloc,
                  ", ".join("%.1f GFLOP/s on %d thread%s" % (v, t, "s" if t > 1 else "") for t, v in sorted(peak.items()))
-                 or "not measured"),
+                 or "not measured", args.load_start, args.load_end),
              "",
-             "| shape | threads | C | PyTorch | unit | C / PyTorch | C % peak | PyTorch % peak | peak MiB C / PyTorch |",
-             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+             "| shape | threads | C | PyTorch | unit | C / PyTorch | C % peak | PyTorch % peak | peak MiB C / PyTorch "
+             "| BLAS core |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
     pct = lambda x: "%.1f%%" % (100 * x) if x is not None else "–"
     for r in rows:
-        lines.append("| %s | %d | %s | %s | %s | %.2f× | %s | %s | %.0f / %.0f |" % (
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %s |" % (
             r["label"], r["threads"], "{:,.0f}".format(r["c"]) if r["c"] >= 100 else "%.1f" % r["c"],
-            "{:,.0f}".format(r["torch"]) if r["torch"] >= 100 else "%.1f" % r["torch"], r["unit"], r["ratio"],
-            pct(r["c_peak_frac"]), pct(r["torch_peak_frac"]), r["c_peak"], r["torch_peak"]))
+            "{:,.0f}".format(r["torch"]) if r["torch"] >= 100 else "%.1f" % r["torch"], r["unit"],
+            "%.2f×" % r["ratio"] if r["ratio"] else "– (generic core)",
+            pct(r["c_peak_frac"]), pct(r["torch_peak_frac"]), r["c_peak"], r["torch_peak"], r["core"]))
     with open(args.markdown, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -492,11 +677,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="", help="toy,multi30k,lm,llama,lm256,lm768,lm768x4,matmul,attention")
+    ap.add_argument("--only", default="", help=",".join(SHAPES) + ",matmul,attention")
     ap.add_argument("--compare", action="store_true", help="alternate with the C bench, print ratios")
     ap.add_argument("--bench", default="build/opt/bin/bench")
     ap.add_argument("--sizes", default="64,256,1024", help="matmul sizes for --compare")
-    ap.add_argument("--blas-core", default="auto", help="auto | detect | an OPENBLAS_CORETYPE name")
+    ap.add_argument("--blas-core", default="probe",
+                    help="probe (time each core this CPU runs, keep the fastest) | detect (OpenBLAS's own pick) | "
+                         "an OPENBLAS_CORETYPE name")
+    ap.add_argument("--probe-shape", default="lm", help="the training shape the core probe times one step of")
+    ap.add_argument("--probe-rounds", type=int, default=3, help="probe each core this many times, alternating; "
+                    "the fastest time counts (one round picked Haswell over SkylakeX at load 5.5 on 2 cores)")
+    ap.add_argument("--malloc", default="keep", choices=sorted(MALLOCS),
+                    help="PyTorch's glibc allocator: keep (freed memory stays, as the C arena) | glibc (its defaults)")
     ap.add_argument("--wait", default="short-spin",
                     help="OpenMP waiting of both sides, or C,PyTorch: short-spin (the C default) | passive | libgomp")
     ap.add_argument("--busy", action="store_true", help="a competing process spins on one core throughout")
@@ -509,6 +701,8 @@ def main():
         ap.error("--wait: one or two of " + ", ".join(WAITS))
     args.c_wait, args.torch_wait = waits[0], waits[-1]
     args.sizes = [int(n) for n in args.sizes.split(",")]
+    if args.probe_shape not in SHAPES:
+        ap.error("--probe-shape: one of " + ", ".join(SHAPES))
     competitor = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     try:
         compare(args) if args.compare else table(args)

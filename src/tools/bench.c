@@ -24,6 +24,7 @@
 #include "models/model.h"
 #include "run/evaluate.h"
 #include "run/memory_estimate.h"
+#include "run/model_flops.h"
 #include "run/train_step.h"
 
 static const char *USAGE =
@@ -36,15 +37,16 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
     "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lm, llama, lm256, lm768, lm768x4, peak, matmul,\n"
-    "                   attention, eval, forkjoin (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lstm, lm, llama, lm256, lm768, lm768x4, copy, lmcopy,\n"
+    "                   peak, matmul, attention, eval, forkjoin (default all)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
     "\n"
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
     "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n"
-    "GFLOP/s (language models): model FLOPs per token (6 per weight + 12 L T d) times tokens/s;\n"
+    "GFLOP/s: model FLOPs of the steps (6 per weight per position + 12 d per query, key and\n"
+    "layer for attention; src/run/model_flops.h) over the wall time;\n"
     "% peak: that against `peak`, a register-only FMA loop on the same number of threads\n"
     "(GFLOP/s by the wall clock, and per CPU-second of all threads). Each timed run is paired\n"
     "with a 0.1 s peak loop just before it, and % peak is the median of the runs' ratios.\n";
@@ -52,59 +54,64 @@ static const char *USAGE =
 // --- model shapes ---------------------------------------------------------------------
 // Row b of a batch has a source of src_min + (7b mod span) tokens and a target of
 // tgt_min + (5b+3 mod span) tokens, ids spread over the vocabulary; bench_torch.py builds
-// the very same batches.
+// the very same batches. A `copy` shape is the algorithmic lab's copy task
+// (configs/algorithmic/copy.ini, lm_copy.ini): the target repeats the source; as an lm, one
+// padded row <eos> x_1..x_n <bos> x_1..x_n <eos> (data/batch.h, BATCH_PROMPT).
 typedef struct {
     const char *name, *label;
     ModelKind model;
     int d, heads, enc, dec, ff, B, V_src, V_tgt;
     int src_min, src_max, tgt_min, tgt_max;    // translator lengths (without specials)
-    int T;                                     // lm window
+    int T;                                     // lm window (0: copy rows of src_min..src_max)
     int steps;                                 // steps per timed run
     const char *pos;                           // positional scheme
     Activation act;                            // FFN activation
     float dropout, smoothing;                  // dropout everywhere, label smoothing
     // the Llama-style block: rmsnorm, (act swiglu), no biases
     int llama;
+    int copy;                                  // the copy task: target = source
 } Shape;
 
 static const Shape SHAPES[] = {
     {"toy", "toy translator d64 h4 2+2 ff256 B64", MODEL_TRANSLATOR,
-     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU,
+     0.1f, 0.1f, 0, 0},
     {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR,
      256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU,
-     0.1f, 0.1f, 0},
+     0.1f, 0.1f, 0, 0},
     // The recurrent translator of configs/lstm.ini (bidirectional, dot attention) on the toy
     // shape's batches (heads and ff unused).
     {"lstm", "toy lstm d64 bi 2+2 B64", MODEL_LSTM,
-     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0, 0},
     {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM,
-     128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU, 0.1f, 0.1f, 0},
+     128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU,
+     0.1f, 0.1f, 0, 0},
     // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16
     // (docs/design.md §2.5).
     {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", MODEL_LM,
      128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_SWIGLU,
-     0.1f, 0.1f, 1},
+     0.1f, 0.1f, 1, 0},
     // The wide language models, for the kernels' speed (GPT-2 blocks at GPT-2 width in the last
     // two): GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train
     // runs them.
     {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", MODEL_LM,
-     256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+     256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU,
+     0.0f, 0.0f, 0, 0},
     {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", MODEL_LM,
-     768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+     768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU,
+     0.0f, 0.0f, 0, 0},
     {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", MODEL_LM,
-     768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU, 0.0f, 0.0f, 0},
+     768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU,
+     0.0f, 0.0f, 0, 0},
+    // The algorithmic length-generalisation lab (scripts/lengthgen.sh): configs/algorithmic/
+    // copy.ini and lm_copy.ini, inputs of 1..16 digits (vocabulary 10 + 4 specials), batch 64,
+    // RoPE, no dropout, no label smoothing.
+    {"copy", "copy translator d64 h4 1+1 ff128 B64 n1-16", MODEL_TRANSLATOR,
+     64, 4, 1, 1, 128, 64, 14, 14, 1, 16, 1, 16, 0, 10, "rope", ACTIVATION_RELU, 0.0f, 0.0f, 0, 1},
+    {"lmcopy", "lm copy d64 h4 2L ff128 B64 n1-16", MODEL_LM,
+     64, 4, 0, 2, 128, 64, 14, 14, 1, 16, 0, 0, 0, 10, "rope", ACTIVATION_RELU, 0.0f, 0.0f, 0, 1},
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
-
-// Model FLOPs of one training token of a language model, the usual count (as llm.c and the
-// PaLM paper give it): 6 per weight of every matrix product (forward 2, backward 4), plus
-// attention's scores and weighted sums, 12 L T d, as if nothing were masked. Translators: 0.
-static double model_flops_per_token(const Shape *s) {
-    if (s->model != MODEL_LM) return 0;
-    double ffn = (s->llama ? 3.0 : 2.0) * s->d * s->ff;   // swiglu: gate, up and down
-    double weights = (double)s->dec * (4.0 * s->d * s->d + ffn) + (double)s->d * s->V_tgt;
-    return 6.0 * weights + 12.0 * s->dec * (double)s->T * s->d;
-}
 
 static double peak_mib(void) {
     struct rusage ru;
@@ -126,11 +133,42 @@ static int token(int b, int t, int step, int V) {
     return TOK_EOS + 1 + (b * 131 + t * 31 + step * 17) % (V - TOK_EOS - 1);
 }
 
-// The batch of one step; tokens counted as the trainer counts them (non-pad source + target).
-static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
+static void shape_config(const Shape *s, Config *c);
+
+// The batch of one step; tokens counted as the positions the model reads (non-pad source +
+// target), *flops its model FLOPs (run/model_flops.h) over the rows' non-pad lengths.
+static void make_batch(const Shape *s, int step, Batch *bt, long *tokens, double *flops) {
     memset(bt, 0, sizeof *bt);
+    Config c;
+    shape_config(s, &c);
     bt->B = s->B;
     *tokens = 0;
+    *flops = 0;
+    if (s->model == MODEL_LM && s->copy) {   // <eos> x <bos> x <eos>, scored on the second x
+        int span = s->src_max - s->src_min + 1, T = 0;
+        for (int b = 0; b < s->B; b++) {   // the longest row
+            int row = 2 * (s->src_min + (7 * b) % span + 1);
+            if (row > T) T = row;
+        }
+        bt->T_tgt = T;
+        bt->tgt_in = calloc((size_t)s->B * T, sizeof(int));
+        bt->tgt_out = calloc((size_t)s->B * T, sizeof(int));
+        for (int b = 0; b < s->B; b++) {
+            int n = s->src_min + (7 * b) % span;
+            int *in = bt->tgt_in + b * T, *out = bt->tgt_out + b * T;
+            in[0] = TOK_EOS;
+            in[n + 1] = TOK_BOS;
+            for (int t = 0; t < n; t++) {
+                int id = token(b, t, step, s->V_src);
+                in[1 + t] = in[n + 2 + t] = out[n + 1 + t] = id;
+            }
+            out[2 * n + 1] = TOK_EOS;
+            bt->n_tgt_tokens += n + 1;
+            *tokens += 2 * n + 2;
+            *flops += model_flops_sequence(&c, s->V_tgt, 0, 2 * n + 2);
+        }
+        return;
+    }
     if (s->model == MODEL_LM) {
         bt->T_tgt = s->T;
         bt->tgt_in = malloc(sizeof(int) * (size_t)s->B * s->T);
@@ -142,6 +180,7 @@ static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
             }
         bt->n_tgt_tokens = s->B * s->T;
         *tokens = bt->n_tgt_tokens;
+        *flops = s->B * model_flops_sequence(&c, s->V_tgt, 0, s->T);
         return;
     }
     int Ts = s->src_max + 1, Tt = s->tgt_max + 1;
@@ -152,25 +191,26 @@ static void make_batch(const Shape *s, int step, Batch *bt, long *tokens) {
     bt->tgt_out = calloc((size_t)s->B * Tt, sizeof(int));
     for (int b = 0; b < s->B; b++) {
         int ns = s->src_min + (7 * b) % (s->src_max - s->src_min + 1);
-        int nt = s->tgt_min + (5 * b + 3) % (s->tgt_max - s->tgt_min + 1);
+        int nt = s->copy ? ns : s->tgt_min + (5 * b + 3) % (s->tgt_max - s->tgt_min + 1);
         for (int t = 0; t < ns; t++) bt->src[b * Ts + t] = token(b, t, step, s->V_src);
         bt->src[b * Ts + ns] = TOK_EOS;
         bt->tgt_in[b * Tt] = TOK_BOS;
         for (int t = 0; t < nt; t++) {
-            int id = token(b, t + 100, step, s->V_tgt);
+            int id = s->copy ? bt->src[b * Ts + t] : token(b, t + 100, step, s->V_tgt);
             bt->tgt_out[b * Tt + t] = id;
             bt->tgt_in[b * Tt + t + 1] = id;
         }
         bt->tgt_out[b * Tt + nt] = TOK_EOS;
         bt->n_tgt_tokens += nt + 1;
         *tokens += ns + 1 + nt + 1;
+        *flops += model_flops_sequence(&c, s->V_tgt, ns + 1, nt + 1);
     }
 }
 
 static void shape_config(const Shape *s, Config *c) {
     config_defaults(c);
     c->model = s->model;
-    c->task = s->model == MODEL_LM ? TASK_LM : TASK_TOY_TRANSLATE;
+    c->task = s->copy ? TASK_ALGORITHMIC : s->model == MODEL_LM ? TASK_LM : TASK_TOY_TRANSLATE;
     snprintf(c->pos, sizeof c->pos, "%s", s->pos);
     c->activation = s->act;
     c->d_model = s->d; c->n_heads = s->heads; c->d_ff = s->ff;
@@ -233,8 +273,9 @@ static double peak_gflops(double *per_cpu_s) {
 
 // value and aux: the measured numbers; peak: peak RSS (MiB); cpu: CPU ms per training step;
 // base: RSS (MiB) before the first training step (model, optimizer state, batches);
-// peak_frac: model FLOP/s against the peak loop run just before, median over the runs.
-typedef struct { double value, aux, peak, cpu, base, peak_frac; } Result;
+// gflops: model GFLOP/s (median); peak_frac: model FLOP/s against the peak loop run just
+// before, median over the runs.
+typedef struct { double value, aux, peak, cpu, base, peak_frac, gflops; } Result;
 
 static Result bench_model(const Shape *s, int runs) {
     Config c;
@@ -249,7 +290,8 @@ static Result bench_model(const Shape *s, int runs) {
     enum { NB = 4 };   // a few different batches, as a real run sees
     Batch batches[NB];
     long tokens[NB];
-    for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i]);
+    double flops[NB];
+    for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i], &flops[i]);
     double base = peak_mib();
     // The trainer's step (run/train_step.h) at a fixed learning rate. Warm-up: size the arena.
     StepArgs args = {.step = 1, .lr = 1e-3f, .clip = c.clip, .label_smoothing = c.label_smoothing};
@@ -257,27 +299,29 @@ static Result bench_model(const Shape *s, int runs) {
     for (int i = 0; i < 2; i++) train_step(&m, &batches[i % NB], &opt, args, &out);
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs),
            *cpu = malloc(sizeof(double) * runs);
-    double *frac = malloc(sizeof(double) * runs), flops = model_flops_per_token(s);
+    double *frac = malloc(sizeof(double) * runs), *gf = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
         // The host's speed drifts between seconds (other tenants); the peak loop right before
         // each run sees the same machine as the run it divides.
-        double peak = flops > 0 ? peak_gflops(NULL) : 0;
+        double peak = peak_gflops(NULL), f = 0;
         long n = 0;
         double t0 = wall_seconds(), c0 = cpu_seconds();
         for (int i = 0; i < s->steps; i++) {
             runtime_adapt_threads();   // --threads 0
             train_step(&m, &batches[i % NB], &opt, args, &out);
             n += tokens[i % NB];
+            f += flops[i % NB];
         }
         double dt = wall_seconds() - t0;
         cpu[r] = (cpu_seconds() - c0) * 1000 / s->steps;
         ms[r] = dt * 1000 / s->steps;
         tps[r] = n / dt;
-        frac[r] = peak > 0 ? tps[r] * flops / 1e9 / peak : 0;
+        gf[r] = f / dt / 1e9;
+        frac[r] = peak > 0 ? gf[r] / peak : 0;
     }
     Result res = {median(tps, runs), median(ms, runs), peak_mib(), median(cpu, runs), base,
-                  median(frac, runs)};
-    free(ms); free(tps); free(cpu); free(frac);
+                  median(frac, runs), median(gf, runs)};
+    free(ms); free(tps); free(cpu); free(frac); free(gf);
     for (int i = 0; i < NB; i++) batch_free(&batches[i]);
     adamw_free(&opt);
     model_free(&m);
@@ -299,7 +343,8 @@ static Result bench_eval(int T, int runs) {
     tensor_set_arena(&arena);
     Batch b;
     long tokens;
-    make_batch(&s, 0, &b, &tokens);
+    double flops;
+    make_batch(&s, 0, &b, &tokens, &flops);
     tape_set_enabled(0);
     double *ms = malloc(sizeof(double) * runs);
     for (int r = 0; r < runs; r++) {
@@ -309,7 +354,7 @@ static Result bench_eval(int T, int runs) {
         ms[r] = (wall_seconds() - t0) * 1000;
     }
     tape_set_enabled(1);
-    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0, 0};
+    Result res = {median(ms, runs), (double)arena.used_peak / (1 << 20), peak_mib(), 0, 0, 0, 0};
     free(ms);
     batch_free(&b);
     model_free(&m);
@@ -344,7 +389,7 @@ static Result bench_matmul(int n, int runs) {
         g[r] = flops * reps / (wall_seconds() - t0) / 1e9;
     }
     tape_set_enabled(1);
-    Result res = {median(g, runs), 0, peak_mib(), 0, 0, 0};
+    Result res = {median(g, runs), 0, peak_mib(), 0, 0, 0, 0};
     free(g);
     arena_free(&arena);
     return res;
@@ -378,7 +423,7 @@ static Result bench_attention(int runs) {
         if (r >= 0) ms[r] = (wall_seconds() - t0) * 1000 / reps;
     }
     double m = median(ms, runs);
-    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0, 0};
+    Result res = {flops / (m / 1000) / 1e9, m, peak_mib(), 0, 0, 0, 0};
     free(ms);
     arena_free(&arena);
     return res;
@@ -399,7 +444,7 @@ static Result bench_forkjoin(int runs) {
         }
         if (r >= 0) us[r] = (wall_seconds() - t0) * 1e6 / REGIONS;
     }
-    Result res = {median(us, runs), 0, peak_mib(), 0, 0, 0};
+    Result res = {median(us, runs), 0, peak_mib(), 0, 0, 0, 0};
     free(us);
     return res;
 }
@@ -408,7 +453,7 @@ static Result bench_peak(int runs) {
     double *g = malloc(sizeof(double) * runs), *gc = malloc(sizeof(double) * runs);
     peak_gflops(NULL);   // warms up (and wakes the threads)
     for (int r = 0; r < runs; r++) g[r] = peak_gflops(&gc[r]);
-    Result res = {median(g, runs), median(gc, runs), peak_mib(), 0, 0, 0};
+    Result res = {median(g, runs), median(gc, runs), peak_mib(), 0, 0, 0, 0};
     free(g); free(gc);
     return res;
 }
@@ -466,6 +511,23 @@ static int wanted(const char *only, const char *name) {
     return 0;
 }
 
+// The first name of the --only list that is neither a shape nor one of the other
+// measurements, or NULL: an unknown name must not pass as "nothing to measure".
+static const char *unknown_name(const char *only) {
+    static const char *const OTHERS[] = {"peak", "matmul", "attention", "eval", "forkjoin"};
+    for (const char *p = only; *p; p += *p == ',') {
+        size_t n = strcspn(p, ",");
+        int known = 0;
+        for (int s = 0; s < N_SHAPES && !known; s++)
+            known = strlen(SHAPES[s].name) == n && !strncmp(p, SHAPES[s].name, n);
+        for (int k = 0; k < 5 && !known; k++)
+            known = strlen(OTHERS[k]) == n && !strncmp(p, OTHERS[k], n);
+        if (!known) return p;
+        p += n;
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     runtime_init(argc, argv);
     // The parent runs the memory probe (a training step at tiny shapes) and then forks the
@@ -494,16 +556,23 @@ int main(int argc, char **argv) {
         }
     }
     if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    const char *unknown = only ? unknown_name(only) : NULL;
+    if (unknown) {
+        fprintf(stderr, "bench: --only: no shape or measurement '%.*s' (see --help)\n",
+                (int)strcspn(unknown, ","), unknown);
+        return 2;
+    }
     // Memory before any work: the largest shape's training step against what is available.
     MemoryEstimate largest = {0};
     Config largest_cfg;
     for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
-        if (!wanted(only, sh->name)) continue;   // the probe runs the model: only those asked
+        if (!wanted(only, sh->name)) continue;   // each estimate runs a probe's step
         Config c;
         shape_config(sh, &c);
         MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
-        MemoryPass p = {sh->B, sh->src_max + 1, sh->T ? sh->T : sh->tgt_max + 1, 1, 0};
+        int T = sh->T ? sh->T : sh->model == MODEL_LM ? 2 * sh->src_max + 2 : sh->tgt_max + 1;
+        MemoryPass p = {sh->B, sh->src_max + 1, T, 1, 0};
         MemoryEstimate e;
         memory_estimate_step(&c, v, &p, &e);
         if (e.total > largest.total) largest = e, largest_cfg = c;
@@ -523,11 +592,10 @@ int main(int argc, char **argv) {
                busy ? "; a competing process spins on one core" : "");
     }
     int failed = 0;
-    // The peak first, for reference beside the language-model rows (each of their runs divides by
-    // a peak loop of its own, in bench_model).
+    // The peak first, for reference beside the model rows (each of their runs divides by a peak
+    // loop of its own, in bench_model).
     int need_peak = wanted(only, "peak");
-    for (int s = 0; s < N_SHAPES; s++)
-        need_peak |= wanted(only, SHAPES[s].name) && model_flops_per_token(&SHAPES[s]) > 0;
+    for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name);
     if (need_peak && !tsv)
         printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s",
                "per CPU-s");
@@ -551,8 +619,7 @@ int main(int argc, char **argv) {
         for (int t = 0; t < n_threads; t++) {
             Result r;
             if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
-            double gflops = r.value * model_flops_per_token(&SHAPES[s]) / 1e9,
-                   pct = 100 * r.peak_frac;
+            double gflops = r.gflops, pct = 100 * r.peak_frac;
             if (tsv)
                 printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t"
                        "%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n",
