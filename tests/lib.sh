@@ -5,6 +5,8 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 ok()   { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "skip $1: $2"; }   # the premise is missing: says why, never counts as a pass
+# field CSV ROW N: column N of the CSV row that starts with ROW (./eval: "split,length").
+field() { grep "^$2," "$1" | cut -d, -f"$3"; }
 # expect_error NAME PATTERN CMD...: CMD must exit non-zero and print PATTERN (grep -E) on stderr.
 expect_error() {
     name=$1; pat=$2; shift 2

@@ -35,9 +35,6 @@ eval_every = 400
 ckpt_every = 400
 EOT
 
-# field CSV ROW COLUMN: a value from ./eval's CSV (row = split,length prefix).
-field() { grep "^$2," "$1" | cut -d, -f"$3"; }
-
 # Copy at lengths 1..8 after 400 steps of 32 examples: exact match on the 200 validation inputs
 # measured 95.0%, 95.5%, 82.0% for seeds 1, 2, 3 (token accuracy 98.9%, 99.1%, 96.6%); required
 # >= 70% and >= 93%.

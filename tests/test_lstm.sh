@@ -33,9 +33,6 @@ eval_every = 300
 ckpt_every = 300
 INI
 
-# field CSV ROW COLUMN: a value of ./eval's CSV (row = split,length prefix).
-field() { grep "^$2," "$1" | cut -d, -f"$3"; }
-
 if ! "$TRAIN" "$TMP/lstm.ini" run.name=a >"$TMP/train.out" 2>&1 ||
    ! "$EVAL" "$RUNS/a" >"$TMP/eval.csv" 2>"$TMP/eval.err"; then
     fail lstm_trains "$(tail -3 "$TMP/train.out" "$TMP/eval.err")"

@@ -27,9 +27,6 @@ ckpt_every = 300
 INI
 sed -i "s|RUNS|$TMP/runs|" "$TMP/order.ini"
 
-# field ROW COLUMN: a value from ./eval's CSV (row = split,length prefix).
-field() { grep "^$2," "$1" | cut -d, -f"$3"; }
-
 for pos in none sinusoidal rope; do
     if ! "$BIN_DIR/train" "$TMP/order.ini" model.pos=$pos run.name=$pos >"$TMP/$pos.out" 2>&1 ||
        ! "$BIN_DIR/eval" "$TMP/runs/$pos" >"$TMP/$pos.csv" 2>"$TMP/$pos.err"; then

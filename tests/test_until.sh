@@ -6,6 +6,7 @@
 #   - resuming a converged run is a no-op (log.csv, model and config.ini byte for byte);
 #   - a stricter until continues it, and the result equals an unbroken run with that until;
 #   - raising train.steps continues a run stopped at its ceiling;
+#   - a resume from a checkpoint without a tokens count leaves the tokens cells empty;
 #   - ./eval's converged column and compute.csv;
 #   - a language model watches its training window's row, not an eval_lengths row.
 . tests/lib.sh
@@ -123,6 +124,15 @@ if train ceil train.steps=40 "train.until=val_exact_match>=1" &&
    "$EVAL" "$RUNS/ceil" splits=val 2>/dev/null | grep -q ',not in 80 steps$'; then
     ok until_higher_ceiling_continues
 else fail until_higher_ceiling_continues "$(tail -n 3 "$RUNS/ceil/log.csv") $(tail -c 300 "$TMP/ceil.err")"; fi
+
+# a run without stop rules resumed with one: its checkpoint did not count tokens, so the rows
+# after the resume leave the tokens cell empty rather than count from 0
+if train late train.steps=50 && train late train.steps=80 "train.until=val_exact_match>=1" \
+       train.resume="$RUNS/late" &&
+   awk -F, 'NR == 1 { ok = $NF == "tokens"; next } $1 > 50 && $NF != "" { ok = 0 }
+            $1 > 50 { n++ } END { exit !(ok && n >= 5) }' "$RUNS/late/log.csv"; then
+    ok until_resume_tokens_unknown
+else fail until_resume_tokens_unknown "$(tail -n 3 "$RUNS/late/log.csv") $(tail -c 300 "$TMP/late.err")"; fi
 
 # the language model: until watches the row at the training window (32), not the one at 64.
 # The threshold lies between the two rows' loss_last at the first evaluation (the longer

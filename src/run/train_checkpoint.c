@@ -33,7 +33,7 @@ static int check_finite_params(const Training *tr, long step, char *err, int err
 
 int train_checkpoint_save(Training *tr, long step, char *err, int errlen) {
     if (check_finite_params(tr, step, err, errlen)) return -1;
-    TrainState st = {step, sampler_state(&tr->sampler), .tokens_known = tr->tokens_cell.present,
+    TrainState st = {step, sampler_state(&tr->sampler), .tokens_known = training_tokens(tr).present,
                      .tokens = tr->tokens};
     if (checkpoint_save(tr->ckpt, &tr->model, tr->c->text, &tr->opt, &st, err, errlen)) {
         char good[700];

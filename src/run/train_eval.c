@@ -27,7 +27,7 @@ int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *er
                 return -1;
             LogRow row = eval_row(step, length, &res);
             row.loss_last = log_cell(res.loss_last);
-            row.tokens = tr->tokens_cell;
+            row.tokens = training_tokens(tr);
             train_log_row(tr->log, &row, tr->log_tokens);
             if (i < 0) *watched = row;
             if (i < 0)
@@ -42,7 +42,7 @@ int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *er
         double seq = classifier ? res.pair_acc : res.exact_match;
         LogRow row = eval_row(step, 0, &res);
         row.exact_match = classifier ? log_cell(res.pair_acc) : exact_cell(res.exact_match);
-        row.tokens = tr->tokens_cell;
+        row.tokens = training_tokens(tr);
         train_log_row(tr->log, &row, tr->log_tokens);
         *watched = row;
         printf("step %ld: val loss %.4f acc %.2f%% %s %.2f%%\n", step, res.loss,
@@ -57,7 +57,7 @@ int train_evaluate(Training *tr, long step, int final, LogRow *watched, char *er
         if (rc) return -1;
         LogRow row = eval_row(step, tr->lengths[i], &res);
         row.exact_match = exact_cell(res.exact_match);
-        row.tokens = tr->tokens_cell;
+        row.tokens = training_tokens(tr);
         train_log_row(tr->log, &row, tr->log_tokens);
     }
     return 0;

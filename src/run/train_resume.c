@@ -34,7 +34,7 @@ int train_resume(Training *tr, long *start, char *err, int errlen) {
     snprintf(tr->last_good, sizeof tr->last_good, "%s", path);
     tr->last_good_step = st.step;
     tr->tokens = st.tokens;
-    tr->tokens_cell.present = st.tokens_known;
+    tr->tokens_known = st.tokens_known;
     *start = st.step;
     printf("resumed from %s at step %ld\n", path, st.step);
     return 0;

@@ -15,7 +15,7 @@
 #include "run/training.h"
 
 // train.resume: the checkpoint becomes the last good one and *start its step; tr->tokens and
-// tr->tokens_cell.present say how many tokens it had trained on, if it recorded that. 0, or -1 with
+// tr->tokens_known say how many tokens it had trained on, if it recorded that. 0, or -1 with
 // a message (the sampler's state does not fit the data, or the checkpoint is past
 // train.steps).
 int train_resume(Training *tr, long *start, char *err, int errlen);

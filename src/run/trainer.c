@@ -110,7 +110,7 @@ static void log_step(const Training *tr, long step, const Batch *b, const StepRe
                             : count_correct(s->logits, b->tgt_out, b->B * b->T_tgt, TOK_PAD);
     LogRow row = {.step = step, .split = "train", .loss = log_cell(s->loss),
                   .token_acc = log_cell((double)right / b->n_tgt_tokens), .lr = log_cell(lr),
-                  .grad_norm = log_cell(s->grad_norm), .tokens = tr->tokens_cell};
+                  .grad_norm = log_cell(s->grad_norm), .tokens = training_tokens(tr)};
     train_log_row(tr->log, &row, tr->log_tokens);
 }
 
@@ -145,7 +145,7 @@ static int stop_rules_start(Training *tr, long start, int *finished, char *err, 
 
 // The row that ends the log of a run with stop rules, and the line that says why.
 static void log_stop(Training *tr, long step, StopReason why) {
-    LogRow row = {.step = step, .split = stop_reason_names[why], .tokens = tr->tokens_cell};
+    LogRow row = {.step = step, .split = stop_reason_names[why], .tokens = training_tokens(tr)};
     train_log_row(tr->log, &row, tr->log_tokens);
     char what[160];
     stop_describe(&tr->stop, tr->c, why, what, sizeof what);
@@ -156,6 +156,7 @@ int train_run(Config *c, char *err, int errlen) {
     Training tr;
     memset(&tr, 0, sizeof tr);
     tr.c = c;
+    tr.tokens_known = 1;   // counted from step 0, unless a resume says otherwise
     runtime_set_threads(c->threads);
     Arena arena;
     arena_init(&arena, 0);
@@ -169,8 +170,6 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc) rc = stop_rules_start(&tr, start, &finished, err, errlen);
     // the tokens column: a run with stop rules, or one whose log has it already
     tr.log_tokens = tr.stop.on || (c->resume[0] && train_log_has_tokens(tr.log_path));
-    tr.tokens_cell = (LogCell){tr.tokens, tr.log_tokens && (!c->resume[0] ||
-                                                            tr.tokens_cell.present)};
     if (finished) goto done;
     int *lengths = NULL;
     if (!rc && c->bucket && tr.task.cfg.task != TASK_LM) {
@@ -229,7 +228,6 @@ int train_run(Config *c, char *err, int errlen) {
         for (long i = 0; b.src && i < (long)b.B * b.T_src; i++) n_tok += b.src[i] != TOK_PAD;
         tokens += n_tok;
         tr.tokens += n_tok;
-        tr.tokens_cell.value = tr.tokens;
         // Rows depend on the step alone, so a resumed run writes the same rows as an unbroken one.
         if (step % c->log_every == 0 || step == 1 || step == c->steps)
             log_step(&tr, step, &b, &s, lr);

@@ -32,7 +32,12 @@ typedef struct Training {
     StopRules stop;              // train.until, train.patience (run/train_stop.h)
     int log_tokens;              // log.csv has the tokens column (a run with a stop rule)
     double tokens;               // tokens trained on up to the current step, when known
-    LogCell tokens_cell;         // the same for log rows: missing when not known (a resume
-                                 // from a checkpoint that did not record it)
+    int tokens_known;            // 0 after a resume from a checkpoint that did not record them
 } Training;
+
+// The tokens cell of a log row (and whether a checkpoint records them): present when the log
+// has the column and the count is known.
+static inline LogCell training_tokens(const Training *tr) {
+    return (LogCell){tr->tokens, tr->log_tokens && tr->tokens_known};
+}
 #endif
