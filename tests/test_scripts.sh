@@ -1,4 +1,4 @@
-# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh, extend_context.sh and lm_score.sh in --quick mode: they
+# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh, rope_base.sh, extend_context.sh and lm_score.sh in --quick mode: they
 # finish, and what they write is well-formed (CSV: the header's column count on every row,
 # numbers where numbers belong; SVG: parses as XML; Markdown tables: every row as wide as its
 # header) and says what the lessons say where even a tiny run must show it.
@@ -251,6 +251,28 @@ if scripts/eos_decision.sh --quick --out "$Q" --partial >"$TMP/ed.partial" 2>&1 
         ! grep -q '^noeos+oracle,fire,' "$Q/results.csv" || echo "the missing run has rows in results.csv")"
 else fail ed_partial "$(tail -3 "$TMP/ed.partial")"; fi
 mv "$TMP/noeos-fire-s1" "$Q/runs/noeos-fire-s1"
+
+# ---- rope_base.sh
+R=$TMP/rb
+if scripts/rope_base.sh --quick --out "$R" >"$TMP/rb.out" 2>&1; then ok rb_quick_runs
+else fail rb_quick_runs "exit status $?: $(tail -5 "$TMP/rb.out")"; fi
+report rb_results_csv "$(csv_check "$R/results.csv" 10 "2 3 5 6 7 8 9 10" "")"
+# 2 trained bases x 2 evaluated bases x 2 decodings x 3 and 4 clauses
+report rb_results_rows "$(awk -F, 'NR > 1 { n++ } END { if (n != 16) print n " rows, want 16" }' "$R/results.csv")"
+# The cells are ./eval's own: the run trained with base 160000 scored with rope_base=10000
+# is the ./eval call with that override, and its own base is the one ./eval keeps unasked.
+"$EVAL" "$R/runs/base160000-s1" splits=none lengths=4 test_size=20 rope_base=10000 >"$TMP/rb.e1" 2>/dev/null
+"$EVAL" "$R/runs/base160000-s1" splits=none lengths=4 test_size=20 >"$TMP/rb.e2" 2>/dev/null
+report rb_cells_are_evals "$(awk -F, 'FNR == 1 { f++ } f == 1 && $1 == "test" { e1 = $4 } f == 2 && $1 == "test" { e2 = $4 }
+    f == 3 && $5 == 1 && $6 == 4 && $4 == "model" && $2 == 160000 && $3 == 10000 { r1 = $8 }
+    f == 3 && $5 == 1 && $6 == 4 && $4 == "model" && $2 == 160000 && $3 == 160000 { r2 = $8 }
+    END { if (e1 == "" || r1 != e1 || r2 != e2 || e1 == e2) print "loss at 4 clauses: rows " r1 ", " r2 "; ./eval " e1 ", " e2 }' \
+    "$TMP/rb.e1" "$TMP/rb.e2" "$R/results.csv")"
+report rb_trained_base "$(grep -q '^rope_base = 160000$' "$R/runs/base160000-s1/config.ini" || echo "no rope_base in the run's config")"
+# With the length oracle, no output ends early.
+report rb_oracle_positions "$(awk -F, 'NR > 1 && $2 == "oracle" && ($13 != 0 || $14 != 0) { print "early end under the oracle: " $0; exit }' "$R/positions.csv")"
+report rb_comparisons "$(grep -c '^| a larger base at evaluation | train 10k / eval 160k (model) | train 10k / eval 10k (model) | 4 clauses | ' "$R/results.md" | grep -qx 1 || echo "no comparison row in results.md")"
+markdown_svg_rerun rb scripts/rope_base.sh "$R"
 
 # ---- extend_context.sh
 E=$TMP/ec

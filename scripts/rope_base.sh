@@ -1,0 +1,242 @@
+#!/bin/sh
+# The RoPE base against longer inputs: does a larger base (NTK-aware scaling's idea: slower
+# rotations, so positions past the training length land on angles the model has seen) let the
+# toy translator, trained on 1..3 clauses, reach 4 and 6 clauses, and is it better to train
+# with the larger base or to set it only at evaluation? Run from the top level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/rope_base.sh [--quick] [--seeds N] [--out DIR] [--converge]
+
+Trains configs/rope.ini (toy_translate, 1..3 clauses) with model.rope_base = 10000 (the
+default), 40000 and 160000, seeds 1..N, and evaluates every run with ./eval rope_base = 10000,
+20000, 40000, 80000 and 160000 on test sets of exactly 3, 4, 6, 8 and 12 clauses (200
+sentences each), decoded two ways:
+  model     greedy, stopping at the model's own <eos>
+  oracle    ./eval length=oracle: decoded to the reference length (the length decision
+            removed, what is left is the content)
+with the per-position diagnosis (./eval --positions) of every evaluation. Writes into DIR:
+  results.csv    setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,
+                 exact_match (setting = "train B1 / eval B2"; with --converge also
+                 converged,cpu_seconds)
+  positions.csv  setting,decoding,seed, then ./eval --positions' rows by clause (seed 1):
+                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
+                 early_eos,early_end
+  curves.csv     every run's log.csv, with train_base and seed columns in front
+  results.md     exact match by clauses for each setting and decoding (mean ± sample sd over
+                 seeds), the diagnosis at 4 and 6 clauses, the comparisons with their 95%
+                 intervals (scripts/verdicts.sh), the command and the wall time
+  exact_model.svg, exact_oracle.svg   exact match against clauses, one line per setting
+Finished runs (DIR/runs/base<B>-s<seed>) and evaluations are reused, so an interrupted run can
+be restarted.
+
+  --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds), bases
+              10000 and 160000 only, lengths 3 and 4 with 20 sentences each; DIR defaults to
+              results/quick/rope_base
+  --seeds N   seeds 1..N (default 3)
+  --out DIR   output folder (default results/rope_base)
+EOF
+    echo "$CONVERGE_USAGE"
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
+}
+
+quick=0; seeds=""; out=""; converge=0
+while [ $# -gt 0 ]; do
+    if [ "$1" = --converge ]; then converge=1; used=1; else common_option "$@"; fi
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
+done
+suffix=$([ $converge = 0 ] || echo _converge)
+if [ $quick = 1 ]; then
+    seeds=${seeds:-1}; out=${out:-results/quick/rope_base$suffix}
+    train_bases="10000 160000"; eval_bases="10000 160000"
+    lengths=3,4; test_size=20; steps=30
+    extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=500 task.val_size=50"
+else
+    seeds=${seeds:-3}; out=${out:-results/rope_base$suffix}
+    train_bases="10000 40000 160000"; eval_bases="10000 20000 40000 80000 160000"
+    lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini)
+    extra=""
+fi
+until_over=""; converge_cols=""; ceiling=$steps
+if [ $converge = 1 ]; then
+    until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; ceiling=$((steps * CONVERGE_FACTOR))
+fi
+begin_experiment rope_base.sh train eval plot
+if [ $converge = 1 ]; then command="$command --converge"; fi
+# a base as the tables write it: 10000 -> 10k
+short() { echo "$(($1 / 1000))k"; }
+
+trainings() {
+    for seed in $(seq_list "$seeds"); do
+        for tb in $train_bases; do
+            # shellcheck disable=SC2086 # until_over and extra are words or nothing
+            train_run "$out/runs/base$tb-s$seed" "$ceiling" configs/rope.ini run.seed="$seed" \
+                model.rope_base="$tb" train.eval_lengths= $until_over $extra
+        done
+    done
+}
+run_trainings trainings "$out"
+
+# ---- evaluate every run with every base, both decodings; the diagnosis rows of seed 1
+echo "setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,exact_match$converge_cols" \
+    >"$out/results.csv.tmp"
+echo "setting,decoding,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
+    >"$out/positions.csv.tmp"
+for seed in $(seq_list "$seeds"); do
+    for tb in $train_bases; do
+        run=$out/runs/base$tb-s$seed
+        run_finished "$run" "$ceiling" || die "$run is not finished"
+        cells=""   # with --converge: ",CONVERGED,CPU_SECONDS" of the run
+        for eb in $eval_bases; do
+            setting="train $(short "$tb") / eval $(short "$eb")"
+            for decoding in model oracle; do
+                e=$run/eval_b${eb}_$decoding.csv p=$run/positions_b${eb}_$decoding.csv
+                # ./eval's two outputs are made together: reuse them only as a pair
+                [ -s "$p" ] || rm -f "$e"
+                cached_eval "$e" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" test_size="$test_size" \
+                    rope_base="$eb" length="$decoding" --positions "$p"
+                if [ $converge = 1 ]; then
+                    cells=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$e")" \
+                        "$(run_cpu_seconds "$run")")
+                fi
+                awk -F, -v p="$setting,$tb,$eb,$decoding,$seed" -v q="$cells" "$CSV_COLUMNS"'
+                    row && cell("split") == "test" {
+                        print p "," cells("length examples loss token_acc exact_match") q }' "$e" \
+                    >>"$out/results.csv.tmp"
+                if [ "$seed" = 1 ]; then
+                    prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
+                fi
+            done
+        done
+    done
+done
+mv "$out/results.csv.tmp" "$out/results.csv"
+mv "$out/positions.csv.tmp" "$out/positions.csv"
+for seed in $(seq_list "$seeds"); do
+    for tb in $train_bases; do prefix_csv "$tb,$seed" "$out/runs/base$tb-s$seed/log.csv"; done
+done >"$out/curves.body"
+{ echo "train_base,seed,$(head -1 "$out/runs/base$(echo "$train_bases" | cut -d' ' -f1)-s1/log.csv")"
+  cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+
+# ---- plots
+max_train=$(config_value task max_clauses configs/rope.ini)
+for decoding in model oracle; do
+    plot --x length --y exact_match --group setting --spread --filter decoding="$decoding" --vline "$max_train" \
+        --vline-label "trained on 1..$max_train" --title "RoPE base: exact match, decoding = $decoding" \
+        --xlabel clauses -o "$out/exact_$decoding.svg" "$out/results.csv"
+done
+
+# series SETTING DECODING LENGTH: the per-seed exact match (%), in seed order, space-separated
+series() {
+    awk -F, -v s="$1" -v d="$2" -v l="$3" "$CSV_COLUMNS"'row && cell("setting") == s && cell("decoding") == d &&
+        cell("length") == l { v[cell("seed") + 0] = 100 * cell("exact_match"); if (cell("seed") + 0 > n) n = cell("seed") + 0 }
+        END { for (i = 1; i <= n; i++) if (i in v) printf "%s%s", (i > 1 ? " " : ""), v[i] }' "$out/results.csv"
+}
+# compare PAIRING LABEL A:DECODING B:DECODING LENGTH: a table row "A - B" with its 95% interval
+compare() {
+    _a=$(series "${3%:*}" "${3##*:}" "$5"); _b=$(series "${4%:*}" "${4##*:}" "$5")
+    [ -n "$_a" ] && [ -n "$_b" ] || return 0
+    set -- "$@" $(scripts/verdicts.sh --"$1" "$_a" "$_b")
+    printf '| %s | %s (%s) | %s (%s) | %s clauses | %+.1f | [%+.1f, %+.1f] | %s |\n' "$2" "${3%:*}" "${3##*:}" \
+        "${4%:*}" "${4##*:}" "$5" "$6" "$7" "$8" "$1 (n=$(echo "$_a" | wc -w))"
+}
+
+# ---- results.md
+wall=$(( $(now) - start ))
+first_base=$(echo "$train_bases" | cut -d' ' -f1); base=$(short "$first_base")
+long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | head -2 | tr '\n' ' ')
+{
+    echo "# The RoPE base against longer inputs"
+    echo
+    echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
+    provenance
+    echo "Translators of \`configs/rope.ini\` (toy_translate, trained on 1..$max_train clauses) with"
+    echo "\`model.rope_base\` = $(echo "$train_bases" | sed 's/ /, /g'), seeds 1..$seeds, $(if [ $converge = 1 ]; then
+        echo "each trained until its validation exact match reached 99% (ceiling $ceiling steps),"; else
+        echo "$steps steps each,"; fi)"
+    echo "and each scored with \`./eval rope_base=\` $(echo "$eval_bases" | sed 's/ /, /g') on $test_size held-out"
+    echo "sentences of exactly k clauses. \"train 10k / eval 40k\": trained with base 10000, evaluated with"
+    echo "40000 (the stretch at evaluation alone); \"train 40k / eval 40k\": trained with it. Decoding"
+    echo "\`model\`: greedy until the model's \`<eos>\`; \`oracle\`: to the reference length."
+    echo "Cells: exact match (%), mean ± sample standard deviation over the seeds."
+    if [ $converge = 1 ]; then
+        echo
+        echo "## Steps to converge (validation exact match >= 99%, ceiling $ceiling steps) and CPU seconds"
+        echo
+        awk -F, "$CSV_COLUMNS"'head { print "train_base,task,seed,converged,cpu_seconds" }
+            row && cell("decoding") == "model" { print cell("train_base") ",toy_translate," cells("seed converged cpu_seconds") }' \
+            "$out/results.csv" >"$out/converge.tmp"
+        converge_table "$out/converge.tmp" train_base task
+        rm -f "$out/converge.tmp"
+    fi
+    for decoding in model oracle; do
+        echo
+        echo "## Exact match (%) by clauses, decoding = $decoding"
+        echo
+        md_pivot "$out/results.csv" setting length exact_match 100 %.1f decoding="$decoding"
+    done
+    echo
+    echo "## Token accuracy (%, teacher forcing) by clauses"
+    echo
+    md_pivot "$out/results.csv" setting length token_acc 100 %.1f decoding=model
+    echo
+    echo "## Comparisons"
+    echo
+    echo "Exact match, A − B in points with its 95% interval (\`scripts/verdicts.sh\`): paired where A"
+    echo "and B are the same models evaluated two ways, Welch where they are different trainings."
+    echo
+    echo "| comparison | A | B | where | A − B | 95% interval | pairing |"
+    echo "| --- | --- | --- | --- | ---: | --- | --- |"
+    for k in $long_lengths; do
+        for eb in $eval_bases; do
+            [ "$eb" = "$first_base" ] && continue
+            compare paired "a larger base at evaluation" "train $base / eval $(short "$eb"):model" \
+                "train $base / eval $base:model" "$k"
+        done
+        for tb in $train_bases; do
+            [ "$tb" = "$first_base" ] && continue
+            compare welch "trained with the larger base, against stretched to it" \
+                "train $(short "$tb") / eval $(short "$tb"):model" "train $base / eval $(short "$tb"):model" "$k"
+            compare welch "trained with the larger base, against the default" \
+                "train $(short "$tb") / eval $(short "$tb"):model" "train $base / eval $base:model" "$k"
+        done
+        compare paired "decoded to the reference length (the end decision removed)" \
+            "train $base / eval $base:oracle" "train $base / eval $base:model" "$k"
+    done
+    echo
+    echo "## Where the outputs go wrong (seed 1)"
+    echo
+    echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv):"
+    echo
+    awk -F, "$CSV_COLUMNS"'head { print "set," $0 }
+        row && cell("decoding") == "model" { print cell("setting") " at " cell("length") "," $0 }' \
+        "$out/positions.csv" >"$out/by_clause.tmp"
+    md_pivot "$out/by_clause.tmp" set index token_acc 100 %.1f
+    echo
+    echo "Greedy outputs whose first wrong token is in clause k:"
+    echo
+    md_pivot "$out/by_clause.tmp" set index departures 1 %d
+    rm -f "$out/by_clause.tmp"
+    echo
+    echo "Of the $test_size greedy outputs of k clauses: how many go wrong, and how many of those by"
+    echo "ending early (\`<eos>\`, or \`.\` before the sentence is over):"
+    echo
+    echo "| setting | clauses | wrong | of them early \`<eos>\` | early end (\`<eos>\` or \`.\`) |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    awk -F, "$CSV_COLUMNS"'row && cell("decoding") == "model" && cell("split") == "test" {
+            k = cell("setting") SUBSEP cell("length"); if (!(k in d)) order[++n] = k
+            d[k] += cell("departures"); e[k] += cell("early_eos"); f[k] += cell("early_end") }
+        END { for (i = 1; i <= n; i++) { split(order[i], p, SUBSEP); k = order[i]
+              printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
+    echo
+    echo "![exact match, greedy](exact_model.svg)"
+    echo "![exact match, oracle length](exact_oracle.svg)"
+} >"$out/results.md.tmp"
+mv "$out/results.md.tmp" "$out/results.md"
+say "done in $wall s: $out/results.md"
