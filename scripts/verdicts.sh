@@ -16,10 +16,13 @@ Reads the per-seed rows of
   results/lengthgen_long_lm/results.csv     decoder-only ALiBi copy, 3000 and 6000 steps
   results/extend_context/results.csv        language model, RoPE stretched and fine-tuned
   results/lengthgen/lm_mrr.csv              the MRR of the seed means (for comparison)
+  results/lengthgen_converge/lm_results.csv the decoder-only study trained to convergence
+  results/lengthgen_converge/lm_mrr.csv     (lengthgen.sh --converge) and its MRR
 and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
 comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
 the effect A-B (points for percentages), its 95% interval and a verdict; and DIR/mrr.csv,
-the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) with its interval.
+the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) with its interval
+(DIR/mrr_converge.csv: the same for the models trained to convergence).
 
   paired     A and B are the same trained models evaluated two ways: Student t interval on
              the per-seed differences, df = n-1
@@ -29,7 +32,8 @@ the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) wi
 
 t_{0.975,df} is found by bisection on the t distribution's tail, computed with the
 regularized incomplete beta function (continued fraction), so fractional df are exact.
-Verdict: "untested (not learned: NN% in distribution)" if either row's mean exact match at
+Verdict: "untested (one seed: no interval)" if either row has a single seed; "untested (not
+learned: NN% in distribution)" if either row's mean exact match at
 the longest training length (3 clauses, 16 symbols) is below 90%; else "reproduced" (the
 interval excludes 0 in the claim's direction), "opposite" (excludes 0 against it), "effect"
 (excludes 0, the claim gives no direction) or "within the spread" (the interval holds 0).
@@ -144,14 +148,16 @@ LGR=results/lengthgen_random/long/results.csv
 LONG=results/lengthgen_long_lm/results.csv
 EC=results/extend_context/results.csv
 MRR=results/lengthgen/lm_mrr.csv
-for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR"; do
+LMC=results/lengthgen_converge/lm_results.csv
+MRRC=results/lengthgen_converge/lm_mrr.csv
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v mrrout="$out/mrr.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -171,6 +177,10 @@ FILENAME == LGR { k = "lgr|" f("task") "|" f("scheme") "|" f("length")
 FILENAME == LONG { k = "long|" f("steps") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == MRR && f("variant") == "plain" { POOLED[f("scheme")] = sprintf("%.3f", f("mrr")) }
+# the decoder-only study trained to convergence (lengthgen.sh --converge)
+FILENAME == LMC { k = "lmc|" f("task") "|" f("scheme") "|" f("variant") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+FILENAME == MRRC && f("variant") == "plain" { POOLEDC[f("scheme")] = sprintf("%.3f", f("mrr")) }
 FILENAME == EC { k = "ec|" f("block") "|" f("method") "|" f("window")
     put(k, f("seed"), "loss_last") }
 
@@ -232,7 +242,11 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
     else if (dir == 0) verdict = "effect: " eff " " iv
     else if ((R["d"] > 0) == (dir > 0)) verdict = "reproduced: " eff " " iv
     else verdict = "opposite: " eff " " iv
-    if (low < 0.9) {
+    if (na < 2 || nb < 2) {
+        # one seed has no spread, so no interval: the difference alone is no verdict
+        note = note (note == "" ? "" : "; ") "one seed"
+        verdict = "untested (one seed: no interval)"
+    } else if (low < 0.9) {
         # the models had not learned the task: say so, and what the interval alone would say
         if (verdict !~ /^within/) { l = verdict; sub(/:.*/, "", l); note = note (note == "" ? "" : "; ") "interval alone: " l }
         verdict = sprintf("untested (not learned: %.1f%% in distribution)", 100 * low)
@@ -269,6 +283,69 @@ function seedsat(s, target,   x, n, i, k, l) {
     return k " of " n " seeds at or above " sprintf("%.0f", 100 * target) "% (" l ")"
 }
 
+# nope_rank(P, key, steps, pooled, file): the decoder-only MRR comparisons of the series P
+# ("lm": 600 steps; "lmc": trained to convergence); pooled: the MRR of the seed means per scheme
+# (lm_mrr.csv); file: the per-seed MRR table (mrr.csv).
+function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, x, k, sum, cnt, sc, n, xx, yy, m_, s_, t_, RK) {
+    for (sd_ = 1; sd_ <= NS; sd_++) for (t = 1; t <= 3; t++) {
+        for (i = 1; i <= nsch; i++) {
+            sum = 0; cnt = 0
+            for (x = 17; x <= 64; x++) { k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
+                if ((k, sd_) in V) { sum += V[k, sd_]; cnt++ } }
+            sc[i] = cnt ? sum / cnt : 0
+        }
+        if (!((P "|" T3[t] "|" SCH[1] "|plain|16|exact_match", sd_) in V)) continue
+        for (i = 1; i <= nsch; i++) V[P "mrr|" SCH[i], sd_] += reciprocal_rank(sc, nsch, i) / 3
+    }
+    for (i = 1; i <= nsch; i++)
+        avg(P "in3|" SCH[i], P "|copy|" SCH[i] "|plain|16|exact_match;" P "|reverse|" SCH[i] "|plain|16|exact_match;" P "|duplicate|" SCH[i] "|plain|16|exact_match")
+    print "scheme,mrr_of_seed_means,mrr_mean,mrr_sd,lo95,hi95,indist" > file
+    for (i = 1; i <= nsch; i++) {
+        n = series(P "mrr|" SCH[i], xx); m_ = mean(xx, n); s_ = sd(xx, n); t_ = n > 1 ? tq(n - 1) : 0
+        series(P "in3|" SCH[i], yy)
+        MRRL[key, i] = sprintf("%s,%s,%.3f,%.3f,%.3f,%.3f,%.1f", SCH[i], pooled[SCH[i]], m_, s_, m_ - t_ * s_ / sqrt(n), m_ + t_ * s_ / sqrt(n), 100 * mean(yy, n))
+        print MRRL[key, i] > file
+    }
+    for (i = 2; i <= nsch; i++)
+        cmp(key, "no positional encoding ranks first (Kazemnejad et al. 2023: MRR 0.69)",
+            "decoder-only", "copy, reverse, duplicate", steps, "lengths 17-64", "mrr", 1,
+            "none", P "mrr|none", SCH[i], P "mrr|" SCH[i], "welch", P "in3|none", P "in3|" SCH[i], SCH[i] == "alibi",
+            "per-seed MRR")
+    # the ranking here: the schemes by the MRR of their seed means, best first
+    for (i = 1; i <= nsch; i++) {
+        RK[i] = SCH[i]
+        for (j = i; j > 1 && pooled[RK[j]] + 0 > pooled[RK[j - 1]] + 0; j--) { t = RK[j]; RK[j] = RK[j - 1]; RK[j - 1] = t }
+    }
+    for (i = 1; i < nsch; i++)
+        cmp(key, "ranking here, adjacent places",
+            "decoder-only", "copy, reverse, duplicate", steps, "lengths 17-64", "mrr", 1,
+            RK[i], P "mrr|" RK[i], RK[i + 1], P "mrr|" RK[i + 1], "welch", P "in3|" RK[i], P "in3|" RK[i + 1], 0,
+            "per-seed MRR")
+}
+# temperature(P, key, steps): the same decoder-only models of series P with attn_logit_scale=log
+function temperature(P, key, steps,   i, s, t, pa, pb, ia, ib) {
+    for (i = 1; i <= nsch; i++) {
+        s = SCH[i]
+        cmp(key, "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
+            "decoder-only", "copy", steps, "32 symbols", "exact_match", 1,
+            s " logscale", P "|copy|" s "|logscale|32|exact_match", s, P "|copy|" s "|plain|32|exact_match", "paired",
+            P "|copy|" s "|logscale|16|exact_match", P "|copy|" s "|plain|16|exact_match", s == "alibi" ? 1 : (s == "fire" ? 2 : 0), "")
+    }
+    for (i = 1; i <= nsch; i++) {
+        s = SCH[i]; pa = ""; pb = ""; ia = ""; ib = ""
+        for (t = 1; t <= 3; t++) {
+            pa = pa (t > 1 ? ";" : "") lens(P "|" T3[t] "|" s "|logscale|", "|exact_match", L)
+            pb = pb (t > 1 ? ";" : "") lens(P "|" T3[t] "|" s "|plain|", "|exact_match", L)
+            ia = ia (t > 1 ? ";" : "") P "|" T3[t] "|" s "|logscale|16|exact_match"
+            ib = ib (t > 1 ? ";" : "") P "|" T3[t] "|" s "|plain|16|exact_match"
+        }
+        cmp(key, "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
+            "decoder-only", "copy, reverse, duplicate", steps, "mean of lengths 17-64", "exact_match", 1,
+            s " logscale", avg(P "t|" s "|l", pa), s, avg(P "t|" s "|p", pb), "paired",
+            avg(P "t|" s "|li", ia), avg(P "t|" s "|pi", ib), 0, "")
+    }
+}
+
 END {
     NS = 0; for (s in SEEDS) if (s + 0 > NS) NS = s + 0
     print "key,claim,model,task,steps,evaluation,metric,row_a,row_b,n,mean_a,sd_a,mean_b,sd_b,effect,lo95,hi95,df,pairing,indist_a,indist_b,verdict,note" > csvout
@@ -281,6 +358,11 @@ END {
     INTRO["nope_rank"] = "Mean reciprocal rank over copy, reverse and duplicate, each seed ranked by its sequence accuracy averaged over the lengths 17-64. In distribution: exact match at 16 symbols, mean of the three tasks."
     INTRO["temperature"] = "The same decoder-only models scored with `attn_logit_scale=log` and without (paired); copy at 32 symbols, and the mean over the three tasks and the lengths 17-64."
     INTRO["rope_stretch"] = "Loss on the last 32 tokens of each window (nats, lower is better). The stretched RoPE models fine-tuned 40 steps at 128 tokens against RoPE fine-tuned alike without a stretch (different fine-tunings of one pretrained model per seed: Welch); dynamic NTK against plain RoPE, the same pretrained models (paired). No exact match here, so no row is untested; the note gives each row'"'"'s loss at the 32-token training window."
+    CONVERGED = "until 99% val exact (ceiling 6000 steps)"
+    INTRO["nope_rank_converged"] = "As nope_rank, on the decoder-only models trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part decoder --variants plain --converge`, ceiling 6000 steps; results/lengthgen_converge/). A model that hit the ceiling first has not learned its task, and its rows are untested."
+    INTRO["temperature_converged"] = "As temperature, on the decoder-only models trained to convergence (results/lengthgen_converge/)."
+    SUMCLAIM["nope_rank_converged"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023), on models trained to convergence"
+    SUMCLAIM["temperature_converged"] = "attention temperature log(n)/log(n_train) helps on long inputs, on models trained to convergence"
     SUMNOTE["eos_oracle"] = "; the -EOS models still end with the final \".\", so only the oracle length removes the end decision"
     SUMCLAIM["rope_base"] = "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)"
     SUMCLAIM["eos_oracle"] = "no end token, decoded to the true length: extrapolates far better (Newman et al. 2020)"
@@ -393,61 +475,11 @@ END {
 
     # 6. nope_rank: per-seed MRR over copy, reverse, duplicate (lengths 17-64), as scripts/mrr.sh ranks
     split("copy reverse duplicate", T3, " ")
-    for (sd_ = 1; sd_ <= NS; sd_++) for (t = 1; t <= 3; t++) {
-        for (i = 1; i <= nsch; i++) {
-            sum = 0; cnt = 0
-            for (x = 17; x <= 64; x++) { k = "lm|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
-                if ((k, sd_) in V) { sum += V[k, sd_]; cnt++ } }
-            sc[i] = cnt ? sum / cnt : 0
-        }
-        for (i = 1; i <= nsch; i++) V["mrr|" SCH[i], sd_] += reciprocal_rank(sc, nsch, i) / 3
-    }
-    for (i = 1; i <= nsch; i++)
-        avg("in3|" SCH[i], "lm|copy|" SCH[i] "|plain|16|exact_match;lm|reverse|" SCH[i] "|plain|16|exact_match;lm|duplicate|" SCH[i] "|plain|16|exact_match")
-    print "scheme,mrr_of_seed_means,mrr_mean,mrr_sd,lo95,hi95,indist" > mrrout
-    for (i = 1; i <= nsch; i++) {
-        n = series("mrr|" SCH[i], xx); m_ = mean(xx, n); s_ = sd(xx, n); t_ = tq(n - 1)
-        series("in3|" SCH[i], yy)
-        MRRL[i] = sprintf("%s,%s,%.3f,%.3f,%.3f,%.3f,%.1f", SCH[i], POOLED[SCH[i]], m_, s_, m_ - t_ * s_ / sqrt(n), m_ + t_ * s_ / sqrt(n), 100 * mean(yy, n))
-        print MRRL[i] > mrrout
-    }
-    for (i = 2; i <= nsch; i++)
-        cmp("nope_rank", "no positional encoding ranks first (Kazemnejad et al. 2023: MRR 0.69)",
-            "decoder-only", "copy, reverse, duplicate", "600 steps", "lengths 17-64", "mrr", 1,
-            "none", "mrr|none", SCH[i], "mrr|" SCH[i], "welch", "in3|none", "in3|" SCH[i], SCH[i] == "alibi",
-            "per-seed MRR")
-    # the ranking here: the schemes by the MRR of their seed means, best first
-    for (i = 1; i <= nsch; i++) {
-        RK[i] = SCH[i]
-        for (j = i; j > 1 && POOLED[RK[j]] + 0 > POOLED[RK[j - 1]] + 0; j--) { t = RK[j]; RK[j] = RK[j - 1]; RK[j - 1] = t }
-    }
-    for (i = 1; i < nsch; i++)
-        cmp("nope_rank", "ranking here, adjacent places",
-            "decoder-only", "copy, reverse, duplicate", "600 steps", "lengths 17-64", "mrr", 1,
-            RK[i], "mrr|" RK[i], RK[i + 1], "mrr|" RK[i + 1], "welch", "in3|" RK[i], "in3|" RK[i + 1], 0,
-            "per-seed MRR")
-
+    nope_rank("lm", "nope_rank", "600 steps", POOLED, mrrout)
+    nope_rank("lmc", "nope_rank_converged", CONVERGED, POOLEDC, mrrcout)
     # 7. temperature: the same decoder-only models with attn_logit_scale=log
-    for (i = 1; i <= nsch; i++) {
-        s = SCH[i]
-        cmp("temperature", "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
-            "decoder-only", "copy", "600 steps", "32 symbols", "exact_match", 1,
-            s " logscale", "lm|copy|" s "|logscale|32|exact_match", s, "lm|copy|" s "|plain|32|exact_match", "paired",
-            "lm|copy|" s "|logscale|16|exact_match", "lm|copy|" s "|plain|16|exact_match", s == "alibi" ? 1 : (s == "fire" ? 2 : 0), "")
-    }
-    for (i = 1; i <= nsch; i++) {
-        s = SCH[i]; pa = ""; pb = ""; ia = ""; ib = ""
-        for (t = 1; t <= 3; t++) {
-            pa = pa (t > 1 ? ";" : "") lens("lm|" T3[t] "|" s "|logscale|", "|exact_match", L)
-            pb = pb (t > 1 ? ";" : "") lens("lm|" T3[t] "|" s "|plain|", "|exact_match", L)
-            ia = ia (t > 1 ? ";" : "") "lm|" T3[t] "|" s "|logscale|16|exact_match"
-            ib = ib (t > 1 ? ";" : "") "lm|" T3[t] "|" s "|plain|16|exact_match"
-        }
-        cmp("temperature", "attention temperature log(n)/log(n_train) sharpens attention on long inputs",
-            "decoder-only", "copy, reverse, duplicate", "600 steps", "mean of lengths 17-64", "exact_match", 1,
-            s " logscale", avg("t|" s "|l", pa), s, avg("t|" s "|p", pb), "paired",
-            avg("t|" s "|li", ia), avg("t|" s "|pi", ib), 0, "")
-    }
+    temperature("lm", "temperature", "600 steps")
+    temperature("lmc", "temperature_converged", CONVERGED)
 
     # 8. rope_stretch: RoPE stretched and fine-tuned against RoPE fine-tuned alone (different models)
     split("default llama", BL, " ")
@@ -509,13 +541,13 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
         nc = 0
         for (j = 1; j <= NR_ROWS; j++) if (K[j] == k && !((k, C[j]) in CSEEN)) { CSEEN[k, C[j]] = 1; print "- claim: " C[j] > mdout; nc++ }
         print "" > mdout
-        if (k == "nope_rank") {
+        if (k ~ /^nope_rank/) {
             print "MRR per scheme: each seed ranked on its own (`scripts/mrr.sh`'"'"'s ties), mean ± sd over the seeds and the" > mdout
-            print "95% interval of the mean; the last column ranks the seed means as `lm_mrr.csv` does (`mrr.csv`):" > mdout
+            print "95% interval of the mean; the last column ranks the seed means as `lm_mrr.csv` does (`" (k == "nope_rank" ? "mrr.csv" : "mrr_converge.csv") "`):" > mdout
             print "" > mdout
             print "| scheme | MRR per seed | 95% interval | in distribution (%) | MRR of the seed means |" > mdout
             print "| --- | ---: | --- | ---: | ---: |" > mdout
-            for (j = 1; j <= nsch; j++) { split(MRRL[j], z, ",")
+            for (j = 1; j <= nsch; j++) { split(MRRL[k, j], z, ",")
                 print "| " z[1] " | " z[3] " ± " z[4] " | [" z[5] ", " z[6] "] | " z[7] " | " z[2] " |" > mdout }
             print "" > mdout
         }
@@ -538,5 +570,5 @@ function tally(k,   s, c, w, i, n) {
     for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
     return TOTAL[k] " rows: " s
 }
-' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR"
-echo "wrote $out/verdicts.csv, $out/verdicts.md and $out/mrr.csv"
+' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC"
+echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/mrr.csv and $out/mrr_converge.csv"

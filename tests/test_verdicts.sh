@@ -54,7 +54,8 @@ near "paired, constant difference: upper bound" "$3" 3
 # The committed table is what the script writes from the committed CSVs.
 if [ ! -r results/verdicts/verdicts.csv ]; then skip "verdicts: reproduces the committed CSV" "no results/verdicts/verdicts.csv"
 elif ! $V --out "$TMP/v" >"$TMP/out" 2>&1; then fail "verdicts: reproduces the committed CSV" "$(head -c 300 "$TMP/out")"
-elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv && cmp -s "$TMP/v/mrr.csv" results/verdicts/mrr.csv; then
+elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv && cmp -s "$TMP/v/mrr.csv" results/verdicts/mrr.csv &&
+     cmp -s "$TMP/v/mrr_converge.csv" results/verdicts/mrr_converge.csv; then
     ok "verdicts: reproduces the committed CSV"
 else fail "verdicts: reproduces the committed CSV" "$(diff "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv | head -5)"; fi
 
