@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR] [--partial]
+usage: scripts/eos_decision.sh [--quick] [--seeds N] [--out DIR] [--partial] [--converge]
 
 Trains configs/<scheme>.ini (toy_translate, 1..3 clauses) for each scheme of
 `./train --list-schemes`, seeds 1..N, once with train.eos=true (+EOS), once with
@@ -27,7 +27,8 @@ exactly 3, 4, 6, 8 and 12 clauses (200 sentences each):
   random+oracle  the same runs, eval.length=oracle
   random+plainpos  the same runs on positions 0..n-1 (./eval positions=plain)
 Writes into DIR:
-  results.csv    variant,scheme,seed,length,examples,loss,token_acc,exact_match
+  results.csv    variant,scheme,seed,length,examples,loss,token_acc,exact_match (with
+                 --converge also converged,cpu_seconds)
   positions.csv  variant,scheme,seed, then ./eval --positions columns (seed 1 only):
                  split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
                  early_eos,early_end
@@ -46,6 +47,7 @@ interrupted run can be restarted.
   --partial   train nothing: evaluate the finished runs only, and list the missing ones in
               results.md (for a deadline; the tables then mix seed counts where runs are missing)
 EOF
+    echo "$CONVERGE_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -77,23 +79,34 @@ training_schemes() {
     esac
 }
 
-quick=0; seeds=""; out=""; partial=0
+quick=0; seeds=""; out=""; partial=0; converge=0
 while [ $# -gt 0 ]; do
-    if [ "$1" = --partial ]; then partial=1; used=1; else common_option "$@"; fi
+    case "$1" in
+        --partial) partial=1; used=1 ;;
+        --converge) converge=1; used=1 ;;
+        *) common_option "$@" ;;
+    esac
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
 if [ $quick = 1 ]; then
-    seeds=${seeds:-1}; out=${out:-results/quick/eos_decision}
+    seeds=${seeds:-1}; out=${out:-results/quick/eos_decision$([ $converge = 0 ] || echo _converge)}
     lengths=3,4; test_size=20; steps=30
     extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=500 task.val_size=50"
 else
-    seeds=${seeds:-3}; out=${out:-results/eos_decision}
+    seeds=${seeds:-3}; out=${out:-results/eos_decision$([ $converge = 0 ] || echo _converge)}
     lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini)
     extra=""
 fi
+# --converge: every training stops once its validation exact match reaches 99%, with a ceiling
+# of CONVERGE_FACTOR times the steps; the results get the step it converged at and its CPU time
+until_over=""; converge_cols=""
+if [ $converge = 1 ]; then
+    until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; steps=$((steps * CONVERGE_FACTOR))
+fi
 begin_experiment eos_decision.sh train eval plot
 if [ $partial = 1 ]; then command="$command --partial"; fi
+if [ $converge = 1 ]; then command="$command --converge"; fi
 
 # ---- train every training, scheme and seed (here, --jobs N at once, or on Slurm)
 trainings() {
@@ -103,7 +116,7 @@ trainings() {
                 # The longer lengths are scored once, by ./eval, not during training.
                 # shellcheck disable=SC2086
                 train_run "$out/runs/$training-$scheme-s$seed" "$steps" "configs/$scheme.ini" \
-                    run.seed="$seed" train.steps="$steps" train.eval_lengths= $train_over $extra
+                    run.seed="$seed" train.steps="$steps" train.eval_lengths= $train_over $until_over $extra
             done
         done
     done
@@ -121,7 +134,7 @@ finished() {
 }
 
 # ---- evaluate every variant of every run; the diagnosis rows of seed 1
-echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match" >"$out/results.csv.tmp"
+echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
 echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
     >"$out/positions.csv.tmp"
 variant_lines | while IFS='|' read -r variant training train_over eval_over; do
@@ -134,8 +147,13 @@ variant_lines | while IFS='|' read -r variant training train_over eval_over; do
             # shellcheck disable=SC2086
             cached_eval "$run/eval_$variant.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
                 test_size="$test_size" $eval_over --positions "$run/positions_$variant.csv"
-            awk -F, -v p="$variant,$scheme,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
-                print p "," cells("length examples loss token_acc exact_match") }' \
+            q=""
+            if [ $converge = 1 ]; then
+                q=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
+                    "$run/eval_$variant.csv")" "$(run_cpu_seconds "$run")")
+            fi
+            awk -F, -v p="$variant,$scheme,$seed" -v q="$q" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                print p "," cells("length examples loss token_acc exact_match") q }' \
                 "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
             if [ "$seed" = 1 ]; then prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"; fi
         done
@@ -177,7 +195,10 @@ wall=$(( $(now) - start ))
     echo
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
     provenance
-    echo "Translators trained on 1..$max_train clauses (configs/<scheme>.ini, $steps steps), with (+EOS) and"
+    if [ $converge = 1 ]; then
+        echo "Translators trained on 1..$max_train clauses (configs/<scheme>.ini, each until its validation exact"
+        echo "match reached 99%, \`$CONVERGE_UNTIL\`, with a ceiling of $steps steps), with (+EOS) and"
+    else echo "Translators trained on 1..$max_train clauses (configs/<scheme>.ini, $steps steps), with (+EOS) and"; fi
     echo "without (-EOS, \`train.eos=false\`) the end token on the target side, and +EOS on randomized"
     echo "positions (\`model.pos_random=2048\`: each batch's positions drawn from 0..2047 and sorted;"
     echo "none, which has no positions, is not repeated there); scored on $test_size held-out sentences"
@@ -190,6 +211,18 @@ wall=$(( $(now) - start ))
         # shellcheck disable=SC2016 # the backquotes are Markdown
         echo "**Partial (\`--partial\`): these runs were not trained in time, so their cells average fewer"
         echo "seeds or are empty:** $(sed 's/.*/`&`/' "$out/missing.txt" | tr '\n' ' ' | sed 's/ $//; s/ /, /g')."
+    fi
+    if [ $converge = 1 ]; then
+        echo
+        echo "## Steps to converge (validation exact match >= 99%, ceiling $steps steps) and CPU seconds"
+        echo
+        awk -F, "$CSV_COLUMNS"'head { print "scheme,training,seed,converged,cpu_seconds" }
+            row && cell("variant") ~ /^(eos|noeos\+oracle|random)$/ {
+                t = cell("variant"); sub(/^eos$/, "+EOS", t); sub(/^noeos\+oracle$/, "-EOS", t)
+                print cell("scheme") "," t "," cells("seed converged cpu_seconds") }' \
+            "$out/results.csv" >"$out/converge.tmp"
+        converge_table "$out/converge.tmp" scheme training
+        rm -f "$out/converge.tmp"
     fi
     variant_lines | while IFS='|' read -r variant training train_over eval_over; do
         echo

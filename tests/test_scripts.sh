@@ -252,6 +252,19 @@ if scripts/eos_decision.sh --quick --out "$Q" --partial >"$TMP/ed.partial" 2>&1 
 else fail ed_partial "$(tail -3 "$TMP/ed.partial")"; fi
 mv "$TMP/noeos-fire-s1" "$Q/runs/noeos-fire-s1"
 
+# --converge: with an until every run meets at its only evaluation (val_loss <= 100, ceiling
+# 1 x 30 steps), each run converges at step 30, and the table says so per training
+Q=$TMP/edc
+if CONVERGE_UNTIL='train.until=val_loss<=100' CONVERGE_FACTOR=1 scripts/eos_decision.sh --quick --converge --out "$Q" \
+        >"$TMP/edc.out" 2>&1; then
+    report ed_converge "$(csv_check "$Q/results.csv" 10 "3 4 5 6 7 8 9 10" ""
+        awk -F, 'NR == 1 && $9 != "converged" { print "column 9 is " $9 } NR > 1 && $9 != 30 { print "row " NR ": " $0; exit }' "$Q/results.csv"
+        md_check "$Q/results.md"
+        grep -q '^| rope | 30 | [0-9.]* | 30 | [0-9.]* | 30 | [0-9.]* |$' "$Q/results.md" || echo "no steps-to-converge row for rope"
+        grep -q '^| none | 30 | [0-9.]* | 30 | [0-9.]* | | |$' "$Q/results.md" || echo "none: not one row without the randomized training"
+        tail -n 1 "$Q/runs/noeos-rope-s1/log.csv" | grep -q '^30,converged,0,' || echo "noeos-rope ends with: $(tail -n 1 "$Q/runs/noeos-rope-s1/log.csv")")"
+else fail ed_converge "exit status $?: $(tail -5 "$TMP/edc.out")"; fi
+
 # ---- rope_base.sh
 R=$TMP/rb
 if scripts/rope_base.sh --quick --out "$R" >"$TMP/rb.out" 2>&1; then ok rb_quick_runs
