@@ -18,6 +18,8 @@ Reads the per-seed rows of
   results/lengthgen/lm_mrr.csv              the MRR of the seed means (for comparison)
   results/lengthgen_converge/lm_results.csv the decoder-only study trained to convergence
   results/lengthgen_converge/lm_mrr.csv     (lengthgen.sh --converge) and its MRR
+  results/rope_base_converge/results.csv    translator, RoPE base at training and at evaluation,
+                                            trained to convergence (rope_base.sh --converge)
 and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
 comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
 the effect A-B (points for percentages), its 95% interval and a verdict; and DIR/mrr.csv,
@@ -150,14 +152,15 @@ EC=results/extend_context/results.csv
 MRR=results/lengthgen/lm_mrr.csv
 LMC=results/lengthgen_converge/lm_results.csv
 MRRC=results/lengthgen_converge/lm_mrr.csv
-for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC"; do
+RB=results/rope_base_converge/results.csv
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -181,6 +184,9 @@ FILENAME == MRR && f("variant") == "plain" { POOLED[f("scheme")] = sprintf("%.3f
 FILENAME == LMC { k = "lmc|" f("task") "|" f("scheme") "|" f("variant") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == MRRC && f("variant") == "plain" { POOLEDC[f("scheme")] = sprintf("%.3f", f("mrr")) }
+# the RoPE base at training and at evaluation, translators trained to convergence (rope_base.sh)
+FILENAME == RB { k = "rb|" f("train_base") "|" f("eval_base") "|" f("decoding") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == EC { k = "ec|" f("block") "|" f("method") "|" f("window")
     put(k, f("seed"), "loss_last") }
 
@@ -274,6 +280,8 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
     if (head == 2) HROW2[key] = NR_ROWS
 }
 
+# the mean of series s over the seeds, in %, one decimal
+function fmt3(s,   x, n) { n = series(s, x); return n ? sprintf("%.1f", 100 * mean(x, n)) : "?" }
 # mean loss at the training window (32 tokens)
 function lossat(bl, m,   x, n) { n = series("ec|" bl "|" m "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
 # seeds >= target, as "k of n (v1, v2, ...)"
@@ -359,6 +367,9 @@ END {
     INTRO["temperature"] = "The same decoder-only models scored with `attn_logit_scale=log` and without (paired); copy at 32 symbols, and the mean over the three tasks and the lengths 17-64."
     INTRO["rope_stretch"] = "Loss on the last 32 tokens of each window (nats, lower is better). The stretched RoPE models fine-tuned 40 steps at 128 tokens against RoPE fine-tuned alike without a stretch (different fine-tunings of one pretrained model per seed: Welch); dynamic NTK against plain RoPE, the same pretrained models (paired). No exact match here, so no row is untested; the note gives each row'"'"'s loss at the 32-token training window."
     CONVERGED = "until 99% val exact (ceiling 6000 steps)"
+    CONVERGED_T = "until 99% val exact (ceiling 10000 steps)"
+    INTRO["rope_base_converged"] = "Translators of `configs/rope.ini` trained until their validation exact match reached 99% (`scripts/rope_base.sh --converge`: 500-800 steps), with `model.rope_base` 10000, 40000 or 160000, and scored with `./eval rope_base=`; greedy decoding. A larger base at evaluation: the same models (paired); trained with the base against stretched to it: different models (Welch). In distribution: the models as trained (base 10000 evaluated with 10000, or the trained base), since a stretch at evaluation costs accuracy at 3 clauses (the note gives it)."
+    SUMCLAIM["rope_base_converged"] = "the same on translators trained to convergence; and training with the larger base instead"
     INTRO["nope_rank_converged"] = "As nope_rank, on the decoder-only models trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part decoder --variants plain --converge`, ceiling 6000 steps; results/lengthgen_converge/). A model that hit the ceiling first has not learned its task, and its rows are untested."
     INTRO["temperature_converged"] = "As temperature, on the decoder-only models trained to convergence (results/lengthgen_converge/)."
     SUMCLAIM["nope_rank_converged"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023), on models trained to convergence"
@@ -380,6 +391,23 @@ END {
             "rope, rope_base=40000", "ext|length|rope_base40k|" x "|exact_match",
             "rope", "ext|length|rope|" x "|exact_match", "paired",
             "ext|length|rope_base40k|3|exact_match", "ext|length|rope|3|exact_match", x == 4, "")
+
+    # 1b. rope_base_converged: the same question on translators trained to convergence, and
+    # training with the larger base against setting it at evaluation only
+    for (x = 4; x <= 6; x += 2) for (e = 40000; e <= 80000; e *= 2)
+        cmp("rope_base_converged", "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)",
+            "translator", "toy_translate", CONVERGED_T, x " clauses", "exact_match", 1,
+            "rope, rope_base=" e, "rb|10000|" e "|model|" x "|exact_match",
+            "rope", "rb|10000|10000|model|" x "|exact_match", "paired",
+            "rb|10000|10000|model|3|exact_match", "rb|10000|10000|model|3|exact_match", x == 4 && e == 40000,
+            "the same models at 3 clauses: " fmt3("rb|10000|" e "|model|3|exact_match") "% with the stretch, " fmt3("rb|10000|10000|model|3|exact_match") "% without")
+    for (x = 4; x <= 6; x += 2) for (e = 40000; e <= 160000; e *= 4)
+        cmp("rope_base_converged", "trained with the larger base rather than stretched to it at evaluation",
+            "translator", "toy_translate", CONVERGED_T, x " clauses", "exact_match", 1,
+            "rope trained with base " e, "rb|" e "|" e "|model|" x "|exact_match",
+            "rope, rope_base=" e, "rb|10000|" e "|model|" x "|exact_match", "welch",
+            "rb|" e "|" e "|model|3|exact_match", "rb|10000|10000|model|3|exact_match", x == 4 && e == 40000 ? 2 : 0,
+            "B at 3 clauses with the stretch: " fmt3("rb|10000|" e "|model|3|exact_match") "%")
 
     # 2. eos_oracle: -EOS decoded to the true length against +EOS (different models); the oracle alone (same models)
     split("4 6 8 12", LEN, " ")
@@ -570,5 +598,5 @@ function tally(k,   s, c, w, i, n) {
     for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
     return TOTAL[k] " rows: " s
 }
-' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC"
+' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB"
 echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/mrr.csv and $out/mrr_converge.csv"
