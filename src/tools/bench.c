@@ -37,8 +37,8 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
     "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lstm, lm, llama, lm256, lm768, lm768x4, copy, lmcopy,\n"
-    "                   peak, matmul, attention, eval, forkjoin (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lstm, lm, llama, lm256, lm768, lm768x4, copy,\n"
+    "                   lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
@@ -520,7 +520,7 @@ static const char *unknown_name(const char *only) {
         int known = 0;
         for (int s = 0; s < N_SHAPES && !known; s++)
             known = strlen(SHAPES[s].name) == n && !strncmp(p, SHAPES[s].name, n);
-        for (int k = 0; k < 5 && !known; k++)
+        for (size_t k = 0; k < sizeof OTHERS / sizeof OTHERS[0] && !known; k++)
             known = strlen(OTHERS[k]) == n && !strncmp(p, OTHERS[k], n);
         if (!known) return p;
         p += n;
