@@ -6,6 +6,7 @@
 #include "io/fileio.h"
 #include "run/attention.h"
 #include "run/bleu.h"
+#include "run/chrf.h"
 #include "run/cli.h"
 #include "run/run_dir.h"
 #include "run/translate.h"
@@ -81,8 +82,12 @@ static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float 
         return -1;
     }
     BleuStats cased = {0}, lower = {0};
+    ChrfStats chrf = {0};
     for (int i = 0; i < n && !rc; i++)
-        rc = bleu_add(&cased, hyp[i], ref[i], 0) || bleu_add(&lower, hyp[i], ref[i], 1) ? -1 : 0;
+        rc = bleu_add(&cased, hyp[i], ref[i], 0) || bleu_add(&lower, hyp[i], ref[i], 1) ||
+                     chrf_add(&chrf, hyp[i], ref[i])
+                 ? -1
+                 : 0;
     free_lines(ref, n_ref);
     if (rc) { snprintf(err, errlen, "out of memory computing BLEU"); return -1; }
     BleuScore c = bleu_score(&cased), l = bleu_score(&lower);
@@ -92,6 +97,7 @@ static int bleu_report(char **hyp, int n, const char *ref_path, int beam, float 
             "%d sentences, beam %d, alpha %g\n",
             c.score, l.score, c.precision[0], c.precision[1], c.precision[2], c.precision[3], c.bp,
             c.ratio, c.stats.sys_len, c.stats.ref_len, n, beam, alpha);
+    fprintf(stderr, "chrF2 = %.2f (cased, character 6-grams, beta 2)\n", chrf_score(&chrf));
     return 0;
 }
 
