@@ -27,6 +27,11 @@ static void test_tokenize_13a(void) {
     expect_tok("  spaced\t out\xc2\xa0here  ", "spaced out here");   // Python whitespace incl. U+00A0
     expect_tok("a<skipped>b &amp;lt;", "ab <");                        // &amp; is undone before &lt;
     expect_tok("", "");
+    // An untrained model's output: symbols and commas that every rule expands (rules 1-3
+    // each grow the text; the buffers hold the worst case).
+    char many[400] = "", want[800] = "";
+    for (int i = 0; i < 60; i++) { strcat(many, "(,,"); strcat(want, i ? " ( , ," : "( , ,"); }
+    expect_tok(many, want);
     char *l = bleu_lowercase("\xc3\x84RGER \xc3\x9c" "BER \xc4\xb0stanbul \xce\xa3 \xd0\x96 \xc5\xb8");
     CHECK(l && !strcmp(l, "\xc3\xa4rger \xc3\xbc" "ber i\xcc\x87stanbul \xcf\x83 \xd0\xb6 \xc3\xbf"), "lower '%s'", l);
     free(l);

@@ -95,8 +95,10 @@ static int split_symbol(char c) {
 
 char *bleu_tokenize_13a(const char *line) {
     size_t n = strlen(line);
-    // Every rule at most triples the text; four rules and two spaces.
-    char *a = malloc(n + 3), *b = malloc(3 * (n + 3) + 1), *c = malloc(9 * (n + 3) + 1);
+    // Rule 1 at most triples the text (two spaces added), rules 2-4 at most double it (two
+    // characters become four), and b and c take turns: the last one needs 3 * 2^3 times n + 2.
+    size_t cap = 24 * (n + 3) + 1;
+    char *a = malloc(n + 3), *b = malloc(cap), *c = malloc(cap);
     if (!a || !b || !c) { free(a); free(b); free(c); return NULL; }
     a[0] = ' ';
     memcpy(a + 1, line, n + 1);
