@@ -1,0 +1,289 @@
+#!/bin/sh
+# Multi30k De->En: the LSTM translator against a Transformer of the same parameter count, and
+# what depth, width, decoding (beam, length penalty) and the positional scheme change. Trains
+# configs/multi30k/study_{lstm,transformer}.ini and their variants (finished runs are reused,
+# interrupted ones resume), scores corpus BLEU and chrF2 on test_2016_flickr, and writes CSV,
+# Markdown and the attention maps of both models on the same probe sentences.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+PARTS_ALL="headline depth width positions beam attention"
+usage() {
+    cat <<EOF
+usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
+                                 [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
+
+Multi30k German -> English (test_2016_flickr), every model trained with the same data
+(lower-cased words seen twice, as the course), recipe and steps; BLEU (sacreBLEU 13a) and
+chrF2 of ./translate --ref; CPU minutes from each run's compute.csv. Parts (default: all):
+  headline   configs/multi30k/study_lstm.ini (bidirectional LSTM, d 256, 1 + 1 layers, dot
+             attention, tied output) and configs/multi30k/study_transformer.ini (d 176,
+             2 + 2 layers, sinusoidal), N seeds each; the parameter counts are read from the
+             checkpoints and must agree within 5% (else the script stops)
+  depth      the Transformer with 1, 2, 3, 6 encoder and decoder layers at d 176 (seed 1)
+  width      the Transformer at about the same parameter count: d 128 x 6 layers, d 176 x 2,
+             d 208 x 1 (seed 1), each count and its deviation in the table
+  positions  the headline Transformer with pos = none, sinusoidal, learned, rope, alibi (seed 1)
+  beam       beam 1, 2, 4, 8 without and with the length penalty (alpha 1) on the seed-1
+             checkpoints of both headline models
+  attention  ./translate --attention of both seed-1 models on two probe sentences, side by side
+The Transformer without cross-attention and the decoder-only model reading the source as a
+prefix are not in the framework for this task: their rows say "not run".
+Writes into DIR: runs.csv, beam.csv, results.md, attention/*.svg, runs/<name>/.
+
+  --quick        a smoke test: tiny models (LSTM d 32, Transformer d 28, 1 + 1 layers), 30
+                 steps, the first 40 test sentences; DIR defaults to results/quick/multi30k_study
+  --seeds N      seeds of the headline pair (default 3; the other parts use seed 1)
+  --parts LIST   the parts to run, e.g. --parts "headline beam"
+  --data DIR     the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
+  --out DIR      output folder (default results/multi30k_study)
+EOF
+    echo "$RUN_USAGE"
+}
+
+quick=0; seeds=3; out=""; data=data/multi30k; parts=$PARTS_ALL
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --parts) [ $# -ge 2 ] || die "--parts needs a list"; parts=$2; shift 2 ;;
+        --data)  [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift 2 ;;
+        *) common_option "$@"; [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+           shift "$used" ;;
+    esac
+done
+for p in $parts; do
+    case " $PARTS_ALL " in *" $p "*) ;; *) die "unknown part '$p' (parts: $PARTS_ALL)" ;; esac
+done
+has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
+    [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
+done
+if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_study}; else out=${out:-results/multi30k_study}; fi
+begin_experiment multi30k_study.sh train translate
+command="$command --parts \"$parts\""
+LSTM=configs/multi30k/study_lstm.ini; TF=configs/multi30k/study_transformer.ini
+overrides=""
+if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
+    overrides="task.train_src=$data/train.de task.train_tgt=$data/train.en task.val_src=$data/val.de
+               task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en"
+fi
+test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
+if [ $quick = 1 ]; then
+    head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
+    test_src=$out/test.de; test_ref=$out/test.en
+    steps=30
+    overrides="train.warmup=5 train.ckpt_every=1000 $overrides"
+    # sizes whose parameter counts agree within 5% on the 400 sentence pairs of
+    # tests/test_multi30k_study.sh (the vocabularies set the count: on other data they may not)
+    lstm_size="model.d_model=32"; tf_d=28; tf_heads=2; tf_layers=1; tf_ff=84
+    widths="20:2:80 28:1:84"
+else
+    steps=$(config_value train steps "$TF")
+    lstm_size=""; tf_d=176; tf_heads=4; tf_layers=2; tf_ff=704
+    widths="128:6:512 176:2:704 208:1:832"
+fi
+tf_size() {   # tf_size D LAYERS FF: the overrides of a Transformer of that shape
+    echo "model.d_model=$1 model.n_heads=$tf_heads model.enc_layers=$2 model.dec_layers=$2 model.d_ff=$3"
+}
+HEAD_TF=$(tf_size $tf_d $tf_layers $tf_ff)
+DEPTHS="1 2 3 6"; POSITIONS="none sinusoidal learned rope alibi"
+
+# ---- the runs: name, config, overrides. Variants equal to the seed-1 headline Transformer
+# (depth 2, width 176, sinusoidal) are that run.
+tf_name() {   # tf_name D LAYERS POS -> the run that trains this Transformer
+    if [ "$1" = $tf_d ] && [ "$2" = $tf_layers ] && [ "$3" = sinusoidal ]; then echo tf_s1
+    elif [ "$1" != $tf_d ]; then echo "tf_d$1"
+    elif [ "$2" != $tf_layers ]; then echo "tf_L$2"
+    else echo "tf_$3"; fi
+}
+trainings() {
+    if has headline || has beam || has attention; then
+        for s in $(seq_list "$seeds"); do
+            has headline || [ "$s" = 1 ] || continue
+            # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
+            train_run "$out/runs/lstm_s$s" "$steps" "$LSTM" run.seed=$s $lstm_size $overrides
+            # shellcheck disable=SC2086
+            train_run "$out/runs/tf_s$s" "$steps" "$TF" run.seed=$s $HEAD_TF $overrides
+        done
+    fi
+    if has depth; then for L in $DEPTHS; do
+        n=$(tf_name $tf_d "$L" sinusoidal); [ "$n" = tf_s1 ] && continue
+        # shellcheck disable=SC2086
+        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $(tf_size $tf_d "$L" $tf_ff) $overrides
+    done; fi
+    if has width; then for w in $widths; do
+        IFS=: read -r d L ff <<EOF
+$w
+EOF
+        n=$(tf_name "$d" "$L" sinusoidal); [ "$n" = tf_s1 ] && continue
+        # shellcheck disable=SC2086
+        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $(tf_size "$d" "$L" "$ff") $overrides
+    done; fi
+    if has positions; then for p in $POSITIONS; do
+        n=$(tf_name $tf_d $tf_layers "$p"); [ "$n" = tf_s1 ] && continue
+        # shellcheck disable=SC2086
+        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $HEAD_TF model.pos="$p" $overrides
+    done; fi
+}
+t_train=$(now)
+run_trainings trainings "$out"
+t_train=$(( $(now) - t_train ))
+
+# ckpt_params FILE: the number of model parameters in a checkpoint (its safetensors header:
+# every tensor's shape, the optimizer's moments left out).
+ckpt_params() {
+    _len=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
+    head -c $((8 + _len)) "$1" | tail -c "$_len" |
+        grep -o '"[^"]*":{"dtype":"[A-Z0-9]*","shape":\[[0-9,]*\]' | grep -v '^"optimizer\.' |
+        sed 's/.*"shape":\[//; s/\]$//' |
+        awk -F, '{ p = 1; for (i = 1; i <= NF; i++) p *= $i; s += p } END { printf "%d\n", s }'
+}
+# score RUN BEAM ALPHA -> "bleu,chrf" of RUN's test translation, cached in RUN/score_bB_aA.txt
+# (redone when the checkpoint is newer; atomic, so an interrupted one is simply redone)
+score() {
+    _f=$1/score_b$2_a$3.txt
+    if [ ! -s "$_f" ] || [ "$1/model.safetensors" -nt "$_f" ]; then
+        "$BIN_DIR/translate" "$1" --beam "$2" --alpha "$3" --ref "$test_ref" --threads 1 \
+            <"$test_src" >"$1/test_b$2_a$3.hyp" 2>"$_f.tmp" || { cat "$_f.tmp" >&2; die "./translate failed on $1"; }
+        mv "$_f.tmp" "$_f"
+    fi
+    _b=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$_f")
+    _c=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$_f")
+    [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
+    echo "$_b,$_c"
+}
+# row GROUP VARIANT RUN SEED: one line of runs.csv (greedy decoding, the course's)
+row() {
+    _r=$out/runs/$3
+    _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
+    echo "$1,$2,$3,$4,$(config_value model model "$_r/config.ini"),$(config_value model d_model "$_r/config.ini"),$(config_value model enc_layers "$_r/config.ini"),$(config_value model pos "$_r/config.ini"),$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$_s"
+}
+
+t_eval=$(now)
+echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,bleu,chrf" >"$out/runs.csv.tmp"
+if has headline; then for s in $(seq_list "$seeds"); do
+    row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
+    row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
+done; fi
+if has depth; then for L in $DEPTHS; do
+    row depth "$L" "$(tf_name $tf_d "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
+if has width; then for w in $widths; do
+    d=${w%%:*}; L=${w#*:}; L=${L%%:*}
+    row width "$d" "$(tf_name "$d" "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
+if has positions; then for p in $POSITIONS; do
+    row positions "$p" "$(tf_name $tf_d $tf_layers "$p")" 1 >>"$out/runs.csv.tmp"; done; fi
+mv "$out/runs.csv.tmp" "$out/runs.csv"
+
+# The headline pair must have the same budget: parameters within 5% (every seed). Stops the
+# full study; --quick (tiny models, sized for the test's data) reports it in results.md.
+ratio_ok=1; ratio=""
+if has headline; then
+    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
+        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
+    [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
+        die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
+fi
+
+if has beam; then
+    echo "model,beam,alpha,bleu,chrf" >"$out/beam.csv.tmp"
+    for m in lstm tf; do for a in 0 1; do for b in 1 2 4 8; do
+        sc=$(score "$out/runs/${m}_s1" $b $a)
+        echo "$m,$b,$a,$sc" >>"$out/beam.csv.tmp"
+    done; done; done
+    mv "$out/beam.csv.tmp" "$out/beam.csv"
+fi
+
+if has attention; then
+    printf 'Ein Mann spielt Gitarre auf der Straße.\nZwei Hunde laufen über eine grüne Wiese.\n' >"$out/probes.de"
+    rm -rf "$out/attention"; mkdir -p "$out/attention"
+    for m in lstm tf; do
+        "$BIN_DIR/translate" "$out/runs/${m}_s1" --beam 1 --threads 1 --attention "$out/attention/$m" \
+            <"$out/probes.de" >"$out/attention/$m.hyp" 2>"$out/attention/$m.err" ||
+            { cat "$out/attention/$m.err" >&2; die "./translate --attention failed on ${m}_s1"; }
+        rm -f "$out/attention/$m.err"
+    done
+fi
+t_eval=$(( $(now) - t_eval ))
+wall=$(( t_train + t_eval ))
+
+# ---- results.md
+table_head() {
+    echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
+    echo "translating and scoring; finished runs and translations are reused)."
+}
+md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
+    awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
+    row && cell("group") == g {
+        v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
+        k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
+        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60
+        b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
+    }
+    function ms(a, v,   i, s, m, ss) {
+        for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
+        if (k[v] == 1) return sprintf("%.2f", m)
+        for (i = 1; i <= k[v]; i++) ss += (a[v, i] - m) ^ 2
+        return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
+    }
+    END {
+        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | BLEU | chrF2 |"
+        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+        for (i = 1; i <= n; i++) { v = order[i]
+            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %s | %s |\n", v, run[v], d[v], L[v],
+                pos[v], par[v], k[v], cpu[v] / k[v], ms(b, v), ms(c, v) }
+    }' "$out/runs.csv"
+}
+{
+    echo "## Multi30k De→En: the LSTM against a Transformer of the same size"
+    echo
+    provenance
+    echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
+    echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
+    echo "BLEU: sacreBLEU-compatible corpus BLEU (13a, cased); chrF2: sacreBLEU's default chrF (cased);"
+    echo "both from \`./translate --ref\`. Parameters: read from each checkpoint. CPU minutes: compute.csv."
+    if has headline; then
+        echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
+        table_head; echo; md_runs headline model
+        echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
+    fi
+    echo; echo "### What cross-attention adds"; echo
+    echo "| model | BLEU | chrF2 |"; echo "| --- | ---: | ---: |"
+    echo "| Transformer without cross-attention | not run: no such model option | |"
+    echo "| decoder-only, source as a prefix (lm) | not run: the prefix form exists for task = algorithmic only | |"
+    if has depth; then
+        echo; echo "### Depth at width $tf_d (1 seed)"; echo; table_head; echo; md_runs depth layers
+    fi
+    if has width; then
+        echo; echo "### Width at about the same parameter count (1 seed)"; echo; table_head; echo
+        md_runs width d_model
+    fi
+    if has positions; then
+        echo; echo "### Positions on real text, the headline Transformer (1 seed)"; echo; table_head; echo
+        md_runs positions pos
+    fi
+    if has beam; then
+        echo; echo "### Beam size and length penalty ((5 + len) / 6)^alpha, seed-1 checkpoints"; echo
+        table_head; echo
+        echo "| model | alpha | beam 1 BLEU | beam 2 | beam 4 | beam 8 | beam 1 chrF2 | beam 2 | beam 4 | beam 8 |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        awk -F, "$CSV_COLUMNS"'row { k = cell("model") "," cell("alpha"); if (!(k in seen)) { seen[k] = 1; o[++n] = k }
+            b[k] = b[k] " " cell("bleu") " |"; c[k] = c[k] " " cell("chrf") " |" }
+            END { for (i = 1; i <= n; i++) { split(o[i], f, ","); printf "| %s | %s |%s%s\n",
+                  (f[1] == "tf" ? "Transformer" : "LSTM"), f[2], b[o[i]], c[o[i]] } }' "$out/beam.csv"
+    fi
+    if has attention; then
+        echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo
+        echo "Command: \`$command\`. Left: the LSTM's dot attention (decoder steps × source tokens);"
+        echo "right: the Transformer's last decoder layer, one panel per head."
+        echo; echo "| LSTM | Transformer |"; echo "| --- | --- |"
+        L=$(config_value model dec_layers "$out/runs/tf_s1/config.ini")
+        for i in 1 2; do
+            echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$L.svg) |"
+        done
+        echo; echo "| German | LSTM | Transformer |"; echo "| --- | --- | --- |"
+        paste "$out/probes.de" "$out/attention/lstm.hyp" "$out/attention/tf.hyp" | awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }'
+    fi
+} >"$out/results.md"
+cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"
