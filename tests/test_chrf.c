@@ -1,5 +1,5 @@
-// chrF against values computed by hand (sacreBLEU's default chrF2: character 1..6-grams,
-// beta 2, whitespace removed, no epsilon smoothing).
+// chrF against values computed by hand and sacreBLEU's own output (its default chrF2:
+// character 1..6-grams, beta 2, whitespace removed, no epsilon smoothing).
 #include <math.h>
 #include <stdio.h>
 #include "check.h"
@@ -48,7 +48,23 @@ static void test_hand_values(void) {
     expect("case", corpus(h8, r8, 1), 500.0 / 28.0);
 }
 
+// The scores sacreBLEU's corpus_chrf prints for these pairs (quoted in the Hugging Face
+// `chrf` metric card, which wraps sacreBLEU with its defaults).
+static void test_sacrebleu_values(void) {
+    const char *h1[] = {"The relationship between Obama and Netanyahu is not exactly friendly."};
+    const char *r1[] = {"The ties between Obama and Netanyahu are not particularly friendly."};
+    CHECK(fabs(corpus(h1, r1, 1) - 61.576379378113785) < 1e-9, "one pair: %.12f",
+          corpus(h1, r1, 1));
+    const char *h2[] = {"The relationship between cats and dogs is not exactly friendly.",
+                        "a good bookshop is just a genteel black hole that knows how to read."};
+    const char *r2[] = {"The relationship between dogs and cats is not exactly friendly.",
+                        "A good bookshop is just a genteel Black Hole that knows how to read."};
+    CHECK(fabs(corpus(h2, r2, 2) - 84.64214891738334) < 1e-9, "two pairs: %.12f",
+          corpus(h2, r2, 2));
+}
+
 int main(void) {
     RUN(test_hand_values);
+    RUN(test_sacrebleu_values);
     return check_summary();
 }

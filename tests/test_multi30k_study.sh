@@ -9,7 +9,7 @@ expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
     for name in study_quick study_params_from_checkpoint study_same_budget study_beam_table \
-            study_attention_side_by_side study_reuses_runs; do
+            study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
     exit 0
@@ -45,6 +45,17 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline beam attention"
        grep -q '^| !\[LSTM\](attention/lstm/line1_decoder_cross_layer1.svg) | !\[Transformer\]' "$OUT/results.md"
     then ok study_attention_side_by_side
     else fail study_attention_side_by_side "$(ls -R "$OUT/attention" | head -c 300)"; fi
+    # chrF2 of ./translate against sacreBLEU's own, when python3 has it
+    hyp=$OUT/runs/tf_s1/test_b4_a1.hyp
+    c_chrf=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$OUT/runs/tf_s1/score_b4_a1.txt")
+    if python3 -c 'import sacrebleu' 2>/dev/null; then
+        py=$(python3 -c 'import sys, sacrebleu
+h = open(sys.argv[1], encoding="utf-8").read().splitlines()
+r = open(sys.argv[2], encoding="utf-8").read().splitlines()
+print("%.2f" % sacrebleu.corpus_chrf(h, [r]).score)' "$hyp" "$TMP/d/test_2016_flickr.en")
+        if [ "$c_chrf" = "$py" ]; then ok "chrf_matches_sacrebleu ($c_chrf)"
+        else fail chrf_matches_sacrebleu "C $c_chrf, sacreBLEU $py"; fi
+    else skip chrf_matches_sacrebleu "python3 has no sacrebleu (pip install sacrebleu); C chrF2 $c_chrf, checked by hand in test_chrf only"; fi
     cp "$OUT/runs.csv" "$TMP/runs.first"
     if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline beam attention" --data "$TMP/d" \
             --out "$OUT" >"$TMP/again.out" 2>&1 && [ "$(grep -c '^\[.*\] reuse ' "$TMP/again.out")" = 4 ] &&
