@@ -61,6 +61,14 @@ for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en
 done
 if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_study}; else out=${out:-results/multi30k_study}; fi
 begin_experiment multi30k_study.sh train translate
+ref_note="cased"
+if [ "$(config_value task lowercase configs/multi30k/study_transformer.ini)" = true ]; then
+    # The models write lower-cased text (as the course's): they are scored against lower-cased
+    # references (ASCII tr: the English test sets have no other capitals), or every capital
+    # would count as an error.
+    tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/test_ref.en"
+    ref_note="against lower-cased references"
+fi
 command="$command --parts \"$parts\""
 LSTM=configs/multi30k/study_lstm.ini; TF=configs/multi30k/study_transformer.ini
 overrides=""
@@ -69,6 +77,7 @@ if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
                task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en"
 fi
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
+[ -f "$out/test_ref.en" ] && test_ref=$out/test_ref.en
 if [ $quick = 1 ]; then
     head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
     test_src=$out/test.de; test_ref=$out/test.en
@@ -195,7 +204,9 @@ fi
 if has beam; then
     echo "model,beam,alpha,bleu,chrf" >"$out/beam.csv.tmp"
     for m in lstm tf; do for a in 0 1; do for b in 1 2 4 8; do
-        sc=$(score "$out/runs/${m}_s1" $b $a)
+        # greedy decoding ignores the length penalty: beam 1 is decoded once
+        if [ $b = 1 ] && [ $a != 0 ]; then sc=$(score "$out/runs/${m}_s1" 1 0)
+        else sc=$(score "$out/runs/${m}_s1" $b $a); fi
         echo "$m,$b,$a,$sc" >>"$out/beam.csv.tmp"
     done; done; done
     mv "$out/beam.csv.tmp" "$out/beam.csv"
@@ -247,8 +258,8 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     provenance
     echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
     echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
-    echo "BLEU: sacreBLEU-compatible corpus BLEU (13a, cased); chrF2: sacreBLEU's default chrF (cased);"
-    echo "both from \`./translate --ref\`. Parameters: read from each checkpoint. CPU minutes: compute.csv."
+    echo "BLEU: sacreBLEU-compatible corpus BLEU (13a); chrF2: sacreBLEU's default chrF; both $ref_note,"
+    echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU minutes: compute.csv."
     if has headline; then
         echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
         table_head; echo; md_runs headline model
