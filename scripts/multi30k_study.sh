@@ -66,7 +66,7 @@ if [ "$(config_value task lowercase configs/multi30k/study_transformer.ini)" = t
     # The models write lower-cased text (as the course's): they are scored against lower-cased
     # references (ASCII tr: the English test sets have no other capitals), or every capital
     # would count as an error.
-    tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/test_ref.en"
+    tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/runs/test_ref.en"
     ref_note="against lower-cased references"
 fi
 command="$command --parts \"$parts\""
@@ -77,7 +77,7 @@ if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
                task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en"
 fi
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
-[ -f "$out/test_ref.en" ] && test_ref=$out/test_ref.en
+[ -f "$out/runs/test_ref.en" ] && test_ref=$out/runs/test_ref.en
 if [ $quick = 1 ]; then
     head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
     test_src=$out/test.de; test_ref=$out/test.en
@@ -166,17 +166,21 @@ score() {
     [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
     echo "$_b,$_c"
 }
+# run_wall_seconds RUN: the wall seconds of every ./train invocation of RUN (its compute.csv).
+run_wall_seconds() {
+    awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
+}
 # row GROUP VARIANT RUN SEED: one line of runs.csv (greedy decoding, the course's)
 row() {
     _r=$out/runs/$3
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
     for _k in model d_model enc_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
-    echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$_s"
+    echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s"
 }
 
 t_eval=$(now)
-echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,bleu,chrf" >"$out/runs.csv.tmp"
+echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf" >"$out/runs.csv.tmp"
 if has headline; then for s in $(seq_list "$seeds"); do
     row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
     row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
@@ -235,7 +239,7 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     row && cell("group") == g {
         v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
         k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
-        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60
+        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
         b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
     }
     function ms(a, v,   i, s, m, ss) {
@@ -245,11 +249,11 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
     }
     END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | BLEU | chrF2 |"
-        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | BLEU | chrF2 |"
+        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (i = 1; i <= n; i++) { v = order[i]
-            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %s | %s |\n", v, run[v], d[v], L[v],
-                pos[v], par[v], k[v], cpu[v] / k[v], ms(b, v), ms(c, v) }
+            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %s | %s |\n", v, run[v], d[v],
+                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], ms(b, v), ms(c, v) }
     }' "$out/runs.csv"
 }
 {
@@ -259,7 +263,8 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
     echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
     echo "BLEU: sacreBLEU-compatible corpus BLEU (13a); chrF2: sacreBLEU's default chrF; both $ref_note,"
-    echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU minutes: compute.csv."
+    echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU and wall minutes of the"
+    echo "training: compute.csv (a wall time well above the CPU time: the run shared the machine)."
     if has headline; then
         echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
         table_head; echo; md_runs headline model

@@ -23,7 +23,7 @@ done
 OUT=$TMP/study
 if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline beam attention" --data "$TMP/d" \
         --out "$OUT" >"$TMP/study.out" 2>&1; then
-    rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 13 && $12 >= 0 && $12 <= 100 && $13 > 0 && $13 <= 100' "$OUT/runs.csv" | wc -l)
+    rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 14 && $13 >= 0 && $13 <= 100 && $14 > 0 && $14 <= 100' "$OUT/runs.csv" | wc -l)
     if [ "$rows" = 4 ] && grep -q '^| Transformer | tf_s2 | 28 | 1 | sinusoidal |' "$OUT/results.md"; then ok study_quick
     else fail study_quick "$rows well-formed headline rows of 4: $(cat "$OUT/runs.csv")"; fi
     # parameters: the checkpoint's tensors (optimizer moments left out) = the trainer's count
