@@ -269,14 +269,16 @@ $LINKS_AWK" $(cat "$TMP/links.files")) >"$TMP/links.raw" ||
 }
 
 # check_words DIR: prints the lines of DIR's README.md, docs, src, tests, scripts and results
-# that hold one of $WORDS (as `grep -rniE` does); returns 0 when there is none.
+# (run folders left out) that hold one of $WORDS (as `grep -rniE` does); returns 0 when there is
+# none.
 check_words() {
     (
         cd "$1" || exit 2
         set --
         for cw in README.md docs src tests scripts results; do [ -e "$cw" ] && set -- "$@" "$cw"; done
         [ $# -gt 0 ] || exit 0
-        ! grep -rniE "$WORDS" "$@"
+        # run folders (git-ignored: runs/) hold the data's own words, e.g. vocabularies
+        ! grep -rniE --exclude-dir=runs "$WORDS" "$@"
     )
 }
 
