@@ -377,6 +377,11 @@ wall=$(( $(now) - start ))
     provenance
     echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
     echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
+    case " $TR_SCHEMES " in *" lstm "*)
+        echo "Row lstm: the recurrent translator (\`$LSTM_OVERRIDES\`: bidirectional LSTM"
+        echo "encoder, LSTM decoder with dot-product attention, no positions; 85,302 parameters against"
+        echo "the Transformer's 86,670). Per-position diagnosis of the plain runs: positions.csv."
+    esac
     echo "\"SCHEME + random\": trained with model.pos_random=2048 (positions drawn from 0..2047, sorted;"
     echo "docs/design.md §2.3.8) and scored on drawn positions; \"(plain)\": the same runs scored on 0..n-1."
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
