@@ -66,7 +66,7 @@ for scheme in $schemes; do
     case " $SCHEMES lstm " in *" $scheme "*) ;; *) die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)" ;; esac
 done
 # The positional schemes (views 2 and 3 need positions); the translator rows of views 1 and 2.
-pos_schemes=$(echo $(echo "$schemes" | tr ' ' '\n' | grep -vx lstm || true))
+pos_schemes=$(echo "$schemes" | tr ' ' '\n' | grep -vx lstm | tr '\n' ' ')
 if want_view 1; then tr_schemes=$schemes; else tr_schemes=$pos_schemes; fi
 suffix=$([ $converge = 0 ] || echo _converge)
 
@@ -203,7 +203,7 @@ fi
 
 { echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
 # the columns of ./train's log.csv, from any run of this invocation
-log_header=$(head -1 "$(ls "$out"/runs/*/log.csv | head -1)")
+for f in "$out"/runs/*/log.csv; do log_header=$(head -1 "$f"); break; done
 { echo "model,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
 if [ -n "${pos_header:-}" ]; then
     { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"

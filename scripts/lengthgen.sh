@@ -309,7 +309,7 @@ trainings() {
             for variant in $variants; do
                 for scheme in $(variant_schemes "$variant"); do
                     # The longer lengths are scored once, by ./eval, not during training.
-                    # shellcheck disable=SC2086
+                    # shellcheck disable=SC2086,SC2046 # the overrides are separate words
                     train_run "$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed" "$(steps_of "$task")" \
                         "configs/algorithmic/$task.ini" $(scheme_overrides "$scheme") run.seed="$seed" \
                         train.eval_lengths= $extra $(variant_overrides "$variant") $until_over
