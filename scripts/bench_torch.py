@@ -50,6 +50,13 @@ SHAPES = {  # name: the same fields as SHAPES[] in src/tools/bench.c
                 ff=256, B=64, V_src=95, V_tgt=76, src=(6, 24), tgt=(6, 22), T=0, steps=10),
     "multi30k": dict(label="multi30k-sized d256 h8 3+3 ff1024 B64 V8k", model="translator", d=256, heads=8, enc=3,
                      dec=3, ff=1024, B=64, V_src=8000, V_tgt=8000, src=(8, 18), tgt=(8, 18), T=0, steps=3),
+    # the recurrent translator (model = lstm, torch.nn.LSTM with packed sequences, built by
+    # scripts/torch_model.py): configs/lstm.ini on the toy batches, and the course's LSTM size on
+    # the multi30k batches
+    "lstm": dict(label="toy lstm d64 bi 2+2 B64", model="lstm", d=64, heads=4, enc=2, dec=2, ff=256, B=64,
+                 V_src=95, V_tgt=76, src=(6, 24), tgt=(6, 22), T=0, steps=10, pos="none"),
+    "lstm30k": dict(label="multi30k lstm d128 bi 1+1 B32 V8k", model="lstm", d=128, heads=4, enc=1, dec=1, ff=512,
+                    B=32, V_src=8000, V_tgt=8000, src=(8, 18), tgt=(8, 18), T=0, steps=5, pos="none"),
     "lm": dict(label="lm d128 h4 2L ff512 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=512, B=8,
                V_src=1000, V_tgt=1000, src=(0, 0), tgt=(0, 0), T=512, steps=3),
     "llama": dict(label="lm llama d128 h4 2L swiglu352 B8 T512 V1k", model="lm", d=128, heads=4, enc=0, dec=2, ff=352,
@@ -101,7 +108,7 @@ def torch_model_cfg(s):
                 dec_layers=s["dec"], pos=s["pos"], activation=s["act"], dropout=s["p"],
                 label_smoothing=s["smoothing"], norm="layernorm", bias=True, norm_first=True, embed_scale=True,
                 max_len=LEARNED_ROWS, pos_wrap=True, pos_offset=0, rope_base=10000.0, rope_scaling="none",
-                rope_factor=1.0)
+                rope_factor=1.0, bidirectional=True, attention="dot", tie_embeddings=False)
 
 
 ATT = dict(B=8, H=8, T=256, D=32)
@@ -331,10 +338,11 @@ def child(kind, name, threads, runs):
             return self.generator(y)
 
     def build(s):
-        if s.get("copy"):  # the lab's shapes: scripts/torch_model.py, from the config's keys
+        if s.get("copy") or s["model"] == "lstm":  # scripts/torch_model.py, from the config's keys
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             import torch_model
-            m = torch_model.Model(torch_model_cfg(s), s["V_src"], s["V_tgt"])
+            make = torch_model.LstmModel if s["model"] == "lstm" else torch_model.Model
+            m = make(torch_model_cfg(s), s["V_src"], s["V_tgt"])
             return m, (lambda src, tin: m(tin) if src is None else m(src, tin))
         m = Model(s)
         return m, m

@@ -13,12 +13,14 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR]
+usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR] [--schemes LIST]
+                              [--converge]
                               [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
 Trains configs/<scheme>.ini (translator, toy_translate, 1-3 clauses) and configs/lm/<scheme>.ini
 (language model, 32-token windows) for every scheme (./train --list-schemes) and seeds 1..N,
 evaluates them with ./eval and writes into DIR:
+  (view 1 also has the row lstm: configs/lstm.ini, the recurrent translator, no positions)
   results.csv   view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last
                 view length: x = clauses (test sets of x clauses)
                 view offset: x = k, every position index shifted by k (validation split)
@@ -26,6 +28,8 @@ evaluates them with ./eval and writes into DIR:
                 schemes rope_pi4 / rope_base40k: the rope models evaluated with
                 rope_scale=4 (position interpolation) / rope_base=40000
   curves.csv    every run's log.csv with model, scheme and seed columns in front
+  positions.csv view 1: scheme,seed, then ./eval --positions columns (split,length,by,index,
+                tokens,token_acc,reached,departures,departure_rate,early_eos,early_end)
   results.md    tables (mean ± sample sd over seeds), the command, the seeds, the wall time
   *.svg         training and validation loss against step, loss / accuracy against length
 Finished runs (DIR/runs/...) and evaluations (DIR/runs/*/eval_*.csv) are reused, so an
@@ -36,15 +40,20 @@ interrupted run can simply be restarted.
   --seeds N     seeds 1..N (default 3)
   --views LIST  which views to run, e.g. 1,2 (default 1,2,3)
   --out DIR     output folder (default results/extrapolate)
+  --schemes LIST  the rows (default: every scheme, and lstm in view 1)
 EOF
+    echo "$CONVERGE_USAGE"
+    echo "              (the translator runs only; results.md gets a table of them)"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""; views=1,2,3
+quick=0; seeds=""; out=""; views=1,2,3; converge=0; schemes="$SCHEMES lstm"
 while [ $# -gt 0 ]; do
     case "$1" in
         --views) [ $# -ge 2 ] || die "--views needs a list like 1,2,3"; views=$2; used=2 ;;
+        --schemes) [ $# -ge 2 ] || die "--schemes needs a list like 'rope lstm'"; schemes=$2; used=2 ;;
+        --converge) converge=1; used=1 ;;
         *) common_option "$@"; [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; } ;;
     esac
     shift "$used"
@@ -53,31 +62,47 @@ case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'"
 case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac
 want_view() { case ",$views," in *,$1,*) return 0 ;; esac; return 1; }
 need_tools train eval plot
+for scheme in $schemes; do
+    case " $SCHEMES lstm " in *" $scheme "*) ;; *) die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)" ;; esac
+done
+# The positional schemes (views 2 and 3 need positions); the translator rows of views 1 and 2.
+pos_schemes=$(echo "$schemes" | tr ' ' '\n' | grep -vx lstm | tr '\n' ' ')
+if want_view 1; then tr_schemes=$schemes; else tr_schemes=$pos_schemes; fi
+suffix=$([ $converge = 0 ] || echo _converge)
 
 # Settings per mode. The full mode trains with the configs as they are (their steps);
 # quick mode shrinks the models and data so that the whole script takes seconds.
 if [ $quick = 1 ]; then
-    seeds=${seeds:-1}; out=${out:-results/quick/extrapolate}
+    seeds=${seeds:-1}; out=${out:-results/quick/extrapolate$suffix}
     tr_steps=20; lm_steps=20
     tr_over="model.d_model=32 model.d_ff=64 train.batch_size=16 task.train_size=400 task.val_size=40 task.test_size=40 train.eval_every=10 train.warmup=5 train.log_every=5"
     lm_over="model.d_model=32 model.d_ff=64 train.batch_size=8 task.train_size=400 train.eval_every=10 train.warmup=5 train.log_every=5 train.eval_lengths=64"
-    lengths=1..4; offsets="0 8 32"; windows=32,64,128
+    lengths=1..4; offsets="0 8 32"; windows=32,64,128; diag_lengths="3 4"
 else
-    seeds=${seeds:-3}; out=${out:-results/extrapolate}
+    seeds=${seeds:-3}; out=${out:-results/extrapolate$suffix}
     tr_steps=$(config_value train steps configs/rope.ini); lm_steps=$(config_value train steps configs/lm/rope.ini)
     tr_over=""; lm_over=""
     lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
+    diag_lengths="3 12"   # the clause tables of results.md
 fi
 mkdir -p "$out/runs"
 start=$(now)
 command="scripts/extrapolate.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --views $views"
+if [ "$schemes" != "$SCHEMES lstm" ]; then command="$command --schemes '$schemes'"; fi
+# --converge: the translator runs train until val exact >= 99%, ceiling CONVERGE_FACTOR x steps
+until_over=""
+if [ $converge = 1 ]; then
+    command="$command --converge"; until_over=$CONVERGE_UNTIL; tr_steps=$((tr_steps * CONVERGE_FACTOR))
+fi
 seed_list=$(seq_list "$seeds")
 
-# rope stretches at evaluation time: name and ./eval overrides
+# rope stretches at evaluation time: name and ./eval overrides (when rope is a row)
 stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
+case " $schemes " in *" rope "*) ;; *) stretches="" ;; esac
 
 : >"$out/results.body"
 : >"$out/curves.body"
+: >"$out/positions.body"
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
 add_rows() {
     awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
@@ -85,20 +110,20 @@ add_rows() {
         cells("examples loss token_acc exact_match loss_last") }' "$4" >>"$out/results.body"
 }
 
-# train_all KIND CONFIG_DIR STEPS [OVERRIDES...]: trains (or reuses) CONFIG_DIR/<scheme>.ini
-# for every scheme and seed into $out/runs/KIND-<scheme>-s<seed>.
+# train_all KIND CONFIG_DIR STEPS SCHEMES [OVERRIDES...]: trains (or reuses)
+# CONFIG_DIR/<scheme>.ini for every scheme of SCHEMES and seed into $out/runs/KIND-<scheme>-s<seed>.
 train_all() {
-    _kind=$1; _cfg_dir=$2; _steps=$3; shift 3
-    for scheme in $SCHEMES; do
+    _kind=$1; _cfg_dir=$2; _steps=$3; _schemes=$4; shift 4
+    for scheme in $_schemes; do
         for seed in $seed_list; do
             train_run "$out/runs/$_kind-$scheme-s$seed" "$_steps" "$_cfg_dir/$scheme.ini" run.seed="$seed" "$@"
         done
     done
 }
 
-# add_curves KIND MODEL: every KIND run's log.csv to the curves, as model MODEL.
+# add_curves KIND MODEL SCHEMES: every KIND run's log.csv to the curves, as model MODEL.
 add_curves() {
-    for scheme in $SCHEMES; do
+    for scheme in $3; do
         for seed in $seed_list; do
             prefix_csv "$2,$scheme,$seed" "$out/runs/$1-$scheme-s$seed/log.csv" >>"$out/curves.body"
         done
@@ -108,23 +133,31 @@ add_curves() {
 # Every training of the chosen views (here, --jobs N at once, or on Slurm) before any evaluation.
 trainings() {
     # shellcheck disable=SC2086
-    if want_view 1 || want_view 2; then train_all tr configs "$tr_steps" $tr_over; fi
+    if want_view 1 || want_view 2; then train_all tr configs "$tr_steps" "$tr_schemes" $tr_over $until_over; fi
     # shellcheck disable=SC2086
-    if want_view 3; then train_all lm configs/lm "$lm_steps" $lm_over; fi
+    if want_view 3; then train_all lm configs/lm "$lm_steps" "$pos_schemes" $lm_over; fi
 }
 t_view=$(now)
 run_trainings trainings "$out"
 say "training: $(( $(now) - t_view )) s"
 
-# eval_all KIND VIEW NAME EVAL-ARGS...: ./eval RUN EVAL-ARGS for every scheme and seed (cached
-# in RUN/eval_NAME.csv), then for the rope runs once per stretch (RUN/eval_NAME_<stretch>.csv,
-# reported as scheme <stretch>), all added to the results as VIEW.
+# eval_all KIND VIEW NAME SCHEMES EVAL-ARGS...: ./eval RUN EVAL-ARGS for every scheme of SCHEMES
+# and seed (cached in RUN/eval_NAME.csv), then for the rope runs once per stretch
+# (RUN/eval_NAME_<stretch>.csv, reported as scheme <stretch>), all added to the results as VIEW.
+# View length also gets the per-position diagnosis (RUN/positions_NAME.csv, into positions.csv).
 eval_all() {
-    _kind=$1; _view=$2; _name=$3; shift 3
-    for scheme in $SCHEMES; do
+    _kind=$1; _view=$2; _name=$3; _schemes=$4; shift 4
+    for scheme in $_schemes; do
         for seed in $seed_list; do
             run=$out/runs/$_kind-$scheme-s$seed
-            cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@"
+            if [ "$_view" = length ]; then
+                [ -s "$run/positions_$_name.csv" ] || rm -f "$run/eval_$_name.csv"
+                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@" --positions "$run/positions_$_name.csv"
+                prefix_csv "$scheme,$seed" "$run/positions_$_name.csv" >>"$out/positions.body"
+                pos_header=$(head -1 "$run/positions_$_name.csv")
+            else
+                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@"
+            fi
             add_rows "$_view" "$scheme" "$seed" "$run/eval_$_name.csv"
         done
     done
@@ -139,15 +172,15 @@ eval_all() {
 
 # ---- views 1 and 2: the translator
 if want_view 1 || want_view 2; then
-    add_curves tr translator
+    add_curves tr translator "$tr_schemes"
     t_view=$(now)
     if want_view 1; then
-        eval_all tr length lengths splits=none lengths="$lengths"
+        eval_all tr length lengths "$schemes" splits=none lengths="$lengths"
         say "view 1 (longer sentences) evaluated: $(( $(now) - t_view )) s"
     fi
     t_view=$(now)
     if want_view 2; then
-        for scheme in $SCHEMES; do
+        for scheme in $pos_schemes; do
             for seed in $seed_list; do
                 run=$out/runs/tr-$scheme-s$seed
                 for k in $offsets; do
@@ -162,15 +195,20 @@ fi
 
 # ---- view 3: the language model on longer windows
 if want_view 3; then
-    add_curves lm lm
+    add_curves lm lm "$pos_schemes"
     t_view=$(now)
-    eval_all lm window windows lengths="$windows"
+    eval_all lm window windows "$pos_schemes" lengths="$windows"
     say "view 3 (longer windows) evaluated: $(( $(now) - t_view )) s"
 fi
 
 { echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
-{ echo "model,scheme,seed,step,split,length,loss,token_acc,exact_match,loss_last,lr,grad_norm"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/results.body" "$out/curves.body"
+# the columns of ./train's log.csv, from any run of this invocation
+for f in "$out"/runs/*/log.csv; do log_header=$(head -1 "$f"); break; done
+{ echo "model,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
+if [ -n "${pos_header:-}" ]; then
+    { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+fi
+rm -f "$out/results.body" "$out/curves.body" "$out/positions.body"
 # Offsets on a log axis: k + 1, so that k = 0 (the unshifted baseline) has a place.
 awk -F, "$CSV_COLUMNS"'head { print $0 ",offset_plus_1" }
     row && cell("view") == "offset" { print $0 "," cell("x") + 1 }' \
@@ -242,6 +280,36 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
         md_table "Loss (token cross-entropy):" loss 1 %.3f length
         echo
         echo "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
+        echo
+        echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause),"
+        echo "on the test sets of $(echo $diag_lengths | sed 's/ / and /') clauses:"
+        for k in $diag_lengths; do
+            echo
+            awk -F, -v k="$k" "$CSV_COLUMNS"'head { print "scheme,seed,clause,token_acc" }
+                row && cell("length") == k && cell("by") == "clause" {
+                print cell("scheme") "," cell("seed") "," cell("index") "," cell("token_acc") }' \
+                "$out/positions.csv" >"$out/by_clause.tmp"
+            echo "$k clauses:"
+            echo
+            md_pivot "$out/by_clause.tmp" scheme clause token_acc 100 %.1f
+        done
+        rm -f "$out/by_clause.tmp"
+    fi
+    if [ $converge = 1 ] && { want_view 1 || want_view 2; }; then
+        echo
+        echo "### Steps to converge (validation exact match >= 99%, ceiling $tr_steps steps) and CPU seconds"
+        echo
+        echo "scheme,task,seed,converged,cpu_seconds" >"$out/converge.tmp"
+        for scheme in $tr_schemes; do
+            for seed in $seed_list; do
+                run=$out/runs/tr-$scheme-s$seed
+                cached_eval "$run/eval_converged.csv" "$BIN_DIR/eval" "$run" splits=val
+                echo "$scheme,toy_translate,$seed,$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
+                    "$run/eval_converged.csv"),$(run_cpu_seconds "$run")" >>"$out/converge.tmp"
+            done
+        done
+        converge_table "$out/converge.tmp" scheme task
+        rm -f "$out/converge.tmp"
     fi
     if want_view 2; then
         echo

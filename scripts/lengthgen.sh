@@ -12,17 +12,24 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--part translator|decoder|all] [--converge]
+usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--schemes LIST]
+                            [--part translator|decoder|all] [--converge]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
 run with ./eval on test sets of exactly k input symbols (k = 16, 17, 20, 24, 32, 40, 48, 64;
 100 inputs each). Each scheme is trained plainly and, as the variant "random", with
 randomized positions (model.pos_random=2048, docs/design.md §2.3.8; learned gets
-max_len=2048; none has no positions to randomize and is not repeated); a randomized run
+max_len=2048; none has no positions to randomize and is not repeated). The row "lstm" is
+the recurrent translator instead (model.model=lstm: a bidirectional LSTM encoder and an
+LSTM decoder with dot-product attention, no positions, d_model 56: 85,302 parameters
+against the Transformer's 86,670; plain variant only); a randomized run
 is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + random
 (plain)"). Writes into DIR:
   results.csv    task,scheme,seed,length,examples,loss,token_acc,exact_match
+  positions.csv  task,scheme,seed, then ./eval --positions columns (plain variant, every seed):
+                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
+                 early_eos,early_end
   curves.csv     every run's log.csv, with task, scheme and seed columns in front
   results.md     sequence and token accuracy tables (mean ± sample sd over seeds), the
                  command and the wall time
@@ -47,6 +54,7 @@ writes:
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/lengthgen)
   --variants LIST  which variants, of "plain random" (the default: both)
+  --schemes LIST   the translator part's rows (default: every scheme, then lstm)
   --part P    translator, decoder (the decoder-only part) or all (default)
 EOF
     echo "$CONVERGE_USAGE"
@@ -57,12 +65,16 @@ EOF
 }
 
 quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0
+TR_SCHEMES="$SCHEMES lstm"
 while [ $# -gt 0 ]; do
     if [ "$1" = --converge ]; then
         converge=1; used=1
     elif [ "$1" = --variants ]; then
         [ $# -ge 2 ] || die "--variants needs a list such as 'plain random'"
         variants=$2; used=2
+    elif [ "$1" = --schemes ]; then
+        [ $# -ge 2 ] || die "--schemes needs a list such as 'rope lstm'"
+        TR_SCHEMES=$2; used=2
     elif [ "$1" = --part ]; then
         [ $# -ge 2 ] || die "--part needs translator, decoder or all"
         part=$2; used=2
@@ -100,12 +112,23 @@ variant_overrides() {
         *) die "unknown variant '$1' (plain, random)" ;;
     esac
 }
-variant_schemes() {   # randomizing no positions (none) changes nothing: the plain run already is that one
-    if [ "$1" = plain ]; then echo "$SCHEMES"; else echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' '; fi
+# Randomizing no positions (none, lstm) changes nothing: the plain run already is that one.
+variant_schemes() {
+    if [ "$1" = plain ]; then echo "$TR_SCHEMES"; else echo "$TR_SCHEMES" | tr ' ' '\n' | grep -vx 'none\|lstm' | tr '\n' ' '; fi
+}
+# scheme_overrides SCHEME: the training overrides that make a row: a positional scheme of the
+# Transformer, or lstm, the recurrent translator sized to the Transformer's parameter count.
+LSTM_OVERRIDES="model.model=lstm model.pos=none model.bidirectional=true model.d_model=56"
+scheme_overrides() {
+    case $1 in
+        lstm) echo "$LSTM_OVERRIDES" ;;
+        *) case " $SCHEMES " in *" $1 "*) echo "model.pos=$1" ;; *) die "unknown scheme '$1' (lstm or one of: $SCHEMES)" ;; esac ;;
+    esac
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
+for scheme in $TR_SCHEMES; do scheme_overrides "$scheme" >/dev/null; done
 begin_experiment lengthgen.sh train eval plot
-command="$command --variants '$variants'$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
+command="$command --variants '$variants'$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
 # with --part decoder). Tasks, variants and the paper's ranking are data; each function does one
@@ -286,10 +309,10 @@ trainings() {
             for variant in $variants; do
                 for scheme in $(variant_schemes "$variant"); do
                     # The longer lengths are scored once, by ./eval, not during training.
-                    # shellcheck disable=SC2086
+                    # shellcheck disable=SC2086,SC2046 # the overrides are separate words
                     train_run "$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed" "$(steps_of "$task")" \
-                        "configs/algorithmic/$task.ini" model.pos="$scheme" run.seed="$seed" train.eval_lengths= \
-                        $extra $(variant_overrides "$variant") $until_over
+                        "configs/algorithmic/$task.ini" $(scheme_overrides "$scheme") run.seed="$seed" \
+                        train.eval_lengths= $extra $(variant_overrides "$variant") $until_over
                 done
             done
         done
@@ -298,6 +321,7 @@ trainings() {
 run_trainings trainings "$out"
 echo "task,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
 : >"$out/curves.body"
+: >"$out/positions.body"
 # score RUN EVAL_CSV LABEL [OVERRIDES...]: evaluate RUN (cached in EVAL_CSV), rows labelled LABEL
 score() {
     _run=$1 _csv=$2 _label=$3; shift 3
@@ -311,9 +335,12 @@ for seed in $(seq_list "$seeds"); do
         for variant in $variants; do
             for scheme in $(variant_schemes "$variant"); do
                 run=$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed
-                if [ "$variant" = plain ]; then
+                if [ "$variant" = plain ]; then   # with the per-position diagnosis
                     label=$scheme
-                    score "$run" "$run/eval.csv" "$label"
+                    [ -s "$run/positions.csv" ] || rm -f "$run/eval.csv"
+                    score "$run" "$run/eval.csv" "$label" --positions "$run/positions.csv"
+                    prefix_csv "$task,$label,$seed" "$run/positions.csv" >>"$out/positions.body"
+                    pos_header=$(head -1 "$run/positions.csv")
                 else   # positions drawn as in training (the paper's evaluation), and 0..n-1
                     label="$scheme + $variant"
                     score "$run" "$run/eval.csv" "$label" eval.positions=sampled
@@ -328,6 +355,10 @@ done
 mv "$out/results.csv.tmp" "$out/results.csv"
 { echo "task,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
+if [ -n "${pos_header:-}" ]; then
+    { echo "task,scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+fi
+rm -f "$out/positions.body"
 
 # ---- plots: accuracy against input length, mean and spread over seeds, training length marked
 for task in $TASKS; do
@@ -346,6 +377,11 @@ wall=$(( $(now) - start ))
     provenance
     echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
     echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
+    case " $TR_SCHEMES " in *" lstm "*)
+        echo "Row lstm: the recurrent translator (\`$LSTM_OVERRIDES\`: bidirectional LSTM"
+        echo "encoder, LSTM decoder with dot-product attention, no positions; 85,302 parameters against"
+        echo "the Transformer's 86,670). Per-position diagnosis of the plain runs: positions.csv."
+    esac
     echo "\"SCHEME + random\": trained with model.pos_random=2048 (positions drawn from 0..2047, sorted;"
     echo "docs/design.md §2.3.8) and scored on drawn positions; \"(plain)\": the same runs scored on 0..n-1."
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."

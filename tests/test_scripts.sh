@@ -90,17 +90,18 @@ E=$TMP/ex
 if scripts/extrapolate.sh --quick --out "$E" >"$TMP/ex.out" 2>&1; then ok ex_quick_runs
 else fail ex_quick_runs "exit status $?: $(tail -5 "$TMP/ex.out")"; fi
 missing=""
-for f in results.csv results.md curves.csv tr_train_loss.svg tr_val_loss_1x.svg tr_val_loss_4x.svg tr_length_loss.svg \
+for f in results.csv results.md curves.csv positions.csv tr_train_loss.svg tr_val_loss_1x.svg tr_val_loss_4x.svg tr_length_loss.svg \
         tr_length_token_acc.svg tr_length_exact_match.svg tr_offset_loss.svg tr_offset_token_acc.svg lm_train_loss.svg \
         lm_val_loss_1x.svg lm_val_loss_4x.svg lm_window_loss.svg lm_window_loss_last.svg; do
     [ -s "$E/$f" ] || missing="$missing $f"
 done
 report ex_outputs "${missing:+missing:$missing}"
 report ex_results_csv "$(csv_check "$E/results.csv" 9 "3 4 5 6 7" "8 9")"
-# Views 1 and 3 add the two stretched rope models (rope_pi4, rope_base40k) to the schemes.
+# Views 1 and 3 add the two stretched rope models (rope_pi4, rope_base40k) to the schemes, view 1
+# the lstm too.
 report ex_results_views "$(awk -F, -v s="$n_schemes" 'NR > 1 { n[$1]++ } NR > 1 && $1 !~ /^(length|offset|window)$/ { print "unknown view " $1; exit }
-    END { if (n["length"] != (s + 2) * 4 || n["offset"] != s * 3 || n["window"] != (s + 2) * 3)
-          printf "rows: %d length (want %d x 4), %d offset (%d x 3), %d window (%d x 3)\n", n["length"], s + 2, n["offset"], s, n["window"], s + 2 }' "$E/results.csv")"
+    END { if (n["length"] != (s + 3) * 4 || n["offset"] != s * 3 || n["window"] != (s + 2) * 3)
+          printf "rows: %d length (want %d x 4), %d offset (%d x 3), %d window (%d x 3)\n", n["length"], s + 3, n["offset"], s, n["window"], s + 2 }' "$E/results.csv")"
 report ex_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 report ex_markdown "$(md_check "$E/results.md")"
 report ex_svg "$(svg_check "$E"/*.svg)"
@@ -126,16 +127,22 @@ L=$TMP/lg
 if scripts/lengthgen.sh --quick --out "$L" >"$TMP/lg.out" 2>&1; then ok lg_quick_runs
 else fail lg_quick_runs "exit status $?: $(tail -5 "$TMP/lg.out")"; fi
 missing=""
-for f in results.csv results.md curves.csv copy_exact.svg copy_token_acc.svg reverse_exact.svg reverse_token_acc.svg; do
+for f in results.csv results.md curves.csv positions.csv copy_exact.svg copy_token_acc.svg reverse_exact.svg \
+        reverse_token_acc.svg; do
     [ -s "$L/$f" ] || missing="$missing $f"
 done
 report lg_outputs "${missing:+missing:$missing}"
+# The lstm row: the recurrent translator at the Transformer's parameter count, diagnosed per position.
+report lg_lstm_row "$(grep -q '^model = lstm$' "$L/runs/copy-lstm-s1/config.ini" || echo "copy-lstm is no lstm"
+    grep -q '^copy,lstm,1,32,20,' "$L/results.csv" || echo "no lstm row in results.csv"
+    grep -q '^reverse,lstm,1,test,32,position,31,' "$L/positions.csv" || echo "no lstm position 31 in positions.csv"
+    [ ! -e "$L/runs/copy-lstm-random-s1" ] || echo "lstm was randomized")"
 report lg_results_csv "$(csv_check "$L/results.csv" 8 "3 4 5 6 7 8" "")"
-# 2 tasks x (every scheme, plain; every scheme but none randomized, scored on drawn and on
-# plain positions) x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
+# 2 tasks x (every scheme and lstm, plain; every scheme but none randomized, scored on drawn and
+# on plain positions) x lengths 16 and 32, 20 inputs each, accuracies within [0, 1].
 report lg_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; if ($4 != 16 && $4 != 32) { print "length " $4; exit } }
     NR > 1 && ($5 != 20 || $7 < 0 || $7 > 1 || $8 < 0 || $8 > 1) { print "row " NR ": " $0; exit }
-    END { if (n != 4 * (3 * s - 2)) print n " rows, want 2 tasks x (" s " + 2 x " s - 1 ") rows x 2 lengths = " 4 * (3 * s - 2) }' "$L/results.csv")"
+    END { if (n != 4 * (3 * s - 1)) print n " rows, want 2 tasks x (" s + 1 " + 2 x " s - 1 ") rows x 2 lengths = " 4 * (3 * s - 1) }' "$L/results.csv")"
 # The randomized variant: its runs draw from 2048 positions, both evaluations are in the table.
 report lg_random_variant "$(grep -q '^pos_random = 2048$' "$L/runs/copy-rope-random-s1/config.ini" || echo "no pos_random in the run's config"
     grep -q '^copy,rope + random,1,32,' "$L/results.csv" || echo "no 'rope + random' row"
@@ -154,8 +161,8 @@ C=$TMP/lgc
 lgc() { scripts/lengthgen.sh --quick --converge --variants plain --part translator --out "$@"; }
 if CONVERGE_FACTOR=5 lgc "$C" >"$TMP/lgc1.out" 2>&1 &&
    [ "$(awk -F, 'NR > 1 && $9 != "not in 150 steps"' "$C/results.csv" | wc -l)" = 0 ] &&
-   lgc "$C" >"$TMP/lgc2.out" 2>&1 && [ "$(grep -c '^\[.*\] resume ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes ))" ] &&
-   [ "$(grep -c '^\[.*\] train  ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes ))" ] &&
+   lgc "$C" >"$TMP/lgc2.out" 2>&1 && [ "$(grep -c '^\[.*\] resume ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
+   [ "$(grep -c '^\[.*\] train  ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
    lgc "$C" >"$TMP/lgc3.out" 2>&1 && ! grep -q 'train  ' "$TMP/lgc3.out"; then
     ok lg_converge_ceiling_resumes
 else fail lg_converge_ceiling_resumes "$(tail -n 3 "$TMP"/lgc*.out)"; fi

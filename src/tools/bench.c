@@ -37,8 +37,8 @@ static const char *USAGE =
     "  --threads LIST   thread counts to measure (default 1,2); 0 = auto: every core, then as\n"
     "                   many as other processes leave free (run.threads = 0 in ./train)\n"
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
-    "  --only LIST      any of: toy, multi30k, lstm, lm, llama, lm256, lm768, lm768x4, copy,\n"
-    "                   lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
+    "  --only LIST      any of: toy, multi30k, lstm, lstm30k, lm, llama, lm256, lm768, lm768x4,\n"
+    "                   copy, lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
@@ -83,6 +83,12 @@ static const Shape SHAPES[] = {
     // shape's batches (heads and ff unused).
     {"lstm", "toy lstm d64 bi 2+2 B64", MODEL_LSTM,
      64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0, 0},
+    // The recurrent translator at the size of the course's LSTM on Multi30k (the hidden width of
+    // configs/multi30k/course.ini, one layer each side, batch 32) on the multi30k shape's
+    // batches: vocabularies of 8000, sentences of 8..18 words.
+    {"lstm30k", "multi30k lstm d128 bi 1+1 B32 V8k", MODEL_LSTM,
+     128, 4, 1, 1, 512, 32, 8000, 8000, 8, 18, 8, 18, 0, 5, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0,
+     0},
     {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM,
      128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU,
      0.1f, 0.1f, 0, 0},

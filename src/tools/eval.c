@@ -46,7 +46,7 @@ static const char *USAGE =
     "                        the last token (always so for a model trained with train.eos=false;\n"
     "                        default length=model: stop at the model's <eos>)\n"
     "\n"
-    "--positions FILE (translator): also write where the model goes wrong, one CSV row per\n"
+    "--positions FILE (translator, lstm): also write where the model goes wrong, one CSV row per\n"
     "target position and per clause of every reported set:\n"
     "  split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,"
     "early_end\n"
@@ -140,9 +140,9 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     char *diag_text = NULL;
     size_t diag_len = 0;
     FILE *diag_out = NULL;
-    if (!rc && positions_path && m->cfg.model != MODEL_TRANSLATOR) {
+    if (!rc && positions_path && !model_is_seq2seq(m->cfg.model)) {
         snprintf(err, errlen,
-                 "--positions: only a translator has target positions (this is model = %s)",
+                 "--positions: only a translator or lstm has target positions (this is model = %s)",
                  config_enum_name(c, &c->model));
         rc = -1;
     } else if (!rc && positions_path) {
