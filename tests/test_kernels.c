@@ -221,7 +221,7 @@ static void test_hash_uniform_exact(void) {
 // A transformer-ish chain of fused ops, its loss and input gradient for a thread count. The
 // sizes pass every parallel threshold (KERNEL_PARALLEL_WORK multiply-adds in the product and the
 // attention, KERNEL_PARALLEL_ELEMS elements), so 2 threads split every op.
-enum { CHAIN_B = 40, CHAIN_T = 64, CHAIN_C = 64 };
+enum { CHAIN_B = 160, CHAIN_T = 64, CHAIN_C = 64 };
 static void fused_chain(int threads, float *loss, float *grad, long n) {
     int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
