@@ -22,11 +22,12 @@ median tokens/s of each side.
   --threads N   OpenMP threads of both sides (default 2)
   --pairs N     pairs to time (default 7)
   --tsv FILE    also write every pair: shape, pair, tokens/s of A, of B, ratio B/A
+  --md FILE     also write the table as markdown, headed by the command, commits, CPU and load
 Example: scripts/bench_ab.sh --only toy,lmcopy,copy --threads 2 --pairs 9 cb9cb46
 EOF
 }
 
-only=toy,lmcopy threads=2 pairs=7 tsv=
+only=toy,lmcopy threads=2 pairs=7 tsv= md=
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
         --threads) threads=${2:?--threads needs a number}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
         --tsv) tsv=${2:?--tsv needs a file}; shift 2 ;;
+        --md) md=${2:?--md needs a file}; shift 2 ;;
         --*) echo "bench_ab.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -61,6 +63,7 @@ bench_of() {
     echo "$dir/build/opt/bin/bench"
 }
 rev_a=$1 rev_b=${2:-}
+args="$*"
 bench_a=$(bench_of "$rev_a")
 bench_b=$(bench_of "$rev_b")
 
@@ -102,3 +105,26 @@ for shape in $(echo "$only" | tr , ' '); do
     printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
         "$(med "$shape" 3)" "$(med "$shape" 4)"
 done
+if [ -n "$md" ]; then
+    {
+        echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores;" \
+             "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo
+        echo "Written by \`scripts/bench_ab.sh --only $only --threads $threads --pairs $pairs $args\`:"
+        echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = ${rev_b:-the working tree} ($(git rev-parse --short "${rev_b:-HEAD}")$( [ -n "$rev_b" ] || git diff --quiet HEAD -- src || echo "+changes"));"
+        echo "each pair one \`bench --runs 1\` of each, alternated; ratio = tokens/s(B) / tokens/s(A)."
+        echo
+        echo "## Paired ratios"
+        echo
+        echo "| shape | B / A: median | lowest | highest | A: tokens/s | B: tokens/s |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+        for shape in $(echo "$only" | tr , ' '); do
+            grep -q "^$shape " "$work/pairs" || continue
+            lo=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | head -1)
+            hi=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | tail -1)
+            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
+                "$(med "$shape" 3)" "$(med "$shape" 4)"
+        done
+    } >"$md"
+    echo "wrote $md"
+fi
