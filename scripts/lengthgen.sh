@@ -9,6 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+run_jobs=$(cores)   # small models: one 1-thread training per core (results/bench/jobs.md)
 
 usage() {
     cat <<'EOF'

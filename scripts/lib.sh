@@ -158,10 +158,13 @@ plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
 # train_run for each, and hands it to run_trainings; evaluation follows once all are finished.
 # Finished runs are never redone; a run with a checkpoint resumes from it. The trainings are
 # deterministic per seed, so where they ran does not change the results.
-run_jobs=1; run_slurm=0; run_sbatch_args=""; run_wait=1
+# A script of small models sets run_jobs=$(cores) after sourcing this file: two 1-thread
+# trainings at once did 1.9-2.8x the tokens/s of one 2-thread training (results/bench/jobs.md).
+run_jobs=1; run_jobs_given=0; run_slurm=0; run_sbatch_args=""; run_wait=1
 RUN_THREADS=""        # run.threads=N appended to each training (--jobs, --slurm), else the config's
 TRAIN_PID=""          # the training in progress, for the Slurm warning (scripts/run_task.sh)
 RUN_USAGE='  --jobs N    up to N trainings at once on this machine, each with run.threads = cores / N
+              (default 1; the cores for the scripts of small models: extrapolate, lengthgen)
   --slurm     train the remaining runs as one Slurm job array (sbatch --array, one task per run,
               Slurm logs in DIR/slurm/), wait for it, then evaluate as without it. A failed task
               is reported with its log and resubmitted by the next call; a task stopped by the
@@ -177,7 +180,7 @@ run_option() {
     case "$1" in
         --jobs) [ $# -ge 2 ] || die "--jobs needs a number"
                 case "$2" in ''|*[!0-9]*|0) die "--jobs wants a positive number, not '$2'" ;; esac
-                run_jobs=$2; run_shift=1 ;;
+                run_jobs=$2; run_jobs_given=1; run_shift=1 ;;
         --slurm) run_slurm=1 ;;
         --sbatch-args) [ $# -ge 2 ] || die "--sbatch-args needs the options in one word, e.g. \"--time=1:00:00\""
                 run_sbatch_args=$2; run_shift=1 ;;
@@ -297,7 +300,7 @@ cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN; }
 # stops with a list of the failed ones otherwise (run the script again to retry them).
 run_trainings() {
     if [ $run_slurm = 1 ]; then
-        [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
+        [ "$run_jobs_given" = 0 ] || [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
         slurm_trainings "$@"; return
     fi
     [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"

@@ -218,20 +218,23 @@ static void test_hash_uniform_exact(void) {
     CHECK(mismatches == 0 && out_of_range == 0, "%d hashes differ from the uint64 form, %d outside [0, 1)", mismatches, out_of_range);
 }
 
-// A transformer-ish chain of fused ops, its loss and input gradient for a thread count.
+// A transformer-ish chain of fused ops, its loss and input gradient for a thread count. The
+// sizes pass every parallel threshold (KERNEL_PARALLEL_WORK multiply-adds in the product and the
+// attention, KERNEL_PARALLEL_ELEMS elements), so 2 threads split every op.
+enum { CHAIN_B = 160, CHAIN_T = 64, CHAIN_C = 64 };
 static void fused_chain(int threads, float *loss, float *grad, long n) {
     int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
     ArenaMark mark = arena_mark(&arena);
     tape_reset();
-    int B = 3, T = 37, C = 64, H = 4, V = 50;
+    int B = CHAIN_B, T = CHAIN_T, C = CHAIN_C, H = 4, V = 50;
     Tensor *x = tensor_new3(B, T, C, 1);
     memcpy(x->data, random_floats(x->size, 11), sizeof(float) * x->size);
     Tensor *w = tensor_new(1, &C, 1), *bb = tensor_new(1, &C, 1);
     for (int i = 0; i < C; i++) { w->data[i] = 1 + 0.01f * i; bb->data[i] = 0.02f * i; }
     Tensor *h = op_layernorm(x, w, bb, 1e-5f);
-    int key_pad[3 * 37] = {0};
-    for (int t = 30; t < T; t++) key_pad[2 * T + t] = 1;
+    static int key_pad[CHAIN_B * CHAIN_T];
+    for (int t = 50; t < T; t++) key_pad[2 * T + t] = 1;
     AttnArgs args = {.n_heads = H, .key_pad = key_pad, .causal = 1, .dropout = 0.1f, .seed = 42};
     Tensor *y = op_add(x, op_dropout(op_attention(h, h, h, &args), 0.1f, 43));
     int ws[2] = {V, C};
@@ -239,7 +242,7 @@ static void fused_chain(int threads, float *loss, float *grad, long n) {
     memcpy(proj->data, random_floats(proj->size, 12), sizeof(float) * proj->size);
     int shape[2] = {B * T, C};
     Tensor *logits = op_linear(tensor_view(op_relu(y), 2, shape), proj, NULL);
-    int targets[3 * 37];
+    static int targets[CHAIN_B * CHAIN_T];
     for (int i = 0; i < B * T; i++) targets[i] = i % 9 == 0 ? 0 : i % V;
     Tensor *l = op_cross_entropy(logits, targets, 0, 0.1f);
     tape_backward(l);
@@ -251,7 +254,7 @@ static void fused_chain(int threads, float *loss, float *grad, long n) {
 }
 
 static void test_fused_ops_same_for_any_thread_count(void) {
-    enum { N = 3 * 37 * 64 };
+    enum { N = CHAIN_B * CHAIN_T * CHAIN_C };
     static float g1[N], g2[N];
     float l1, l2;
     fused_chain(1, &l1, g1, N);
@@ -259,6 +262,9 @@ static void test_fused_ops_same_for_any_thread_count(void) {
     CHECK(l1 == l2, "loss %.9g (1 thread) vs %.9g (2 threads)", l1, l2);
     CHECK(memcmp(g1, g2, sizeof g1) == 0, "input gradients differ between 1 and 2 threads");
     CHECK(isfinite(l1) && l1 > 0, "loss %g", l1);
+    CHECK((long)CHAIN_B * CHAIN_T * 50 * CHAIN_C > KERNEL_PARALLEL_WORK &&
+          (long)CHAIN_B * 4 * CHAIN_T * CHAIN_T * (CHAIN_C / 4) > KERNEL_PARALLEL_WORK &&
+          (long)CHAIN_B * CHAIN_T * CHAIN_C > KERNEL_PARALLEL_ELEMS, "the chain runs on one thread");
 }
 
 int main(void) {

@@ -1,0 +1,130 @@
+#!/bin/sh
+# Whole training steps of two revisions side by side: each revision's bench, run alternately
+# (A, B, B, A, ...), and per shape the median over the pairs of tokens/s(B) / tokens/s(A).
+set -eu
+cd "$(dirname "$0")/.."
+
+usage() {
+    cat <<'EOF'
+usage: scripts/bench_ab.sh [--only LIST] [--threads N] [--pairs N] [--tsv FILE] REV_A [REV_B]
+
+Builds build/opt/bin/bench of REV_A and of REV_B (default: the working tree) and times them
+alternately, one `bench --only LIST --threads N --runs 1 --tsv` each, A first in odd pairs
+and B first in even ones, so that a host whose speed drifts (other processes on a shared
+machine) slows both alike. Prints, per training shape, the median over the pairs of
+tokens/s(B) / tokens/s(A) (above 1: B is faster), the lowest and highest pair ratio, and the
+median tokens/s of each side.
+
+  REV_A, REV_B  git revisions (a commit, a branch, HEAD~2); each is extracted with git
+                archive into ${TMPDIR:-/tmp}/bench_ab/COMMIT and built there once (kept for
+                the next call); the working tree is built in place (make build/opt/bin/bench)
+  --only LIST   bench shapes, comma-separated (default toy,lmcopy); see ./bench --help
+  --threads N   OpenMP threads of both sides (default 2)
+  --pairs N     pairs to time (default 7)
+  --tsv FILE    also write every pair: shape, pair, tokens/s of A, of B, ratio B/A
+  --md FILE     also write the table as markdown, headed by the command, commits, CPU and load
+Example: scripts/bench_ab.sh --only toy,lmcopy,copy --threads 2 --pairs 9 cb9cb46
+EOF
+}
+
+only=toy,lmcopy threads=2 pairs=7 tsv= md=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --only) only=${2:?--only needs a list}; shift 2 ;;
+        --threads) threads=${2:?--threads needs a number}; shift 2 ;;
+        --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
+        --tsv) tsv=${2:?--tsv needs a file}; shift 2 ;;
+        --md) md=${2:?--md needs a file}; shift 2 ;;
+        --*) echo "bench_ab.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 1 ] && [ $# -le 2 ] || { usage >&2; exit 2; }
+for n in "$threads" "$pairs"; do
+    case "$n" in ''|*[!0-9]*|0) echo "bench_ab.sh: '$n' is not a positive number" >&2; exit 2 ;; esac
+done
+
+# bench_of REV: the path of REV's bench (built if needed); empty REV: the working tree's.
+bench_of() {
+    if [ -z "$1" ]; then
+        make -s -j2 build/opt/bin/bench >&2
+        echo "$PWD/build/opt/bin/bench"
+        return
+    fi
+    commit=$(git rev-parse --verify -q "$1^{commit}") ||
+        { echo "bench_ab.sh: '$1' is not a git revision here" >&2; exit 2; }
+    dir=${TMPDIR:-/tmp}/bench_ab/$commit
+    if [ ! -x "$dir/build/opt/bin/bench" ]; then
+        rm -rf "$dir" && mkdir -p "$dir"
+        git archive "$commit" | tar -x -C "$dir"
+        make -s -j2 -C "$dir" build/opt/bin/bench >&2
+    fi
+    echo "$dir/build/opt/bin/bench"
+}
+rev_a=$1 rev_b=${2:-}
+args="$*"
+bench_a=$(bench_of "$rev_a")
+bench_b=$(bench_of "$rev_b")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# one run of SIDE's bench: "shape tokens/s" lines appended to $work/SIDE
+run() {
+    "$2" --only "$only" --threads "$threads" --runs 1 --tsv |
+        awk -v p="$3" '$1 == "train" { print $2, p, $4 }' >> "$work/$1"
+}
+echo "# A = $rev_a, B = ${rev_b:-the working tree ($(git rev-parse --short HEAD) + changes)};" \
+     "--only $only --threads $threads; $pairs pairs; $(nproc) cores"
+i=1
+while [ "$i" -le "$pairs" ]; do
+    if [ $((i % 2)) = 1 ]; then run a "$bench_a" "$i"; run b "$bench_b" "$i"
+    else run b "$bench_b" "$i"; run a "$bench_a" "$i"; fi
+    i=$((i + 1))
+done
+
+# pair lines: shape pair a b ratio
+awk 'NR == FNR { a[$1 " " $2] = $3; next } ($1 " " $2) in a {
+         print $1, $2, a[$1 " " $2], $3, $3 / a[$1 " " $2] }' "$work/a" "$work/b" > "$work/pairs"
+if [ -n "$tsv" ]; then
+    { printf 'shape\tpair\ttokens_per_s_a\ttokens_per_s_b\tratio_b_a\n'
+      awk -v OFS='\t' '{ print $1, $2, $3, $4, sprintf("%.4f", $5) }' "$work/pairs"; } > "$tsv"
+fi
+printf '%-10s %8s %8s %8s %12s %12s\n' shape median lowest highest "A tokens/s" "B tokens/s"
+# median of column C of the lines of one shape
+med() { awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$work/pairs" | sort -g |
+        awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for shape in $(echo "$only" | tr , ' '); do
+    grep -q "^$shape " "$work/pairs" || {
+        for side in a b; do
+            grep -q "^$shape " "$work/$side" 2>/dev/null || echo "$shape: not a training shape of $side's bench"
+        done
+        continue; }
+    lo=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | head -1)
+    hi=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | tail -1)
+    printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
+        "$(med "$shape" 3)" "$(med "$shape" 4)"
+done
+if [ -n "$md" ]; then
+    {
+        echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores;" \
+             "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo
+        echo "Written by \`scripts/bench_ab.sh --only $only --threads $threads --pairs $pairs $args\`:"
+        echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = ${rev_b:-the working tree} ($(git rev-parse --short "${rev_b:-HEAD}")$( [ -n "$rev_b" ] || git diff --quiet HEAD -- src || echo "+changes"));"
+        echo "each pair one \`bench --runs 1\` of each, alternated; ratio = tokens/s(B) / tokens/s(A)."
+        echo
+        echo "## Paired ratios"
+        echo
+        echo "| shape | B / A: median | lowest | highest | A: tokens/s | B: tokens/s |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+        for shape in $(echo "$only" | tr , ' '); do
+            grep -q "^$shape " "$work/pairs" || continue
+            lo=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | head -1)
+            hi=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | tail -1)
+            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
+                "$(med "$shape" 3)" "$(med "$shape" 4)"
+        done
+    } >"$md"
+    echo "wrote $md"
+fi
