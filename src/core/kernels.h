@@ -229,12 +229,12 @@ void kernel_softmax_row(const float *z, float *out, int n);
 // Work below this many multiply-adds (gemm, attention) or elements (elementwise ops; ops
 // that do more per element use half) stays on one thread: a fork/join costs ~1 us while the
 // other thread still spins, but 50-90 us once it sleeps (core/runtime.h) or waits for a core
-// another process holds, more than such work saves. 2^22 multiply-adds is ~60 us on one
-// core: the d = 64 models' products (M ~ 1000 rows, K = N = 64) and the LSTM's per-step
-// products stay on one thread; at 2^17 they forked. Likewise 2^19 elements (a 2 MiB
-// tensor) keeps the d = 64 models' activations on one thread (docs/performance.md).
-#define KERNEL_PARALLEL_WORK (1L << 22)
-#define KERNEL_PARALLEL_ELEMS (1L << 19)
+// another process holds, more than such work saves. On an idle host the d = 64 models'
+// products and activations still gain from the second thread at 2^17; raising both (2^22,
+// 2^19) helped them on a loaded host and made them 0.85-0.92x on an idle one
+// (results/bench/ab_idle*.md), so the bound stays where the idle machine puts it.
+#define KERNEL_PARALLEL_WORK (1L << 17)
+#define KERNEL_PARALLEL_ELEMS (1L << 17)
 // kernel_lanes_total and kernel_max on a vector of KERNEL_LANES lanes: the same trees (lane l
 // with lane l + w, w = 8, 4, 2, 1), done as whole halves in registers instead of lane by lane
 // through memory, so the same bits. For loops that keep their 16 lanes in one vector.
