@@ -44,24 +44,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 categorise() {
-    awk '
-    function cat(fn, obj) {
+    # perf also samples the bench's peak loop and the kernel; a kernel function is never
+    # libgomp's, so testing it first keeps step_category's order
+    awk "$(cat scripts/step_categories.awk)"'
+    function category(fn, obj) {
         if (fn ~ /^peak_loop/) return "peak loop (left out)"
-        if (obj ~ /libgomp/ || fn ~ /^GOMP_|^omp_/) return "OpenMP runtime (fork/join and waiting)"
         if (obj ~ /kernel/) return "kernel (page faults; futex; scheduling)"
-        if (fn ~ /^__mem(set|move|cpy)|^mem(set|move|cpy)/) return "memset/memcpy"
-        if (fn ~ /gemm|micro_|pack_[ab]|tile_body|column_sums/) return "matrix products"
-        if (fn ~ /attention|row_times_rows|add_outer_rows|weighted_rows|transpose_head|rope|attn_/)
-            return "attention (with RoPE)"
-        if (fn ~ /cross_entropy|softmax/) return "loss (softmax and cross-entropy)"
-        if (fn ~ /adamw|grad_norm|kernel_zero|clip/) return "optimizer (AdamW and gradient norm)"
-        if (fn ~ /^tape_|arena_|tensor_|grad_zeroed|grad_accumulates|shape_size|node/)
-            return "tape and arena"
-        if (fn ~ /layernorm|dx_row|rmsnorm|relu|gelu|swiglu|dropout|add|scale|embedding|hash|rng/)
-            return "elementwise and norms"
-        return "other"
+        return step_category(fn, obj)
     }
-    { print cat($3, $2) "\t" $1 }'
+    { print category($3, $2) "\t" $1 }'
 }
 
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes")

@@ -60,22 +60,7 @@ fi
 
 # category FUNCTION OBJECT: the category of a function's own instructions
 categorise() {
-    awk '
-    function cat(fn, obj) {
-        if (obj ~ /libgomp/ || fn ~ /^GOMP_|^omp_/) return "OpenMP runtime (fork/join and waiting)"
-        if (fn ~ /^__mem(set|move|cpy)|^mem(set|move|cpy)/) return "memset/memcpy"
-        if (fn ~ /gemm|micro_|pack_[ab]|tile_body|column_sums/) return "matrix products"
-        if (fn ~ /attention|row_times_rows|add_outer_rows|weighted_rows|transpose_head|rope|attn_/)
-            return "attention (with RoPE)"
-        if (fn ~ /cross_entropy|softmax/) return "loss (softmax and cross-entropy)"
-        if (fn ~ /adamw|grad_norm|kernel_zero|clip/) return "optimizer (AdamW and gradient norm)"
-        if (fn ~ /^tape_|arena_|tensor_|grad_zeroed|grad_accumulates|shape_size|node/)
-            return "tape and arena"
-        if (fn ~ /layernorm|dx_row|rmsnorm|relu|gelu|swiglu|dropout|add|scale|embedding|hash|rng/)
-            return "elementwise and norms"
-        return "other"
-    }
-    { print cat($2, $3) "\t" $1 }'
+    awk "$(cat scripts/step_categories.awk)"'{ print step_category($2, $3) "\t" $1 }'
 }
 
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes")

@@ -1,5 +1,5 @@
 # Ranking helper shared by scripts/mrr.sh and scripts/verdicts.sh, which put this text in front
-# of their awk programs; a library, not a command (no run bit). POSIX awk (mawk, gawk).
+# of their awk programs; a library, not a command. POSIX awk (mawk, gawk).
 # reciprocal_rank(score, n, i): the reciprocal rank of entry i among score[1..n], highest first.
 # Entry i is beaten by `above` entries and tied with `same` (itself included, scores within
 # 1e-9), so its places are above+1 .. above+same; a tie shares them, and the result is the mean
