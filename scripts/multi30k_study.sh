@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-PARTS_ALL="headline depth width positions beam attention"
+PARTS_ALL="headline cross depth width positions beam attention"
 usage() {
     cat <<EOF
 usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
@@ -21,6 +21,10 @@ chrF2 of ./translate --ref; CPU minutes from each run's compute.csv. Parts (defa
              attention, tied output) and configs/multi30k/study_transformer.ini (d 176,
              2 + 2 layers, sinusoidal), N seeds each; the parameter counts are read from the
              checkpoints and must agree within 5% (else the script stops)
+  cross      what cross-attention adds: the seed-1 Transformer against a decoder-only model
+             reading <eos> German <bos> English as one sequence (configs/multi30k/
+             study_prefix.ini: the same parameter count, d 168 x 2 layers, a joint vocabulary;
+             and d 176 x 4 layers, the Transformer's width and depth) (seed 1)
   depth      the Transformer with 1, 2, 3, 6 encoder and decoder layers at d 176 (seed 1)
   width      the Transformer at about the same parameter count: d 128 x 6 layers, d 176 x 2,
              d 208 x 1 (seed 1), each count and its deviation in the table
@@ -29,8 +33,6 @@ chrF2 of ./translate --ref; CPU minutes from each run's compute.csv. Parts (defa
   beam       beam 1, 2, 4, 8 without and with the length penalty (alpha 1) on the seed-1
              checkpoints of both headline models
   attention  ./translate --attention of both seed-1 models on two probe sentences, side by side
-The Transformer without cross-attention and the decoder-only model reading the source as a
-prefix are not in the framework for this task: their rows say "not run".
 Writes into DIR: runs.csv, beam.csv, results.md, attention/*.svg, runs/<name>/.
 
   --quick        a smoke test: tiny models (LSTM d 32, Transformer d 28, 1 + 1 layers), 30
@@ -87,11 +89,16 @@ if [ $quick = 1 ]; then
     # tests/test_multi30k_study.sh (the vocabularies set the count: on other data they may not)
     lstm_size="model.d_model=32"; tf_d=28; tf_heads=2; tf_layers=1; tf_ff=84
     widths="20:2:80 28:1:84"
+    prefix_same="model.d_model=20 model.n_heads=2 model.d_ff=60 model.dec_layers=1"
 else
     steps=$(config_value train steps "$TF")
     lstm_size=""; tf_d=176; tf_heads=4; tf_layers=2; tf_ff=704
     widths="128:6:512 176:2:704 208:1:832"
+    prefix_same=""
 fi
+PREFIX=configs/multi30k/study_prefix.ini
+# the decoder-only model at the Transformer's width and total depth (more parameters)
+PREFIX_DEEP="model.d_model=$tf_d model.n_heads=$tf_heads model.d_ff=$tf_ff model.dec_layers=$((2 * tf_layers))"
 tf_size() {   # tf_size D LAYERS FF: the overrides of a Transformer of that shape
     echo "model.d_model=$1 model.n_heads=$tf_heads model.enc_layers=$2 model.dec_layers=$2 model.d_ff=$3"
 }
@@ -111,7 +118,7 @@ tf_name() {   # tf_name D LAYERS POS -> the run that trains this Transformer
     else echo "tf_$3"; fi
 }
 trainings() {
-    if has headline || has beam || has attention; then
+    if has headline || has beam || has attention || has cross; then
         for s in $(seq_list "$seeds"); do
             has headline || [ "$s" = 1 ] || continue
             # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
@@ -119,6 +126,12 @@ trainings() {
             # shellcheck disable=SC2086
             train_run "$out/runs/tf_s$s" "$steps" "$TF" run.seed=$s $HEAD_TF $overrides
         done
+    fi
+    if has cross; then
+        # shellcheck disable=SC2086
+        train_run "$out/runs/prefix_same" "$steps" "$PREFIX" run.seed=1 $prefix_same $overrides
+        # shellcheck disable=SC2086
+        train_run "$out/runs/prefix_deep" "$steps" "$PREFIX" run.seed=1 $PREFIX_DEEP $overrides
     fi
     if has depth; then for L in $DEPTHS; do
         n=$(tf_name $tf_d "$L" sinusoidal); [ "$n" = tf_s1 ] && continue
@@ -175,7 +188,7 @@ row() {
     _r=$out/runs/$3
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
-    for _k in model d_model enc_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
+    for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
     echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s"
 }
 
@@ -185,6 +198,11 @@ if has headline; then for s in $(seq_list "$seeds"); do
     row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
     row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
 done; fi
+if has cross; then
+    row cross "Transformer (cross-attention)" tf_s1 1 >>"$out/runs.csv.tmp"
+    row cross "decoder-only (same parameters)" prefix_same 1 >>"$out/runs.csv.tmp"
+    row cross "decoder-only (same width and depth)" prefix_deep 1 >>"$out/runs.csv.tmp"
+fi
 if has depth; then for L in $DEPTHS; do
     row depth "$L" "$(tf_name $tf_d "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
 if has width; then for w in $widths; do
@@ -270,10 +288,16 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         table_head; echo; md_runs headline model
         echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
     fi
-    echo; echo "### What cross-attention adds"; echo
-    echo "| model | BLEU | chrF2 |"; echo "| --- | ---: | ---: |"
-    echo "| Transformer without cross-attention | not run: no such model option | |"
-    echo "| decoder-only, source as a prefix (lm) | not run: the prefix form exists for task = algorithmic only | |"
+    if has cross; then
+        echo; echo "### What cross-attention adds (1 seed)"; echo
+        echo "The decoder-only rows read \`<eos> German <bos> English\` as one sequence in one vocabulary"
+        echo "of both languages, trained on the English half; layers: the Transformer's encoder and"
+        echo "decoder have that many each, the decoder-only model that many in all."
+        echo; table_head; echo; md_runs cross model
+        prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
+            END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
+        echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
+    fi
     if has depth; then
         echo; echo "### Depth at width $tf_d (1 seed)"; echo; table_head; echo; md_runs depth layers
     fi

@@ -214,7 +214,7 @@ static void test_config_errors(void) {
                         "algorithm: unknown value 'rotate'; expected copy|reverse|duplicate|sort");
     expect_config_error(__LINE__, "[task]\ntask = algorithmic\nmax_length = 5000\n", 3, "max_length = 5000 is out of range [1, 4096]");
     expect_config_error(__LINE__, "[task]\ntask = algorithmic\n[model]\nmodel = classifier\n", 4,
-                        "task = algorithmic needs model = translator or lm, not classifier");
+                        "task = algorithmic needs model = translator, lstm or lm, not classifier");
     Config c;
     char err[256];
     config_defaults(&c);

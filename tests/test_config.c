@@ -256,6 +256,11 @@ static void test_cross_field_errors(void) {
                  "task = order needs model = classifier, not translator");
     EXPECT_ERROR("[task]\ntask = lm\n[model]\nmodel = translator\n", 4, "task = lm needs model = lm");
     EXPECT_ERROR("[task]\ntask = parallel_text\n", 2, "needs train_src and train_tgt");
+    // parallel_text: a translator, the LSTM, or the decoder-only form (source as a prefix)
+    EXPECT_ERROR("[task]\ntask = parallel_text\ntrain_src = a\ntrain_tgt = b\n[model]\nmodel = classifier\n", 6,
+                 "task = parallel_text needs model = translator, lstm or lm, not classifier");
+    EXPECT_ERROR("[task]\ntask = parallel_text\ntrain_src = a\ntrain_tgt = b\n[model]\nmodel = lm\nd_model = 60\nn_heads = 8\n", 8,
+                 "d_model (60) must be divisible by n_heads (8)");
     EXPECT_ERROR("[task]\ntask = parallel_text\ntrain_src = a\ntrain_tgt = b\n\ntest_tgt = t\n", 6, "test_src and test_tgt must be set together");
     EXPECT_ERROR("[task]\nmin_clauses = 3\nmax_clauses = 2\n", 3, "max_clauses (2) must be >= min_clauses (3)");
     EXPECT_ERROR("[task]\ntask = lm\n[model]\nmodel = lm\n[train]\neos = false\n", 6, "eos = false needs model = translator");

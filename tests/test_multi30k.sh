@@ -5,12 +5,15 @@
 # folder (checkpoint, vocabularies, BPE merges), must give those training sentences back as
 # detokenised cased text (BLEU > 70) and report the same BLEU as an independent Python
 # implementation on held-out sentences; a missing or corrupt tokeniser file is a clear error.
+# The decoder-only form reading the German as a prefix translates through the same tool.
 . tests/lib.sh
 M30K=../shared/data/multi30k
 if [ ! -f "$M30K/train.de" ]; then   # every check below needs the data: each is a skip
     for name in get_data_from get_data_misaligned tiny_translator_learns bpe_saved_beside_checkpoint \
             translate_round_trip translate_detokenises bleu_matches_python_reference attention_maps \
-            translate_needs_merges translate_bad_merges translate_bad_option multi30k_script_quick; do
+            translate_needs_merges translate_bad_merges translate_bad_option multi30k_script_quick \
+            prefix_joint_vocabulary prefix_translate_round_trip prefix_batches_equal_single_lines \
+            prefix_attention_refused; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
     exit 0
@@ -80,6 +83,31 @@ mv "$RUN/src_bpe.moved" "$RUN/src_bpe.txt"
 printf '#version: 0.2\nab c d\n' > "$RUN/tgt_bpe.txt"
 expect_error translate_bad_merges "tgt_bpe.txt:2: expected 'LEFT RIGHT'" "$BIN_DIR/translate" "$RUN"
 expect_error translate_bad_option "unknown option '--bem'" "$BIN_DIR/translate" "$RUN" --bem 3
+
+# The decoder-only form (configs/multi30k/study_prefix.ini): <eos> German <bos> English in one
+# joint vocabulary. ./translate gives it the German as its prompt: memorised training sentences
+# come back (BLEU > 40; a prompt built the translator's way, tokens <eos>, fails it),
+# and decoding one line at a time equals decoding batches (prompts are grouped by length, never
+# padded).
+"$BIN_DIR/train" configs/multi30k/study_prefix.ini run.out_dir="$TMP/runs" run.name=prefix \
+    task.train_src="$TMP/d/train.de" task.train_tgt="$TMP/d/train.en" task.val_src= task.val_tgt= task.test_src= task.test_tgt= \
+    task.bpe_merges=500 task.lowercase=false model.d_model=64 model.d_ff=128 model.n_heads=4 model.dec_layers=2 \
+    model.dropout=0 train.steps=300 train.batch_size=32 train.warmup=30 train.lr=3e-3 train.label_smoothing=0 \
+    train.log_every=50 train.ckpt_every=300 >"$TMP/prefix.out" 2>&1
+PRE="$TMP/runs/prefix"
+if [ -s "$PRE/vocab.txt" ] && [ ! -e "$PRE/src_vocab.txt" ] && grep -qx "Mann" "$PRE/vocab.txt" && grep -qx "man" "$PRE/vocab.txt"
+then ok prefix_joint_vocabulary
+else fail prefix_joint_vocabulary "$(ls "$PRE"): $(tail -2 "$TMP/prefix.out")"; fi
+"$BIN_DIR/translate" "$PRE" --ref "$TMP/d/seen.en" < "$TMP/d/seen.de" > "$TMP/prefix.hyp" 2>"$TMP/prefix.err"
+bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$TMP/prefix.err")
+if [ -n "$bleu" ] && awk -v b="$bleu" 'BEGIN { exit !(b > 40) }' && [ "$(awk 'END { print NR }' "$TMP/prefix.hyp")" = 100 ]
+then ok "prefix_translate_round_trip (BLEU $bleu on training sentences)"
+else fail prefix_translate_round_trip "BLEU '$bleu': $(head -c 300 "$TMP/prefix.err")"; fi
+"$BIN_DIR/translate" "$PRE" --batch 1 < "$TMP/d/seen.de" > "$TMP/prefix1.hyp" 2>/dev/null
+if [ -s "$TMP/prefix1.hyp" ] && cmp -s "$TMP/prefix.hyp" "$TMP/prefix1.hyp"; then ok prefix_batches_equal_single_lines
+else fail prefix_batches_equal_single_lines "$(diff "$TMP/prefix.hyp" "$TMP/prefix1.hyp" | head -4)"; fi
+expect_error prefix_attention_refused "model = lm reads the source as a prefix and has no cross-attention" \
+    sh -c "head -n 1 '$TMP/d/seen.de' | '$BIN_DIR/translate' '$PRE' --attention '$TMP/prefix_attn'"
 
 # scripts/multi30k.sh --quick: trains, translates and scores two schemes; the table is well-formed.
 if scripts/multi30k.sh --quick --data "$TMP/m30k" --schemes "none rope" --out "$TMP/table" >"$TMP/table.out" 2>&1; then

@@ -95,6 +95,36 @@ static void test_vocab_and_ids(void) {
     remove(paths[0]); remove(paths[1]);
 }
 
+// The decoder-only form's vocabulary counts a token on both sides together.
+static void test_joint_vocab(void) {
+    const char *src = WRITE(0, "j.de", "a b a\nc x\n");
+    const char *tgt = WRITE(1, "j.en", "x y\ny x a\n");
+    ParallelText pt;
+    Vocab v, sv, tv;
+    char err[256] = "";
+    CHECK(parallel_load(src, tgt, 0, &pt, err, sizeof err) == 0, "%s", err);
+    // a: 2 + 1, x: 1 + 2, y: 0 + 2 kept at min_freq 2 (ties in byte order); b, c once.
+    CHECK(parallel_build_joint_vocab(&pt, 2, &v) == 0, "joint vocab");
+    CHECK(v.n == 7 && vocab_find(&v, "a") == 4 && vocab_find(&v, "x") == 5 && vocab_find(&v, "y") == 6 &&
+          vocab_find(&v, "b") == -1, "joint vocab: %d tokens, a %d x %d y %d", v.n, vocab_find(&v, "a"),
+          vocab_find(&v, "x"), vocab_find(&v, "y"));
+    // One side at a time, a (source) and x (target) fall below min_freq = 3; together they stay.
+    CHECK(parallel_build_vocabs(&pt, 3, &sv, &tv) == 0 && sv.n == 4 && tv.n == 4, "separate %d %d", sv.n, tv.n);
+    vocab_free(&sv); vocab_free(&tv);
+    Split s;
+    int dropped;
+    CHECK(parallel_to_split(&pt, &v, &v, 0, &s, &dropped) == 0 && s.n == 2, "split");
+    CHECK(s.n == 2 && s.ex[0].src[0] == 4 && s.ex[0].src[1] == TOK_UNK && s.ex[0].tgt[0] == 5 && s.ex[0].tgt[1] == 6 &&
+          s.ex[1].src[1] == 5 && s.ex[1].tgt[2] == 4, "ids in the joint vocabulary");
+    split_free(&s);
+    vocab_free(&v);
+    Vocab v3;
+    CHECK(parallel_build_joint_vocab(&pt, 3, &v3) == 0 && v3.n == 6, "joint min_freq 3: %d", v3.n);
+    vocab_free(&v3);
+    parallel_free(&pt);
+    remove(paths[0]); remove(paths[1]);
+}
+
 // parallel_load must fail with `want` in the message.
 static void expect_load_error(const char *src, const char *tgt, const char *want) {
     ParallelText pt;
@@ -245,6 +275,7 @@ static void test_multi30k(void) {
 int main(void) {
     RUN(test_tokenise);
     RUN(test_vocab_and_ids);
+    RUN(test_joint_vocab);
     RUN(test_bad_files);
     RUN(test_multi30k);
     return check_summary();

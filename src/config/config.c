@@ -666,13 +666,15 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
                                           [TASK_LM] = MODEL_LM};
     // The LSTM translator takes the translator's tasks (docs/design.md §2.8).
     ModelKind kind = c->model == MODEL_LSTM ? MODEL_TRANSLATOR : c->model;
-    if (c->task != TASK_ALGORITHMIC && kind != model_for[c->task])
+    // algorithmic and parallel_text: a translator (source -> target), or the decoder-only form
+    // reading the source as a prefix (model = lm, §5.5, §5.8).
+    int prefix_form = c->task == TASK_ALGORITHMIC || c->task == TASK_PARALLEL_TEXT;
+    if (!prefix_form && kind != model_for[c->task])
         return invalid(c, "model", "task", err, errlen, "task = %s needs model = %s, not %s", task,
                        KEYS[find_key("model", "model")].words[model_for[c->task]], model);
-    // algorithmic: a translator (source -> target), or the decoder-only form (model = lm, §5.8).
-    if (c->task == TASK_ALGORITHMIC && c->model == MODEL_CLASSIFIER)
+    if (prefix_form && c->model == MODEL_CLASSIFIER)
         return invalid(c, "model", "task", err, errlen,
-                       "task = algorithmic needs model = translator or lm, not %s", model);
+                       "task = %s needs model = translator, lstm or lm, not %s", task, model);
     if (c->task == TASK_PARALLEL_TEXT && (!c->train_src[0] || !c->train_tgt[0]))
         return invalid(c, "task", NULL, err, errlen,
                        "task = parallel_text needs train_src and train_tgt");

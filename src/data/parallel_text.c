@@ -144,20 +144,24 @@ static int by_count_then_bytes(const void *a, const void *b) {
     return strcmp(x->tok, y->tok);
 }
 
-static int build_vocab(const PtSide *s, int min_freq, Vocab *out) {
+// The tokens of n_sides sides counted together (one side, or both for the joint vocabulary).
+static int build_vocab(const PtSide *const *sides, int n_sides, int min_freq, Vocab *out) {
     Vocab seen;                          // token -> index into count (specials 0..3 unused)
     long *count = NULL;
     size_t cap = 0;
     Counted *kept = NULL;
     int rc = -1;
     if (vocab_init(&seen, 0) != 0) return -1;
-    for (long t = 0; t < s->n_tok; t++) {
-        int id = vocab_add(&seen, s->chars + s->tok_off[t]);
-        if (id < 0) continue;            // too long for a vocabulary: stays <unk>
-        size_t old = cap;
-        if (reserve((void **)&count, &cap, (size_t)id + 1, sizeof(long))) goto done;
-        if (cap > old) memset(count + old, 0, (cap - old) * sizeof(long));
-        count[id]++;
+    for (int k = 0; k < n_sides; k++) {
+        const PtSide *s = sides[k];
+        for (long t = 0; t < s->n_tok; t++) {
+            int id = vocab_add(&seen, s->chars + s->tok_off[t]);
+            if (id < 0) continue;            // too long for a vocabulary: stays <unk>
+            size_t old = cap;
+            if (reserve((void **)&count, &cap, (size_t)id + 1, sizeof(long))) goto done;
+            if (cap > old) memset(count + old, 0, (cap - old) * sizeof(long));
+            count[id]++;
+        }
     }
     int n_kept = 0;
     kept = malloc(sizeof(Counted) * (size_t)(seen.n + 1));
@@ -177,9 +181,15 @@ done:
 }
 
 int parallel_build_vocabs(const ParallelText *train, int min_freq, Vocab *sv, Vocab *tv) {
-    if (build_vocab(&train->src, min_freq, sv) != 0) return -1;
-    if (build_vocab(&train->tgt, min_freq, tv) != 0) { vocab_free(sv); return -1; }
+    const PtSide *src = &train->src, *tgt = &train->tgt;
+    if (build_vocab(&src, 1, min_freq, sv) != 0) return -1;
+    if (build_vocab(&tgt, 1, min_freq, tv) != 0) { vocab_free(sv); return -1; }
     return 0;
+}
+
+int parallel_build_joint_vocab(const ParallelText *train, int min_freq, Vocab *v) {
+    const PtSide *both[2] = {&train->src, &train->tgt};
+    return build_vocab(both, 2, min_freq, v);
 }
 
 // ---------------------------------------------------------------- ids

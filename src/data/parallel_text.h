@@ -15,7 +15,8 @@
 // ("Hello, world!" -> hello , world !; "don't" -> don ' t; "„Ja“" -> „ ja “).
 //
 // Vocabularies come from the training split only: tokens seen >= min_freq times, most
-// frequent first (ties in byte order), after the specials (no <cls>). Tokens longer than
+// frequent first (ties in byte order), after the specials (no <cls>); one per side, or one
+// joint vocabulary of both sides for the decoder-only model. Tokens longer than
 // VOCAB_MAX_TOKEN bytes never enter a vocabulary. Unknown tokens (and literal "<pad>" etc. in
 // the text) map to <unk>.
 #ifndef PARALLEL_TEXT_H
@@ -55,6 +56,10 @@ const char *pt_token(const PtSide *side, int line, int i);      // i-th token of
 // Vocabularies from a training corpus (min_freq <= 1 keeps every token). -1 if out of memory.
 int  parallel_build_vocabs(const ParallelText *train, int min_freq, Vocab *src_vocab,
                            Vocab *tgt_vocab);
+// One vocabulary of both sides (the decoder-only form reads source and target as one
+// sequence): a token's count is its count on both sides together ("a" in a German and an
+// English line is one token seen twice). -1 if out of memory.
+int  parallel_build_joint_vocab(const ParallelText *train, int min_freq, Vocab *vocab);
 
 // Maps every pair to ids (Example.src/tgt, label = twin = -1, n_clauses = 0). Pairs where
 // either side is empty or longer than max_tokens tokens (without specials; max_tokens <= 0 = no

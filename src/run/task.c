@@ -160,11 +160,16 @@ static int load_parallel(Task *t, char *err, int errlen) {
             return -1;
         }
     }
-    int rc =
-        parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab) ||
-        parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, c->max_tokens, &t->train, &dropped);
+    // The decoder-only form (model = lm) reads <eos> source <bos> target as one sequence, in one
+    // vocabulary of both languages (vocab.txt); the ids of both sides then come from it.
+    int decoder_only = c->model == MODEL_LM;
+    const Vocab *tv = decoder_only ? &t->src_vocab : &t->tgt_vocab;
+    int rc = (decoder_only ? parallel_build_joint_vocab(&pt, c->min_freq, &t->src_vocab)
+                           : parallel_build_vocabs(&pt, c->min_freq, &t->src_vocab, &t->tgt_vocab)) ||
+             parallel_to_split(&pt, &t->src_vocab, tv, c->max_tokens, &t->train, &dropped);
     parallel_free(&pt);
-    t->has_tgt_vocab = 1;   // before any error return: task_free frees tgt_vocab only then
+    // before any error return: task_free frees tgt_vocab only then
+    t->has_tgt_vocab = !decoder_only;
     if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
     if (dropped)
         fprintf(stderr, "%s: skipped %d pairs that are empty or longer than max_tokens = %d\n",
@@ -174,13 +179,13 @@ static int load_parallel(Task *t, char *err, int errlen) {
         return -1;
     }
     // Every token below min_freq: the model would see nothing but <unk>.
-    if (t->src_vocab.n <= TOK_EOS + 1 || t->tgt_vocab.n <= TOK_EOS + 1) {
+    if (t->src_vocab.n <= TOK_EOS + 1 || tv->n <= TOK_EOS + 1) {
         snprintf(err, errlen,
                  "%s: no token occurs min_freq = %d times: the vocabulary would hold only <unk>",
                  t->src_vocab.n <= TOK_EOS + 1 ? c->train_src : c->train_tgt, c->min_freq);
         return -1;
     }
-    t->batch_kind = BATCH_TRANSLATE;
+    t->batch_kind = decoder_only ? BATCH_PROMPT : BATCH_TRANSLATE;
     const char *pairs[2][2] = {{c->val_src, c->val_tgt}, {c->test_src, c->test_tgt}};
     Split *splits[2] = {&t->val, &t->test};
     for (int i = 0; i < 2; i++) {
@@ -193,7 +198,7 @@ static int load_parallel(Task *t, char *err, int errlen) {
         }
         warn_replaced(&pt, pairs[i][0], pairs[i][1]);
         // Held-out pairs are never dropped for length: a long sentence is still a test case.
-        rc = parallel_to_split(&pt, &t->src_vocab, &t->tgt_vocab, 0, splits[i], &dropped);
+        rc = parallel_to_split(&pt, &t->src_vocab, tv, 0, splits[i], &dropped);
         parallel_free(&pt);
         if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
         report_unknown(splits[i], pairs[i][0], pairs[i][1]);

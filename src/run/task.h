@@ -3,7 +3,8 @@
 //   order          classifier data: train/val/test of "the N1 V the N2" + twins
 //                  (test also "N1 V N2")
 //   toy_translate  German -> English pairs, 1..3 clauses; test sets of k clauses on demand
-//   parallel_text  line-aligned files (e.g. Multi30k)
+//   parallel_text  line-aligned files (e.g. Multi30k); a translator, or with model = lm the
+//                  source as a prefix: <eos> source <bos> target in one joint vocabulary
 //   lm             English text from the toy generator, cut into windows
 //   algorithmic    symbol sequences -> copy / reverse / duplicate / sort; test sets of input
 //                  length k; a translator, or with model = lm one sequence
@@ -53,7 +54,7 @@ void task_target_clauses(const Task *t, const int *row, int T, int *clause);
 // sentence ends with it), -1 for the other tasks.
 int  task_end_token(const Task *t);
 // The longest sequence the model's self-attention saw in training (the keys of the last query):
-// lm: task.window; the decoder-only algorithmic form (BATCH_PROMPT): <eos> + input + <bos> +
+// lm: task.window; the decoder-only algorithmic and parallel_text forms (BATCH_PROMPT): <eos> + input + <bos> +
 // output; otherwise the longest source or target with its <eos> or <bos> (and <cls>). It is n_train
 // of model.attn_logit_scale (docs/design.md §2.4), and what a learned table must cover.
 int  task_train_length(const Task *t);

@@ -17,14 +17,16 @@ int translator_open(Translator *t, const char *arg, char *err, int errlen) {
     run_locate(arg, path, t->dir, sizeof t->dir);
     if (checkpoint_read_config(path, &t->cfg, err, errlen)) return -1;
     int rc = 0;
-    if (!model_is_seq2seq(t->cfg.model)) {
-        snprintf(err, errlen, "%s: model = %s, not a translator", path,
-                 config_enum_name(&t->cfg, &t->cfg.model));
+    t->prefix = translator_is_prefix(&t->cfg);
+    if (!model_is_seq2seq(t->cfg.model) && !t->prefix) {
+        snprintf(err, errlen, "%s: model = %s on task = %s, not a translator", path,
+                 config_enum_name(&t->cfg, &t->cfg.model), config_enum_name(&t->cfg, &t->cfg.task));
         rc = -1;
     }
-    snprintf(file, sizeof file, "%s/src_vocab.txt", t->dir);
+    // The decoder-only form has one vocabulary of both languages (vocab.txt), read as both.
+    snprintf(file, sizeof file, "%s/%s", t->dir, t->prefix ? "vocab.txt" : "src_vocab.txt");
     if (!rc && vocab_load(&t->src_vocab, file, err, errlen)) rc = -1;
-    snprintf(file, sizeof file, "%s/tgt_vocab.txt", t->dir);
+    if (!t->prefix) snprintf(file, sizeof file, "%s/tgt_vocab.txt", t->dir);
     if (!rc && vocab_load(&t->tgt_vocab, file, err, errlen)) { vocab_free(&t->src_vocab); rc = -1; }
     if (rc) { config_free(&t->cfg); return -1; }
     if (t->cfg.bpe_merges > 0) {
@@ -59,11 +61,17 @@ void translator_close(Translator *t) {
     memset(t, 0, sizeof *t);
 }
 
-// Longest source the model takes: a learned table without wrap-around has max_len rows.
+int translator_is_prefix(const Config *c) {
+    return c->model == MODEL_LM && c->task == TASK_PARALLEL_TEXT;
+}
+
+// Longest source the model takes: a learned table without wrap-around has max_len rows (the
+// decoder-only form's prompt shares its positions with the output: half of them).
 static int max_source(const Translator *t) {
     int n = TRANSLATE_MAX_SRC;
     char msg[256];
-    while (n > 1 && pos_check_length(&t->model.encoder.pos, n, msg, sizeof msg)) n--;
+    const Positional *pos = t->prefix ? &t->model.decoder.pos : &t->model.encoder.pos;
+    while (n > 1 && pos_check_length(pos, t->prefix ? 2 * n : n, msg, sizeof msg)) n--;
     return n;
 }
 
@@ -79,9 +87,11 @@ int translator_encode(const Translator *t, const char *line, int **ids) {
     int n = pt_line_len(side, 0), limit = max_source(t) - 1;
     if (n > limit) n = limit;
     *ids = malloc(sizeof(int) * (size_t)(n + 1));
-    if (*ids) {
-        for (int i = 0; i < n; i++) (*ids)[i] = vocab_word_id(&t->src_vocab, pt_token(side, 0, i));
-        (*ids)[n] = TOK_EOS;
+    if (*ids) {   // tokens <eos>, or the decoder-only form's prompt <eos> tokens
+        int first = t->prefix;
+        for (int i = 0; i < n; i++)
+            (*ids)[first + i] = vocab_word_id(&t->src_vocab, pt_token(side, 0, i));
+        (*ids)[t->prefix ? 0 : n] = TOK_EOS;
     }
     pt_side_free(&words);
     pt_side_free(&subwords);
@@ -146,8 +156,12 @@ int translate_lines(Translator *t, char *const *lines, int n, int beam, float al
     }
     // similar lengths: little padding
     if (!rc) qsort(order, (size_t)n, sizeof(ByLength), by_length);
-    for (int start = 0; start < n && !rc; start += batch) {
-        int B = n - start < batch ? n - start : batch;
+    for (int start = 0, B; start < n && !rc; start += B) {
+        B = n - start < batch ? n - start : batch;
+        // a language model's prompts are not padded: they share the cache's positions
+        if (t->prefix)
+            for (int b = 1; b < B; b++)
+                if (order[start + b].len != order[start].len) { B = b; break; }
         int Ts = order[start + B - 1].len;
         int max_len = 2 * Ts + 10;                 // targets are rarely twice the source
         int *src = calloc((size_t)B * Ts, sizeof(int)),

@@ -15,7 +15,9 @@ static const char *USAGE =
     "usage: ./translate CHECKPOINT [options] < source.txt > translations.txt\n"
     "\n"
     "Translates one sentence per line of standard input with a trained translator\n"
-    "(task = parallel_text, toy_translate or algorithmic) and writes one translation per line.\n"
+    "(task = parallel_text, toy_translate or algorithmic) and writes one translation per line;\n"
+    "a decoder-only model (model = lm) trained on parallel_text translates too: the source is\n"
+    "its prompt, the translation its continuation.\n"
     "CHECKPOINT is a model.safetensors file or its run folder; the tokeniser saved beside it is\n"
     "used (vocabularies, and the BPE merges when the run learned them), so lines are lower-cased\n"
     "and split exactly as in training, and the output is detokenised text.\n"
@@ -138,6 +140,12 @@ int main(int argc, char **argv) {
     int n, rc = read_lines(stdin, &lines, &n);
     if (rc) snprintf(err, sizeof err, "cannot read standard input");
     if (!rc) rc = translate_check_memory(&t, lines, n, beam, batch, err, sizeof err);
+    if (!rc && attn_dir && t.prefix) {
+        snprintf(err, sizeof err,
+                 "--attention draws a translator's attention; model = lm reads the source as a "
+                 "prefix and has no cross-attention to draw");
+        rc = -1;
+    }
     if (!rc && attn_dir && n > 20) {
         snprintf(err, sizeof err, "--attention draws at most 20 lines, got %d", n);
         rc = -1;
