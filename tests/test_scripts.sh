@@ -1,4 +1,4 @@
-# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh, rope_base.sh, extend_context.sh and lm_score.sh in --quick mode: they
+# scripts/dog_bites_man.sh, extrapolate.sh, lengthgen.sh, eos_decision.sh, rope_base.sh, finetune_budget.sh, extend_context.sh and lm_score.sh in --quick mode: they
 # finish, and what they write is well-formed (CSV: the header's column count on every row,
 # numbers where numbers belong; SVG: parses as XML; Markdown tables: every row as wide as its
 # header) and says what the lessons say where even a tiny run must show it.
@@ -293,6 +293,28 @@ report rb_trained_base "$(grep -q '^rope_base = 160000$' "$R/runs/base160000-s1/
 report rb_oracle_positions "$(awk -F, 'NR > 1 && $2 == "oracle" && ($13 != 0 || $14 != 0) { print "early end under the oracle: " $0; exit }' "$R/positions.csv")"
 report rb_comparisons "$(grep -c '^| a larger base at evaluation | train 10k / eval 160k (model) | train 10k / eval 10k (model) | 4 clauses | ' "$R/results.md" | grep -qx 1 || echo "no comparison row in results.md")"
 markdown_svg_rerun rb scripts/rope_base.sh "$R"
+
+# ---- finetune_budget.sh
+F=$TMP/fb
+if scripts/finetune_budget.sh --quick --out "$F" >"$TMP/fb.out" 2>&1; then ok fb_quick_runs
+else fail fb_quick_runs "exit status $?: $(tail -5 "$TMP/fb.out")"; fi
+report fb_results_csv "$(csv_check "$F/results.csv" 9 "2 3 4 5 6 7 8 9" "")"
+# the pretrained model and 4 methods x budgets 4 and 8, x windows 32 and 128
+report fb_results_rows "$(awk -F, 'NR > 1 { n++ } END { if (n != 18) print n " rows, want (1 + 4 x 2) x 2 = 18" }' "$F/results.csv")"
+# Each budget is its own fine-tuning of the seed's pretrained model, with that many steps and the
+# method's stretch; its cells are ./eval's own.
+report fb_runs "$(for m in rope_ft rope_linear_ft; do for b in 4 8; do r=$F/runs/$m-n$b-s1
+    head -n 1 "$r/log.csv" | grep -q "^# init_from = $F/runs/pre-s1/model.safetensors (step 30)$" || echo "$m-n$b: $(head -n 1 "$r/log.csv")"
+    tail -n 1 "$r/log.csv" | grep -q "^$b,val," || echo "$m-n$b ends with: $(tail -n 1 "$r/log.csv")"
+    done; done
+    grep -q '^rope_scaling = linear$' "$F/runs/rope_linear_ft-n8-s1/config.ini" || echo "rope_linear_ft: no stretch in its config"
+    grep -q '^rope_scaling = none$' "$F/runs/rope_ft-n8-s1/config.ini" || echo "rope_ft: $(grep rope_scaling "$F/runs/rope_ft-n8-s1/config.ini")")"
+"$EVAL" "$F/runs/rope_ntk_ft-n8-s1" lengths=128 >"$TMP/fb.e" 2>/dev/null
+report fb_cells_are_evals "$(awk -F, 'NR == FNR && $1 == "val" { e = $9 } NR != FNR && $1 == "rope_ntk_ft" && $2 == 8 && $4 == 128 { r = $8 }
+    END { if (e == "" || r != e) print "loss_last at 128: row " r ", ./eval " e }' "$TMP/fb.e" "$F/results.csv")"
+report fb_comparisons "$(grep -c '^| rope_linear_ft | rope_ft | 8 | 128 | ' "$F/results.md" | grep -qx 1 || echo "no comparison row in results.md")"
+expect_error fb_bad_budget "--budgets: 'x' is not a positive number of steps" scripts/finetune_budget.sh --quick --budgets "4 x" --out "$F"
+markdown_svg_rerun fb scripts/finetune_budget.sh "$F"
 
 # ---- extend_context.sh
 E=$TMP/ec

@@ -1,0 +1,198 @@
+#!/bin/sh
+# How long must a stretched RoPE be fine-tuned? Position interpolation (Chen et al. 2023) fine-
+# tunes up to 1000 steps; scripts/extend_context.sh gives every method 40. This script pretrains
+# the RoPE language model at a 32-token window, then fine-tunes it at 128 tokens for 40, 200
+# and 1000 steps with each stretch (and without one, the control), and compares the methods at
+# each budget, paired per seed (one pretrained model per seed is the start of all its
+# fine-tunings). Run from the top level after `make`.
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+usage() {
+    cat <<'EOF'
+usage: scripts/finetune_budget.sh [--quick] [--seeds N] [--budgets "LIST"] [--out DIR]
+
+Pretrains configs/lm/rope.ini (task lm, 32-token windows, 600 steps) with seeds 1..N, then
+fine-tunes each seed's model at a 128-token window (16 windows a step, lr 5e-4, cosine, warm-up
+a tenth of the steps) for every budget of LIST (default "40 200 1000" steps) with
+  rope_ft          plain RoPE (no stretch), the control
+  rope_linear_ft   rope_scaling=linear (position interpolation), s = 4
+  rope_ntk_ft      rope_scaling=ntk, s = 4
+  rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
+(rope_original_len = 32; the stretches and fine-tuning recipe of scripts/extend_context.sh),
+and scores every model with ./eval on windows of 32, 128 and 512 tokens of the held-out text
+(at most 256 windows each). Writes into DIR:
+  results.csv    method,budget,seed,window,examples,loss,token_acc,loss_last,cpu_seconds
+                 (pretrained: budget 0, the model before fine-tuning)
+  curves.csv     every run's log.csv, with method, budget and seed columns in front
+  results.md     loss on the last 32 tokens by method and budget at each window (mean ± sample
+                 sd over seeds), each stretch against the control at each budget with its 95%
+                 interval (paired per seed, scripts/verdicts.sh), the command, the CPU time
+  loss_last_w<W>.svg   loss on the last 32 tokens against the budget, one line per method
+Finished runs (DIR/runs/) and evaluations are reused, so an interrupted run can be restarted
+and a new budget trains only its fine-tunings.
+
+  --quick        a smoke test: tiny models (d_model 16), 30 pretraining steps, budgets "4 8",
+                 1 seed (unless --seeds), windows 32 and 128; DIR defaults to
+                 results/quick/finetune_budget
+  --seeds N      seeds 1..N (default 3)
+  --budgets LIST fine-tuning steps (default "40 200 1000")
+  --out DIR      output folder (default results/finetune_budget)
+EOF
+    echo "$RUN_USAGE"
+    echo "Tools are taken from BIN_DIR (default: the top level)."
+}
+
+quick=0; seeds=""; out=""; budgets=""
+while [ $# -gt 0 ]; do
+    if [ "$1" = --budgets ]; then
+        [ $# -ge 2 ] || die "--budgets needs a list of steps, e.g. \"40 200 1000\""
+        budgets=$2; shift 2; continue
+    fi
+    common_option "$@"
+    [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
+    shift "$used"
+done
+factor=4; original=32; long=128
+if [ $quick = 1 ]; then
+    seeds=${seeds:-1}; out=${out:-results/quick/finetune_budget}; budgets=${budgets:-"4 8"}
+    windows="32 128"; pre_steps=30
+    extra="model.d_model=16 model.n_heads=2 model.d_ff=32 task.train_size=2000 train.eval_every=30 train.log_every=10"
+else
+    seeds=${seeds:-3}; out=${out:-results/finetune_budget}; budgets=${budgets:-"40 200 1000"}
+    windows="32 128 512"; pre_steps=$(config_value train steps configs/lm/rope.ini)
+    extra=""
+fi
+for b in $budgets; do
+    case $b in ''|*[!0-9]*|0) die "--budgets: '$b' is not a positive number of steps" ;; esac
+done
+begin_experiment finetune_budget.sh train eval plot
+command="$command --budgets \"$(echo $budgets)\""
+
+METHODS="rope_ft rope_linear_ft rope_ntk_ft rope_yarn_ft"
+# stretch_of METHOD: the overrides that stretch RoPE for METHOD (scripts/extend_context.sh's)
+stretch_of() {
+    case $1 in
+        rope_ft) echo "" ;;
+        rope_linear_ft) echo "model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original" ;;
+        rope_ntk_ft) echo "model.rope_scaling=ntk model.rope_factor=$factor model.rope_original_len=$original" ;;
+        rope_yarn_ft) echo "model.rope_scaling=yarn model.rope_factor=$factor model.rope_original_len=$original model.yarn_alpha=0.5 model.yarn_beta=4" ;;
+    esac
+}
+# ft_over STEPS: the fine-tuning recipe for a budget of STEPS (warm-up a tenth, at least 1 step)
+ft_over() {
+    _w=$(( $1 / 10 )); [ $_w -ge 1 ] || _w=1
+    echo "task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=$_w train.schedule=cosine train.eval_every=$1 train.ckpt_every=$1 train.log_every=$(( $1 < 50 ? 5 : $1 / 10 ))"
+}
+pretrainings() {
+    for seed in $(seq_list "$seeds"); do
+        # shellcheck disable=SC2086 # the overrides are separate words
+        train_run "$out/runs/pre-s$seed" "$pre_steps" configs/lm/rope.ini run.seed="$seed" $extra
+    done
+}
+finetunings() {
+    for seed in $(seq_list "$seeds"); do
+        for b in $budgets; do
+            for m in $METHODS; do
+                # shellcheck disable=SC2046,SC2086
+                train_run "$out/runs/$m-n$b-s$seed" "$b" configs/lm/rope.ini run.seed="$seed" $extra \
+                    $(ft_over "$b") $(stretch_of "$m") train.init_from="$out/runs/pre-s$seed"
+            done
+        done
+    done
+}
+t0=$(now)
+run_trainings pretrainings "$out"
+run_trainings finetunings "$out"
+wall_train=$(( $(now) - t0 )); t0=$(now)
+
+# ---- every model on every window: METHOD BUDGET SEED RUN
+models() {
+    for seed in $(seq_list "$seeds"); do
+        echo "pretrained 0 $seed $out/runs/pre-s$seed"
+        for b in $budgets; do for m in $METHODS; do echo "$m $b $seed $out/runs/$m-n$b-s$seed"; done; done
+    done
+}
+echo "method,budget,seed,window,examples,loss,token_acc,loss_last,cpu_seconds" >"$out/results.csv.tmp"
+models | while read -r m b seed run; do
+    run_finished "$run" "$([ "$b" = 0 ] && echo "$pre_steps" || echo "$b")" || die "$run is not finished"
+    cpu=$(run_cpu_seconds "$run")
+    for w in $windows; do
+        cached_eval "$run/eval_w$w.csv" "$BIN_DIR/eval" "$run" lengths="$w"
+        awk -F, -v p="$m,$b,$seed" -v w="$w" -v cpu="$cpu" "$CSV_COLUMNS"'row && cell("split") == "val" &&
+            cell("length") + 0 == w + 0 { print p "," cells("length examples loss token_acc loss_last") "," cpu }' \
+            "$run/eval_w$w.csv" >>"$out/results.csv.tmp"
+    done
+done
+mv "$out/results.csv.tmp" "$out/results.csv"
+wall_eval=$(( $(now) - t0 ))
+models | while read -r m b seed run; do prefix_csv "$m,$b,$seed" "$run/log.csv"; done >"$out/curves.body"
+{ echo "method,budget,seed,$(grep -v '^#' "$out/runs/pre-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
+rm -f "$out/curves.body"
+
+for w in $windows; do   # the fine-tuned models (budget > 0: a log axis)
+    awk -F, "$CSV_COLUMNS"'head || (row && cell("budget") > 0)' "$out/results.csv" >"$out/plot.tmp.csv"
+    plot --x budget --y loss_last --group method --spread --logx --filter window="$w" \
+        --title "loss on the last 32 tokens of $w-token windows, against the fine-tuning steps" \
+        --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/plot.tmp.csv"
+done
+rm -f "$out/plot.tmp.csv"
+
+# series METHOD BUDGET WINDOW: the per-seed loss_last, in seed order, space-separated
+series() {
+    awk -F, -v m="$1" -v b="$2" -v w="$3" "$CSV_COLUMNS"'row && cell("method") == m && cell("budget") == b &&
+        cell("window") == w { v[cell("seed") + 0] = cell("loss_last"); if (cell("seed") + 0 > n) n = cell("seed") + 0 }
+        END { for (i = 1; i <= n; i++) if (i in v) printf "%s%s", (i > 1 ? " " : ""), v[i] }' "$out/results.csv"
+}
+# compare A B BUDGET WINDOW: a table row "A - B" with its paired 95% interval
+compare() {
+    _a=$(series "$1" "$3" "$4"); _b=$(series "$2" "$3" "$4")
+    [ -n "$_a" ] && [ -n "$_b" ] || return 0
+    _n=$(echo "$_a" | wc -w)
+    if [ "$_n" -lt 2 ]; then
+        printf '| %s | %s | %s | %s | | one seed: no interval |\n' "$1" "$2" "$3" "$4"; return 0
+    fi
+    set -- "$@" $(scripts/verdicts.sh --paired "$_a" "$_b")
+    printf '| %s | %s | %s | %s | %+.3f | [%+.3f, %+.3f] |\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+cpu_total=$(awk -F, "$CSV_COLUMNS"'row && !seen[cell("method") cell("budget") cell("seed")]++ { s += cell("cpu_seconds") }
+    END { printf "%.0f", s }' "$out/results.csv")
+wall=$(( $(now) - start ))
+{
+    echo "# How long to fine-tune a stretched RoPE"
+    echo
+    echo "Command: \`$command\` ($wall s wall for this invocation: training $wall_train s, evaluation"
+    echo "$wall_eval s; finished runs and evaluations are reused). CPU time of the trainings: $cpu_total s."
+    provenance
+    echo "The RoPE language model of \`configs/lm/rope.ini\` pretrained $pre_steps steps at a $original-token window"
+    echo "(seeds 1..$seeds), then fine-tuned at $long tokens for each budget with the stretch of the method"
+    echo "(s = $factor, L = $original; yarn_alpha 0.5, yarn_beta 4): \`$(ft_over N)\`"
+    echo "(warm-up: a tenth of N). \`pretrained\` (budget 0): the model before fine-tuning, no stretch. Cells: loss"
+    echo "on the last 32 tokens of each window (nats; lower is better), mean ± sample standard deviation"
+    echo "over the seeds, on at most 256 windows of the held-out text."
+    for w in $windows; do
+        echo
+        echo "## Windows of $w tokens"
+        echo
+        md_pivot "$out/results.csv" method budget loss_last 1 %.3f window="$w"
+    done
+    echo
+    echo "## Each stretch against plain RoPE fine-tuned alike"
+    echo
+    echo "A − B in nats (negative: the stretch is better) with its 95% interval, paired per seed:"
+    echo "both fine-tunings start from that seed's pretrained model (\`scripts/verdicts.sh --paired\`)."
+    echo
+    echo "| A | B | steps | window | A − B | 95% interval |"
+    echo "| --- | --- | ---: | ---: | ---: | --- |"
+    for w in $windows; do
+        [ "$w" = "$original" ] && continue
+        for b in $budgets; do
+            for m in $METHODS; do [ $m = rope_ft ] || compare "$m" rope_ft "$b" "$w"; done
+        done
+    done
+    echo
+    for w in $windows; do echo "![loss on the last 32 tokens, $w-token windows](loss_last_w$w.svg)"; done
+} >"$out/results.md.tmp"
+mv "$out/results.md.tmp" "$out/results.md"
+say "done in $wall s: $out/results.md"
