@@ -295,6 +295,22 @@ task_run() {
 # cores: the cores this process may use.
 cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN; }
 
+# run_lock OUT: one call at a time trains into OUT (two would share its task list and train
+# into the same run folders): OUT/.lock holds the pid of the call that trains there; a second
+# call stops with a message while that process lives, and takes over a lock whose process
+# has ended (a call that was killed). run_trainings releases it when its trainings are done.
+run_lock() {
+    mkdir -p "$1"
+    if ! mkdir "$1/.lock" 2>/dev/null; then
+        _holder=$(cat "$1/.lock/pid" 2>/dev/null || :)
+        if [ -n "$_holder" ] && [ "$_holder" != $$ ] && kill -0 "$_holder" 2>/dev/null; then
+            die "$1 is in use: process $_holder is training there (another call of this or another script); wait for it, or give this call another --out"
+        fi
+        rm -rf "$1/.lock"; mkdir "$1/.lock" || die "cannot lock $1"
+    fi
+    echo $$ >"$1/.lock/pid"
+}
+
 # run_trainings FUNCTION OUT: FUNCTION calls train_run for every training; do those not yet
 # finished as the options say (Slurm files in OUT/slurm/). Returns once all are finished;
 # stops with a list of the failed ones otherwise (run the script again to retry them).
@@ -306,9 +322,10 @@ run_trainings() {
     [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"
     # Never train here what a Slurm job may be training into the same folders.
     [ ! -f "$2/slurm/job" ] || die "Slurm job $(cut -d' ' -f1 "$2/slurm/job") of an earlier --slurm call may still be training these runs: collect it with --slurm (or scancel it and remove $2/slurm/job)"
+    run_lock "$2"
     RUN_PLAN=$2/.plan; : >"$RUN_PLAN"; "$1"
     _n=$(wc -l <"$RUN_PLAN")
-    [ "$_n" -gt 0 ] || return 0
+    [ "$_n" -gt 0 ] || { rm -rf "$2/.lock"; return 0; }
     _workers=$run_jobs
     if [ "$run_jobs" -gt 1 ]; then
         _t=$(( $(cores) / run_jobs )); RUN_THREADS="run.threads=$(( _t > 0 ? _t : 1 ))"
@@ -330,7 +347,7 @@ run_trainings() {
     rm -rf "$_claims"
     : >"$RUN_PLAN"; "$1" >/dev/null
     _left=$(wc -l <"$RUN_PLAN")
-    rm -f "$RUN_PLAN"
+    rm -f "$RUN_PLAN"; rm -rf "$2/.lock"
     [ "$_left" -eq 0 ] || die "$_left of $_n trainings failed (see above); run the same command again to retry them (they resume from their last checkpoint)"
 }
 

@@ -15,6 +15,7 @@ Reads the per-seed rows of
   results/lengthgen_random/long/results.csv RoPE copier, 3000 steps, plain and randomized
   results/lengthgen_long_lm/results.csv     decoder-only ALiBi copy, 3000 and 6000 steps
   results/extend_context/results.csv        language model, RoPE stretched and fine-tuned
+  results/finetune_budget/results.csv       the same, fine-tuned for 40, 200 and 1000 steps
   results/lengthgen/lm_mrr.csv              the MRR of the seed means (for comparison)
   results/lengthgen_converge/lm_results.csv the decoder-only study trained to convergence
   results/lengthgen_converge/lm_mrr.csv     (lengthgen.sh --converge) and its MRR
@@ -153,14 +154,15 @@ MRR=results/lengthgen/lm_mrr.csv
 LMC=results/lengthgen_converge/lm_results.csv
 MRRC=results/lengthgen_converge/lm_mrr.csv
 RB=results/rope_base_converge/results.csv
-for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB"; do
+FB=results/finetune_budget/results.csv
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -188,6 +190,8 @@ FILENAME == MRRC && f("variant") == "plain" { POOLEDC[f("scheme")] = sprintf("%.
 FILENAME == RB { k = "rb|" f("train_base") "|" f("eval_base") "|" f("decoding") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == EC { k = "ec|" f("block") "|" f("method") "|" f("window")
+    put(k, f("seed"), "loss_last") }
+FILENAME == FB { k = "fb|" f("method") "|" f("budget") "|" f("window")
     put(k, f("seed"), "loss_last") }
 
 # the seeds 1..NS that series s has, into x[]; returns how many
@@ -282,6 +286,8 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
 
 # the mean of series s over the seeds, in %, one decimal
 function fmt3(s,   x, n) { n = series(s, x); return n ? sprintf("%.1f", 100 * mean(x, n)) : "?" }
+# mean loss at the pretraining window (32 tokens) of a fine-tuning of finetune_budget.sh
+function fbat(m, b,   x, n) { n = series("fb|" m "|" b "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
 # mean loss at the training window (32 tokens)
 function lossat(bl, m,   x, n) { n = series("ec|" bl "|" m "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
 # seeds >= target, as "k of n (v1, v2, ...)"
@@ -383,6 +389,8 @@ END {
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
     SUMCLAIM["temperature"] = "attention temperature log(n)/log(n_train) helps on long inputs"
     SUMCLAIM["rope_stretch"] = "stretching RoPE (PI, NTK, YaRN) then fine-tuning recovers long windows (Chen et al. 2023; Peng et al. 2024)"
+    SUMCLAIM["rope_stretch_budget"] = "the same with the paper's fine-tuning budget, up to 1000 steps (Chen et al. 2023)"
+    INTRO["rope_stretch_budget"] = "As rope_stretch, fine-tuned 40, 200 and 1000 steps at 128 tokens (`scripts/finetune_budget.sh`, default block; results/finetune_budget/): each stretch against plain RoPE fine-tuned for as many steps. Both start from the same pretrained model of the seed, so the per-seed differences are paired. 128 tokens is the stretched window (s = 4 times 32), 512 is past it."
 
     # 1. rope_base: the same RoPE translators evaluated with rope_base=40000
     for (x = 4; x <= 6; x += 2)
@@ -527,6 +535,17 @@ END {
             "rope_dynamic", "ec|" BL[b] "|rope_dynamic|" w "|loss_last", "rope", "ec|" BL[b] "|rope|" w "|loss_last", "paired",
             "", "", 0, "loss at 32 tokens: " lossat(BL[b], "rope_dynamic") " and " lossat(BL[b], "rope"))
 
+    # 9. rope_stretch_budget: the same stretches fine-tuned 40, 200 and 1000 steps (Chen et al.
+    # fine-tune up to 1000), each against plain RoPE fine-tuned for as many steps from the same
+    # pretrained model per seed (paired)
+    split("40 200 1000", BUD, " "); split("128 512", FW, " ")
+    for (bi = 1; bi <= 3; bi++) for (wi = 1; wi <= 2; wi++) for (i = 1; i <= 3; i++)
+        cmp("rope_stretch_budget", "stretching RoPE before fine-tuning recovers long windows, fine-tuned up to 1000 steps: " MN[i],
+            "language model, default block", "toy text", "600 + " BUD[bi] " steps at 128", FW[wi] " tokens", "loss_last", -1,
+            MT[i], "fb|" MT[i] "|" BUD[bi] "|" FW[wi] "|loss_last", "rope_ft", "fb|rope_ft|" BUD[bi] "|" FW[wi] "|loss_last", "paired",
+            "", "", (bi == 3 && wi == 1 && i == 1) ? 1 : ((bi == 3 && wi == 2 && i == 1) ? 2 : 0),
+            "loss at 32 tokens: " fbat(MT[i], BUD[bi]) " and " fbat("rope_ft", BUD[bi]))
+
     if (bad) exit 1
     md()
 }
@@ -537,8 +556,10 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "Written by `scripts/verdicts.sh` at commit " commit " from the per-seed rows of" > mdout
     print "`results/eos_decision/results.csv`, `results/extrapolate/results.csv`," > mdout
     print "`results/lengthgen/results.csv`, `results/lengthgen/lm_results.csv`," > mdout
-    print "`results/lengthgen_random/long/results.csv`, `results/lengthgen_long_lm/results.csv` and" > mdout
-    print "`results/extend_context/results.csv`; every row is also in `verdicts.csv`." > mdout
+    print "`results/lengthgen_random/long/results.csv`, `results/lengthgen_long_lm/results.csv`," > mdout
+    print "`results/extend_context/results.csv`, `results/finetune_budget/results.csv` and the studies" > mdout
+    print "trained to convergence (`results/lengthgen_converge/`, `results/rope_base_converge/`); every" > mdout
+    print "row is also in `verdicts.csv`." > mdout
     print "Effect: A − B, in points for percentages (exact match, token accuracy), in nats for" > mdout
     print "losses. Paired: the same trained models evaluated two ways, Student t interval on the" > mdout
     print "per-seed differences. Welch: different trained models (even with the same seeds), Welch t" > mdout
@@ -598,5 +619,5 @@ function tally(k,   s, c, w, i, n) {
     for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
     return TOTAL[k] " rows: " s
 }
-' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB"
+' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB"
 echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/mrr.csv and $out/mrr_converge.csv"

@@ -1,6 +1,7 @@
 # scripts/lib.sh's --jobs N on scripts/dog_bites_man.sh --quick: the trainings run N at once and
 # the results equal the sequential run's byte for byte; a run interrupted by SIGTERM is resumed
-# from its checkpoint by the next call, with the same results; misused options are one line.
+# from its checkpoint by the next call, with the same results; a second call into a folder
+# where one is training stops; misused options are one line.
 . tests/lib.sh
 scripts/dog_bites_man.sh --quick --out "$TMP/seq" >"$TMP/seq.out" 2>&1 || fail jobs_sequential_reference "$(tail -n 3 "$TMP/seq.out")"
 
@@ -38,6 +39,19 @@ else
     if why=$(same_results "$TMP/seq" "$TMP/int"); then ok jobs_resumed_results_equal_sequential
     else fail jobs_resumed_results_equal_sequential "$why"; fi
 fi
+
+# One call at a time trains into a folder: a second call, while the first lives, stops with a
+# message and leaves the first's task list alone; the lock of a call that was killed is taken over.
+mkdir -p "$TMP/lock/.lock"
+sleep 600 & holder=$!
+echo $holder >"$TMP/lock/.lock/pid"
+expect_error jobs_folder_in_use "^scripts/dog_bites_man.sh: $TMP/lock is in use: process $holder is training there" \
+    scripts/dog_bites_man.sh --quick --out "$TMP/lock"
+kill $holder; wait $holder 2>/dev/null
+if [ ! -e "$TMP/lock/.plan" ] &&
+        scripts/dog_bites_man.sh --quick --out "$TMP/lock" >"$TMP/lock.out" 2>&1 && [ ! -e "$TMP/lock/.lock" ]; then
+    ok jobs_stale_lock_taken_over
+else fail jobs_stale_lock_taken_over "$(ls -a "$TMP/lock"; tail -n 3 "$TMP/lock.out")"; fi
 
 expect_error jobs_bad_number "^scripts/dog_bites_man.sh: --jobs wants a positive number, not '0'$" \
     scripts/dog_bites_man.sh --quick --jobs 0 --out "$TMP/bad"
