@@ -167,8 +167,9 @@ wall=$(( $(now) - start ))
     provenance
     echo "The RoPE language model of \`configs/lm/rope.ini\` pretrained $pre_steps steps at a $original-token window"
     echo "(seeds 1..$seeds), then fine-tuned at $long tokens for each budget with the stretch of the method"
-    echo "(s = $factor, L = $original; yarn_alpha 0.5, yarn_beta 4): \`$(ft_over N)\`"
-    echo "(warm-up: a tenth of N). \`pretrained\` (budget 0): the model before fine-tuning, no stretch. Cells: loss"
+    _last=$(echo $budgets | awk '{ print $NF }')
+    echo "(s = $factor, L = $original; yarn_alpha 0.5, yarn_beta 4), for $_last steps \`$(ft_over "$_last")\`"
+    echo "(the warm-up is a tenth of the steps at every budget). \`pretrained\` (budget 0): the model before fine-tuning, no stretch. Cells: loss"
     echo "on the last 32 tokens of each window (nats; lower is better), mean ± sample standard deviation"
     echo "over the seeds, on at most 256 windows of the held-out text."
     for w in $windows; do
