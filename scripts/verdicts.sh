@@ -389,7 +389,7 @@ END {
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
     SUMCLAIM["temperature"] = "attention temperature log(n)/log(n_train) helps on long inputs"
     SUMCLAIM["rope_stretch"] = "stretching RoPE (PI, NTK, YaRN) then fine-tuning recovers long windows (Chen et al. 2023; Peng et al. 2024)"
-    SUMCLAIM["rope_stretch_budget"] = "the same with the paper's fine-tuning budget, up to 1000 steps (Chen et al. 2023)"
+    SUMCLAIM["rope_stretch_budget"] = "the same with the fine-tuning budget of the paper, up to 1000 steps (Chen et al. 2023)"
     INTRO["rope_stretch_budget"] = "As rope_stretch, fine-tuned 40, 200 and 1000 steps at 128 tokens (`scripts/finetune_budget.sh`, default block; results/finetune_budget/): each stretch against plain RoPE fine-tuned for as many steps. Both start from the same pretrained model of the seed, so the per-seed differences are paired. 128 tokens is the stretched window (s = 4 times 32), 512 is past it."
 
     # 1. rope_base: the same RoPE translators evaluated with rope_base=40000
