@@ -83,13 +83,10 @@ factor=4; original=32; long=128
 cap_4096=16   # the cached evaluations at 4096 were made with it: delete them after changing it
 # cap_of WINDOW: the ./eval override that limits the windows of that size (none below 4096)
 cap_of() { if [ "$1" -ge 4096 ]; then echo "lm_windows=$cap_4096"; fi; }
-stretch_linear="model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original"
-stretch_ntk="model.rope_scaling=ntk model.rope_factor=$factor model.rope_original_len=$original"
-# α = 0.5, β = 4 turns (design §2.3.5): at L = 32 pair 0 turns 5.1 times (kept), pair 1 1.6
-# times (blended), pairs 2–7 under 0.51 times (interpolated). The paper's 1 and 32 would blend
-# pair 0 too, which has seen every angle already.
-stretch_yarn="model.rope_scaling=yarn model.rope_factor=$factor model.rope_original_len=$original model.yarn_alpha=0.5 model.yarn_beta=4"
-stretch_dynamic="model.rope_scaling=dynamic model.rope_original_len=$original"
+stretch_linear=$(rope_stretch linear $factor $original)
+stretch_ntk=$(rope_stretch ntk $factor $original)
+stretch_yarn=$(rope_stretch yarn $factor $original)
+stretch_dynamic=$(rope_stretch dynamic $factor $original)
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/extend_context}
     windows="32 128"; pre_steps=30; ft_steps=4

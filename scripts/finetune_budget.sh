@@ -71,13 +71,13 @@ begin_experiment finetune_budget.sh train eval plot
 command="$command --budgets \"$(echo $budgets)\""
 
 METHODS="rope_ft rope_linear_ft rope_ntk_ft rope_yarn_ft"
-# stretch_of METHOD: the overrides that stretch RoPE for METHOD (scripts/extend_context.sh's)
+# stretch_of METHOD: the overrides that stretch RoPE for METHOD
 stretch_of() {
     case $1 in
-        rope_ft) echo "" ;;
-        rope_linear_ft) echo "model.rope_scaling=linear model.rope_factor=$factor model.rope_original_len=$original" ;;
-        rope_ntk_ft) echo "model.rope_scaling=ntk model.rope_factor=$factor model.rope_original_len=$original" ;;
-        rope_yarn_ft) echo "model.rope_scaling=yarn model.rope_factor=$factor model.rope_original_len=$original model.yarn_alpha=0.5 model.yarn_beta=4" ;;
+        rope_ft) rope_stretch none ;;
+        rope_linear_ft) rope_stretch linear $factor $original ;;
+        rope_ntk_ft) rope_stretch ntk $factor $original ;;
+        rope_yarn_ft) rope_stretch yarn $factor $original ;;
     esac
 }
 # ft_over STEPS: the fine-tuning recipe for a budget of STEPS (warm-up a tenth, at least 1 step)

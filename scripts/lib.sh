@@ -150,6 +150,22 @@ md_pivot() {
     }' "$1"
 }
 
+# rope_stretch KIND FACTOR ORIGINAL: the ./train or ./eval overrides that stretch RoPE by FACTOR
+# from a window of ORIGINAL tokens (docs/design.md §2.3.5): linear (position interpolation), ntk,
+# yarn, dynamic (no factor: it follows the input length); none: no overrides. YaRN's α = 0.5,
+# β = 4 turns: at L = 32 pair 0 turns 5.1 times (kept), pair 1 1.6 times (blended), pairs 2-7
+# under 0.51 times (interpolated); the paper's 1 and 32 would blend pair 0 too, which has seen
+# every angle already.
+rope_stretch() {
+    case $1 in
+        none) echo "" ;;
+        linear|ntk) echo "model.rope_scaling=$1 model.rope_factor=$2 model.rope_original_len=$3" ;;
+        yarn) echo "model.rope_scaling=yarn model.rope_factor=$2 model.rope_original_len=$3 model.yarn_alpha=0.5 model.yarn_beta=4" ;;
+        dynamic) echo "model.rope_scaling=dynamic model.rope_original_len=$3" ;;
+        *) die "rope_stretch: no stretch '$1'" ;;
+    esac
+}
+
 # plot ARGS...: ./plot, failing loudly.
 plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
 
