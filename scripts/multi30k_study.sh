@@ -189,11 +189,16 @@ row() {
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
-    echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s"
+    # the training loss at half the steps (the last row logged by then) and at the end: is it
+    # still falling?
+    _loss=$(awk -F, -v h=$((steps / 2)) -v e="$steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
+        if (cell("step") <= h) a = cell("loss"); if (cell("step") == e) b = cell("loss") }
+        END { printf "%s,%s", a, b }' "$_r/log.csv")
+    echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
 }
 
 t_eval=$(now)
-echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf" >"$out/runs.csv.tmp"
+echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_half,train_loss_end" >"$out/runs.csv.tmp"
 if has headline; then for s in $(seq_list "$seeds"); do
     row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
     row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
@@ -259,6 +264,7 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
         par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
         b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
+        lh[v] += cell("train_loss_half"); le[v] += cell("train_loss_end")
     }
     function ms(a, v,   i, s, m, ss) {
         for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
@@ -267,11 +273,11 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
     }
     END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | BLEU | chrF2 |"
-        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: half → end | BLEU | chrF2 |"
+        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (i = 1; i <= n; i++) { v = order[i]
-            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %s | %s |\n", v, run[v], d[v],
-                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], ms(b, v), ms(c, v) }
+            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
+                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
     }' "$out/runs.csv"
 }
 {
@@ -283,6 +289,9 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     echo "BLEU: sacreBLEU-compatible corpus BLEU (13a); chrF2: sacreBLEU's default chrF; both $ref_note,"
     echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU and wall minutes of the"
     echo "training: compute.csv (a wall time well above the CPU time: the run shared the machine)."
+    echo "Train loss: the training loss (label-smoothed, with dropout) last logged by step $((steps / 2)) and at"
+    echo "step $steps, mean over the seeds; a fixed budget, so a loss still falling at the end says the"
+    echo "model had not converged."
     if has headline; then
         echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
         table_head; echo; md_runs headline model

@@ -8,7 +8,7 @@ M30K=../shared/data/multi30k
 expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh --quick --parts depht
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
-    for name in study_quick study_params_from_checkpoint study_same_budget study_cross_attention_rows study_beam_table \
+    for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_cross_attention_rows study_beam_table \
             study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
@@ -23,7 +23,7 @@ done
 OUT=$TMP/study
 if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam attention" --data "$TMP/d" \
         --out "$OUT" >"$TMP/study.out" 2>&1; then
-    rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 14 && $13 >= 0 && $13 <= 100 && $14 > 0 && $14 <= 100' "$OUT/runs.csv" | wc -l)
+    rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 16 && $13 >= 0 && $13 <= 100 && $14 > 0 && $14 <= 100' "$OUT/runs.csv" | wc -l)
     if [ "$rows" = 4 ] && grep -q '^| Transformer | tf_s2 | 28 | 1 | sinusoidal |' "$OUT/results.md"; then ok study_quick
     else fail study_quick "$rows well-formed headline rows of 4: $(cat "$OUT/runs.csv")"; fi
     # parameters: the checkpoint's tensors (optimizer moments left out) = the trainer's count
@@ -34,11 +34,17 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam atte
         [ -n "$want" ] && [ "$got" = "$want" ] || bad="$bad $run: $got (trainer: $want)"
     done
     if [ -z "$bad" ]; then ok study_params_from_checkpoint; else fail study_params_from_checkpoint "$bad"; fi
+    # the training loss at half the steps and at the end: the log's own rows (the last logged by
+    # step 15, and step 30)
+    want=$(awk -F, '$2 == "train" && $1 <= 15 { a = $4 } $2 == "train" && $1 == 30 { b = $4 } END { print a "," b }' "$OUT/runs/tf_s2/log.csv")
+    got=$(awk -F, '$1 == "headline" && $3 == "tf_s2" { print $15 "," $16 }' "$OUT/runs.csv")
+    if [ -n "$want" ] && [ "$got" = "$want" ]; then ok study_train_loss_from_log
+    else fail study_train_loss_from_log "runs.csv '$got', log.csv '$want'"; fi
     # 54019 (LSTM) and 54823 (Transformer) parameters on these 400 pairs: 1.0149
     if grep -q "^Transformer / LSTM parameters: 1.0149 (within 5%)" "$OUT/results.md"; then ok study_same_budget
     else fail study_same_budget "$(grep 'LSTM parameters' "$OUT/results.md")"; fi
     # what cross-attention adds: the seed-1 Transformer and the two decoder-only models, scored
-    cross=$(awk -F, 'NR > 1 && $1 == "cross" && NF == 14 && $13 >= 0 && $13 <= 100 && $14 > 0 { print $3 ":" $5 }' "$OUT/runs.csv" | tr '\n' ' ')
+    cross=$(awk -F, 'NR > 1 && $1 == "cross" && NF == 16 && $13 >= 0 && $13 <= 100 && $14 > 0 { print $3 ":" $5 }' "$OUT/runs.csv" | tr '\n' ' ')
     if [ "$cross" = "tf_s1:translator prefix_same:lm prefix_deep:lm " ] &&
        grep -q '^| decoder-only (same width and depth) | prefix_deep | 28 | 2 | sinusoidal |' "$OUT/results.md" &&
        grep -q '^Decoder-only (same parameters) / Transformer parameters: [0-9.]*\.$' "$OUT/results.md"
