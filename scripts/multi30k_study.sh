@@ -257,6 +257,11 @@ table_head() {
     echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
     echo "translating and scoring; finished runs and translations are reused)."
 }
+# headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
+headline_values() {
+    awk -F, -v v="$1" -v c="$2" "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("variant") == v {
+        printf "%s%s", (n++ ? " " : ""), cell(c) }' "$out/runs.csv"
+}
 md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
     awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
     row && cell("group") == g {
@@ -296,6 +301,13 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
         table_head; echo; md_runs headline model
         echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
+        if [ "$seeds" -ge 2 ]; then   # different trained models: Welch's interval (scripts/verdicts.sh)
+            for m in bleu chrf; do
+                set -- $(scripts/verdicts.sh --welch "$(headline_values Transformer $m)" "$(headline_values LSTM $m)")
+                printf 'Transformer − LSTM, %s: %+.2f [%+.2f, %+.2f] (95%% interval, Welch, %s seeds each).\n' \
+                    "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
+            done
+        fi
     fi
     if has cross; then
         echo; echo "### What cross-attention adds (1 seed)"; echo

@@ -8,7 +8,7 @@ M30K=../shared/data/multi30k
 expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh --quick --parts depht
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
-    for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_cross_attention_rows study_beam_table \
+    for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_cross_attention_rows study_beam_table \
             study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
@@ -50,6 +50,11 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam atte
        grep -q '^Decoder-only (same parameters) / Transformer parameters: [0-9.]*\.$' "$OUT/results.md"
     then ok study_cross_attention_rows
     else fail study_cross_attention_rows "rows '$cross': $(grep -A8 'cross-attention adds' "$OUT/results.md")"; fi
+    # the headline difference with its interval: verdicts.sh --welch on the two seeds' BLEU
+    want=$(scripts/verdicts.sh --welch "$(awk -F, '$1 == "headline" && $2 == "Transformer" { printf "%s ", $13 }' "$OUT/runs.csv")" \
+        "$(awk -F, '$1 == "headline" && $2 == "LSTM" { printf "%s ", $13 }' "$OUT/runs.csv")" | awk '{ printf "%+.2f [%+.2f, %+.2f]", $1, $2, $3 }')
+    if grep -qF "Transformer − LSTM, BLEU: $want (95% interval, Welch, 2 seeds each)." "$OUT/results.md"; then ok study_headline_interval
+    else fail study_headline_interval "want '$want': $(grep 'Transformer − LSTM' "$OUT/results.md")"; fi
     beam_rows=$(awk -F, 'NR > 1 && NF == 5 && $4 != "" && $5 != ""' "$OUT/beam.csv" | wc -l)
     if [ "$beam_rows" = 16 ] && grep -q '^| LSTM | 1 |' "$OUT/results.md"; then ok study_beam_table
     else fail study_beam_table "$beam_rows rows of 16: $(cat "$OUT/beam.csv")"; fi
