@@ -84,7 +84,7 @@ if [ $quick = 1 ]; then
     head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
     test_src=$out/test.de; test_ref=$out/test.en
     steps=30
-    overrides="train.warmup=5 train.ckpt_every=1000 $overrides"
+    overrides="train.warmup=5 train.ckpt_every=1000 train.log_every=5 $overrides"
     # sizes whose parameter counts agree within 5% on the 400 sentence pairs of
     # tests/test_multi30k_study.sh (the vocabularies set the count: on other data they may not)
     lstm_size="model.d_model=32"; tf_d=28; tf_heads=2; tf_layers=1; tf_ff=84
@@ -189,16 +189,17 @@ row() {
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
-    # the training loss at half the steps (the last row logged by then) and at the end: is it
-    # still falling?
-    _loss=$(awk -F, -v h=$((steps / 2)) -v e="$steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
-        if (cell("step") <= h) a = cell("loss"); if (cell("step") == e) b = cell("loss") }
-        END { printf "%s,%s", a, b }' "$_r/log.csv")
+    # the training loss, mean of the rows logged in the second quarter of the steps and in the
+    # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
+    _loss=$(awk -F, -v q="$steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
+        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
+        if (s > 3 * q) { b += cell("loss"); nb++ } }
+        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
     echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
 }
 
 t_eval=$(now)
-echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_half,train_loss_end" >"$out/runs.csv.tmp"
+echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_q2,train_loss_q4" >"$out/runs.csv.tmp"
 if has headline; then for s in $(seq_list "$seeds"); do
     row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
     row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
@@ -269,7 +270,7 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
         par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
         b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
-        lh[v] += cell("train_loss_half"); le[v] += cell("train_loss_end")
+        lh[v] += cell("train_loss_q2"); le[v] += cell("train_loss_q4")
     }
     function ms(a, v,   i, s, m, ss) {
         for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
@@ -278,7 +279,7 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
     }
     END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: half → end | BLEU | chrF2 |"
+        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
         print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (i = 1; i <= n; i++) { v = order[i]
             printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
@@ -294,9 +295,9 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     echo "BLEU: sacreBLEU-compatible corpus BLEU (13a); chrF2: sacreBLEU's default chrF; both $ref_note,"
     echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU and wall minutes of the"
     echo "training: compute.csv (a wall time well above the CPU time: the run shared the machine)."
-    echo "Train loss: the training loss (label-smoothed, with dropout) last logged by step $((steps / 2)) and at"
-    echo "step $steps, mean over the seeds; a fixed budget, so a loss still falling at the end says the"
-    echo "model had not converged."
+    echo "Train loss: the training loss (label-smoothed, with dropout), the mean of the rows logged in"
+    echo "the second quarter of the $steps steps and in the last quarter, mean over the seeds; a fixed"
+    echo "budget, so a loss still falling in the last quarter says the model had not converged."
     if has headline; then
         echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
         table_head; echo; md_runs headline model
