@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-PARTS_ALL="headline cross depth width positions beam attention"
+PARTS_ALL="headline budget cross depth width positions beam attention"
 usage() {
     cat <<EOF
 usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
@@ -21,6 +21,8 @@ chrF2 of ./translate --ref; CPU minutes from each run's compute.csv. Parts (defa
              attention, tied output) and configs/multi30k/study_transformer.ini (d 176,
              2 + 2 layers, sinusoidal), N seeds each; the parameter counts are read from the
              checkpoints and must agree within 5% (else the script stops)
+  budget     the seed-1 pair trained 3 times as many steps (the cosine schedule stretched
+             with them): does the gap hold when both train longer?
   cross      what cross-attention adds: the seed-1 Transformer against a decoder-only model
              reading <eos> German <bos> English as one sequence (configs/multi30k/
              study_prefix.ini: the same parameter count, d 168 x 2 layers, a joint vocabulary;
@@ -103,6 +105,7 @@ tf_size() {   # tf_size D LAYERS FF: the overrides of a Transformer of that shap
     echo "model.d_model=$1 model.n_heads=$tf_heads model.enc_layers=$2 model.dec_layers=$2 model.d_ff=$3"
 }
 HEAD_TF=$(tf_size $tf_d $tf_layers $tf_ff)
+long_steps=$((3 * steps))   # the budget part
 DEPTHS="1 2 3 6"
 # The positions part: the course's choices (none, and the two absolute schemes of its
 # notebooks) and the relative ones of current models; a selection, not the registry's list.
@@ -118,7 +121,7 @@ tf_name() {   # tf_name D LAYERS POS -> the run that trains this Transformer
     else echo "tf_$3"; fi
 }
 trainings() {
-    if has headline || has beam || has attention || has cross; then
+    if has headline || has beam || has attention || has cross || has budget; then
         for s in $(seq_list "$seeds"); do
             has headline || [ "$s" = 1 ] || continue
             # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
@@ -126,6 +129,12 @@ trainings() {
             # shellcheck disable=SC2086
             train_run "$out/runs/tf_s$s" "$steps" "$TF" run.seed=$s $HEAD_TF $overrides
         done
+    fi
+    if has budget; then
+        # shellcheck disable=SC2086
+        train_run "$out/runs/lstm_long" "$long_steps" "$LSTM" run.seed=1 $lstm_size $overrides
+        # shellcheck disable=SC2086
+        train_run "$out/runs/tf_long" "$long_steps" "$TF" run.seed=1 $HEAD_TF $overrides
     fi
     if has cross; then
         # shellcheck disable=SC2086
@@ -183,19 +192,20 @@ score() {
 run_wall_seconds() {
     awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
 }
-# row GROUP VARIANT RUN SEED: one line of runs.csv (greedy decoding, the course's)
+# row GROUP VARIANT RUN SEED [STEPS]: one line of runs.csv (greedy decoding, the course's);
+# STEPS: the run's training steps (default: the study's)
 row() {
-    _r=$out/runs/$3
+    _r=$out/runs/$3 _steps=${5:-$steps}
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
     # the training loss, mean of the rows logged in the second quarter of the steps and in the
     # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    _loss=$(awk -F, -v q="$steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
+    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
         s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
         if (s > 3 * q) { b += cell("loss"); nb++ } }
         END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
-    echo "$1,$2,$3,$4,$_shape$steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
+    echo "$1,$2,$3,$4,$_shape$_steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
 }
 
 t_eval=$(now)
@@ -204,6 +214,12 @@ if has headline; then for s in $(seq_list "$seeds"); do
     row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
     row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
 done; fi
+if has budget; then
+    row budget "LSTM ($steps steps)" lstm_s1 1 >>"$out/runs.csv.tmp"
+    row budget "LSTM ($long_steps steps)" lstm_long 1 "$long_steps" >>"$out/runs.csv.tmp"
+    row budget "Transformer ($steps steps)" tf_s1 1 >>"$out/runs.csv.tmp"
+    row budget "Transformer ($long_steps steps)" tf_long 1 "$long_steps" >>"$out/runs.csv.tmp"
+fi
 if has cross; then
     row cross "Transformer (cross-attention)" tf_s1 1 >>"$out/runs.csv.tmp"
     row cross "decoder-only (same parameters)" prefix_same 1 >>"$out/runs.csv.tmp"
@@ -309,6 +325,12 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
                     "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
             done
         fi
+    fi
+    if has budget; then
+        echo; echo "### A longer budget: the seed-1 pair at $steps and $long_steps steps"; echo
+        echo "The same configs trained $long_steps steps (the cosine schedule and warm-up as configured, over"
+        echo "the longer run); train loss: the second and last quarter of each run's own steps."
+        echo; table_head; echo; md_runs budget model
     fi
     if has cross; then
         echo; echo "### What cross-attention adds (1 seed)"; echo

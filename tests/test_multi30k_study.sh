@@ -1,14 +1,15 @@
 #!/bin/sh
 # scripts/multi30k_study.sh --quick on a slice of Multi30k (../shared/data/multi30k; 400
-# training pairs, 40 test sentences): the headline pair with two seeds, the decoder-only models
-# against cross-attention, the beam table and the attention maps. The parameter counts read from the checkpoints equal the trainer's, and the
-# quick sizes agree within 5%; a second call reuses every run; bad options are refused.
+# training pairs, 40 test sentences): the headline pair with two seeds and a longer budget, the
+# decoder-only models against cross-attention, the beam table and the attention maps. The
+# parameter counts read from the checkpoints equal the trainer's, and the quick sizes agree
+# within 5%; a second call reuses every run; bad options are refused.
 . tests/lib.sh
 M30K=../shared/data/multi30k
 expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh --quick --parts depht
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
-    for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_cross_attention_rows study_beam_table \
+    for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_longer_budget study_cross_attention_rows study_beam_table \
             study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
@@ -21,7 +22,7 @@ for l in de en; do
     head -n 40 "$M30K/test_2016_flickr.$l" >"$TMP/d/test_2016_flickr.$l"
 done
 OUT=$TMP/study
-if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam attention" --data "$TMP/d" \
+if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline budget cross beam attention" --data "$TMP/d" \
         --out "$OUT" >"$TMP/study.out" 2>&1; then
     rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 16 && $13 >= 0 && $13 <= 100 && $14 > 0 && $14 <= 100' "$OUT/runs.csv" | wc -l)
     if [ "$rows" = 4 ] && grep -q '^| Transformer | tf_s2 | 28 | 1 | sinusoidal |' "$OUT/results.md"; then ok study_quick
@@ -44,6 +45,12 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam atte
     # 54019 (LSTM) and 54823 (Transformer) parameters on these 400 pairs: 1.0149
     if grep -q "^Transformer / LSTM parameters: 1.0149 (within 5%)" "$OUT/results.md"; then ok study_same_budget
     else fail study_same_budget "$(grep 'LSTM parameters' "$OUT/results.md")"; fi
+    # the longer budget: the seed-1 pair again with 3 x 30 steps, each row with its own steps
+    budget=$(awk -F, 'NR > 1 && $1 == "budget" && NF == 16 { printf "%s:%s ", $3, $9 }' "$OUT/runs.csv")
+    if [ "$budget" = "lstm_s1:30 lstm_long:90 tf_s1:30 tf_long:90 " ] && tail -n 1 "$OUT/runs/tf_long/log.csv" | grep -q '^90,' &&
+       grep -q '^| Transformer (90 steps) | tf_long | 28 | 1 | sinusoidal |' "$OUT/results.md"
+    then ok study_longer_budget
+    else fail study_longer_budget "rows '$budget': $(tail -n 1 "$OUT/runs/tf_long/log.csv")"; fi
     # what cross-attention adds: the seed-1 Transformer and the two decoder-only models, scored
     cross=$(awk -F, 'NR > 1 && $1 == "cross" && NF == 16 && $13 >= 0 && $13 <= 100 && $14 > 0 { print $3 ":" $5 }' "$OUT/runs.csv" | tr '\n' ' ')
     if [ "$cross" = "tf_s1:translator prefix_same:lm prefix_deep:lm " ] &&
@@ -76,8 +83,8 @@ print("%.2f" % sacrebleu.corpus_chrf(h, [r]).score)' "$hyp" "$OUT/test.en")
         else fail chrf_matches_sacrebleu "C $c_chrf, sacreBLEU $py"; fi
     else skip chrf_matches_sacrebleu "python3 has no sacrebleu (pip install sacrebleu); C chrF2 $c_chrf; test_chrf holds sacreBLEU's documented values"; fi
     cp "$OUT/runs.csv" "$TMP/runs.first"
-    if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline cross beam attention" --data "$TMP/d" \
-            --out "$OUT" >"$TMP/again.out" 2>&1 && [ "$(grep -c '^\[.*\] reuse ' "$TMP/again.out")" = 6 ] &&
+    if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline budget cross beam attention" --data "$TMP/d" \
+            --out "$OUT" >"$TMP/again.out" 2>&1 && [ "$(grep -c '^\[.*\] reuse ' "$TMP/again.out")" = 8 ] &&
        ! grep -q '^\[.*\] train ' "$TMP/again.out" && cmp -s "$OUT/runs.csv" "$TMP/runs.first"
     then ok study_reuses_runs
     else fail study_reuses_runs "$(tail -3 "$TMP/again.out")"; fi
