@@ -96,7 +96,7 @@ else
     windows="32 64 128 256 512 1024 2048 4096"; pre_steps=$(config_value train steps configs/lm/rope.ini); ft_steps=40
     extra=""
 fi
-ft_over="task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=4 train.schedule=cosine train.eval_every=$ft_steps train.ckpt_every=$ft_steps train.log_every=5"
+ft_over=$(rope_finetune "$ft_steps" "$long" 4 5)
 begin_experiment extend_context.sh train eval plot
 command="$command --blocks \"$(echo $blocks)\""
 

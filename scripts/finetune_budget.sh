@@ -83,7 +83,7 @@ stretch_of() {
 # ft_over STEPS: the fine-tuning recipe for a budget of STEPS (warm-up a tenth, at least 1 step)
 ft_over() {
     _w=$(( $1 / 10 )); [ $_w -ge 1 ] || _w=1
-    echo "task.window=$long train.batch_size=16 train.lr=5e-4 train.warmup=$_w train.schedule=cosine train.eval_every=$1 train.ckpt_every=$1 train.log_every=$(( $1 < 50 ? 5 : $1 / 10 ))"
+    rope_finetune "$1" "$long" "$_w" "$(( $1 < 50 ? 5 : $1 / 10 ))"
 }
 pretrainings() {
     for seed in $(seq_list "$seeds"); do

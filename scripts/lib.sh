@@ -166,6 +166,13 @@ rope_stretch() {
     esac
 }
 
+# rope_finetune STEPS WINDOW WARMUP LOG_EVERY: the ./train overrides that fine-tune a pretrained
+# language model (train.init_from) for STEPS steps at WINDOW tokens: 16 windows a step, lr 5e-4,
+# cosine, evaluated and saved at the end; the recipe of extend_context.sh and finetune_budget.sh.
+rope_finetune() {
+    echo "task.window=$2 train.batch_size=16 train.lr=5e-4 train.warmup=$3 train.schedule=cosine train.eval_every=$1 train.ckpt_every=$1 train.log_every=$4"
+}
+
 # plot ARGS...: ./plot, failing loudly.
 plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
 

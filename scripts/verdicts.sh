@@ -286,10 +286,10 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
 
 # the mean of series s over the seeds, in %, one decimal
 function fmt3(s,   x, n) { n = series(s, x); return n ? sprintf("%.1f", 100 * mean(x, n)) : "?" }
-# mean loss at the pretraining window (32 tokens) of a fine-tuning of finetune_budget.sh
-function fbat(m, b,   x, n) { n = series("fb|" m "|" b "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
-# mean loss at the training window (32 tokens)
-function lossat(bl, m,   x, n) { n = series("ec|" bl "|" m "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
+# mean loss at the pretraining window (32 tokens) of the language-model series named by prefix
+# ("ec|BLOCK|METHOD" of extend_context.sh, "fb|METHOD|BUDGET" of finetune_budget.sh)
+function loss32(prefix,   x, n) { n = series(prefix "|32|loss_last", x); return n ? sprintf("%.3f", mean(x, n)) : "?" }
+function lossat(bl, m) { return loss32("ec|" bl "|" m) }
 # seeds >= target, as "k of n (v1, v2, ...)"
 function seedsat(s, target,   x, n, i, k, l) {
     n = series(s, x); k = 0; l = ""
@@ -544,7 +544,7 @@ END {
             "language model, default block", "toy text", "600 + " BUD[bi] " steps at 128", FW[wi] " tokens", "loss_last", -1,
             MT[i], "fb|" MT[i] "|" BUD[bi] "|" FW[wi] "|loss_last", "rope_ft", "fb|rope_ft|" BUD[bi] "|" FW[wi] "|loss_last", "paired",
             "", "", (bi == 3 && wi == 1 && i == 1) ? 1 : ((bi == 3 && wi == 2 && i == 1) ? 2 : 0),
-            "loss at 32 tokens: " fbat(MT[i], BUD[bi]) " and " fbat("rope_ft", BUD[bi]))
+            "loss at 32 tokens: " loss32("fb|" MT[i] "|" BUD[bi]) " and " loss32("fb|rope_ft|" BUD[bi]))
 
     if (bad) exit 1
     md()
