@@ -104,7 +104,7 @@ static void lm_pass_shape(const char *pos, const Block *block, int train, float 
     begin_pass(&m, &arena, train);
     Batch b;
     CHECK(batch_lm(stream, n, starts, B, T, &b) == 0, "batch");
-    Tensor *loss = batch_loss(&m, &b, 0, NULL);
+    Tensor *loss = batch_loss(&m, &b, 0, NULL, NULL);
     if (train) tape_backward(loss);
     MemoryVocab v = {V, V, 0};
     MemoryPass p = {B, 0, T, train, 0};
@@ -152,13 +152,14 @@ static void model_pass(const char *model, const char *pos, const Block *block, i
     for (int i = 0; i < B * Tt * 2; i++) tgt[i] = 4 + (i * 5) % (V - 4);
     int labels[5] = {0, 1, 2, 3, 4};
     src[B * Ts - 1] = TOK_PAD;   // padding, as real batches have
+    if (!cls) tgt[B * Tt - 1] = tgt[2 * B * Tt - 1] = TOK_PAD;
     Model m;
     model_build(&m, &c, V, V, C);
     Arena arena;
     begin_pass(&m, &arena, train);
     Batch b = {B, Ts, cls ? 0 : Tt, src, cls ? NULL : tgt, cls ? NULL : tgt + B * Tt,
                cls ? labels : NULL, B * Tt};
-    Tensor *loss = batch_loss(&m, &b, 0, NULL);
+    Tensor *loss = batch_loss(&m, &b, 0, NULL, NULL);
     if (train) tape_backward(loss);
     MemoryVocab v = {V, V, C};
     MemoryPass p = {B, Ts, cls ? 1 : Tt, train, 0};

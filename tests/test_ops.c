@@ -31,7 +31,7 @@ static Tensor *f_softplus(Tensor **in) { return op_softplus(in[0]); }
 static Tensor *f_tanh(Tensor **in) { return op_tanh(in[0]); }
 static Tensor *f_concat(Tensor **in) { return op_concat(in[0], in[1]); }
 static Tensor *f_dropout(Tensor **in) { return op_dropout(in[0], g_p, 1234); }
-static Tensor *f_add_dropout(Tensor **in) { return op_add_dropout(in[0], in[1], g_p, 1234); }
+static Tensor *f_add_dropout(Tensor **in) { return op_add_dropout(in[0], in[1], g_p, 1234, NULL); }
 static Tensor *f_layernorm(Tensor **in) { return op_layernorm(in[0], in[1], in[2], 1e-5f); }
 static Tensor *f_softmax(Tensor **in) { return op_softmax(in[0], in[1]); }
 static Tensor *f_xent(Tensor **in) { return op_cross_entropy(in[0], g_targets, 0, g_eps); }
@@ -42,6 +42,11 @@ static Tensor *f_mean_pool(Tensor **in) { return op_mean_pool(in[0], g_keep); }
 static Tensor *f_select_row(Tensor **in) { return op_select_row(in[0], g_row); }
 static Tensor *f_split(Tensor **in) { return op_split_heads(in[0], g_heads); }
 static Tensor *f_merge(Tensor **in) { return op_merge_heads(in[0]); }
+static RowPacking g_pack;
+static Tensor *f_pack_rows(Tensor **in) { return op_pack_rows(in[0], &g_pack); }
+static Tensor *f_unpack_rows(Tensor **in) { return op_unpack_rows(in[0], &g_pack); }
+// pack then unpack: the padding rows' gradient must be 0, written by the pack's backward
+static Tensor *f_pack_unpack(Tensor **in) { return op_unpack_rows(op_pack_rows(in[0], &g_pack), &g_pack); }
 static Tensor *f_rel_bias(Tensor **in) { return op_rel_bias(in[0], g_buckets, g_row, g_n_ids); }
 static Tensor *f_rope(Tensor **in) { return op_rope(in[0], g_heads, g_pos, 10000.0f); }
 // Stretched frequencies (YaRN-like: pair 0 kept, the others slowed unevenly) and q, k scaled.
@@ -175,7 +180,7 @@ static void test_add_dropout_matches_composition(void) {
                     x[fused] = tensor_new(1, &n, 1), y[fused] = tensor_new(1, &n, 1);
                     for (int i = 0; i < n; i++) x[fused]->data[i] = 2.0f * rng_uniform(&r) - 1.0f;
                     for (int i = 0; i < n; i++) y[fused]->data[i] = 2.0f * rng_uniform(&r) - 1.0f;
-                    Tensor *z = fused ? op_add_dropout(x[fused], y[fused], p, 99)
+                    Tensor *z = fused ? op_add_dropout(x[fused], y[fused], p, 99, NULL)
                                       : op_add(x[fused], op_dropout(y[fused], p, 99));
                     // acc: x and y also feed a later add, whose backward writes their gradients first
                     out[fused] = acc ? op_add(op_add(z, x[fused]), y[fused]) : z;
@@ -824,6 +829,56 @@ static void test_tanh_concat(void) {
     for (int i = 0; i < 6; i++) CHECK(c->data[i] == want[i], "concat[%d] = %g", i, c->data[i]);
 }
 
+// Packed rows: which rows, their values and zeros by hand, both gradients against finite
+// differences, and the residual dropout of packed rows drawing the padded layout's mask.
+static void test_pack_rows(void) {
+    int pad[8] = {0, 0, 1, 1, 0, 1, 0, 1};   // B 2, T 4: rows 0 1 | 4 6 (padding inside too)
+    CHECK(row_packing_init(&g_pack, pad, 2, 4) == 1, "padding not found");
+    CHECK(g_pack.n == 4 && g_pack.rows[0] == 0 && g_pack.rows[1] == 1 && g_pack.rows[2] == 4 &&
+          g_pack.rows[3] == 6, "rows %d: %d %d %d %d", g_pack.n, g_pack.rows[0], g_pack.rows[1],
+          g_pack.rows[2], g_pack.rows[3]);
+    int none[4] = {0};
+    RowPacking full;
+    CHECK(row_packing_init(&full, none, 2, 2) == 0 && full.n == 4 && !full.rows, "no padding");
+    int xs[3] = {2, 4, 3};
+    Tensor *x = gc_input(3, xs, 1);
+    for (int i = 0; i < 24; i++) x->data[i] = (float)i;
+    Tensor *p = op_pack_rows(x, &g_pack), *u = op_unpack_rows(p, &g_pack);
+    float want_p[12] = {0, 1, 2, 3, 4, 5, 12, 13, 14, 18, 19, 20};
+    for (int i = 0; i < 12; i++) CHECK(p->data[i] == want_p[i], "packed[%d] = %g", i, p->data[i]);
+    for (int i = 0; i < 24; i++) {
+        int r = i / 3, token = !pad[r];
+        CHECK(u->data[i] == (token ? (float)i : 0.0f), "unpacked[%d] = %g", i, u->data[i]);
+    }
+    // The padding rows' gradient is written as 0 by the first writer (not left unwritten).
+    for (int i = 0; i < 24; i++) x->grad[i] = 7.0f;
+    tape_reset();
+    Tensor *q = op_pack_rows(x, &g_pack);
+    float *g = grad_zeroed(q);
+    for (int i = 0; i < 12; i++) g[i] = 1.0f;
+    tape_replay();
+    for (int i = 0; i < 24; i++)
+        CHECK(x->grad[i] == (pad[i / 3] ? 0.0f : 1.0f), "dx[%d] = %g", i, x->grad[i]);
+    Tensor *in[1] = {x};
+    grad_check("pack_rows", f_pack_rows, in, 1);
+    grad_check("pack_unpack_rows", f_pack_unpack, in, 1);
+    int ps[2] = {4, 3};
+    Tensor *in2[1] = {gc_input(2, ps, 1)};
+    grad_check("unpack_rows", f_unpack_rows, in2, 1);
+    // A longer row (C = 37) so the mask has kept and dropped elements in every row.
+    int ys[3] = {2, 4, 37};
+    Tensor *a = gc_input(3, ys, 0), *b = gc_input(3, ys, 0);
+    Tensor *padded = op_pack_rows(op_add_dropout(a, b, 0.3f, 77, NULL), &g_pack);
+    Tensor *packed = op_add_dropout(op_pack_rows(a, &g_pack), op_pack_rows(b, &g_pack), 0.3f, 77,
+                                    &g_pack);
+    CHECK(memcmp(padded->data, packed->data, sizeof(float) * packed->size) == 0,
+          "packed add_dropout differs from the padded one's rows");
+    Tensor *unmapped = op_add_dropout(op_pack_rows(a, &g_pack), op_pack_rows(b, &g_pack), 0.3f,
+                                      77, NULL);
+    CHECK(memcmp(unmapped->data, packed->data, sizeof(float) * packed->size) != 0,
+          "the packed rows' mask did not depend on their padded rows");
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -832,7 +887,7 @@ int main(void) {
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
-    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias);
+    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad);
     T(test_attention_shared_input); T(test_tanh_concat);

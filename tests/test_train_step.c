@@ -1,5 +1,6 @@
 // The training step and log.csv: train_step is its parts in order (the same parameters, bit
-// for bit, as the forward, backward and clipped update written out), clips at args.clip and
+// for bit, as the forward, backward and clipped update written out, with the output layer on
+// every position where the step runs it on the token rows), clips at args.clip and
 // reports the norm before clipping, and leaves the model and the optimizer untouched when the
 // loss is not finite; log.csv writes a missing value (or a NaN) as an empty cell, and
 // train_log_start keeps the rows up to the step, drops a torn last line and keeps or replaces
@@ -15,9 +16,10 @@
 
 static Arena arena;
 
-// A small translator and one batch of two rows (ids: 0 pad, 2 bos, 3 eos).
-static int src[2 * 4] = {5, 6, 7, 3, 8, 3, 0, 0}, tin[2 * 3] = {2, 9, 10, 2, 11, 0},
-           tout[2 * 3] = {9, 10, 3, 11, 3, 0};
+// A small translator and one batch of two rows (ids: 0 pad, 2 bos, 3 eos), the first the
+// shorter: its padding lies between token rows.
+static int src[2 * 4] = {8, 3, 0, 0, 5, 6, 7, 3}, tin[2 * 3] = {2, 11, 0, 2, 9, 10},
+           tout[2 * 3] = {11, 3, 0, 9, 10, 3};
 static const Batch batch = {.B = 2, .T_src = 4, .T_tgt = 3, .src = src, .tgt_in = tin,
                             .tgt_out = tout, .n_tgt_tokens = 5};
 
@@ -49,11 +51,15 @@ static void test_step_is_its_parts(void) {
         tape_reset();
         params_zero_grad(&b.ps);
         model_seed_positions(&b, (uint64_t)step);
-        Tensor *loss = batch_loss(&b, &batch, args.label_smoothing, NULL);
+        // by hand with every position's logits, where the step scores the token rows only
+        Tensor *logits;
+        Tensor *loss = batch_loss(&b, &batch, args.label_smoothing, &logits, NULL);
+        long right = count_correct(logits, tout, 6, 0);
         tape_backward(loss);
         float norm = grad_norm(&b.ps);
         adamw_step_scaled(&ob, &b.ps, args.lr, clip_scale(norm, args.clip));
         CHECK(s.loss == loss->data[0], "loss %g, by hand %g", s.loss, loss->data[0]);
+        CHECK(s.correct == right, "%ld targets right, by hand %ld", s.correct, right);
         CHECK(s.grad_norm == norm, "gradient norm %g, by hand %g", s.grad_norm, norm);
         CHECK(memcmp(a.ps.data, b.ps.data, sizeof(float) * (size_t)a.ps.total) == 0,
               "step %ld: parameters differ", step);
@@ -83,7 +89,8 @@ static void test_not_finite_updates_nothing(void) {
     Model m;
     AdamW opt;
     build(&m, &opt);
-    m.src_embed->data[5 * m.cfg.d_model] = NAN;   // token 5 of the batch's first source row
+    // token 8, the batch's first source token: every element, so dropout cannot remove it
+    for (int c = 0; c < m.cfg.d_model; c++) m.src_embed->data[8 * m.cfg.d_model + c] = NAN;
     size_t bytes = sizeof(float) * (size_t)m.ps.total;
     float *before = malloc(bytes);
     memcpy(before, m.ps.data, bytes);

@@ -4,7 +4,8 @@
 //   ops_matmul.c     matmul, linear
 //   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, tanh, dropout, add_dropout
 //   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
-//   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias
+//   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias,
+//                    pack/unpack rows
 //   ops_attention.c  fused multi-head attention, rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
 //   ops_lstm.c       lstm; ops_additive.c  additive_scores (the recurrent translator, §2.8)
@@ -36,8 +37,11 @@ Tensor *op_tanh(Tensor *x);
 // The mask is a hash of (seed, element index): same seed, same mask, any thread count.
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
 // x + op_dropout(y, p, seed) in one pass, bit for bit, without the dropped tensor (a
-// residual; x and y of one size). p = 0: op_add(x, y).
-Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed);
+// residual; x and y of one size). p = 0: op_add(x, y). packed (or NULL): x and y hold the
+// packed rows of a padded batch (RowPacking, below), and each element keeps the mask it has
+// in the padded layout, so packing changes no bit.
+typedef struct RowPacking RowPacking;
+Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPacking *packed);
 
 // --- normalisation and losses ---------------------------------------------------------
 // LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * w + b; w, b (C).
@@ -66,6 +70,18 @@ Tensor *op_merge_heads(Tensor *x);
 // Learned relative bias: table (n_buckets,H), bucket[i*Tk+j] -> (H,Tq,Tk) with
 // out[h,i,j] = table[bucket[i*Tk+j], h].
 Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk);
+
+// Packed rows: the token rows of a padded batch (pad (B,T) nonzero at padding) listed in
+// order, rows[r] = b*T + t. Position-wise work (norms, products, residual sums) on the n
+// packed rows gives each token's row as on the padded batch and skips the padding.
+struct RowPacking { const int *rows; int n, B, T; };
+// Fills p (rows in the step arena); returns 1 if some row is padding, 0 if none is (then
+// nothing needs packing and p->rows is NULL).
+int row_packing_init(RowPacking *p, const int *pad, int B, int T);
+// x (B,T,C) or (B*T,C) -> (n,C): the token rows.
+Tensor *op_pack_rows(Tensor *x, const RowPacking *p);
+// x (n,C) -> (B,T,C): the token rows back in place, padding rows 0.
+Tensor *op_unpack_rows(Tensor *x, const RowPacking *p);
 
 // One softmax row: out = softmax(z) (out may alias z); all -INFINITY gives zeros.
 void softmax_row(const float *z, float *out, int n);

@@ -288,7 +288,7 @@ static void add_dropout_backward(const Node *n) {
         dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
 }
 
-Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {
+Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPacking *packed) {
     if (p <= 0) return op_add(x, y);
     if (x->size != y->size) { fprintf(stderr, "op_add_dropout: sizes differ\n"); abort(); }
     int grad = tape_needs_grad(x, y, NULL);
@@ -297,11 +297,18 @@ Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed) {
     unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)y->size) : NULL;
     const float *xs = x->data, *ys = y->data;
     float *z = out->data;
+    long C = tensor_cols(y), R = tensor_rows(y);
+    const int *rows = packed ? packed->rows : NULL;
     #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < y->size; i++) {
-        int k = hash_uniform(seed, (uint64_t)i) >= p;
-        z[i] = xs[i] + kept(ys[i] * s, k);
-        if (keep) keep[i] = (unsigned char)k;
+    for (long r = 0; r < R; r++) {
+        // each element's mask is hashed from its index in the padded layout
+        uint64_t base = (uint64_t)(rows ? rows[r] : r) * (uint64_t)C;
+        for (long c = 0; c < C; c++) {
+            long i = r * C + c;
+            int k = hash_uniform(seed, base + (uint64_t)c) >= p;
+            z[i] = xs[i] + kept(ys[i] * s, k);
+            if (keep) keep[i] = (unsigned char)k;
+        }
     }
     if (grad) {
         Node *n = tape_record("add_dropout", add_dropout_backward, out, x, y, NULL);

@@ -225,3 +225,96 @@ Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
     }
     return out;
 }
+
+// --- packed rows: the token rows of a padded batch, without the padding ------------------
+// op_pack_rows and op_unpack_rows are each other's adjoint, so each one's backward is the
+// other's forward (with assignment where nothing was written yet).
+
+int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
+    int n = 0;
+    for (int i = 0; i < B * T; i++) n += !pad[i];
+    p->B = B;
+    p->T = T;
+    p->n = n;
+    p->rows = NULL;
+    if (n == B * T) return 0;
+    int *rows = arena_alloc(tensor_arena(), sizeof(int) * (size_t)(n + 1));
+    for (int i = 0, r = 0; i < B * T; i++)
+        if (!pad[i]) rows[r++] = i;
+    p->rows = rows;
+    return 1;
+}
+
+// dst rows (of C floats) rows[r] <- src rows r, for r < n; with fill, every other dst row <- 0.
+static void scatter_rows(float *dst, const float *src, const int *rows, int n, int total, int C,
+                         int fill, int add) {
+    int next = 0;   // the first dst row not yet written
+    for (int r = 0; r < n; r++) {
+        float *d = dst + (long)rows[r] * C;
+        const float *s = src + (long)r * C;
+        if (fill && rows[r] > next)
+            memset(dst + (long)next * C, 0, sizeof(float) * (size_t)(rows[r] - next) * C);
+        if (add) for (int c = 0; c < C; c++) d[c] += s[c];
+        else memcpy(d, s, sizeof(float) * (size_t)C);
+        next = rows[r] + 1;
+    }
+    if (fill && total > next)
+        memset(dst + (long)next * C, 0, sizeof(float) * (size_t)(total - next) * C);
+}
+
+// dst rows r <- src rows rows[r] (add: +=), for r < n.
+static void gather_rows(float *dst, const float *src, const int *rows, int n, int C, int add) {
+    for (int r = 0; r < n; r++) {
+        float *d = dst + (long)r * C;
+        const float *s = src + (long)rows[r] * C;
+        if (add) for (int c = 0; c < C; c++) d[c] += s[c];
+        else memcpy(d, s, sizeof(float) * (size_t)C);
+    }
+}
+
+static void pack_rows_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    int C = tensor_cols(x), acc = grad_accumulates(x);
+    // not accumulating: the padding rows' gradient is 0, the token rows' is the output's
+    scatter_rows(x->grad, n->out->grad, n->aux, n->i[0], (int)tensor_rows(x), C, !acc, acc);
+}
+
+Tensor *op_pack_rows(Tensor *x, const RowPacking *p) {
+    int C = tensor_cols(x);
+    if (tensor_rows(x) != (long)p->B * p->T) {
+        fprintf(stderr, "op_pack_rows: %ld rows, the packing has %d x %d\n", tensor_rows(x),
+                p->B, p->T);
+        abort();
+    }
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new2(p->n, C, grad);
+    gather_rows(out->data, x->data, p->rows, p->n, C, 0);
+    if (grad) {
+        Node *n = tape_record("pack_rows", pack_rows_backward, out, x, NULL, NULL);
+        n->aux = p->rows;
+        n->i[0] = p->n;
+    }
+    return out;
+}
+
+static void unpack_rows_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    gather_rows(x->grad, n->out->grad, n->aux, n->i[0], tensor_cols(x), grad_accumulates(x));
+}
+
+Tensor *op_unpack_rows(Tensor *x, const RowPacking *p) {
+    int C = tensor_cols(x);
+    if (tensor_rows(x) != p->n) {
+        fprintf(stderr, "op_unpack_rows: %ld rows, the packing has %d\n", tensor_rows(x), p->n);
+        abort();
+    }
+    int grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new3(p->B, p->T, C, grad);
+    scatter_rows(out->data, x->data, p->rows, p->n, p->B * p->T, C, 1, 0);
+    if (grad) {
+        Node *n = tape_record("unpack_rows", unpack_rows_backward, out, x, NULL, NULL);
+        n->aux = p->rows;
+        n->i[0] = p->n;
+    }
+    return out;
+}

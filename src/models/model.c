@@ -118,8 +118,8 @@ static void draw_decoder_positions(Model *m, const KVCache *cache, int T) {
     else if (cache->len == 0) pos_draw(&m->decoder.pos, &m->pos_rng, cache->capacity);
 }
 
-static Tensor *generator(Model *m, Tensor *y) {                  // (B,T,d) -> (B*T,V)
-    int shape[2] = {y->shape[0] * y->shape[1], m->cfg.d_model};
+static Tensor *generator(Model *m, Tensor *y) {       // (B,T,d) or packed (n,d) -> (rows,V)
+    int shape[2] = {(int)tensor_rows(y), m->cfg.d_model};
     return linear_forward(&m->head, tensor_view(y, 2, shape));
 }
 
@@ -143,5 +143,8 @@ Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
     draw_decoder_positions(m, cache, T);
     Tensor *x = stack_embed(&m->decoder, ids, B, T, cache ? cache->len : 0);
-    return generator(m, stack_forward(&m->decoder, x, NULL, NULL, NULL, run));   // (B*T,V)
+    // Padding (after each row's tokens, as the batches put it) is masked like the
+    // translator's; a causal row never attends to it, so only its own rows change, to 0.
+    const int *pad = cache ? NULL : pad_mask(ids, B * T);
+    return generator(m, stack_forward(&m->decoder, x, pad, NULL, NULL, run));   // (B*T,V)
 }

@@ -129,11 +129,12 @@ void kv_cache_free(KVCache *c) {
 
 // ---------------------------------------------------------------- forward
 
-// One residual sub-layer: pre-LN x + Drop(f(LN(x))), or post-LN LN(x + Drop(f(x))).
+// One residual sub-layer: pre-LN x + Drop(f(LN(x))), or post-LN LN(x + Drop(f(x))); x holds
+// the packed rows of `packed` (or the padded batch when NULL).
 typedef enum { SUB_SELF, SUB_CROSS, SUB_FFN } Sublayer;
 
 static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory,
-                        const AttnCall *call) {
+                        const AttnCall *call, const RowPacking *packed) {
     const Norm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
     Tensor *h = s->norm_first ? norm_forward(norm, x) : x, *y;
     switch (which) {
@@ -141,8 +142,17 @@ static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *
     case SUB_CROSS: y = mha_forward(&l->cross_attn, h, memory, call); break;
     default:        y = ffn_forward(&l->ffn, h); break;
     }
-    Tensor *sum = residual_dropout(&s->drop, x, y);
+    Tensor *sum = residual_dropout(&s->drop, x, y, packed);
     return s->norm_first ? sum : norm_forward(norm, sum);
+}
+
+// Packing pays from a quarter of the rows padding up. Below, it saves little and the batch
+// would take more memory than padded: attention's inputs exist in both layouts (3 tensors of
+// (B,T,d) in a layer of 19 at d_ff = 4d, and their gradients).
+#define PACK_MIN_PADDING 4
+static int worth_packing(const RowPacking *p) {
+    long all = (long)p->B * p->T;
+    return PACK_MIN_PADDING * (all - p->n) >= all;
 }
 
 Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory,
@@ -164,6 +174,20 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     AttnCall cross = { .rows = rows, .key_pad = memory_pad, .query_pad = key_pad,
                        .drop = &s->attn_drop };
     long self_size = (long)B * H * T * (start + T), cross_size = (long)B * H * T * Tm;
+    // A batch with much padding runs its position-wise work (norms, products, the FFN,
+    // residual sums) on its token rows only, packed; attention unpacks them into (B,T,d), where
+    // padding is masked. Each token's row is computed as in the padded layout, bit for bit.
+    RowPacking self_pack = {0}, memory_pack = {0};
+    int padded = !cache && key_pad && row_packing_init(&self_pack, key_pad, B, T);
+    if (padded && worth_packing(&self_pack)) {
+        x = op_pack_rows(x, &self_pack);
+        self.q_pack = self.kv_pack = cross.q_pack = &self_pack;
+    }
+    if (memory && memory_pad && row_packing_init(&memory_pack, memory_pad, B, Tm) &&
+        worth_packing(&memory_pack)) {
+        memory = op_pack_rows(memory, &memory_pack);
+        cross.kv_pack = &memory_pack;
+    }
     for (int i = 0; i < s->n_layers; i++) {
         const Layer *l = &s->layers[i];
         if (cache) {
@@ -175,10 +199,16 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
         }
         if (run->self_probs) self.probs = run->self_probs + i * self_size;
         if (run->cross_probs) cross.probs = run->cross_probs + i * cross_size;
-        x = sublayer(s, l, SUB_SELF, x, NULL, &self);
-        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, x, memory, &cross);
-        x = sublayer(s, l, SUB_FFN, x, NULL, NULL);
+        x = sublayer(s, l, SUB_SELF, x, NULL, &self, self.q_pack);
+        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, x, memory, &cross, self.q_pack);
+        x = sublayer(s, l, SUB_FFN, x, NULL, NULL, self.q_pack);
     }
     if (cache) cache->len += T;
-    return norm_forward(&s->norm, x);
+    x = norm_forward(&s->norm, x);
+    if (run->rows_out) {   // the head's rows: the token rows, packed here if not before
+        if (padded && !self.q_pack) x = op_pack_rows(x, &self_pack);
+        *run->rows_out = padded ? self_pack : (RowPacking){NULL, B * T, B, T};
+        return x;
+    }
+    return self.q_pack ? op_unpack_rows(x, &self_pack) : x;     // padding rows 0
 }

@@ -67,9 +67,13 @@ typedef struct StackRun {
     float *self_probs;   // or NULL: [n_layers][B][H][T][Tk]
                          // self-attention probabilities (Tk = len + T)
     float *cross_probs;  // or NULL: [n_layers][B][H][T][Tm] cross-attention probabilities
+    RowPacking *rows_out;  // or NULL: the output keeps the packing of a padded batch, (n,d)
+                           // token rows, and *rows_out says which (rows NULL: all B*T rows,
+                           // nothing was padded); the training loss scores these rows only
 } StackRun;
 
-// x (B,T,d) -> (B,T,d). key_pad (B,T) marks padded positions of x (NULL with a cache:
+// x (B,T,d) -> (B,T,d), padding rows 0 (or packed, see rows_out). key_pad (B,T) marks padded
+// positions of x, whose rows the stack computes nothing for (NULL with a cache:
 // decoding feeds no padding); memory (B,Tm,d) and memory_pad (B,Tm) are used by
 // cross-attention (NULL otherwise; with a cache, the memory set by kv_cache_set_memory is
 // used). run may be NULL.

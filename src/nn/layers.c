@@ -12,9 +12,9 @@ Tensor *dropout_forward(const Dropout *d, Tensor *x) {
     return op_dropout(x, d->p, rng_next(d->rng));
 }
 
-Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y) {
+Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y, const RowPacking *packed) {
     if (d->p <= 0) return op_add(x, y);
-    return op_add_dropout(x, y, d->p, rng_next(d->rng));
+    return op_add_dropout(x, y, d->p, rng_next(d->rng), packed);
 }
 
 void linear_declare(Linear *l, Params *ps, const char *name, int in, int out, int has_bias) {
@@ -106,10 +106,16 @@ static Tensor *cache_append(float *cache, const Tensor *x, int start, int capaci
     return all;
 }
 
+// The projection of packed rows, back in the padded layout attention runs on.
+static Tensor *projected(const Linear *l, Tensor *x, const RowPacking *p) {
+    Tensor *y = linear_forward(l, x);
+    return p ? op_unpack_rows(y, p) : y;
+}
+
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const AttnCall *c) {
-    Tensor *q = linear_forward(&m->q_proj, x_q);                       // (B,Tq,d)
-    Tensor *k = c->mem_k ? c->mem_k : linear_forward(&m->k_proj, x_kv); // (B,Tk,d)
-    Tensor *v = c->mem_v ? c->mem_v : linear_forward(&m->v_proj, x_kv); // (B,Tk,d)
+    Tensor *q = projected(&m->q_proj, x_q, c->q_pack);                       // (B,Tq,d)
+    Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, c->kv_pack); // (B,Tk,d)
+    Tensor *v = c->mem_v ? c->mem_v : projected(&m->v_proj, x_kv, c->kv_pack); // (B,Tk,d)
     if (c->rope) {
         q = pos_rotate(c->rope, q, c->rows);
         k = pos_rotate_key(c->rope, k, c->rows);
@@ -124,5 +130,6 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
                       .seed = drop->p > 0 ? rng_next(drop->rng) : 0, .probs = c->probs,
                       .logit_train_length = c->logit_train_length };
     Tensor *y = op_attention(q, k, v, &args);                          // (B,Tq,d)
+    if (c->q_pack) y = op_pack_rows(y, c->q_pack);                     // (n,d)
     return linear_forward(&m->o_proj, y);
 }

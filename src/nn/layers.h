@@ -16,8 +16,9 @@
 // training.
 typedef struct Dropout { float p; Rng *rng; } Dropout;
 Tensor *dropout_forward(const Dropout *d, Tensor *x);
-// x + dropout_forward(d, y), fused (op_add_dropout): the same draw and the same bits.
-Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y);
+// x + dropout_forward(d, y), fused (op_add_dropout): the same draw and the same bits; packed
+// (or NULL): x and y are packed rows, masked as in the padded layout.
+Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y, const RowPacking *packed);
 
 // Linear: xavier-uniform weight (decayed), zero bias; with has_bias = 0 no bias tensor at all
 // (bias NULL, nothing named NAME.bias).
@@ -62,6 +63,10 @@ typedef struct AttnCall {
     const Dropout *drop;        // on the probabilities (required)
     float *probs;               // (B,H,Tq,Tk) sink for the probabilities, or NULL
     int logit_train_length;     // model.attn_logit_scale = log: n_train (AttnArgs), else 0
+    // Packed rows (ops.h, RowPacking), or NULL: x_q holds the packed token rows of q_pack
+    // (n,d) and the output is packed the same way; x_kv those of kv_pack. Attention itself
+    // runs on the padded (B,T,d) layout.
+    const RowPacking *q_pack, *kv_pack;
     // Incremental decoding. Cross-attention: the memory's keys and values, projected once
     // (x_kv is not read). Self-attention: past_k, past_v (B,capacity,d) hold the keys and
     // values of positions 0 .. rows.start-1; the new rows' are appended there and every
@@ -70,6 +75,6 @@ typedef struct AttnCall {
     float *past_k, *past_v;
     int capacity;
 } AttnCall;
-// x_q (B,Tq,d) attends to x_kv (B,Tk,d) -> (B,Tq,d).
+// x_q (B,Tq,d) attends to x_kv (B,Tk,d) -> (B,Tq,d) (packed rows: see AttnCall).
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const AttnCall *c);
 #endif

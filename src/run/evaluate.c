@@ -7,27 +7,50 @@
 #include "run/decode.h"
 #include "run/diagnose.h"
 
-Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out) {
+// The targets of the packed rows: targets[rows[r]] for each r.
+static const int *packed_targets(const int *targets, const RowPacking *p) {
+    int *picked = arena_alloc(tensor_arena(), sizeof(int) * (size_t)p->n);
+    for (int r = 0; r < p->n; r++) picked[r] = targets[p->rows[r]];
+    return picked;
+}
+
+// The logits of a translator's or language model's token rows only, as the stack left them
+// packed (StackRun.rows_out), and in *targets the target of each of those rows.
+static Tensor *token_row_logits(Model *m, const Batch *b, const int **targets) {
+    RowPacking rows;
+    StackRun run = {.rows_out = &rows};
+    Tensor *logits = m->cfg.model == MODEL_LM
+        ? lm_logits(m, b->tgt_in, b->B, b->T_tgt, &run)
+        : decoder_logits(m, model_encode(m, b->src, b->B, b->T_src, NULL), b->src, b->T_src,
+                         b->tgt_in, b->B, b->T_tgt, &run);
+    *targets = rows.rows ? packed_targets(b->tgt_out, &rows) : b->tgt_out;
+    return logits;
+}
+
+Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_out,
+                   long *correct) {
     Tensor *logits;
     const int *targets;
+    int ignore = m->cfg.model == MODEL_CLASSIFIER ? -1 : TOK_PAD;
     switch (m->cfg.model) {
     case MODEL_CLASSIFIER:
         logits = classifier_logits(m, b->src, b->B, b->T_src);
         targets = b->labels;
         break;
-    case MODEL_TRANSLATOR:
-    case MODEL_LSTM:
-        logits = translator_logits(m, b->src, b->B, b->T_src, b->tgt_in, b->T_tgt);
-        targets = b->tgt_out;
-        break;
-    default:
-        logits = lm_logits(m, b->tgt_in, b->B, b->T_tgt, NULL);
+    default:   // the translators and the language model
+        if (!logits_out && m->cfg.model != MODEL_LSTM) {
+            logits = token_row_logits(m, b, &targets);
+            break;
+        }
+        logits = m->cfg.model == MODEL_LM
+            ? lm_logits(m, b->tgt_in, b->B, b->T_tgt, NULL)
+            : translator_logits(m, b->src, b->B, b->T_src, b->tgt_in, b->T_tgt);
         targets = b->tgt_out;
         break;
     }
     if (logits_out) *logits_out = logits;
-    return op_cross_entropy(logits, targets, m->cfg.model == MODEL_CLASSIFIER ? -1 : TOK_PAD,
-                            smoothing);
+    if (correct) *correct = count_correct(logits, targets, (int)tensor_rows(logits), ignore);
+    return op_cross_entropy(logits, targets, ignore, smoothing);
 }
 
 static int argmax(const float *row, int n) {
@@ -183,7 +206,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
         ArenaMark mark = arena_mark(a);
         Tensor *logits;
-        Tensor *loss = batch_loss(m, &b, 0, &logits);
+        Tensor *loss = batch_loss(m, &b, 0, &logits, NULL);
         long tokens = classifier ? nb : b.n_tgt_tokens;
         loss_sum += (double)loss->data[0] * tokens;
         r->n_tokens += tokens;
@@ -301,7 +324,7 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
         ArenaMark mark = arena_mark(tensor_arena());
         Tensor *logits;
         // the training loss, unsmoothed
-        loss_sum += (double)batch_loss(m, &b, 0, &logits)->data[0] * nb * T;
+        loss_sum += (double)batch_loss(m, &b, 0, &logits, NULL)->data[0] * nb * T;
         correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
         // The last `last` targets of each window: the others are ignored (as <pad> is).
         int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);

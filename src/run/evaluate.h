@@ -6,9 +6,12 @@
 #include "run/diagnose.h"
 #include "run/task.h"
 
-// Logits of a batch (classifier (B,C); translator and lm (B*T,V)) and the mean token
-// cross-entropy over non-pad targets (the classifier's targets are the labels).
-Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits);
+// The mean token cross-entropy of a batch over its non-pad targets (the classifier's targets
+// are the labels). logits (or NULL) receives the logits of every position (classifier (B,C);
+// translator and lm (B*T,V)), as evaluation reads them; without it a padded batch's head runs
+// on its token rows only (the training step). correct (or NULL) receives the number of scored
+// targets the logits' argmax gets right.
+Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits, long *correct);
 // Number of rows of `logits` whose argmax equals the target (targets == ignore skipped).
 long    count_correct(const Tensor *logits, const int *targets, int n, int ignore);
 

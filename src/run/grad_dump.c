@@ -57,7 +57,7 @@ int grad_dump(Model *m, const Task *t, Config *c, const char *path, char *err, i
     tape_reset();
     params_zero_grad(&m->ps);
     Tensor *logits;
-    Tensor *loss = batch_loss(m, &b, c->label_smoothing, &logits);
+    Tensor *loss = batch_loss(m, &b, c->label_smoothing, &logits, NULL);
     tape_backward(loss);
     tape_reset();
     tape_set_enabled(was_recording);

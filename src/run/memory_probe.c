@@ -61,7 +61,7 @@ static int invert(double *a, int n) {
 
 // ------------------------------------------------------------------------- one probe run
 
-// Token ids of a probe batch: real tokens (no padding), whatever the vocabulary.
+// Token ids of a probe batch: real tokens, whatever the vocabulary.
 static void fill(int *ids, long n, int V) {
     int first = TOK_EOS + 1, kinds = V - first;
     for (long i = 0; i < n; i++) ids[i] = kinds > 0 ? first + (int)(i % kinds) : TOK_EOS;
@@ -105,10 +105,17 @@ static void run_pass(MemoryProbe *p, ProbeKind k, int B, int S, int T, Arena *a,
             fill(tgt, 2L * B * T, lm ? m->src_vocab : m->tgt_vocab);
             b.n_tgt_tokens = B * T;
         }
+        // Batches of sequences are padded (a text stream's windows never are), as here with
+        // one token: the stack's layers then run padded, and the loss's head on the token rows
+        // (models/transformer.c); a batch with more padding packs its layers and takes less.
+        if (m->cfg.task != TASK_LM) {
+            if (b.T_src) src[(long)B * b.T_src - 1] = TOK_PAD;
+            if (b.tgt_in) b.tgt_in[(long)B * T - 1] = b.tgt_out[(long)B * T - 1] = TOK_PAD;
+        }
         model_set_training(m, train);
         tape_set_enabled(train);
         tape_reset();
-        Tensor *loss = batch_loss(m, &b, train ? m->cfg.label_smoothing : 0, NULL);
+        Tensor *loss = batch_loss(m, &b, train ? m->cfg.label_smoothing : 0, NULL, NULL);
         if (train) tape_backward(loss);
         tape_reset();
     }

@@ -8,7 +8,7 @@ int train_step(Model *m, const Batch *b, AdamW *opt, StepArgs args, StepResult *
     tape_reset();
     params_zero_grad(&m->ps);
     model_seed_positions(m, (uint64_t)args.step);   // randomized positions: this step's draw
-    Tensor *loss = batch_loss(m, b, args.label_smoothing, &out->logits);
+    Tensor *loss = batch_loss(m, b, args.label_smoothing, NULL, &out->correct);
     tape_backward(loss);
     out->loss = loss->data[0];
     out->grad_norm = grad_norm(&m->ps);   // clipped inside the update below

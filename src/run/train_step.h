@@ -19,7 +19,7 @@ typedef struct StepArgs {
 typedef struct StepResult {
     float   loss;            // the batch's mean loss
     float   grad_norm;       // the global L2 norm of the gradient, before clipping
-    Tensor *logits;          // in the tensor arena: valid until it is reset (the next step)
+    long    correct;         // targets (classifier: sentences) the logits' argmax got right
 } StepResult;
 
 // Resets the tensor arena (tensor_set_arena) and the tape, zeroes the gradients, seeds this

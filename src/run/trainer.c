@@ -105,11 +105,8 @@ static void make_batch(Training *tr, Batch *b) {
 // the learning rate and the gradient norm.
 static void log_step(const Training *tr, long step, const Batch *b, const StepResult *s,
                      float lr) {
-    int classifier = tr->model.cfg.model == MODEL_CLASSIFIER;
-    long right = classifier ? count_correct(s->logits, b->labels, b->B, -1)
-                            : count_correct(s->logits, b->tgt_out, b->B * b->T_tgt, TOK_PAD);
     LogRow row = {.step = step, .split = "train", .loss = log_cell(s->loss),
-                  .token_acc = log_cell((double)right / b->n_tgt_tokens), .lr = log_cell(lr),
+                  .token_acc = log_cell((double)s->correct / b->n_tgt_tokens), .lr = log_cell(lr),
                   .grad_norm = log_cell(s->grad_norm), .tokens = training_tokens(tr)};
     train_log_row(tr->log, &row, tr->log_tokens);
 }

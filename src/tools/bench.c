@@ -356,7 +356,7 @@ static Result bench_eval(int T, int runs) {
     for (int r = 0; r < runs; r++) {
         arena_reset(&arena);
         double t0 = wall_seconds();
-        batch_loss(&m, &b, 0, NULL);
+        batch_loss(&m, &b, 0, NULL, NULL);
         ms[r] = (wall_seconds() - t0) * 1000;
     }
     tape_set_enabled(1);
