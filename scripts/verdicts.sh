@@ -9,6 +9,7 @@ usage: scripts/verdicts.sh [--out DIR]
 
 Reads the per-seed rows of
   results/eos_decision/results.csv          translator, +EOS / -EOS / oracle / randomized
+  results/eos_decision_converge/results.csv the same, trained until 99% validation exact match
   results/extrapolate/results.csv           translator, rope evaluated with rope_base=40000
   results/lengthgen/results.csv             translator copy and reverse, plain and randomized
   results/lengthgen/lm_results.csv          decoder-only copy, reverse, duplicate (+ logscale)
@@ -154,20 +155,24 @@ MRR=results/lengthgen/lm_mrr.csv
 LMC=results/lengthgen_converge/lm_results.csv
 MRRC=results/lengthgen_converge/lm_mrr.csv
 RB=results/rope_base_converge/results.csv
+EOSC=results/eos_decision_converge/results.csv
 FB=results/finetune_budget/results.csv
-for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB"; do
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
 function put(key, seed, metric) { if (f(metric) != "") { V[key "|" metric, seed] = f(metric) + 0; SEEDS[seed] = 1 } }
 FILENAME == EOS { k = "eos|" f("variant") "|" f("scheme") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+# the same translators trained to convergence (eos_decision.sh --converge)
+FILENAME == EOSC { k = "eosc|" f("variant") "|" f("scheme") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == EXT { k = "ext|" f("view") "|" f("scheme") "|" f("x")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
@@ -384,6 +389,10 @@ END {
     SUMCLAIM["rope_base"] = "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)"
     SUMCLAIM["eos_oracle"] = "no end token, decoded to the true length: extrapolates far better (Newman et al. 2020)"
     SUMCLAIM["random_translator"] = "randomized positions extrapolate better (Ruoss et al. 2023)"
+    INTRO["eos_oracle_converged"] = "As eos_oracle, on translators trained until their validation exact match reached 99% (`scripts/eos_decision.sh --converge`, ceiling 10000 steps; results/eos_decision_converge/). A model that hit the ceiling first has not learned its task, and its rows are untested."
+    INTRO["random_translator_converged"] = "As random_translator, on the translators trained to convergence (results/eos_decision_converge/)."
+    SUMCLAIM["eos_oracle_converged"] = "the same on translators trained to convergence"
+    SUMCLAIM["random_translator_converged"] = "the same on translators trained to convergence"
     SUMCLAIM["random_copy"] = "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)"
     SUMCLAIM["longer_training"] = "none (target: 90% exact match at 2x the training length)"
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
@@ -444,6 +453,30 @@ END {
             s " + random", "eos|random|" s "|" LEN[j] "|exact_match",
             s, "eos|eos|" s "|" LEN[j] "|exact_match", "welch",
             "eos|random|" s "|3|exact_match", "eos|eos|" s "|3|exact_match", s == "rope" && LEN[j] == 4, "")
+    }
+
+    # 2b, 3b. eos_oracle_converged, random_translator_converged: the same on translators trained
+    # until their validation exact match reached 99%
+    for (j = 1; j <= 2; j++) for (i = 1; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("eos_oracle_converged", "-EOS + oracle length extrapolates far better than +EOS (Newman et al. 2020)",
+            "translator", "toy_translate", CONVERGED_T, LEN[j] " clauses", "exact_match", 1,
+            s " -EOS + oracle", "eosc|noeos+oracle|" s "|" LEN[j] "|exact_match",
+            s " +EOS", "eosc|eos|" s "|" LEN[j] "|exact_match", "welch",
+            "eosc|noeos+oracle|" s "|3|exact_match", "eosc|eos|" s "|3|exact_match", s == "rope" && LEN[j] == 4, "")
+        cmp("eos_oracle_converged", "-EOS + oracle length extrapolates far better than +EOS (Newman et al. 2020)",
+            "translator", "toy_translate", CONVERGED_T, LEN[j] " clauses", "exact_match", 1,
+            s " +EOS + oracle", "eosc|eos+oracle|" s "|" LEN[j] "|exact_match",
+            s " +EOS", "eosc|eos|" s "|" LEN[j] "|exact_match", "paired",
+            "eosc|eos|" s "|3|exact_match", "eosc|eos|" s "|3|exact_match", 0, "the oracle alone, same models")
+    }
+    for (j = 1; j <= 2; j++) for (i = 2; i <= nsch; i++) {
+        s = SCH[i]
+        cmp("random_translator_converged", "randomized positions extrapolate better (Ruoss et al. 2023)",
+            "translator", "toy_translate", CONVERGED_T, LEN[j] " clauses", "exact_match", 1,
+            s " + random", "eosc|random|" s "|" LEN[j] "|exact_match",
+            s, "eosc|eos|" s "|" LEN[j] "|exact_match", "welch",
+            "eosc|random|" s "|3|exact_match", "eosc|eos|" s "|3|exact_match", s == "rope" && LEN[j] == 4, "")
     }
 
     # 4. random_copy: 600 steps, averaged over lengths 17-64 (and over the eight schemes), and the 3000-step RoPE copier
@@ -558,8 +591,8 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "`results/lengthgen/results.csv`, `results/lengthgen/lm_results.csv`," > mdout
     print "`results/lengthgen_random/long/results.csv`, `results/lengthgen_long_lm/results.csv`," > mdout
     print "`results/extend_context/results.csv`, `results/finetune_budget/results.csv` and the studies" > mdout
-    print "trained to convergence (`results/lengthgen_converge/`, `results/rope_base_converge/`); every" > mdout
-    print "row is also in `verdicts.csv`." > mdout
+    print "trained to convergence (`results/lengthgen_converge/`, `results/rope_base_converge/`," > mdout
+    print "`results/eos_decision_converge/`); every row is also in `verdicts.csv`." > mdout
     print "Effect: A − B, in points for percentages (exact match, token accuracy), in nats for" > mdout
     print "losses. Paired: the same trained models evaluated two ways, Student t interval on the" > mdout
     print "per-seed differences. Welch: different trained models (even with the same seeds), Welch t" > mdout
