@@ -176,10 +176,13 @@ rm -f "$out/curves.body"
 
 # ---- plots: exact match against clauses per variant; rope's diagnosis per variant
 max_train=$(config_value task max_clauses configs/rope.ini)
+# (with --partial a variant or its diagnosed scheme may have no finished run yet: no plot then)
 variant_lines | cut -d'|' -f1 | while read -r variant; do
+    grep -q "^$variant," "$out/results.csv" || continue
     plot --x length --y exact_match --group scheme --spread --filter variant="$variant" --vline "$max_train" \
         --vline-label "trained on 1..$max_train" --title "exact match, $variant" --xlabel clauses \
         -o "$out/exact_$variant.svg" "$out/results.csv"
+    grep -q "^$variant,$DIAG_SCHEME," "$out/positions.csv" || continue
     plot --x index --y token_acc --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
         --filter by=position --title "$DIAG_SCHEME, $variant: teacher-forced accuracy by target position" \
         --xlabel "target position" -o "$out/${DIAG_SCHEME}_${variant}_position.svg" "$out/positions.csv"

@@ -250,14 +250,19 @@ report ed_positions_agree "$(awk -F, 'FNR == 1 { file++; next }
     "$Q/results.csv" "$Q/positions.csv")"
 report ed_curves_csv "$(csv_check "$Q/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun ed scripts/eos_decision.sh "$Q"
-# --partial trains nothing, leaves a missing run out of the tables and names it in results.md.
+# --partial trains nothing, leaves a missing run out of the tables and names it in results.md;
+# with the diagnosed scheme's randomized run missing too, that variant gets no diagnosis plot.
 mv "$Q/runs/noeos-fire-s1" "$TMP/noeos-fire-s1"
+mv "$Q/runs/random-rope-s1" "$TMP/random-rope-s1"
+rm -f "$Q/rope_random_position.svg"
 if scripts/eos_decision.sh --quick --out "$Q" --partial >"$TMP/ed.partial" 2>&1 && ! grep -q "train  " "$TMP/ed.partial" \
         && [ ! -e "$Q/runs/noeos-fire-s1" ]; then
-    report ed_partial "$(grep -q 'or are empty:\*\* `noeos-fire-s1`\.$' "$Q/results.md" || echo "results.md does not name the missing run"
-        ! grep -q '^noeos+oracle,fire,' "$Q/results.csv" || echo "the missing run has rows in results.csv")"
+    report ed_partial "$(grep -q 'or are empty:\*\* `noeos-fire-s1`, `random-rope-s1`\.$' "$Q/results.md" || echo "results.md does not name the missing runs"
+        ! grep -q '^noeos+oracle,fire,' "$Q/results.csv" || echo "the missing run has rows in results.csv"
+        [ ! -e "$Q/rope_random_position.svg" ] || echo "a diagnosis plot of a run that is missing")"
 else fail ed_partial "$(tail -3 "$TMP/ed.partial")"; fi
 mv "$TMP/noeos-fire-s1" "$Q/runs/noeos-fire-s1"
+mv "$TMP/random-rope-s1" "$Q/runs/random-rope-s1"
 
 # --converge: with an until every run meets at its only evaluation (val_loss <= 100, ceiling
 # 1 x 30 steps), each run converges at step 30, and the table says so per training
