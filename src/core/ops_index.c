@@ -227,8 +227,8 @@ Tensor *op_rel_bias(Tensor *table, const int *bucket, int Tq, int Tk) {
 }
 
 // --- packed rows: the token rows of a padded batch, without the padding ------------------
-// op_pack_rows and op_unpack_rows are each other's adjoint, so each one's backward is the
-// other's forward (with assignment where nothing was written yet).
+// Packing is a gather of rows (op_embedding over x's rows), unpacking its adjoint: a scatter
+// into zeros, whose backward gathers the gradient's rows again.
 
 int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
     int n = 0;
@@ -245,61 +245,26 @@ int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
     return 1;
 }
 
-// dst rows (of C floats) rows[r] <- src rows r, for r < n; with fill, every other dst row <- 0.
-static void scatter_rows(float *dst, const float *src, const int *rows, int n, int total, int C,
-                         int fill, int add) {
-    int next = 0;   // the first dst row not yet written
-    for (int r = 0; r < n; r++) {
-        float *d = dst + (long)rows[r] * C;
-        const float *s = src + (long)r * C;
-        if (fill && rows[r] > next)
-            memset(dst + (long)next * C, 0, sizeof(float) * (size_t)(rows[r] - next) * C);
-        if (add) for (int c = 0; c < C; c++) d[c] += s[c];
-        else memcpy(d, s, sizeof(float) * (size_t)C);
-        next = rows[r] + 1;
-    }
-    if (fill && total > next)
-        memset(dst + (long)next * C, 0, sizeof(float) * (size_t)(total - next) * C);
-}
-
-// dst rows r <- src rows rows[r] (add: +=), for r < n.
-static void gather_rows(float *dst, const float *src, const int *rows, int n, int C, int add) {
-    for (int r = 0; r < n; r++) {
-        float *d = dst + (long)r * C;
-        const float *s = src + (long)rows[r] * C;
-        if (add) for (int c = 0; c < C; c++) d[c] += s[c];
-        else memcpy(d, s, sizeof(float) * (size_t)C);
-    }
-}
-
-static void pack_rows_backward(const Node *n) {
-    Tensor *x = n->in[0];
-    int C = tensor_cols(x), acc = grad_accumulates(x);
-    // not accumulating: the padding rows' gradient is 0, the token rows' is the output's
-    scatter_rows(x->grad, n->out->grad, n->aux, n->i[0], (int)tensor_rows(x), C, !acc, acc);
-}
-
 Tensor *op_pack_rows(Tensor *x, const RowPacking *p) {
-    int C = tensor_cols(x);
     if (tensor_rows(x) != (long)p->B * p->T) {
         fprintf(stderr, "op_pack_rows: %ld rows, the packing has %d x %d\n", tensor_rows(x),
                 p->B, p->T);
         abort();
     }
-    int grad = tape_needs_grad(x, NULL, NULL);
-    Tensor *out = tensor_new2(p->n, C, grad);
-    gather_rows(out->data, x->data, p->rows, p->n, C, 0);
-    if (grad) {
-        Node *n = tape_record("pack_rows", pack_rows_backward, out, x, NULL, NULL);
-        n->aux = p->rows;
-        n->i[0] = p->n;
-    }
-    return out;
+    int shape[2] = {p->B * p->T, tensor_cols(x)};
+    return op_embedding(tensor_view(x, 2, shape), p->rows, p->n);
 }
 
 static void unpack_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
-    gather_rows(x->grad, n->out->grad, n->aux, n->i[0], tensor_cols(x), grad_accumulates(x));
+    const int *rows = n->aux;
+    int C = tensor_cols(x), acc = grad_accumulates(x);
+    for (int r = 0; r < n->i[0]; r++) {   // dx row r = the gradient of output row rows[r]
+        float *d = x->grad + (long)r * C;
+        const float *g = n->out->grad + (long)rows[r] * C;
+        if (acc) for (int c = 0; c < C; c++) d[c] += g[c];
+        else memcpy(d, g, sizeof(float) * (size_t)C);
+    }
 }
 
 Tensor *op_unpack_rows(Tensor *x, const RowPacking *p) {
@@ -310,7 +275,14 @@ Tensor *op_unpack_rows(Tensor *x, const RowPacking *p) {
     }
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new3(p->B, p->T, C, grad);
-    scatter_rows(out->data, x->data, p->rows, p->n, p->B * p->T, C, 1, 0);
+    int next = 0;   // the first output row not yet written; the ones before a token row are padding
+    for (int r = 0; r <= p->n; r++) {
+        int row = r < p->n ? p->rows[r] : p->B * p->T;
+        memset(out->data + (long)next * C, 0, sizeof(float) * (size_t)(row - next) * C);
+        if (r < p->n)
+            memcpy(out->data + (long)row * C, x->data + (long)r * C, sizeof(float) * (size_t)C);
+        next = row + 1;
+    }
     if (grad) {
         Node *n = tape_record("unpack_rows", unpack_rows_backward, out, x, NULL, NULL);
         n->aux = p->rows;

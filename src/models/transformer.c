@@ -179,6 +179,8 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     // padding is masked. Each token's row is computed as in the padded layout, bit for bit.
     RowPacking self_pack = {0}, memory_pack = {0};
     int padded = !cache && key_pad && row_packing_init(&self_pack, key_pad, B, T);
+    // a batch without padding (the language model's text windows) needs no masks at all
+    if (key_pad && !padded) self.key_pad = self.query_pad = cross.query_pad = NULL;
     if (padded && worth_packing(&self_pack)) {
         x = op_pack_rows(x, &self_pack);
         self.q_pack = self.kv_pack = cross.q_pack = &self_pack;

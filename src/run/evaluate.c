@@ -206,12 +206,12 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
         ArenaMark mark = arena_mark(a);
         Tensor *logits;
-        Tensor *loss = batch_loss(m, &b, 0, &logits, NULL);
+        long right;
+        Tensor *loss = batch_loss(m, &b, 0, &logits, &right);
         long tokens = classifier ? nb : b.n_tgt_tokens;
         loss_sum += (double)loss->data[0] * tokens;
         r->n_tokens += tokens;
-        correct += classifier ? count_correct(logits, b.labels, nb, -1)
-                              : count_correct(logits, b.tgt_out, nb * b.T_tgt, TOK_PAD);
+        correct += right;
         if (classifier)
             for (int i = 0; i < nb; i++)
                 memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
@@ -323,9 +323,10 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
         }
         ArenaMark mark = arena_mark(tensor_arena());
         Tensor *logits;
+        long right;
         // the training loss, unsmoothed
-        loss_sum += (double)batch_loss(m, &b, 0, &logits, NULL)->data[0] * nb * T;
-        correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
+        loss_sum += (double)batch_loss(m, &b, 0, &logits, &right)->data[0] * nb * T;
+        correct += right;
         // The last `last` targets of each window: the others are ignored (as <pad> is).
         int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
         for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
