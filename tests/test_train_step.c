@@ -4,10 +4,14 @@
 // reports the norm before clipping, and leaves the model and the optimizer untouched when the
 // loss is not finite; log.csv writes a missing value (or a NaN) as an empty cell, and
 // train_log_start keeps the rows up to the step, drops a torn last line and keeps or replaces
-// the comment lines.
+// the comment lines. On micro-batches a step is the batch's rows run apart, each loss weighted
+// by its share of the scored targets and the gradients summed in order (bit for bit, by hand),
+// the whole batch's step within rounding, and the same on one thread or two.
+#include <omp.h>
 #include <string.h>
 #include "check.h"
 #include "fs_helpers.h"
+#include "core/ops.h"
 #include "core/tape.h"
 #include "io/fileio.h"
 #include "run/evaluate.h"
@@ -23,14 +27,17 @@ static int src[2 * 4] = {8, 3, 0, 0, 5, 6, 7, 3}, tin[2 * 3] = {2, 11, 0, 2, 9, 
 static const Batch batch = {.B = 2, .T_src = 4, .T_tgt = 3, .src = src, .tgt_in = tin,
                             .tgt_out = tout, .n_tgt_tokens = 5};
 
-static void build(Model *m, AdamW *opt) {
+static void build_with(Model *m, AdamW *opt, float dropout) {
     Config c;
     config_defaults(&c);
     c.d_model = 16; c.n_heads = 2; c.d_ff = 20; c.enc_layers = 1; c.dec_layers = 1;
     c.seed = 3;
+    if (dropout >= 0) c.dropout = dropout;   // else the default
     model_build(m, &c, 20, 24, 0);
     adamw_init(opt, &m->ps, c.beta1, c.beta2, c.eps, c.weight_decay);
 }
+
+static void build(Model *m, AdamW *opt) { build_with(m, opt, -1); }
 
 static void free_model(Model *m, AdamW *opt) {
     adamw_free(opt);
@@ -105,6 +112,93 @@ static void test_not_finite_updates_nothing(void) {
     CHECK(moments, "the optimizer's moments changed");
     free(before);
     free_model(&m, &opt);
+}
+
+// Row r of the batch alone: its loss, weighted by w, backpropagated into m's zeroed gradients.
+static float row_backward(Model *m, int r, float w) {
+    Batch row = batch;
+    row.B = 1;
+    row.src += r * batch.T_src, row.tgt_in += r * batch.T_tgt, row.tgt_out += r * batch.T_tgt;
+    arena_reset(&arena);
+    tape_reset();
+    params_zero_grad(&m->ps);
+    model_seed_positions(m, 1);
+    Tensor *loss = batch_loss(m, &row, 0, NULL, NULL);
+    float l = loss->data[0];
+    tape_backward(op_scale(loss, w));
+    return l;
+}
+
+// Two micro-batches of one row each: row 0 scores 2 targets, row 1 3, so their losses weigh
+// 2/5 and 3/5 (not 1/2 each), and the update is that of the summed gradients.
+static void test_micro_batches_by_hand(void) {
+    Model a, r0, r1;
+    AdamW oa, o0, o1;
+    build_with(&a, &oa, 0);
+    build_with(&r0, &o0, 0);
+    build_with(&r1, &o1, 0);
+    MicroBatches mb;
+    char err[128];
+    CHECK(micro_batches_init(&mb, &a, 2, err, sizeof err) == 0, "%s", err);
+    StepArgs args = {.step = 1, .lr = 1e-2f, .clip = 0.5f, .micro = &mb};
+    StepResult s;
+    CHECK(train_step(&a, &batch, &oa, args, &s) == 0, "refused");
+    float l0 = row_backward(&r0, 0, 2.0f / 5), l1 = row_backward(&r1, 1, 3.0f / 5);
+    float want = 2.0f / 5 * l0 + 3.0f / 5 * l1;
+    CHECK(fabsf(s.loss - want) <= 1e-6f * want, "loss %.8g, by hand %.8g", s.loss, want);
+    for (long j = 0; j < r0.ps.total; j++) r0.ps.grad[j] += r1.ps.grad[j];
+    float norm = grad_norm(&r0.ps);
+    adamw_step_scaled(&o0, &r0.ps, args.lr, clip_scale(norm, args.clip));
+    CHECK(s.grad_norm == norm, "gradient norm %g, by hand %g", s.grad_norm, norm);
+    CHECK(memcmp(a.ps.data, r0.ps.data, sizeof(float) * (size_t)a.ps.total) == 0,
+          "parameters differ from the hand-summed step");
+    micro_batches_free(&mb);
+    free_model(&a, &oa);
+    free_model(&r0, &o0);
+    free_model(&r1, &o1);
+}
+
+// With dropout (each micro-batch draws its own): the same parameters, bit for bit, on one
+// thread and on two; and without dropout the whole batch's step within rounding.
+static void test_micro_batches_threads(void) {
+    Model m[3];
+    AdamW o[3];
+    MicroBatches mb[2];
+    char err[128];
+    StepResult s[3];
+    int threads = omp_get_max_threads();
+    for (int i = 0; i < 2; i++) {
+        build_with(&m[i], &o[i], 0.2f);
+        CHECK(micro_batches_init(&mb[i], &m[i], 2, err, sizeof err) == 0, "%s", err);
+        omp_set_num_threads(i + 1);
+        for (long step = 1; step <= 3; step++)
+            train_step(&m[i], &batch, &o[i],
+                       (StepArgs){.step = step, .lr = 1e-2f, .clip = 1, .micro = &mb[i]}, &s[i]);
+    }
+    omp_set_num_threads(threads);
+    CHECK(s[0].loss == s[1].loss && s[0].grad_norm == s[1].grad_norm,
+          "1 thread: loss %.9g norm %.9g; 2 threads: %.9g %.9g", s[0].loss, s[0].grad_norm,
+          s[1].loss, s[1].grad_norm);
+    CHECK(memcmp(m[0].ps.data, m[1].ps.data, sizeof(float) * (size_t)m[0].ps.total) == 0,
+          "parameters differ between 1 and 2 threads");
+    for (int i = 0; i < 2; i++) {
+        micro_batches_free(&mb[i]);
+        free_model(&m[i], &o[i]);
+    }
+    build_with(&m[0], &o[0], 0);
+    build_with(&m[2], &o[2], 0);
+    CHECK(micro_batches_init(&mb[0], &m[0], 2, err, sizeof err) == 0, "%s", err);
+    train_step(&m[0], &batch, &o[0], (StepArgs){.step = 1, .lr = 1e-2f, .micro = &mb[0]}, &s[0]);
+    train_step(&m[2], &batch, &o[2], (StepArgs){.step = 1, .lr = 1e-2f}, &s[2]);
+    CHECK(fabsf(s[0].loss - s[2].loss) <= 1e-6f * s[2].loss &&
+          fabsf(s[0].grad_norm - s[2].grad_norm) <= 1e-5f * s[2].grad_norm,
+          "micro-batches: loss %.8g norm %.8g; whole batch: %.8g %.8g", s[0].loss,
+          s[0].grad_norm, s[2].loss, s[2].grad_norm);
+    CHECK(s[0].correct == s[2].correct, "correct %ld, whole batch %ld", s[0].correct,
+          s[2].correct);
+    micro_batches_free(&mb[0]);
+    free_model(&m[0], &o[0]);
+    free_model(&m[2], &o[2]);
 }
 
 static char *read_all(const char *path) {
@@ -187,6 +281,8 @@ int main(void) {
     RUN(test_step_is_its_parts);
     RUN(test_step_clips);
     RUN(test_not_finite_updates_nothing);
+    RUN(test_micro_batches_by_hand);
+    RUN(test_micro_batches_threads);
     RUN(test_log_missing_cells);
     RUN(test_log_start);
     RUN(test_log_start_tokens);

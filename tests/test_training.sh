@@ -55,6 +55,15 @@ if [ -s "$TMP/runs/det_a/log.csv" ] && cmp -s "$TMP/runs/det_a/log.csv" "$TMP/ru
 else fail log_bit_identical "two runs with the same seed wrote different log.csv"; fi
 if cmp -s "$TMP/runs/det_a/log.csv" "$TMP/runs/det_1t/log.csv"; then ok log_same_for_1_and_2_threads
 else fail log_same_for_1_and_2_threads "$(diff "$TMP/runs/det_a/log.csv" "$TMP/runs/det_1t/log.csv" | head -4)"; fi
+# Micro-batches (two half-batches at once, one a thread): the same log on 1 and 2 threads, and a
+# different one from the whole batch's (other dropout draws for the second half).
+for t in 1 2; do
+    "$BIN_DIR/train" "$TMP/order.ini" model.pos=rope model.dropout=0.1 run.name=micro_$t run.threads=$t \
+        train.micro_batches=2 train.steps=60 >/dev/null 2>&1
+done
+if [ -s "$TMP/runs/micro_1/log.csv" ] && cmp -s "$TMP/runs/micro_1/log.csv" "$TMP/runs/micro_2/log.csv" &&
+    ! cmp -s "$TMP/runs/micro_1/log.csv" "$TMP/runs/det_a/log.csv"; then ok micro_batches_log_same_for_1_and_2_threads
+else fail micro_batches_log_same_for_1_and_2_threads "$(diff "$TMP/runs/micro_1/log.csv" "$TMP/runs/micro_2/log.csv" | head -4)"; fi
 
 # A translator learns the toy task: a one-layer model after 200 steps of 32 sentences is far
 # below chance on held-out sentences (measured 1.39; a uniform guess over the 76 English tokens scores ln 76 = 4.3). Kept small

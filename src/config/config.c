@@ -133,6 +133,9 @@ static const Key KEYS[] = {
 
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
+    // split each batch into this many runs of rows, forwarded and backpropagated at once, one
+    // a thread, their gradients summed (run/micro_batches.h); 1 = the whole batch, ops parallel
+    INT("train", micro_batches, "1", 1, 256),
     FLT("train", lr, "1e-3", 0, 10, LO_OPEN),
     ENUM("train", schedule, "cosine", "constant", "cosine", "noam"),
     INT("train", warmup, "100", 0, 1e9),
@@ -726,6 +729,10 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
         return invalid(c, c->until_compare != UNTIL_OFF ? "until" : "patience", NULL, err, errlen,
                        "%s needs a validation split (task.val_src, task.val_tgt)",
                        c->until_compare != UNTIL_OFF ? "until" : "patience");
+    if (c->micro_batches > c->batch_size)
+        return invalid(c, "micro_batches", "batch_size", err, errlen,
+                       "micro_batches (%d) must be at most batch_size (%d): each needs a row",
+                       c->micro_batches, c->batch_size);
     if (c->schedule == SCHED_NOAM && c->warmup < 1)
         return invalid(c, "warmup", "schedule", err, errlen, "schedule = noam needs warmup >= 1");
     double bytes;

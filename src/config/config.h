@@ -130,6 +130,7 @@ typedef struct Config {
     // [train]
     int   steps;
     int   batch_size;
+    int   micro_batches;       // the batch split into this many, run at once (run/micro_batches.h)
     float lr;
     Schedule schedule;         // constant | cosine | noam
     int   warmup;

@@ -29,9 +29,10 @@ Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int 
     return &p->t;
 }
 
-void params_alloc(Params *ps) {
+static void alloc_with(Params *ps, float *shared_data) {
     size_t bytes = sizeof(float) * (size_t)(ps->total ? ps->total : 1);
-    ps->data = calloc(1, bytes);
+    ps->data_shared = shared_data != NULL;
+    ps->data = shared_data ? shared_data : calloc(1, bytes);
     ps->grad = calloc(1, bytes);
     if (!ps->data || !ps->grad) {
         fprintf(stderr, "out of memory: %ld parameters\n", ps->total);
@@ -42,6 +43,9 @@ void params_alloc(Params *ps) {
         ps->list[i]->t.grad = ps->grad + ps->list[i]->offset;
     }
 }
+
+void params_alloc(Params *ps) { alloc_with(ps, NULL); }
+void params_alloc_shared(Params *ps, float *data) { alloc_with(ps, data); }
 
 void params_init(Params *ps, Rng *r) {
     for (int i = 0; i < ps->n; i++) {
@@ -65,7 +69,7 @@ Param *params_find(Params *ps, const char *name) {
 void params_free(Params *ps) {
     for (int i = 0; i < ps->n; i++) free(ps->list[i]);
     free(ps->list);
-    free(ps->data);
+    if (!ps->data_shared) free(ps->data);
     free(ps->grad);
     memset(ps, 0, sizeof *ps);
 }

@@ -23,12 +23,16 @@ typedef struct Params {
     int n, cap;
     long total;           // elements
     float *data, *grad;   // one buffer each, `total` floats
+    int data_shared;      // data is another Params' (params_alloc_shared): not freed here
 } Params;
 
 // Declare a parameter. Its data pointer is NULL until params_alloc.
 Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int decay,
                   ParamInit init);
 void    params_alloc(Params *ps);            // zero-filled values and gradients
+// Zero-filled gradients of its own, and data: the values of another Params declared the same
+// way (a copy of a model for a micro-batch, run/micro_batches.h).
+void    params_alloc_shared(Params *ps, float *data);
 // Every parameter by its ParamInit, in declaration order (xavier draws come from r in that order).
 void    params_init(Params *ps, Rng *r);
 void    params_zero_grad(Params *ps);

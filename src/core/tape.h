@@ -21,6 +21,15 @@ struct Node {
     float *saved;         // op-specific saved floats, arena-owned
 };
 
+// The tape ops record on. Each thread has its own default tape; a thread that runs one of
+// a step's micro-batches (run/micro_batches.h) records on that micro-batch's tape instead, so
+// micro-batches on different threads never share one.
+typedef struct Tape { Node *nodes; int n, cap; int disabled; } Tape;
+// Record on t from now on in this thread (NULL: the thread's default tape); returns the tape
+// recorded on before.
+Tape *tape_use(Tape *t);
+void  tape_free(Tape *t);   // its nodes
+
 // Gradients are recorded only while enabled (default: enabled). Evaluation turns it off,
 // which also stops ops from allocating gradients or saving what backward would need.
 void tape_set_enabled(int on);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Arena *step_arena;
+static _Thread_local Arena *step_arena;   // each thread its own: micro-batches run at once
 enum { GRAD_FLAG_BYTES = 64 };
 
 void   tensor_set_arena(Arena *a) { step_arena = a; }

@@ -18,8 +18,9 @@ typedef struct Tensor {
     int grad_flagged;     // grad comes from tensor_new: a "written yet?" flag sits in front of it
 } Tensor;
 
-// The arena that tensor_new and the tape allocate from. Owned by the caller (the training
-// loop resets it every step). tensor_set_arena must be called before any op.
+// The arena that tensor_new and the tape allocate from, one per thread (a thread running a
+// micro-batch allocates from that micro-batch's). Owned by the caller (the training loop
+// resets it every step). tensor_set_arena must be called before any op in that thread.
 void   tensor_set_arena(Arena *a);
 Arena *tensor_arena(void);
 

@@ -43,6 +43,13 @@ void model_declare(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, in
     }
 }
 
+// Every dropout of the model draws its seeds from m->dropout_rng.
+static void draw_dropout_from(Model *m) {
+    Stack *stacks[2] = {&m->encoder, &m->decoder};
+    for (int i = 0; i < 2; i++) stacks[i]->drop.rng = stacks[i]->attn_drop.rng = &m->dropout_rng;
+    m->lstm.drop.rng = &m->dropout_rng;
+}
+
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes) {
     model_declare(m, cfg, src_vocab, tgt_vocab, n_classes);
     Params *ps = &m->ps;
@@ -51,12 +58,17 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
     params_init(ps, &init);   // each declaration names its init (layers.h, pos/*.c, embed_table)
     m->dropout_rng = rng_stream((uint64_t)cfg->seed, RNG_DROPOUT);
     model_seed_positions(m, MODEL_EVAL_DRAW);
-    Stack *stacks[2] = {&m->encoder, &m->decoder};
-    for (int i = 0; i < 2; i++) {
-        stacks[i]->drop.rng = stacks[i]->attn_drop.rng = &m->dropout_rng;
-    }
-    m->lstm.drop.rng = &m->dropout_rng;
+    draw_dropout_from(m);
     model_set_training(m, 1);
+}
+
+void model_share(Model *copy, const Model *m) {
+    model_declare(copy, &m->cfg, m->src_vocab, m->tgt_vocab, m->n_classes);
+    params_alloc_shared(&copy->ps, m->ps.data);
+    copy->dropout_rng = m->dropout_rng;
+    copy->pos_rng = m->pos_rng;
+    draw_dropout_from(copy);
+    model_set_training(copy, m->training);
 }
 
 void model_set_training(Model *m, int on) {

@@ -31,6 +31,10 @@ typedef struct Model {
 // RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
 // otherwise (classifier and lm use src_vocab).
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
+// A model for one micro-batch of m's steps (run/micro_batches.h): m's configuration and
+// parameter values (shared, not copied), gradients of its own; its random streams are set by
+// the caller each step. model_free releases it and leaves m's values alone.
+void model_share(Model *copy, const Model *m);
 // model_build's declarations only: m->ps.total counts the parameters, nothing is allocated
 // (the memory estimate's parameter term); model_free releases it.
 void model_declare(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);

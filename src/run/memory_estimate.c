@@ -264,10 +264,12 @@ static void note_eval_splits(Est *x, const Task *t, int val, int test) {
 
 void memory_estimate_train(const Config *c, const Task *t, MemoryEstimate *e) {
     Est x;
-    // Weights, gradients, two AdamW moments; saving builds the whole file (weights and
-    // moments) in one buffer; a resume reads the file and decodes it (twice that).
-    start(&x, e, c, vocab_of(t), 16 + (c->resume[0] ? 24 : 12), "parameters and Adam",
-          memory_data_bytes(c));
+    // Weights, gradients, two AdamW moments, the gradients of each micro-batch past the first;
+    // saving builds the whole file (weights and moments) in one buffer; a resume reads the file
+    // and decodes it (twice that). The micro-batches' arenas together hold about what the
+    // whole batch's would.
+    start(&x, e, c, vocab_of(t), 16 + 4 * (c->micro_batches - 1) + (c->resume[0] ? 24 : 12),
+          "parameters and Adam", memory_data_bytes(c));
     MemoryPass shape = split_lengths(c, t, t ? &t->train : NULL);
     MemoryPass step = {c->batch_size, c->model == MODEL_LM ? 0 : shape.T_src,
                        c->task == TASK_LM ? c->window : shape.T_tgt, 1, 0};

@@ -6,6 +6,7 @@
 #include "core/optim.h"
 #include "data/batch.h"
 #include "models/model.h"
+#include "run/micro_batches.h"
 
 // The settings of one update.
 typedef struct StepArgs {
@@ -13,6 +14,7 @@ typedef struct StepArgs {
     float lr;                // this update's learning rate (lr_at)
     float clip;              // the largest gradient norm (0: no clipping)
     float label_smoothing;
+    const MicroBatches *micro;   // the batch in micro-batches, or NULL: whole
 } StepArgs;
 
 // What the step measured.
@@ -23,7 +25,8 @@ typedef struct StepResult {
 } StepResult;
 
 // Resets the tensor arena (tensor_set_arena) and the tape, zeroes the gradients, seeds this
-// step's positions, runs the forward pass to the loss and the backward pass, then AdamW with
+// step's positions, runs the forward pass to the loss and the backward pass (on args.micro's
+// micro-batches when it has more than one), then AdamW with
 // the gradient clipped to args.clip, folded into the update (adamw_step_scaled). Returns 0;
 // or -1 when the loss or the gradient norm is not finite: then nothing was updated (the
 // parameters and the optimizer are as before the step) and the caller stops.

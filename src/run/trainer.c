@@ -161,6 +161,7 @@ int train_run(Config *c, char *err, int errlen) {
     arena_on_failure(&arena, guard_out_of_memory, &tr);
     long start = 0;
     int rc = setup(&tr, err, errlen);
+    if (!rc) rc = micro_batches_init(&tr.micro, &tr.model, c->micro_batches, err, errlen);
     if (!rc && c->resume[0]) rc = train_resume(&tr, &start, err, errlen);
     else if (!rc && c->init_from[0]) rc = train_init_from(&tr, err, errlen);
     int finished = 0;
@@ -214,7 +215,7 @@ int train_run(Config *c, char *err, int errlen) {
         make_batch(&tr, &b);
         float lr = lr_at(c->schedule, step - 1, c->steps, c->lr, c->warmup, c->min_lr_ratio);
         StepArgs args = {.step = step, .lr = lr, .clip = c->clip,
-                         .label_smoothing = c->label_smoothing};
+                         .label_smoothing = c->label_smoothing, .micro = &tr.micro};
         StepResult s;
         if (train_step(&tr.model, &b, &tr.opt, args, &s)) {
             rc = guard_not_finite(&tr, step, &s, err, errlen);
@@ -266,6 +267,7 @@ int train_run(Config *c, char *err, int errlen) {
 done:
     sampler_free(&tr.sampler);
     adamw_free(&tr.opt);
+    micro_batches_free(&tr.micro);
     model_free(&tr.model);
     task_free(&tr.task);
     arena_free(&arena);

@@ -10,6 +10,7 @@
 #include "core/optim.h"
 #include "data/sampler.h"
 #include "models/model.h"
+#include "run/micro_batches.h"
 #include "run/memory_estimate.h"
 #include "run/task.h"
 #include "run/train_log.h"
@@ -19,6 +20,7 @@ typedef struct Training {
     Config *c;
     Task task;
     Model model;
+    MicroBatches micro;          // train.micro_batches
     AdamW opt;
     Sampler sampler;
     char dir[512], ckpt[600], log_path[600];   // out_dir/name, its model.safetensors, log.csv

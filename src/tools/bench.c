@@ -28,7 +28,8 @@
 #include "run/train_step.h"
 
 static const char *USAGE =
-    "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--busy] [--tsv]\n"
+    "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--micro-batches K] [--busy]\n"
+    "               [--tsv]\n"
     "\n"
     "Training tokens/s and ms/step (median of N runs) for standard shapes, matmul GFLOP/s\n"
     "and fused attention forward+backward throughput, the cost of an OpenMP fork/join, for\n"
@@ -39,6 +40,8 @@ static const char *USAGE =
     "  --runs N         timed repetitions per measurement, the median is shown (default 5)\n"
     "  --only LIST      any of: toy, multi30k, lstm, lstm30k, lm, llama, lm256, lm768, lm768x4,\n"
     "                   copy, lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
+    "  --micro-batches K  training steps split each batch into K micro-batches, run at once\n"
+    "                   (train.micro_batches, src/run/micro_batches.h; default 1)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
@@ -283,6 +286,8 @@ static double peak_gflops(double *per_cpu_s) {
 // before, median over the runs.
 typedef struct { double value, aux, peak, cpu, base, peak_frac, gflops; } Result;
 
+static int micro_batches = 1;   // --micro-batches
+
 static Result bench_model(const Shape *s, int runs) {
     Config c;
     shape_config(s, &c);
@@ -300,7 +305,14 @@ static Result bench_model(const Shape *s, int runs) {
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i], &flops[i]);
     double base = peak_mib();
     // The trainer's step (run/train_step.h) at a fixed learning rate. Warm-up: size the arena.
-    StepArgs args = {.step = 1, .lr = 1e-3f, .clip = c.clip, .label_smoothing = c.label_smoothing};
+    MicroBatches micro;
+    char err[128];
+    if (micro_batches_init(&micro, &m, micro_batches, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    StepArgs args = {.step = 1, .lr = 1e-3f, .clip = c.clip, .label_smoothing = c.label_smoothing,
+                     .micro = &micro};
     StepResult out;
     for (int i = 0; i < 2; i++) train_step(&m, &batches[i % NB], &opt, args, &out);
     double *ms = malloc(sizeof(double) * runs), *tps = malloc(sizeof(double) * runs),
@@ -330,6 +342,7 @@ static Result bench_model(const Shape *s, int runs) {
     free(ms); free(tps); free(cpu); free(frac); free(gf);
     for (int i = 0; i < NB; i++) batch_free(&batches[i]);
     adamw_free(&opt);
+    micro_batches_free(&micro);
     model_free(&m);
     arena_free(&arena);
     return res;
@@ -552,6 +565,8 @@ int main(int argc, char **argv) {
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             only = argv[++i];
+        } else if (!strcmp(argv[i], "--micro-batches") && i + 1 < argc) {
+            micro_batches = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--tsv")) {
             tsv = 1;
         } else if (!strcmp(argv[i], "--busy")) {
@@ -561,7 +576,10 @@ int main(int argc, char **argv) {
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
-    if (runs < 1 || n_threads < 1) { fputs(USAGE, stderr); return 2; }
+    if (runs < 1 || n_threads < 1 || micro_batches < 1 || micro_batches > 64) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
     const char *unknown = only ? unknown_name(only) : NULL;
     if (unknown) {
         fprintf(stderr, "bench: --only: no shape or measurement '%.*s' (see --help)\n",
