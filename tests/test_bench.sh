@@ -32,3 +32,13 @@ if "$BIN_DIR/bench" --only toy,tyo >"$TMP/out3" 2>"$TMP/err3"; then
     fail "bench: unknown --only name refused" "exit 0: $(head -c 200 "$TMP/out3")"
 elif grep -q "no shape or measurement 'tyo'" "$TMP/err3"; then ok "bench: unknown --only name refused"
 else fail "bench: unknown --only name refused" "$(head -c 200 "$TMP/err3")"; fi
+
+# --micro-batches: the forked children train on micro-batches (one a thread) and report rows.
+if [ -x "$BIN_DIR/bench" ] && timeout 120 "$BIN_DIR/bench" --only lmcopy --threads 1,2 --runs 1 \
+        --micro-batches 2 --tsv >"$TMP/out4" 2>"$TMP/err4"; then
+    rows=$(awk -F'\t' '$1 == "train" && $2 == "lmcopy" && $4 > 0' "$TMP/out4" | wc -l)
+    if [ "$rows" -eq 2 ]; then ok "bench: --micro-batches 2 on 1 and 2 threads"
+    else fail "bench: --micro-batches 2 on 1 and 2 threads" "$rows rows of 2: $(head -c 300 "$TMP/out4")"; fi
+else
+    fail "bench: --micro-batches 2 on 1 and 2 threads" "exit or timeout: $(tail -c 300 "$TMP/err4" 2>/dev/null)"
+fi
