@@ -101,9 +101,7 @@ seed_list=$(seq_list "$seeds")
 stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
 case " $schemes " in *" rope "*) ;; *) stretches="" ;; esac
 
-: >"$out/results.body"
 : >"$out/curves.body"
-: >"$out/positions.body"
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
 add_rows() {
     awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
@@ -153,11 +151,11 @@ eval_all() {
             run=$out/runs/$_kind-$scheme-s$seed
             if [ "$_view" = length ]; then
                 [ -s "$run/positions_$_name.csv" ] || rm -f "$run/eval_$_name.csv"
-                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@" --positions "$run/positions_$_name.csv"
+                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@" --positions "$run/positions_$_name.csv" || continue
                 prefix_csv "$scheme,$seed" "$run/positions_$_name.csv" >>"$out/positions.body"
                 pos_header=$(head -1 "$run/positions_$_name.csv")
             else
-                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@"
+                cached_eval "$run/eval_$_name.csv" "$BIN_DIR/eval" "$run" "$@" || continue
             fi
             add_rows "$_view" "$scheme" "$seed" "$run/eval_$_name.csv"
         done
@@ -165,42 +163,38 @@ eval_all() {
     for stretch in $stretches; do
         for seed in $seed_list; do
             run=$out/runs/$_kind-rope-s$seed
-            cached_eval "$run/eval_${_name}_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" "$@" "${stretch#*:}"
+            cached_eval "$run/eval_${_name}_${stretch%%:*}.csv" "$BIN_DIR/eval" "$run" "$@" "${stretch#*:}" || continue
             add_rows "$_view" "${stretch%%:*}" "$seed" "$run/eval_${_name}_${stretch%%:*}.csv"
         done
     done
 }
 
-# ---- views 1 and 2: the translator
-if want_view 1 || want_view 2; then
-    add_curves tr translator "$tr_schemes"
-    t_view=$(now)
-    if want_view 1; then
-        eval_all tr length lengths "$schemes" splits=none lengths="$lengths"
-        say "view 1 (longer sentences) evaluated: $(( $(now) - t_view )) s"
-    fi
-    t_view=$(now)
+# evaluate_views: every view's evaluations into results.body (and view 1's per-position
+# diagnosis into positions.body), afresh; run_evaluations runs it (lib.sh).
+evaluate_views() {
+    : >"$out/results.body"
+    : >"$out/positions.body"
+    # view 1: longer sentences; view 2: shifted positions
+    if want_view 1; then eval_all tr length lengths "$schemes" splits=none lengths="$lengths"; fi
     if want_view 2; then
         for scheme in $pos_schemes; do
             for seed in $seed_list; do
                 run=$out/runs/tr-$scheme-s$seed
                 for k in $offsets; do
-                    cached_eval "$run/eval_offset_$k.csv" "$BIN_DIR/eval" "$run" splits=val pos_offset="$k"
+                    cached_eval "$run/eval_offset_$k.csv" "$BIN_DIR/eval" "$run" splits=val pos_offset="$k" || continue
                     add_rows offset "$scheme" "$seed" "$run/eval_offset_$k.csv" val "$k"
                 done
             done
         done
-        say "view 2 (shifted positions) evaluated: $(( $(now) - t_view )) s"
     fi
-fi
-
-# ---- view 3: the language model on longer windows
-if want_view 3; then
-    add_curves lm lm "$pos_schemes"
-    t_view=$(now)
-    eval_all lm window windows "$pos_schemes" lengths="$windows"
-    say "view 3 (longer windows) evaluated: $(( $(now) - t_view )) s"
-fi
+    # view 3: the language model on longer windows
+    if want_view 3; then eval_all lm window windows "$pos_schemes" lengths="$windows"; fi
+}
+if want_view 1 || want_view 2; then add_curves tr translator "$tr_schemes"; fi
+if want_view 3; then add_curves lm lm "$pos_schemes"; fi
+t_view=$(now)
+run_evaluations evaluate_views
+say "evaluated: $(( $(now) - t_view )) s"
 
 { echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
 # the columns of ./train's log.csv, from any run of this invocation

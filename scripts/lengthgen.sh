@@ -181,8 +181,9 @@ lm_trainings() {
     done
 }
 
-# Evaluates every run once per variant and gathers lm_results.csv and lm_curves.csv.
-lm_collect() {
+# Evaluates every run once per variant into lm_results.csv.tmp and lm_curves.body (afresh;
+# run_evaluations runs it, lib.sh).
+lm_evaluate() {
     echo "task,scheme,variant,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/lm_results.csv.tmp"
     : >"$out/lm_curves.body"
     for seed in $(seq_list "$seeds"); do
@@ -192,7 +193,7 @@ lm_collect() {
                     name=$(lm_field "$variant" 1); run=$(lm_run "$task" "$scheme" "$seed" "$variant")
                     # shellcheck disable=SC2046 # the eval overrides are separate words
                     cached_eval "$run/eval-$name.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
-                        test_size="$test_size" $(lm_field "$variant" 3)
+                        test_size="$test_size" $(lm_field "$variant" 3) || continue
                     awk -F, -v p="$task,$scheme,$name,$seed" -v q="$(converge_cells "$run" "$run/eval-$name.csv")" \
                         "$CSV_COLUMNS"'row && cell("split") == "test" {
                         print p "," cells("length examples loss token_acc exact_match") q }' \
@@ -202,6 +203,11 @@ lm_collect() {
             done
         done
     done
+}
+
+# Gathers lm_results.csv and lm_curves.csv, every run evaluated once per variant.
+lm_collect() {
+    run_evaluations lm_evaluate
     mv "$out/lm_results.csv.tmp" "$out/lm_results.csv"
     { echo "task,scheme,seed,$(head -1 "$out/runs/lm-copy-none-s1/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
     rm -f "$out/lm_curves.body"
@@ -320,39 +326,47 @@ trainings() {
     done
 }
 run_trainings trainings "$out"
-echo "task,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
-: >"$out/curves.body"
-: >"$out/positions.body"
-# score RUN EVAL_CSV LABEL [OVERRIDES...]: evaluate RUN (cached in EVAL_CSV), rows labelled LABEL
+# score RUN EVAL_CSV LABEL [OVERRIDES...]: evaluate RUN (cached in EVAL_CSV), rows labelled LABEL;
+# 1 when cached_eval only listed it (run_evaluations)
 score() {
     _run=$1 _csv=$2 _label=$3; shift 3
-    cached_eval "$_csv" "$BIN_DIR/eval" "$_run" splits=none lengths="$lengths" test_size="$test_size" "$@"
+    cached_eval "$_csv" "$BIN_DIR/eval" "$_run" splits=none lengths="$lengths" test_size="$test_size" "$@" ||
+        return 1
     awk -F, -v p="$task,$_label,$seed" -v q="$(converge_cells "$_run" "$_csv")" "$CSV_COLUMNS"'row && cell("split") == "test" {
         print p "," cells("length examples loss token_acc exact_match") q }' \
         "$_csv" >>"$out/results.csv.tmp"
 }
-for seed in $(seq_list "$seeds"); do
-    for task in $TASKS; do
-        for variant in $variants; do
-            for scheme in $(variant_schemes "$variant"); do
-                run=$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed
-                if [ "$variant" = plain ]; then   # with the per-position diagnosis
-                    label=$scheme
-                    [ -s "$run/positions.csv" ] || rm -f "$run/eval.csv"
-                    score "$run" "$run/eval.csv" "$label" --positions "$run/positions.csv"
-                    prefix_csv "$task,$label,$seed" "$run/positions.csv" >>"$out/positions.body"
-                    pos_header=$(head -1 "$run/positions.csv")
-                else   # positions drawn as in training (the paper's evaluation), and 0..n-1
-                    label="$scheme + $variant"
-                    score "$run" "$run/eval.csv" "$label" eval.positions=sampled
-                    score "$run" "$run/eval_plain.csv" "$label (plain)" eval.positions=plain
-                fi
-                prefix_csv "$task,$label,$seed" "$run/log.csv" >>"$out/curves.body"
-                log_header=$(head -1 "$run/log.csv")
+# Every translator evaluated into results.csv.tmp, curves.body and positions.body (afresh).
+evaluate_translators() {
+    echo "task,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
+    : >"$out/curves.body"
+    : >"$out/positions.body"
+    for seed in $(seq_list "$seeds"); do
+        for task in $TASKS; do
+            for variant in $variants; do
+                for scheme in $(variant_schemes "$variant"); do
+                    run=$out/runs/$task-$scheme$(variant_suffix "$variant")-s$seed
+                    if [ "$variant" = plain ]; then   # with the per-position diagnosis
+                        label=$scheme
+                        [ -s "$run/positions.csv" ] || rm -f "$run/eval.csv"
+                        score "$run" "$run/eval.csv" "$label" --positions "$run/positions.csv" || continue
+                        prefix_csv "$task,$label,$seed" "$run/positions.csv" >>"$out/positions.body"
+                        pos_header=$(head -1 "$run/positions.csv")
+                    else   # positions drawn as in training (the paper's evaluation), and 0..n-1
+                        label="$scheme + $variant"
+                        listed=0
+                        score "$run" "$run/eval.csv" "$label" eval.positions=sampled || listed=1
+                        score "$run" "$run/eval_plain.csv" "$label (plain)" eval.positions=plain || listed=1
+                        [ $listed = 0 ] || continue
+                    fi
+                    prefix_csv "$task,$label,$seed" "$run/log.csv" >>"$out/curves.body"
+                    log_header=$(head -1 "$run/log.csv")
+                done
             done
         done
     done
-done
+}
+run_evaluations evaluate_translators
 mv "$out/results.csv.tmp" "$out/results.csv"
 { echo "task,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"

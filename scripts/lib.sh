@@ -65,6 +65,14 @@ seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 
 # with --refused one whose message contains TEXT (a setting the model itself refuses): OUT then
 # holds the refusal as a `# refused: ...` comment and no rows, an empty cell in the tables.
 cached_eval() {
+    if [ -n "$EVAL_PLAN" ]; then   # run_evaluations' listing pass: note it if missing, use nothing
+        _o=$1; [ "$1" = --refused ] && _o=$3
+        if ! { [ -s "$_o" ] && ! [ "$(dirname "$_o")/model.safetensors" -nt "$_o" ]; }; then
+            for _w in "$@"; do shell_quote "$_w"; done >>"$EVAL_PLAN"
+            echo >>"$EVAL_PLAN"
+        fi
+        return 1
+    fi
     _refused=
     if [ "$1" = --refused ]; then _refused=$2; shift 2; fi
     _out=$1; shift
@@ -76,6 +84,45 @@ cached_eval() {
     else
         cat "$_out.err" >&2; die "evaluation failed: $*"
     fi
+}
+
+# run_evaluations FUNCTION: FUNCTION evaluates (cached_eval) and gathers the results; with
+# run_jobs > 1 the evaluations it needs run first, run_jobs at once. A run trained with --jobs
+# keeps run.threads = 1 in its config.ini, which ./eval takes too, so evaluations one after
+# another would use one core of the machine. FUNCTION runs twice: first with EVAL_PLAN set,
+# where cached_eval lists each missing evaluation and returns 1 without running it, so
+# FUNCTION must skip what reads an evaluation's file when cached_eval fails
+# (`cached_eval ... || continue`) and must start its output files afresh; then, once the
+# listed evaluations are done, as usual, every evaluation cached.
+EVAL_PLAN=""
+run_evaluations() {
+    if [ "$run_jobs" -gt 1 ]; then
+        EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX")
+        "$1"
+        _plan=$EVAL_PLAN; EVAL_PLAN=""
+        _n=$(grep -c . "$_plan" || :)
+        if [ "$_n" -gt 0 ]; then
+            _workers=$(( run_jobs < _n ? run_jobs : _n ))
+            say "$_n evaluations, $_workers at once"
+            _claims=$(mktemp -d "${TMPDIR:-/tmp}/eval_claims.XXXXXX")
+            for _w in $(seq_list "$_workers"); do
+                (
+                    _i=1
+                    while [ $_i -le "$_n" ]; do
+                        if mkdir "$_claims/$_i" 2>/dev/null; then
+                            _line=$(sed -n "${_i}p" "$_plan")
+                            eval "cached_eval $_line" || :
+                        fi
+                        _i=$((_i + 1))
+                    done
+                ) &
+            done
+            wait
+            rm -rf "$_claims"
+        fi
+        rm -f "$_plan"
+    fi
+    "$1"
 }
 
 # CSV_COLUMNS: an awk prelude for reading CSV columns by name rather than by position. Put it
