@@ -29,7 +29,7 @@ Example: scripts/bench_ab.sh --only toy,lmcopy,copy --threads 2 --pairs 9 cb9cb4
 EOF
 }
 
-only=toy,lmcopy threads=2 pairs=7 tsv= md= b_args=
+only=toy,lmcopy threads=2 pairs=7 tsv='' md='' b_args=''
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;

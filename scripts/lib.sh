@@ -58,6 +58,21 @@ config_value() {
 
 # seq_list N -> "1 2 ... N"
 seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 1)); done; echo $_o; }
+# each_claimed PLAN N WORKERS CLAIMS COMMAND: WORKERS processes at once, each taking the next
+# of the N tasks (lines of PLAN) nobody has claimed (mkdir CLAIMS/I is atomic) and running
+# COMMAND PLAN I, until none is left; a failed task does not stop its worker.
+each_claimed() {
+    for _w in $(seq_list "$3"); do
+        (
+            _i=1
+            while [ $_i -le "$2" ]; do
+                if mkdir "$4/$_i" 2>/dev/null; then "$5" "$1" $_i || :; fi
+                _i=$((_i + 1))
+            done
+        ) &
+    done
+    wait
+}
 
 # cached_eval [--refused TEXT] OUT CMD...: run CMD (an ./eval call) into OUT unless OUT exists
 # and is newer than the checkpoint beside it (a run that trained on, to a higher ceiling, is
@@ -95,6 +110,7 @@ cached_eval() {
 # (`cached_eval ... || continue`) and must start its output files afresh; then, once the
 # listed evaluations are done, as usual, every evaluation cached.
 EVAL_PLAN=""
+eval_task() { _line=$(sed -n "$2p" "$1"); eval "cached_eval $_line"; }   # PLAN I: its line I
 run_evaluations() {
     if [ "$run_jobs" -gt 1 ]; then
         EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX")
@@ -105,19 +121,7 @@ run_evaluations() {
             _workers=$(( run_jobs < _n ? run_jobs : _n ))
             say "$_n evaluations, $_workers at once"
             _claims=$(mktemp -d "${TMPDIR:-/tmp}/eval_claims.XXXXXX")
-            for _w in $(seq_list "$_workers"); do
-                (
-                    _i=1
-                    while [ $_i -le "$_n" ]; do
-                        if mkdir "$_claims/$_i" 2>/dev/null; then
-                            _line=$(sed -n "${_i}p" "$_plan")
-                            eval "cached_eval $_line" || :
-                        fi
-                        _i=$((_i + 1))
-                    done
-                ) &
-            done
-            wait
+            each_claimed "$_plan" "$_n" "$_workers" "$_claims" eval_task
             rm -rf "$_claims"
         fi
         rm -f "$_plan"
@@ -402,18 +406,8 @@ run_trainings() {
         [ "$_workers" -gt "$_n" ] && _workers=$_n
         say "$_n trainings, $_workers at once, $RUN_THREADS each"
     fi
-    # Each worker takes the next task nobody has claimed (mkdir is atomic) until none is left.
     _claims=$2/.claims; rm -rf "$_claims"; mkdir -p "$_claims"
-    for _w in $(seq_list "$_workers"); do
-        (
-            _i=1
-            while [ $_i -le "$_n" ]; do
-                if mkdir "$_claims/$_i" 2>/dev/null; then task_run "$RUN_PLAN" $_i || :; fi
-                _i=$((_i + 1))
-            done
-        ) &
-    done
-    wait
+    each_claimed "$RUN_PLAN" "$_n" "$_workers" "$_claims" task_run
     rm -rf "$_claims"
     : >"$RUN_PLAN"; "$1" >/dev/null
     _left=$(wc -l <"$RUN_PLAN")
