@@ -79,10 +79,12 @@ each_claimed() {
 # evaluated again); atomic, so an interrupted evaluation is simply redone. Any failure stops the script, except
 # with --refused one whose message contains TEXT (a setting the model itself refuses): OUT then
 # holds the refusal as a `# refused: ...` comment and no rows, an empty cell in the tables.
+# eval_is_fresh OUT: OUT holds an evaluation of the checkpoint beside it as it is now.
+eval_is_fresh() { [ -s "$1" ] && ! [ "$(dirname "$1")/model.safetensors" -nt "$1" ]; }
 cached_eval() {
     if [ -n "$EVAL_PLAN" ]; then   # run_evaluations' listing pass: note it if missing, use nothing
         _o=$1; [ "$1" = --refused ] && _o=$3
-        if ! { [ -s "$_o" ] && ! [ "$(dirname "$_o")/model.safetensors" -nt "$_o" ]; }; then
+        if ! eval_is_fresh "$_o"; then
             for _w in "$@"; do shell_quote "$_w"; done >>"$EVAL_PLAN"
             echo >>"$EVAL_PLAN"
         fi
@@ -91,7 +93,7 @@ cached_eval() {
     _refused=
     if [ "$1" = --refused ]; then _refused=$2; shift 2; fi
     _out=$1; shift
-    [ -s "$_out" ] && ! [ "$(dirname "$_out")/model.safetensors" -nt "$_out" ] && return 0
+    eval_is_fresh "$_out" && return 0
     if "$@" >"$_out.tmp" 2>"$_out.err"; then
         rm -f "$_out.err"; mv "$_out.tmp" "$_out"
     elif [ -n "$_refused" ] && grep -qF "$_refused" "$_out.err"; then

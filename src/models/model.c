@@ -65,8 +65,6 @@ void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int 
 void model_share(Model *copy, const Model *m) {
     model_declare(copy, &m->cfg, m->src_vocab, m->tgt_vocab, m->n_classes);
     params_alloc_shared(&copy->ps, m->ps.data);
-    copy->dropout_rng = m->dropout_rng;
-    copy->pos_rng = m->pos_rng;
     draw_dropout_from(copy);
     model_set_training(copy, m->training);
 }

@@ -18,12 +18,12 @@ int micro_batches_init(MicroBatches *mb, const Model *m, int k, char *err, int e
         snprintf(err, errlen, "out of memory (train.micro_batches = %d)", k);
         return -1;
     }
+    Arena *step_arena = tensor_arena();   // its out-of-memory handler serves them all
     for (int i = 0; i < k - 1; i++) {
         model_share(&mb->copies[i], m);
         arena_init(&mb->arenas[i], 0);
-        Arena *main_arena = tensor_arena();
-        if (main_arena) arena_on_failure(&mb->arenas[i], main_arena->on_failure,
-                                         main_arena->failure_ctx);
+        if (step_arena) arena_on_failure(&mb->arenas[i], step_arena->on_failure,
+                                         step_arena->failure_ctx);
     }
     return 0;
 }
@@ -87,7 +87,6 @@ float micro_batches_backward(const MicroBatches *mb, Model *m, const Batch *b, f
         tensor_set_arena(arena);
         Tape *tape_before = tape_use(&mb->tapes[i]);
         tape_reset();
-        tape_set_enabled(1);
         Tensor *l = batch_loss(i ? &mb->copies[i - 1] : m, &part[i], smoothing, NULL, &right[i]);
         loss[i] = l->data[0];
         tape_backward(op_scale(l, weight[i]));
