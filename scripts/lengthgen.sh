@@ -41,7 +41,9 @@ run can be restarted.
 The decoder-only part trains configs/algorithmic/lm_<task>.ini (task: copy, reverse, duplicate;
 model = lm, one sequence <eos> input <bos> output <eos>, docs/design.md §5.8) the same way
 (runs DIR/runs/lm-<task>-<scheme>-s<seed>), evaluates each on the same lengths once per
-variant (plain: as trained; logscale: ./eval attn_logit_scale=log, docs/design.md §2.4), and
+variant (plain: as trained; logscale: ./eval attn_logit_scale=log, docs/design.md §2.4; both
+come with --variants plain), trains the variant random (runs DIR/runs/lm-<task>-<scheme>-
+random-s<seed>, every scheme but none, scored on drawn positions) with --variants random, and
 writes:
   lm_results.csv task,scheme,variant,seed,length,examples,loss,token_acc,exact_match
   lm_curves.csv  every decoder-only run's log.csv, with task, scheme and seed columns in front
@@ -138,11 +140,20 @@ LM_TASKS="copy reverse duplicate"
 # The variants, one a line: name|train overrides|eval overrides. A variant without train
 # overrides evaluates the plain runs (DIR/runs/lm-<task>-<scheme>-s<seed>); one with them
 # trains runs of its own (DIR/runs/lm-<task>-<scheme>-<name>-s<seed>).
-LM_VARIANTS="plain||
-logscale||attn_logit_scale=log"
+LM_VARIANTS=""
+case " $variants " in *" plain "*) LM_VARIANTS="plain||
+logscale||attn_logit_scale=log" ;; esac
+case " $variants " in *" random "*) LM_VARIANTS="${LM_VARIANTS:+$LM_VARIANTS
+}random|$(variant_overrides random)|" ;; esac
 
 # lm_field LINE N: field N of a variant line.
 lm_field() { echo "$1" | cut -d'|' -f"$2"; }
+
+# lm_schemes VARIANT_LINE: the schemes the variant has (none has no positions to randomize).
+lm_schemes() {
+    if [ "$(lm_field "$1" 1)" = random ]; then echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' '
+    else echo "$SCHEMES"; fi
+}
 
 # lm_run TASK SCHEME SEED VARIANT_LINE: the run folder the variant evaluates.
 lm_run() {
@@ -169,6 +180,7 @@ lm_trainings() {
             for scheme in $SCHEMES; do
                 plain_done=0
                 echo "$LM_VARIANTS" | while IFS= read -r variant; do
+                    case " $(lm_schemes "$variant") " in *" $scheme "*) ;; *) continue ;; esac
                     train_over=$(lm_field "$variant" 2)
                     if [ -z "$train_over" ]; then [ $plain_done = 0 ] || continue; plain_done=1; fi
                     # shellcheck disable=SC2086 # the overrides are separate words
@@ -186,10 +198,12 @@ lm_trainings() {
 lm_evaluate() {
     echo "task,scheme,variant,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/lm_results.csv.tmp"
     : >"$out/lm_curves.body"
+    rm -f "$out/lm_curves.first"
     for seed in $(seq_list "$seeds"); do
         for task in $LM_TASKS; do
             for scheme in $SCHEMES; do
                 echo "$LM_VARIANTS" | while IFS= read -r variant; do
+                    case " $(lm_schemes "$variant") " in *" $scheme "*) ;; *) continue ;; esac
                     name=$(lm_field "$variant" 1); run=$(lm_run "$task" "$scheme" "$seed" "$variant")
                     # shellcheck disable=SC2046 # the eval overrides are separate words
                     cached_eval "$run/eval-$name.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
@@ -198,7 +212,11 @@ lm_evaluate() {
                         "$CSV_COLUMNS"'row && cell("split") == "test" {
                         print p "," cells("length examples loss token_acc exact_match") q }' \
                         "$run/eval-$name.csv" >>"$out/lm_results.csv.tmp"
-                    [ -n "$(lm_field "$variant" 2)" ] || [ "$name" != plain ] || prefix_csv "$task,$scheme,$seed" "$run/log.csv" >>"$out/lm_curves.body"
+                    # one curve a trained run: the plain runs' and each variant's that trains its own
+                    [ "$name" != logscale ] || continue
+                    curve_scheme=$scheme; [ "$name" = plain ] || curve_scheme="$scheme + $name"
+                    prefix_csv "$task,$curve_scheme,$seed" "$run/log.csv" >>"$out/lm_curves.body"
+                    [ -e "$out/lm_curves.first" ] || echo "$run" >"$out/lm_curves.first"
                 done
             done
         done
@@ -209,8 +227,8 @@ lm_evaluate() {
 lm_collect() {
     run_evaluations lm_evaluate
     mv "$out/lm_results.csv.tmp" "$out/lm_results.csv"
-    { echo "task,scheme,seed,$(head -1 "$out/runs/lm-copy-none-s1/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
-    rm -f "$out/lm_curves.body"
+    { echo "task,scheme,seed,$(head -1 "$(cat "$out/lm_curves.first")/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
+    rm -f "$out/lm_curves.body" "$out/lm_curves.first"
     scripts/mrr.sh --beyond "$lm_train_max" "$out/lm_results.csv" >"$out/lm_mrr.csv"
 }
 
@@ -236,10 +254,12 @@ lm_report() {
         echo "model.pos) read \`<eos> input <bos> output <eos>\` and"
         echo "are trained on inputs of 1..$lm_train_max digits, scored on $test_size held-out inputs of exactly k"
         echo "digits: sequence accuracy by greedy continuation after \`<bos>\`, token accuracy under teacher"
-        echo "forcing. Variants (evaluation only, the same trained models): \`plain\`; \`logscale\` ="
+        echo "forcing. Variants: \`plain\`; \`logscale\` = the same models scored with"
         echo "\`./eval attn_logit_scale=log\` (self-attention scores times log(n)/log(n_train) past the"
-        echo "training length, docs/design.md §2.4). Cells: mean ± sample standard deviation over seeds"
-        echo "1..$seeds, in %."
+        echo "training length, docs/design.md §2.4); \`random\` = models of their own trained with"
+        echo "\`$(variant_overrides random)\` (positions drawn from 0..2047, sorted, docs/design.md"
+        echo "§2.3.8; none has none to draw) and scored on drawn positions. Cells: mean ± sample standard"
+        echo "deviation over seeds 1..$seeds, in %."
         echo
         echo "## Mean reciprocal rank"
         echo
@@ -270,16 +290,23 @@ lm_report() {
                 echo
                 md_pivot "$out/lm_results.csv" scheme length exact_match 100 %.1f task="$task" variant="$name"
             done
-            echo
-            echo "## $task (plain): token accuracy (teacher forcing) by input length"
-            echo
-            md_pivot "$out/lm_results.csv" scheme length token_acc 100 %.1f task="$task" variant=plain
+            for name in $names; do
+                [ "$name" != logscale ] || continue
+                echo
+                echo "## $task ($name): token accuracy (teacher forcing) by input length"
+                echo
+                md_pivot "$out/lm_results.csv" scheme length token_acc 100 %.1f task="$task" variant="$name"
+            done
         done
         if [ $converge = 1 ]; then
             echo
             echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of lm_copy) steps) and CPU seconds"
             echo
-            awk -F, "$CSV_COLUMNS"'head || cell("variant") == "plain"' "$out/lm_results.csv" >"$out/lm_converge.tmp"
+            # one row a trained model: the plain runs, and "SCHEME + random" for the random ones
+            awk -F, -v OFS=, "$CSV_COLUMNS"'head { print; next }
+                row && cell("variant") != "logscale" {
+                    if (cell("variant") != "plain") $(col["scheme"]) = cell("scheme") " + " cell("variant")
+                    print }' "$out/lm_results.csv" >"$out/lm_converge.tmp"
             converge_table "$out/lm_converge.tmp" scheme task
             rm -f "$out/lm_converge.tmp"
         fi
