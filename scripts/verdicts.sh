@@ -6,6 +6,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/verdicts.sh [--out DIR]
        scripts/verdicts.sh --t DF | --paired "A1 A2 ..." "B1 B2 ..." | --welch "A1 ..." "B1 ..."
+       scripts/verdicts.sh --bootstrap "K/N[+K/N...] ..." "K/N[+K/N...] ..."
 
 Reads the per-seed rows of
   results/eos_decision/results.csv          translator, +EOS / -EOS / oracle / randomized
@@ -30,8 +31,14 @@ the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) wi
 
   paired     A and B are the same trained models evaluated two ways: Student t interval on
              the per-seed differences, df = n-1
-  welch      A and B are different trained models (even with the same seeds): Welch t
-             interval, df by Welch-Satterthwaite (fractional)
+  bootstrap  A and B are different trained models (even with the same seeds), compared on
+             exact match: the 2.5th and 97.5th percentiles of 4000 resampled differences, each
+             resample drawing the seeds with replacement and then each seed's test inputs with
+             replacement (an input scores 0 or 1, so a set of N inputs with K exact is a
+             binomial draw Bin(N, K/N)); the note gives the Welch interval beside it
+  welch      A and B are different trained models, on a metric without per-input scores here
+             (token accuracy, MRR, loss): Welch t interval, df by Welch-Satterthwaite
+             (fractional)
   one-sample B is a fixed number (a target): Student t interval of A's mean minus it
 
 t_{0.975,df} is found by bisection on the t distribution's tail, computed with the
@@ -46,6 +53,9 @@ interval excludes 0 in the claim's direction), "opposite" (excludes 0 against it
   --t DF      print t_{0.975,DF} and exit
   --paired A B, --welch A B
               print "mean_diff lo hi df t" for two space-separated samples and exit
+  --bootstrap A B
+              print "mean_diff lo hi" for two samples of seeds, each seed K/N (K of N inputs
+              exact) or several test sets K/N+K/N+... (the seed's mean over them), and exit
 EOF
 }
 
@@ -118,6 +128,59 @@ function welch_ci(a, na, b, nb,   va, vb, se2, df, t, m) {
     t = tq(df); R["df"] = df; R["t"] = t
     R["lo"] = m - t * sqrt(se2); R["hi"] = m + t * sqrt(se2)
 }
+# The bootstrap over seeds and examples, for the exact match of different trained models. A
+# side is NSD[x] seeds of NP[x] test sets each, seed s scoring SK[x, s, j] of SN[x, s, j] inputs
+# exactly on set j; its statistic is the mean over the seeds of the mean over the sets of
+# SK/SN. One resample draws NSD[x] seeds with replacement, then every drawn set'"'"'s inputs with
+# replacement: as an input scores 0 or 1, that count is a binomial draw Bin(SN, SK/SN). The
+# interval: the 2.5th and 97.5th percentiles of BOOT resampled differences A - B. The random
+# stream (Park-Miller, exact in double arithmetic) restarts for every comparison.
+function unif() { RNGX = (48271 * RNGX) % 2147483647; return RNGX / 2147483647 }
+function binom_draw(n, k,   key, j, lo, hi, mid, u, p, tot, lf, l) {
+    if (k <= 0) return 0
+    if (k >= n) return n
+    key = n "," k
+    if (!(key in CDFN)) {   # the cumulative binomial distribution, once for each n and k
+        p = k / n; tot = 0; lf = gammln(n + 1)
+        for (j = 0; j <= n; j++) {
+            l = lf - gammln(j + 1) - gammln(n - j + 1) + j * log(p) + (n - j) * log(1 - p)
+            if (l > -700) tot += exp(l)   # below, exp underflows: the term adds nothing
+            CDF[key, j] = tot
+        }
+        CDFN[key] = tot
+    }
+    u = unif() * CDFN[key]; lo = 0; hi = n
+    while (lo < hi) { mid = int((lo + hi) / 2); if (CDF[key, mid] >= u) hi = mid; else lo = mid + 1 }
+    return lo
+}
+function side_draw(x,   i, s, j, sum, tot) {
+    tot = 0
+    for (i = 1; i <= NSD[x]; i++) {
+        s = 1 + int(unif() * NSD[x]); sum = 0
+        for (j = 1; j <= NP[x]; j++) sum += binom_draw(SN[x, s, j], SK[x, s, j]) / SN[x, s, j]
+        tot += sum / NP[x]
+    }
+    return tot / NSD[x]
+}
+function sort_numbers(v, n,   gap, i, j, t) {   # Shell sort, ascending
+    for (gap = int(n / 2); gap > 0; gap = int(gap / 2))
+        for (i = gap + 1; i <= n; i++) {
+            t = v[i]
+            for (j = i; j > gap && v[j - gap] > t; j -= gap) v[j] = v[j - gap]
+            v[j] = t
+        }
+}
+# Sets R["d"] (the difference of the two sides'"'"' statistics), R["lo"], R["hi"]; R["df"] = -2.
+function bootstrap_ci(   r, D, i, j, s, ma, mb) {
+    ma = 0; for (s = 1; s <= NSD["a"]; s++) { for (j = 1; j <= NP["a"]; j++) ma += SK["a", s, j] / SN["a", s, j] / NP["a"] }
+    mb = 0; for (s = 1; s <= NSD["b"]; s++) { for (j = 1; j <= NP["b"]; j++) mb += SK["b", s, j] / SN["b", s, j] / NP["b"] }
+    RNGX = 1
+    for (r = 1; r <= BOOT; r++) D[r] = side_draw("a") - side_draw("b")
+    sort_numbers(D, BOOT)
+    R["d"] = ma / NSD["a"] - mb / NSD["b"]; R["df"] = -2; R["t"] = 0
+    R["lo"] = D[int(0.025 * BOOT + 0.5)]; R["hi"] = D[int(0.975 * BOOT + 0.5) + 1]
+}
+BEGIN { BOOT = 4000 }
 '
 
 out=results/verdicts
@@ -128,6 +191,23 @@ while [ $# -gt 0 ]; do
         --out) [ $# -ge 2 ] || { echo "$0: --out needs a folder" >&2; exit 1; }; out=$2; shift 2 ;;
         --t) [ $# -ge 2 ] || { echo "$0: --t needs a df" >&2; exit 1; }
             awk -v df="$2" "$STATS"'BEGIN { printf "%.6f\n", tq(df + 0) }'; exit 0 ;;
+        --bootstrap)
+            [ $# -ge 3 ] || { echo "$0: $1 needs two samples" >&2; exit 1; }
+            awk -v sa="$2" -v sb="$3" "$STATS"'
+            function load(x, sample,   seeds, i, sets, j, kn) {
+                NSD[x] = split(sample, seeds, " ")
+                for (i = 1; i <= NSD[x]; i++) {
+                    NP[x] = split(seeds[i], sets, "+")
+                    for (j = 1; j <= NP[x]; j++) {
+                        if (split(sets[j], kn, "/") != 2 || kn[2] + 0 < 1 || kn[1] + 0 < 0 || kn[1] + 0 > kn[2] + 0) {
+                            print "verdicts.sh: --bootstrap wants seeds as K/N or K/N+K/N+..., not " sets[j] > "/dev/stderr"; exit 1 }
+                        SK[x, i, j] = kn[1] + 0; SN[x, i, j] = kn[2] + 0
+                    }
+                }
+            }
+            BEGIN { load("a", sa); load("b", sb); bootstrap_ci()
+                    printf "%.6f %.6f %.6f\n", R["d"], R["lo"], R["hi"] }'
+            exit $? ;;
         --paired|--welch)
             [ $# -ge 3 ] || { echo "$0: $1 needs two samples" >&2; exit 1; }
             awk -v m="$1" -v sa="$2" -v sb="$3" "$STATS"'BEGIN {
@@ -168,7 +248,11 @@ awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LON
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
-function put(key, seed, metric) { if (f(metric) != "") { V[key "|" metric, seed] = f(metric) + 0; SEEDS[seed] = 1 } }
+function put(key, seed, metric) {
+    if (f(metric) == "") return
+    V[key "|" metric, seed] = f(metric) + 0; SEEDS[seed] = 1
+    if (metric == "exact_match" && ("examples" in col)) EXN[key "|" metric, seed] = f("examples") + 0
+}
 FILENAME == EOS { k = "eos|" f("variant") "|" f("scheme") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 # the same translators trained to convergence (eos_decision.sh --converge)
@@ -213,7 +297,25 @@ function avg(name, parts,   p, np, i, j, sum, cnt) {
         for (j = 1; j <= np; j++) if ((p[j], i) in V) { sum += V[p[j], i]; cnt++ }
         if (cnt == np) V[name, i] = sum / cnt
     }
+    AVGP[name] = parts
     return name
+}
+# boot_load(x, s): side x of bootstrap_ci from series s (a raw exact-match series or an avg of
+# them), the seeds series(s) has; 0 if some seed or set lacks its number of inputs
+function boot_load(x, s,   parts, p, np, i, j, k, n, v) {
+    parts = (s in AVGP) ? AVGP[s] : s
+    np = split(parts, p, ";"); NSD[x] = 0; NP[x] = np
+    for (i = 1; i <= NS; i++) {
+        if (!((s, i) in V)) continue
+        NSD[x]++
+        for (j = 1; j <= np; j++) {
+            if (!((p[j], i) in EXN) || EXN[p[j], i] < 1) return 0
+            n = EXN[p[j], i]; v = V[p[j], i] * n; k = int(v + 0.5)
+            if (v - k > 1e-3 || k - v > 1e-3) return 0
+            SN[x, NSD[x], j] = n; SK[x, NSD[x], j] = k
+        }
+    }
+    return NSD[x] > 0
 }
 function lens(prefix, suffix, list,   l, n, i, s) {
     n = split(list, l, " "); s = ""
@@ -238,8 +340,15 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
     if (pairing == "one-sample") { nb = na; for (i = 1; i <= na; i++) b[i] = sb + 0 }
     else nb = series(sb, b)
     if (na == 0 || nb == 0) { printf "verdicts.sh: no rows for %s or %s\n", sa, sb > "/dev/stderr"; bad = 1; return }
-    if (pairing == "welch") welch_ci(a, na, b, nb)
-    else {
+    if (pairing == "welch") {
+        welch_ci(a, na, b, nb)
+        # exact match: the bootstrap over seeds and inputs, with Welch'"'"'s interval in the note
+        if (metric == "exact_match" && boot_load("a", sa) && boot_load("b", sb)) {
+            l = "Welch t: [" sgn(R["lo"]) ", " sgn(R["hi"]) "]"
+            note = note (note == "" ? "" : "; ") l
+            bootstrap_ci(); pairing = "bootstrap"
+        }
+    } else {
         if (na != nb) { printf "verdicts.sh: %s and %s have %d and %d seeds\n", sa, sb, na, nb > "/dev/stderr"; bad = 1; return }
         paired_ci(a, b, na)
     }
@@ -279,7 +388,7 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
     MA[NR_ROWS] = A; MB[NR_ROWS] = B; EV[NR_ROWS] = evl (metric == "exact_match" ? "" : ", " metric)
     ST[NR_ROWS] = steps; UNIT[NR_ROWS] = PCT ? "%" : ""
     CA[NR_ROWS] = fmt(ma) " ± " fmt(sd(a, na)); CB[NR_ROWS] = (pairing == "one-sample") ? fmt(mb) : fmt(mb) " ± " fmt(sd(b, nb))
-    EF[NR_ROWS] = eff; IV[NR_ROWS] = iv; PR[NR_ROWS] = pairing " (n=" n (R["df"] < 0 ? ", no spread" : sprintf(", df %.1f", R["df"])) ")"
+    EF[NR_ROWS] = eff; IV[NR_ROWS] = iv; PR[NR_ROWS] = pairing " (n=" n (R["df"] == -2 ? ", " BOOT " resamples" : (R["df"] < 0 ? ", no spread" : sprintf(", df %.1f", R["df"]))) ")"
     IA[NR_ROWS] = (inda == "" ? "" : sprintf("%.1f", 100 * inda)); IB[NR_ROWS] = (indb == "" ? "" : sprintf("%.1f", 100 * indb))
     VD[NR_ROWS] = verdict; NT[NR_ROWS] = note; HEAD[NR_ROWS] = head
     if (!(key in KSEEN)) { KSEEN[key] = 1; KEYS[++NK] = key; KCLAIM[key] = claim }
@@ -370,7 +479,7 @@ END {
     print "key,claim,model,task,steps,evaluation,metric,row_a,row_b,n,mean_a,sd_a,mean_b,sd_b,effect,lo95,hi95,df,pairing,indist_a,indist_b,verdict,note" > csvout
     if (SCH[1] != "none") { print "verdicts: " LM " must list scheme none first" > "/dev/stderr"; exit 1 }
     INTRO["rope_base"] = "The translators of Lesson 2 (trained on 1-3 clauses), the same RoPE models scored with `rope_base=40000` and without (paired)."
-    INTRO["eos_oracle"] = "-EOS + oracle: models trained without the end token, decoded to the reference length; +EOS: the plain models, greedy (different models: Welch). +EOS + oracle: the plain models decoded to the reference length (the oracle alone: paired)."
+    INTRO["eos_oracle"] = "-EOS + oracle: models trained without the end token, decoded to the reference length; +EOS: the plain models, greedy (different models: the bootstrap). +EOS + oracle: the plain models decoded to the reference length (the oracle alone: paired)."
     INTRO["random_translator"] = "Translators trained on randomized positions (drawn from 0..2047, scored on drawn positions) against the plain +EOS models, greedy."
     INTRO["random_copy"] = "Copy and reverse translators trained on randomized positions against plain ones, sequence accuracy (and token accuracy) averaged over the lengths 17-64 per seed; the eight-scheme rows average the eight schemes too, as the 600-step table of the README does. In distribution: exact match at 16 symbols (for the eight-scheme rows, the mean of the eight)."
     INTRO["longer_training"] = "The decoder-only ALiBi copier trained 3000 and 6000 steps against the 600-step models of the decoder-only tables; the target rows test the mean against 90% (one-sample t)."
@@ -379,7 +488,7 @@ END {
     INTRO["rope_stretch"] = "Loss on the last 32 tokens of each window (nats, lower is better). The stretched RoPE models fine-tuned 40 steps at 128 tokens against RoPE fine-tuned alike without a stretch (different fine-tunings of one pretrained model per seed: Welch); dynamic NTK against plain RoPE, the same pretrained models (paired). No exact match here, so no row is untested; the note gives each row'"'"'s loss at the 32-token training window."
     CONVERGED = "until 99% val exact (ceiling 6000 steps)"
     CONVERGED_T = "until 99% val exact (ceiling 10000 steps)"
-    INTRO["rope_base_converged"] = "Translators of `configs/rope.ini` trained until their validation exact match reached 99% (`scripts/rope_base.sh --converge`: 500-800 steps), with `model.rope_base` 10000, 40000 or 160000, and scored with `./eval rope_base=`; greedy decoding. A larger base at evaluation: the same models (paired); trained with the base against stretched to it: different models (Welch). In distribution: the models as trained (base 10000 evaluated with 10000, or the trained base), since a stretch at evaluation costs accuracy at 3 clauses (the note gives it)."
+    INTRO["rope_base_converged"] = "Translators of `configs/rope.ini` trained until their validation exact match reached 99% (`scripts/rope_base.sh --converge`: 500-800 steps), with `model.rope_base` 10000, 40000 or 160000, and scored with `./eval rope_base=`; greedy decoding. A larger base at evaluation: the same models (paired); trained with the base against stretched to it: different models (the bootstrap). In distribution: the models as trained (base 10000 evaluated with 10000, or the trained base), since a stretch at evaluation costs accuracy at 3 clauses (the note gives it)."
     SUMCLAIM["rope_base_converged"] = "the same on translators trained to convergence; and training with the larger base instead"
     INTRO["nope_rank_converged"] = "As nope_rank, on the decoder-only models trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part decoder --variants plain --converge`, ceiling 6000 steps; results/lengthgen_converge/). A model that hit the ceiling first has not learned its task, and its rows are untested."
     INTRO["temperature_converged"] = "As temperature, on the decoder-only models trained to convergence (results/lengthgen_converge/)."
@@ -600,8 +709,12 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "`results/eos_decision_converge/`); every row is also in `verdicts.csv`." > mdout
     print "Effect: A − B, in points for percentages (exact match, token accuracy), in nats for" > mdout
     print "losses. Paired: the same trained models evaluated two ways, Student t interval on the" > mdout
-    print "per-seed differences. Welch: different trained models (even with the same seeds), Welch t" > mdout
-    print "interval. Cells: mean ± sample sd over the seeds. In distribution: exact match (%) at" > mdout
+    print "per-seed differences. Bootstrap: different trained models (even with the same seeds) on" > mdout
+    print "exact match, the 2.5th and 97.5th percentiles of " BOOT " differences resampled over the seeds" > mdout
+    print "and, within each drawn seed, over its test inputs; the note gives the Welch t interval" > mdout
+    print "beside it, which with three seeds is the wider of the two. Welch: different trained models" > mdout
+    print "on token accuracy, MRR or loss, Welch t interval." > mdout
+    print "Cells: mean ± sample sd over the seeds. In distribution: exact match (%) at" > mdout
     print "the longest training length (3 clauses, 16 symbols); a row whose A or B is below 90% there" > mdout
     print "is untested whatever its interval. `scripts/verdicts.sh --help` has the details." > mdout
     print "" > mdout

@@ -177,8 +177,9 @@ if CONVERGE_UNTIL='train.until=val_loss<=100' CONVERGE_FACTOR=5 lgc "$C" >"$TMP/
    grep -q '^| rope | 150 | [0-9.]* | 150 | [0-9.]* |$' "$C/results.md"; then
     ok lg_converge_reuses_converged
 else fail lg_converge_reuses_converged "$(tail -n 3 "$TMP"/lgm*.out) $(sed -n 2p "$C/results.csv")"; fi
-# The decoder-only part of the same --quick call: 3 tasks x every scheme x 2 variants (plain,
-# logscale) x lengths 16 and 32, 20 inputs each, and a mean reciprocal rank per scheme and variant.
+# The decoder-only part of the same --quick call: 3 tasks x (every scheme x 2 variants (plain,
+# logscale) + every scheme but none randomized) x lengths 16 and 32, 20 inputs each, and a mean
+# reciprocal rank per scheme and variant.
 missing=""
 for f in lm_results.csv lm_curves.csv lm_mrr.csv decoder_only.md lm_copy_plain_exact.svg lm_reverse_logscale_exact.svg \
         lm_duplicate_plain_exact.svg; do
@@ -188,17 +189,23 @@ report lg_lm_outputs "${missing:+missing:$missing}"
 report lg_lm_results_csv "$(csv_check "$L/lm_results.csv" 9 "4 5 6 7 8 9" "")"
 report lg_lm_results_rows "$(awk -F, -v s="$n_schemes" 'NR > 1 { n++; v[$3]++; t[$1]++ }
     NR > 1 && ($5 != 16 && $5 != 32 || $6 != 20 || $8 < 0 || $8 > 1 || $9 < 0 || $9 > 1) { print "row " NR ": " $0; exit }
-    END { if (n != 12 * s || v["plain"] != 6 * s || v["logscale"] != 6 * s || t["duplicate"] != 4 * s)
-          print n " rows, want 3 tasks x " s " schemes x 2 variants x 2 lengths = " 12 * s }' "$L/lm_results.csv")"
+    NR > 1 && $3 == "random" && $2 == "none" { print "none was randomized: row " NR; exit }
+    END { if (n != 18 * s - 6 || v["plain"] != 6 * s || v["logscale"] != 6 * s || v["random"] != 6 * (s - 1) || t["duplicate"] != 6 * s - 2)
+          print n " rows, want 3 tasks x (" s " schemes x 2 variants + " s - 1 " randomized) x 2 lengths = " 18 * s - 6 }' "$L/lm_results.csv")"
+# The randomized decoder-only runs draw from 2048 positions and have their curves.
+report lg_lm_random_variant "$(grep -q '^pos_random = 2048$' "$L/runs/lm-copy-rope-random-s1/config.ini" || echo "no pos_random in lm-copy-rope-random's config"
+    [ ! -e "$L/runs/lm-copy-none-random-s1" ] || echo "none was randomized"
+    grep -q '^copy,rope + random,1,' "$L/lm_curves.csv" || echo "no 'rope + random' curve in lm_curves.csv"
+    grep -q '^## copy (random): token accuracy' "$L/decoder_only.md" || echo "no random token-accuracy table")"
 report lg_lm_curves_csv "$(csv_check "$L/lm_curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 # Every task hands out 1 + 1/2 + ... + 1/k (ties share places), so the MRRs of a variant add
 # up to the harmonic number H_k whatever the accuracies.
 report lg_lm_mrr "$(awk -F, -v s="$n_schemes" 'NR > 1 { sum[$1] += $3; n[$1]++; if ($3 <= 0 || $3 > 1 || $4 != 3) { print "row " NR ": " $0; exit } }
-    END { h = 0; for (i = 1; i <= s; i++) h += 1 / i
-          for (v in sum) if (n[v] != s || sum[v] < h - 0.001 || sum[v] > h + 0.001) { print v ": " n[v] " schemes, MRRs add up to " sum[v] ", want H_" s " = " h; exit }
-          if (!("plain" in sum) || !("logscale" in sum)) print "variants: want plain and logscale" }' "$L/lm_mrr.csv")"
+    END { for (v in sum) { k = (v == "random") ? s - 1 : s; h = 0; for (i = 1; i <= k; i++) h += 1 / i
+              if (n[v] != k || sum[v] < h - 0.001 || sum[v] > h + 0.001) { print v ": " n[v] " schemes, MRRs add up to " sum[v] ", want H_" k " = " h; exit } }
+          if (!("plain" in sum) || !("logscale" in sum) || !("random" in sum)) print "variants: want plain, logscale and random" }' "$L/lm_mrr.csv")"
 report lg_lm_markdown "$(md_check "$L/decoder_only.md")"
-report lg_lm_mrr_table "$(grep -q '^| none | [0-9.]* | [0-9.]* | 0.69 |$' "$L/decoder_only.md" || echo "no MRR row for none beside the paper's 0.69")"
+report lg_lm_mrr_table "$(grep -q '^| none | [0-9.]* | [0-9.]* |  | 0.69 |$' "$L/decoder_only.md" || echo "no MRR row for none beside the paper's 0.69")"
 # scripts/mrr.sh on a hand-made table (scripts/mrr.sh --help gives the rule): task x: a 0.75
 # (seeds 1 and 0.5; its length-16 row is not beyond 16), b and c 0.25, tied for places 2 and 3:
 # each (1/2 + 1/3) / 2 = 5/12; task y: all three 0, each (1 + 1/2 + 1/3) / 3 = 11/18.

@@ -1,4 +1,4 @@
-# scripts/verdicts.sh: the t quantile and the two intervals against hand-computed values, and
+# scripts/verdicts.sh: the t quantile and the three intervals against hand-computed values, and
 # that a rerun reproduces the committed results/verdicts/verdicts.csv byte for byte.
 . tests/lib.sh
 V=${VERDICTS:-scripts/verdicts.sh}   # VERDICTS: another copy to test (e.g. one broken on purpose)
@@ -50,6 +50,38 @@ near "welch, B without spread: lower bound" "$2" -5.484138
 set -- $($V --paired "4 5 6" "1 2 3")
 near "paired, constant difference: lower bound" "$2" 3
 near "paired, constant difference: upper bound" "$3" 3
+
+# The bootstrap over seeds and inputs (exact match of different models), against distributions
+# small enough to write down:
+# - seeds only: A's seeds score 1/1 and 0/1, B's one seed 0/1. A resample draws two seeds with
+#   replacement, so A's mean is 0 (1/4), 1/2 (1/2) or 1 (1/4): the interval is [0, 1] around
+#   the observed 0.5. Without the seed draw it would be the point [0.5, 0.5].
+set -- $($V --bootstrap "1/1 0/1" "0/1")
+near "bootstrap, seeds: difference" "$1" 0.5
+near "bootstrap, seeds: lower bound" "$2" 0
+near "bootstrap, seeds: upper bound" "$3" 1
+# - inputs only: one seed of 2 inputs, 1 exact. Its resampled count is Bin(2, 1/2): 0, 1 or 2
+#   with 1/4, 1/2, 1/4, so again [0, 1]; without the input draw, [0.5, 0.5].
+set -- $($V --bootstrap "1/2" "0/1")
+near "bootstrap, inputs: lower bound" "$2" 0
+near "bootstrap, inputs: upper bound" "$3" 1
+# - the binomial's tail: one seed, 3 of 10 exact. P(X <= 5) = 0.9527 and P(X <= 6) = 0.9894 for
+#   X ~ Bin(10, 0.3), so the 97.5th percentile is 6/10, whatever the random stream (4000
+#   draws: about 42 above 6 and 189 above 5, against the 100 the percentile cuts off).
+set -- $($V --bootstrap "3/10" "0/1")
+near "bootstrap, Bin(10, 0.3): upper bound" "$3" 0.6
+# - 50 of 100 against 0: Bin(100, 1/2)'s 2.5th and 97.5th percentiles are 40 and 60
+#   (P(X <= 39) = 0.0176, P(X <= 40) = 0.0284). 4000 draws put about 114 at or below 40 and
+#   70 at or below 39, so a random stream may move a bound one input outwards, never inwards.
+set -- $($V --bootstrap "50/100" "0/1")
+if awk -v lo="$2" -v hi="$3" 'BEGIN { exit !(lo >= 0.385 && lo <= 0.405 && hi >= 0.595 && hi <= 0.615) }'; then
+    ok "bootstrap, Bin(100, 1/2): [0.40, 0.60]"
+else fail "bootstrap, Bin(100, 1/2): [0.40, 0.60]" "got [$2, $3]"; fi
+# - several test sets a seed: the statistic is the mean over the seeds of the mean over the
+#   sets: A (0.25 + 0.25 + 0.55) / 3 = 0.35, B (0.075 + 0.1 + 0) / 3 = 0.058333.
+set -- $($V --bootstrap "30/100+20/100 40/100+10/100 50/100+60/100" "10/100+5/100 20/100+0/100 0/100+0/100")
+near "bootstrap, sets: difference" "$1" 0.291667
+expect_error "bootstrap: bad seed" "wants seeds as K/N" $V --bootstrap "3/2" "0/1"
 
 # The committed table is what the script writes from the committed CSVs.
 if [ ! -r results/verdicts/verdicts.csv ]; then skip "verdicts: reproduces the committed CSV" "no results/verdicts/verdicts.csv"
