@@ -23,6 +23,10 @@ Reads the per-seed rows of
   results/lengthgen_converge/lm_mrr.csv     (lengthgen.sh --converge) and its MRR
   results/rope_base_converge/results.csv    translator, RoPE base at training and at evaluation,
                                             trained to convergence (rope_base.sh --converge)
+  results/lengthgen_converge/results.csv    translator copy and reverse, plain and randomized,
+                                            trained to convergence (lengthgen.sh --converge)
+  results/lengthgen_lm_random_converge/lm_results.csv
+                                            decoder-only, randomized, trained to convergence
 and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
 comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
 the effect A-B (points for percentages), its 95% interval and a verdict; and DIR/mrr.csv,
@@ -237,14 +241,16 @@ MRRC=results/lengthgen_converge/lm_mrr.csv
 RB=results/rope_base_converge/results.csv
 EOSC=results/eos_decision_converge/results.csv
 FB=results/finetune_budget/results.csv
-for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC"; do
+LGC=results/lengthgen_converge/results.csv
+LMRC=results/lengthgen_lm_random_converge/lm_results.csv
+for f in "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC" "$LGC" "$LMRC"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v LGC="$LGC" -v LMRC="$LMRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -266,6 +272,12 @@ FILENAME == LG { k = "lg|" f("task") "|" f("scheme") "|" f("length")
 FILENAME == LM && !(f("scheme") in SEEN) { SEEN[f("scheme")] = 1; SCH[++nsch] = f("scheme") }
 FILENAME == LM { k = "lm|" f("task") "|" f("scheme") "|" f("variant") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+# the translators trained to convergence, plain and randomized (lengthgen.sh --part translator --converge)
+FILENAME == LGC { k = "lgc|" f("task") "|" f("scheme") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
+# the randomized decoder-only models trained to convergence (lengthgen.sh --part decoder --variants random --converge)
+FILENAME == LMRC { k = "lmrc|" f("task") "|" f("scheme") "|" f("variant") "|" f("length")
+    put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == LGR { k = "lgr|" f("task") "|" f("scheme") "|" f("length")
     put(k, f("seed"), "exact_match"); put(k, f("seed"), "token_acc") }
 FILENAME == LONG { k = "long|" f("steps") "|" f("length")
@@ -282,6 +294,14 @@ FILENAME == EC { k = "ec|" f("block") "|" f("method") "|" f("window")
     put(k, f("seed"), "loss_last") }
 FILENAME == FB { k = "fb|" f("method") "|" f("budget") "|" f("window")
     put(k, f("seed"), "loss_last") }
+
+# The CPU seconds of each run of the studies trained to convergence (their cpu_seconds column:
+# the sum of the run's compute.csv), once a run: rows that evaluate one run several ways share it.
+function cpu(file, run) { if (("cpu_seconds" in col) && f("cpu_seconds") != "") CPU[file, run] = f("cpu_seconds") + 0 }
+FILENAME == EOSC { v = f("variant"); sub(/\+.*/, "", v); cpu(EOSC, v "|" f("scheme") "|" f("seed")) }
+FILENAME == RB { cpu(RB, f("train_base") "|" f("seed")) }
+FILENAME == LGC { v = f("scheme"); sub(/ \(plain\)$/, "", v); cpu(LGC, f("task") "|" v "|" f("seed")) }
+FILENAME == LMC || FILENAME == LMRC { cpu(FILENAME, f("task") "|" f("scheme") "|" f("seed")) }
 
 # the seeds 1..NS that series s has, into x[]; returns how many
 function series(s, x,   i, n) {
@@ -450,6 +470,39 @@ function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, x, k, sum, cnt, 
             RK[i], P "mrr|" RK[i], RK[i + 1], P "mrr|" RK[i + 1], "welch", P "in3|" RK[i], P "in3|" RK[i + 1], 0,
             "per-seed MRR")
 }
+# random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, heads): models trained on randomized
+# positions against plain ones, per task: sequence and token accuracy averaged over the lengths L
+# and the eight schemes with positions, then each scheme'"'"'s sequence accuracy. Row A of scheme s
+# reads the series PA "|" task "|" s SA "|" length "|" metric, row B likewise with PB and SB. With
+# heads, the summary quotes the first task'"'"'s eight-scheme sequence accuracy and its RoPE row.
+function random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, heads,   TKS, nt, t, m, met, i, s, pa, pb, ia, ib, u) {
+    nt = split(tasks, TKS, " ")
+    for (t = 1; t <= nt; t++) for (m = 1; m <= 2; m++) {
+        met = (m == 1) ? "exact_match" : "token_acc"
+        pa = ""; pb = ""; ia = ""; ib = ""
+        for (i = 2; i <= nsch; i++) {
+            s = SCH[i]
+            pa = pa (i > 2 ? ";" : "") lens(PA "|" TKS[t] "|" s SA "|", "|" met, L)
+            pb = pb (i > 2 ? ";" : "") lens(PB "|" TKS[t] "|" s SB "|", "|" met, L)
+            ia = ia (i > 2 ? ";" : "") PA "|" TKS[t] "|" s SA "|16|exact_match"
+            ib = ib (i > 2 ? ";" : "") PB "|" TKS[t] "|" s SB "|16|exact_match"
+        }
+        u = key "|" TKS[t] "|"
+        cmp(key, "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
+            model, TKS[t], steps, "mean of lengths 17-64, eight schemes", met, 1,
+            "random", avg(u "random|" met, pa), "plain", avg(u "plain|" met, pb), "welch",
+            avg(u "random|in", ia), avg(u "plain|in", ib), heads && t == 1 && m == 1, "")
+    }
+    for (t = 1; t <= nt; t++) for (i = 2; i <= nsch; i++) {
+        s = SCH[i]; u = key "|" TKS[t] "|" s "|"
+        cmp(key, "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
+            model, TKS[t], steps, "mean of lengths 17-64", "exact_match", 1,
+            s " + random", avg(u "r", lens(PA "|" TKS[t] "|" s SA "|", "|exact_match", L)),
+            s, avg(u "p", lens(PB "|" TKS[t] "|" s SB "|", "|exact_match", L)), "welch",
+            PA "|" TKS[t] "|" s SA "|16|exact_match", PB "|" TKS[t] "|" s SB "|16|exact_match",
+            heads && t == 1 && s == "rope" ? 2 : 0, "")
+    }
+}
 # temperature(P, key, steps): the same decoder-only models of series P with attn_logit_scale=log
 function temperature(P, key, steps,   i, s, t, pa, pb, ia, ib) {
     for (i = 1; i <= nsch; i++) {
@@ -503,6 +556,10 @@ END {
     SUMCLAIM["eos_oracle_converged"] = "the same on translators trained to convergence"
     SUMCLAIM["random_translator_converged"] = "the same on translators trained to convergence"
     SUMCLAIM["random_copy"] = "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)"
+    SUMCLAIM["random_copy_converged"] = "the same on translators trained to convergence"
+    SUMCLAIM["random_lm_converged"] = "the same on decoder-only models trained to convergence"
+    INTRO["random_copy_converged"] = "As random_copy, on copy and reverse translators trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part translator --converge`, ceiling 6000 steps; results/lengthgen_converge/), randomized (drawn positions, scored on drawn positions) and plain. A model that hit the ceiling first has not learned its task, and its rows are untested."
+    INTRO["random_lm_converged"] = "As random_copy, on the decoder-only models of nope_rank_converged: randomized ones (`scripts/lengthgen.sh --part decoder --variants random --converge`, results/lengthgen_lm_random_converge/) against the plain ones (results/lengthgen_converge/), both trained until their validation exact match reached 99% (ceiling 6000 steps); copy, reverse and duplicate."
     SUMCLAIM["longer_training"] = "none (target: 90% exact match at 2x the training length)"
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
     SUMCLAIM["temperature"] = "attention temperature log(n)/log(n_train) helps on long inputs"
@@ -595,22 +652,7 @@ END {
 
     # 4. random_copy: 600 steps, averaged over lengths 17-64 (and over the eight schemes), and the 3000-step RoPE copier
     L = "17 20 24 32 40 48 64"
-    split("copy reverse", TK, " ")
-    for (t = 1; t <= 2; t++) for (m = 1; m <= 2; m++) {
-        met = (m == 1) ? "exact_match" : "token_acc"
-        pa = ""; pb = ""; ia = ""; ib = ""
-        for (i = 2; i <= nsch; i++) {
-            s = SCH[i]
-            pa = pa (i > 2 ? ";" : "") lens("lg|" TK[t] "|" s " + random|", "|" met, L)
-            pb = pb (i > 2 ? ";" : "") lens("lg|" TK[t] "|" s "|", "|" met, L)
-            ia = ia (i > 2 ? ";" : "") "lg|" TK[t] "|" s " + random|16|exact_match"
-            ib = ib (i > 2 ? ";" : "") "lg|" TK[t] "|" s "|16|exact_match"
-        }
-        cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
-            "translator", TK[t], "600 steps", "mean of lengths 17-64, eight schemes", met, 1,
-            "random", avg("avg|" TK[t] "|random|" met, pa), "plain", avg("avg|" TK[t] "|plain|" met, pb), "welch",
-            avg("avg|" TK[t] "|random|in", ia), avg("avg|" TK[t] "|plain|in", ib), 0, "")
-    }
+    random_vs_plain("random_copy", "translator", "copy reverse", "600 steps", "lg", " + random", "lg", "", 0)
     for (m = 1; m <= 2; m++) {
         met = (m == 1) ? "exact_match" : "token_acc"
         cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
@@ -619,14 +661,9 @@ END {
             "rope", avg("avg|lgr|plain|" met, lens("lgr|copy|rope|", "|" met, L)), "welch",
             "lgr|copy|rope + random|16|exact_match", "lgr|copy|rope|16|exact_match", m, "")
     }
-    for (t = 1; t <= 2; t++) for (i = 2; i <= nsch; i++) {
-        s = SCH[i]
-        cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
-            "translator", TK[t], "600 steps", "mean of lengths 17-64", "exact_match", 1,
-            s " + random", avg("avg|" TK[t] "|" s "|r", lens("lg|" TK[t] "|" s " + random|", "|exact_match", L)),
-            s, avg("avg|" TK[t] "|" s "|p", lens("lg|" TK[t] "|" s "|", "|exact_match", L)), "welch",
-            "lg|" TK[t] "|" s " + random|16|exact_match", "lg|" TK[t] "|" s "|16|exact_match", 0, "")
-    }
+    # 4b. the same on translators and decoder-only models trained to convergence
+    random_vs_plain("random_copy_converged", "translator", "copy reverse", CONVERGED, "lgc", " + random", "lgc", "", 1)
+    random_vs_plain("random_lm_converged", "decoder-only", "copy reverse duplicate", CONVERGED, "lmrc", "|random", "lmc", "|plain", 1)
 
     # 5. longer_training: decoder-only ALiBi copy, 3000 and 6000 steps against 600
     a600 = "lm|copy|alibi|plain|"
@@ -731,6 +768,7 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
         if (k in HROW2) { h2 = HROW2[k]; res = res "; " short(h2); iv = iv "; " EF[h2] " " IV[h2] }
         print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t SUMNOTE[k] " |" > mdout
     }
+    compute_table()
     for (i = 1; i <= NK; i++) {
         k = KEYS[i]
         print "" > mdout
@@ -758,6 +796,31 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
                 (IA[j] == "" ? "—" : IA[j]) ", " (IB[j] == "" ? "—" : IB[j]) " | " VD[j] " | " NT[j] " |" > mdout
     }
 }
+# What the studies trained to convergence cost: runs and CPU hours per results file, and the
+# remedies that read it. The other studies recorded wall time only (their results.md headers).
+function compute_table(   fl, nf, i, file, key, parts, runs, sec, total, totruns) {
+    nf = split(EOSC " " RB " " LMC " " LGC " " LMRC, fl, " ")
+    USES[EOSC] = "eos_oracle_converged, random_translator_converged"; USES[RB] = "rope_base_converged"
+    USES[LMC] = "nope_rank_converged, temperature_converged, random_lm_converged"
+    USES[LGC] = "random_copy_converged"; USES[LMRC] = "random_lm_converged"
+    for (key in CPU) { split(key, parts, SUBSEP); RUNS[parts[1]]++; SECS[parts[1]] += CPU[key] }
+    print "" > mdout
+    print "## Compute" > mdout
+    print "" > mdout
+    print "CPU time of the studies trained to convergence: each run'"'"'s user + system seconds over all its" > mdout
+    print "./train invocations (its compute.csv, the results'"'"' cpu_seconds column), counted once a run." > mdout
+    print "The other studies recorded wall time only, in the headers of their results.md." > mdout
+    print "" > mdout
+    print "| results | runs | CPU hours | mean CPU s a run | remedies |" > mdout
+    print "| --- | ---: | ---: | ---: | --- |" > mdout
+    total = 0; totruns = 0
+    for (i = 1; i <= nf; i++) {
+        file = fl[i]; if (!RUNS[file]) continue
+        printf "| `%s` | %d | %.2f | %.1f | %s |\n", file, RUNS[file], SECS[file] / 3600, SECS[file] / RUNS[file], USES[file] > mdout
+        total += SECS[file]; totruns += RUNS[file]
+    }
+    printf "| all | %d | %.2f | %.1f | |\n", totruns, total / 3600, totruns ? total / totruns : 0 > mdout
+}
 # a row in a few words: A mean ± sd against B, where, and the note
 function short(h,   u) {
     u = (UNIT[h] == "%") ? "%" : ""
@@ -770,5 +833,5 @@ function tally(k,   s, c, w, i, n) {
     for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
     return TOTAL[k] " rows: " s
 }
-' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC"
+' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC" "$LGC" "$LMRC"
 echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/mrr.csv and $out/mrr_converge.csv"
