@@ -14,7 +14,7 @@ run_jobs=$(cores)   # small models: one 1-thread training per core (results/benc
 usage() {
     cat <<'EOF'
 usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--schemes LIST]
-                            [--part translator|decoder|all] [--converge]
+                            [--tasks LIST] [--part translator|decoder|all] [--converge]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
@@ -58,6 +58,8 @@ writes:
   --out DIR   output folder (default results/lengthgen)
   --variants LIST  which variants, of "plain random" (the default: both)
   --schemes LIST   the translator part's rows (default: every scheme, then lstm)
+  --tasks LIST     only these of the tasks (copy, reverse: both parts; duplicate: the
+                   decoder-only part)
   --part P    translator, decoder (the decoder-only part) or all (default)
 EOF
     echo "$CONVERGE_USAGE"
@@ -67,7 +69,7 @@ EOF
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0
+quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0; tasks=""
 TR_SCHEMES="$SCHEMES lstm"
 while [ $# -gt 0 ]; do
     if [ "$1" = --converge ]; then
@@ -78,6 +80,9 @@ while [ $# -gt 0 ]; do
     elif [ "$1" = --schemes ]; then
         [ $# -ge 2 ] || die "--schemes needs a list such as 'rope lstm'"
         TR_SCHEMES=$2; used=2
+    elif [ "$1" = --tasks ]; then
+        [ $# -ge 2 ] || die "--tasks needs a list such as 'copy reverse'"
+        tasks=$2; used=2
     elif [ "$1" = --part ]; then
         [ $# -ge 2 ] || die "--part needs translator, decoder or all"
         part=$2; used=2
@@ -88,7 +93,16 @@ while [ $# -gt 0 ]; do
     shift "$used"
 done
 case "$part" in translator|decoder|all) ;; *) die "--part wants translator, decoder or all, not '$part'" ;; esac
-TASKS="copy reverse"
+# only_tasks ALL: the tasks of ALL that --tasks names (all of them without it)
+only_tasks() {
+    [ -n "$tasks" ] || { echo "$1"; return; }
+    for _t in $1; do case " $tasks " in *" $_t "*) printf '%s ' "$_t" ;; esac; done
+}
+for _t in $tasks; do
+    case " copy reverse duplicate " in *" $_t "*) ;; *) die "unknown task '$_t' (copy, reverse, duplicate)" ;; esac
+done
+TASKS=$(only_tasks "copy reverse")
+[ "$part" = decoder ] || [ -n "$TASKS" ] || die "--tasks '$tasks' has no translator task (copy, reverse); add --part decoder"
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/lengthgen$([ $converge = 0 ] || echo _converge)}
     lengths=16,32; test_size=20
@@ -131,12 +145,12 @@ scheme_overrides() {
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 for scheme in $TR_SCHEMES; do scheme_overrides "$scheme" >/dev/null; done
 begin_experiment lengthgen.sh train eval plot
-command="$command --variants '$variants'$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
+command="$command --variants '$variants'$(if [ -n "$tasks" ]; then echo " --tasks '$tasks'"; fi)$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
 # with --part decoder). Tasks, variants and the paper's ranking are data; each function does one
 # step: train, evaluate and collect, plot, report.
-LM_TASKS="copy reverse duplicate"
+LM_TASKS=$(only_tasks "copy reverse duplicate")
 # The variants, one a line: name|train overrides|eval overrides. A variant without train
 # overrides evaluates the plain runs (DIR/runs/lm-<task>-<scheme>-s<seed>); one with them
 # trains runs of its own (DIR/runs/lm-<task>-<scheme>-<name>-s<seed>).
