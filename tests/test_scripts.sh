@@ -153,6 +153,8 @@ report lg_curves_csv "$(csv_check "$L/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 markdown_svg_rerun lg scripts/lengthgen.sh "$L"
 expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scripts/lengthgen.sh --quick --variants shuffled
 expect_error lg_bad_part "--part wants translator, decoder or all, not 'both'" scripts/lengthgen.sh --part both
+expect_error lg_bad_task "unknown task 'sort' \\(copy, reverse, duplicate\\)" scripts/lengthgen.sh --quick --tasks "copy sort"
+expect_error lg_no_translator_task "has no translator task" scripts/lengthgen.sh --quick --tasks duplicate
 # --converge: every run trains with train.until and a ceiling of 10 x 30 steps. First with a
 # ceiling of 5 x 30 (CONVERGE_FACTOR): every run stops there; the default ceiling then resumes
 # each from step 150 to 300; a third call trains nothing. With an until every run meets at its
