@@ -14,7 +14,7 @@ run_jobs=$(cores)   # small models: one 1-thread training per core (results/benc
 usage() {
     cat <<'EOF'
 usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--schemes LIST]
-                            [--tasks LIST] [--part translator|decoder|all] [--converge]
+                            [--tasks LIST] [--part translator|decoder|all] [--converge [--ceiling F]]
 
 Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
 model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
@@ -65,11 +65,13 @@ EOF
     echo "$CONVERGE_USAGE"
     echo "              (results.csv and lm_results.csv get the columns converged,cpu_seconds;"
     echo "              results.md and decoder_only.md a table of them)"
+    echo "  --ceiling F with --converge: a ceiling of F x the steps instead; the runs that stopped"
+    echo "              at a lower one train on, the converged ones are reused"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
-quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0; tasks=""
+quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0; tasks=""; ceiling=""
 TR_SCHEMES="$SCHEMES lstm"
 while [ $# -gt 0 ]; do
     if [ "$1" = --converge ]; then
@@ -80,6 +82,10 @@ while [ $# -gt 0 ]; do
     elif [ "$1" = --schemes ]; then
         [ $# -ge 2 ] || die "--schemes needs a list such as 'rope lstm'"
         TR_SCHEMES=$2; used=2
+    elif [ "$1" = --ceiling ]; then
+        [ $# -ge 2 ] || die "--ceiling needs a number (times the steps)"
+        case "$2" in ''|*[!0-9]*|0) die "--ceiling wants a positive whole number, not '$2'" ;; esac
+        CONVERGE_FACTOR=$2; ceiling=$2; used=2
     elif [ "$1" = --tasks ]; then
         [ $# -ge 2 ] || die "--tasks needs a list such as 'copy reverse'"
         tasks=$2; used=2
@@ -93,6 +99,7 @@ while [ $# -gt 0 ]; do
     shift "$used"
 done
 case "$part" in translator|decoder|all) ;; *) die "--part wants translator, decoder or all, not '$part'" ;; esac
+[ -z "$ceiling" ] || [ $converge = 1 ] || die "--ceiling goes with --converge"
 # only_tasks ALL: the tasks of ALL that --tasks names (all of them without it)
 only_tasks() {
     [ -n "$tasks" ] || { echo "$1"; return; }
@@ -145,7 +152,7 @@ scheme_overrides() {
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 for scheme in $TR_SCHEMES; do scheme_overrides "$scheme" >/dev/null; done
 begin_experiment lengthgen.sh train eval plot
-command="$command --variants '$variants'$(if [ -n "$tasks" ]; then echo " --tasks '$tasks'"; fi)$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)"
+command="$command --variants '$variants'$(if [ -n "$tasks" ]; then echo " --tasks '$tasks'"; fi)$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)$(if [ -n "$ceiling" ]; then echo " --ceiling $ceiling"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
 # with --part decoder). Tasks, variants and the paper's ranking are data; each function does one

@@ -155,13 +155,14 @@ expect_error lg_bad_variant "unknown variant 'shuffled' \\(plain, random\\)" scr
 expect_error lg_bad_part "--part wants translator, decoder or all, not 'both'" scripts/lengthgen.sh --part both
 expect_error lg_bad_task "unknown task 'sort' \\(copy, reverse, duplicate\\)" scripts/lengthgen.sh --quick --tasks "copy sort"
 expect_error lg_no_translator_task "has no translator task" scripts/lengthgen.sh --quick --tasks duplicate
+expect_error lg_ceiling_alone "--ceiling goes with --converge" scripts/lengthgen.sh --quick --ceiling 20
 # --converge: every run trains with train.until and a ceiling of 10 x 30 steps. First with a
-# ceiling of 5 x 30 (CONVERGE_FACTOR): every run stops there; the default ceiling then resumes
+# ceiling of 5 x 30 (--ceiling 5): every run stops there; the default ceiling then resumes
 # each from step 150 to 300; a third call trains nothing. With an until every run meets at its
 # first evaluation (val_loss <= 100), each converges at step 150, and the 300-step call reuses it.
 C=$TMP/lgc
 lgc() { scripts/lengthgen.sh --quick --converge --variants plain --part translator --out "$@"; }
-if CONVERGE_FACTOR=5 lgc "$C" >"$TMP/lgc1.out" 2>&1 &&
+if lgc "$C" --ceiling 5 >"$TMP/lgc1.out" 2>&1 &&
    [ "$(awk -F, 'NR > 1 && $9 != "not in 150 steps"' "$C/results.csv" | wc -l)" = 0 ] &&
    lgc "$C" >"$TMP/lgc2.out" 2>&1 && [ "$(grep -c '^\[.*\] resume ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
    [ "$(grep -c '^\[.*\] train  ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
