@@ -301,7 +301,7 @@ FILENAME == FB { k = "fb|" f("method") "|" f("budget") "|" f("window")
     put(k, f("seed"), "loss_last") }
 
 # The CPU seconds of each run of the studies trained to convergence (their cpu_seconds column:
-# the sum of the run's compute.csv), once a run: rows that evaluate one run several ways share it.
+# the sum of its compute.csv), once a run: rows that evaluate one run several ways share it.
 function cpu(file, run) { if (("cpu_seconds" in col) && f("cpu_seconds") != "") CPU[file, run] = f("cpu_seconds") + 0 }
 FILENAME == EOSC { v = f("variant"); sub(/\+.*/, "", v); cpu(EOSC, v "|" f("scheme") "|" f("seed")) }
 FILENAME == RB { cpu(RB, f("train_base") "|" f("seed")) }
@@ -563,7 +563,7 @@ END {
     SUMCLAIM["random_copy"] = "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)"
     SUMCLAIM["random_copy_converged"] = "the same on translators trained to convergence"
     SUMCLAIM["random_lm_converged"] = "the same on decoder-only models trained to convergence"
-    INTRO["random_copy_converged"] = "As random_copy, on copy and reverse translators trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part translator --converge`, ceiling 6000 steps; results/lengthgen_converge/), randomized (drawn positions, scored on drawn positions) and plain. A model that hit the ceiling first has not learned its task, and its rows are untested."
+    INTRO["random_copy_converged"] = "As random_copy, on copy and reverse translators trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part translator --converge --ceiling 30`: 30 times the 600 steps; results/lengthgen_converge/), randomized (drawn positions, scored on drawn positions) and plain. A model that hit the ceiling first has not learned its task, and its rows are untested."
     INTRO["random_lm_converged"] = "As random_copy, on the decoder-only models of nope_rank_converged: randomized ones (`scripts/lengthgen.sh --part decoder --variants random --converge`, results/lengthgen_lm_random_converge/) against the plain ones (results/lengthgen_converge/), both trained until their validation exact match reached 99% (ceiling 6000 steps); copy and reverse, the tasks of Ruoss et al. that the decoder-only study has."
     SUMCLAIM["longer_training"] = "none (target: 90% exact match at 2x the training length)"
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
@@ -667,7 +667,7 @@ END {
             "lgr|copy|rope + random|16|exact_match", "lgr|copy|rope|16|exact_match", m, "")
     }
     # 4b. the same on translators and decoder-only models trained to convergence
-    random_vs_plain("random_copy_converged", "translator", "copy reverse", CONVERGED, "lgc", " + random", "lgc", "", 1)
+    random_vs_plain("random_copy_converged", "translator", "copy reverse", "until 99% val exact (ceiling 18000 steps)", "lgc", " + random", "lgc", "", 1)
     if (LMRC != "/dev/null")
         random_vs_plain("random_lm_converged", "decoder-only", "copy reverse", CONVERGED, "lmrc", "|random", "lmc", "|plain", 1)
 
@@ -813,7 +813,7 @@ function compute_table(   fl, nf, i, file, key, parts, runs, sec, total, totruns
     print "" > mdout
     print "## Compute" > mdout
     print "" > mdout
-    print "CPU time of the studies trained to convergence: each run'"'"'s user + system seconds over all its" > mdout
+    print "CPU time of the studies trained to convergence that the verdicts read: each run'"'"'s user + system seconds over all its" > mdout
     print "./train invocations (its compute.csv, the results'"'"' cpu_seconds column), counted once a run." > mdout
     print "The other studies recorded wall time only, in the headers of their results.md." > mdout
     print "" > mdout
