@@ -165,6 +165,8 @@ prefix_csv() { awk -v p="$1" '/^#/ && !h { next } !h { h = 1; next } NF { print 
 # keep their first-seen order), cells "mean ± sd" of METRIC * SCALE over the rows sharing
 # (row, column) (the seeds), sd the sample standard deviation, numbers printed with the printf
 # FORMAT (e.g. %.1f); a bare mean for a single value. FILTER is COL=VALUE (all must match).
+# With a `converged` column (runs trained with train.until), a row some of whose seeds stopped
+# at the ceiling says so: "none (not in 6000 steps)", "rope + random (2 of 3 seeds not in ...)".
 md_pivot() {
     awk -F, -v rowcol="$2" -v colcol="$3" -v metric="$4" -v scale="$5" -v fmt="$6" \
         -v filters="$(shift 6; echo "$*")" '
@@ -178,6 +180,13 @@ md_pivot() {
         for (i = 1; i <= nf; i++) if ($fc[i] != fv[i]) next
         v = $h[metric]; if (v == "") next
         r = $h[rowcol]; c = $h[colcol]; k = r SUBSEP c
+        if ("converged" in h) {   # runs trained with train.until: which stopped at the ceiling
+            sd = ("seed" in h) ? $h["seed"] : NR
+            if (!((r, sd) in seen)) {
+                seen[r, sd] = 1; runs[r]++
+                if ($h["converged"] ~ /^not in /) { stuck[r]++; ceiling[r] = $h["converged"] }
+            }
+        }
         if (!(r in rs)) { rs[r] = 1; rows[++nr] = r }
         if (!(c in cs)) { cs[c] = 1; cols[++nc] = c }
         vals[k, ++n[k]] = v * scale
@@ -188,7 +197,9 @@ md_pivot() {
         for (j = 1; j <= nc; j++) { line = line " " cols[j] " |"; sep = sep " ---: |" }
         print line; print sep
         for (i = 1; i <= nr; i++) {
-            line = "| " rows[i] " |"
+            r = rows[i]
+            if (stuck[r]) r = r " (" (stuck[r] < runs[r] ? stuck[r] " of " runs[r] " seeds " : "") ceiling[r] ")"
+            line = "| " r " |"
             for (j = 1; j <= nc; j++) {
                 k = rows[i] SUBSEP cols[j]; m = n[k]
                 if (!m) { line = line " |"; continue }
