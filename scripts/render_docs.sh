@@ -17,7 +17,8 @@
 #            written `\|`, a line break inside a quoted cell becomes a space).
 #   rows=a,b keeps the header, the separator and the data rows whose first cell (trimmed) is
 #            listed; cols=x,y keeps the first column and the columns whose header cell
-#            (trimmed) is listed; file order is kept, and every name must exist.
+#            (trimmed) is listed; file order is kept, and every name must exist; quoted,
+#            rows="a b,c d" (as section="...") the names may hold spaces.
 # Markers inside fenced code blocks are left alone. See --help for the options.
 # Needs only POSIX sh, awk (mawk or gawk) and diff; AWK=gawk picks another awk.
 usage() {
@@ -236,11 +237,12 @@ function marker(s,   t, word, key, val, q, seen) {
     t = trim(substr(t, length(path) + 1))
     section = ""; nth = 1; rows = ""; cols = ""
     while (t != "") {
-        if (substr(t, 1, 9) == "section=\"") {
-            q = index(substr(t, 10), "\"")
-            if (q == 0) err(NR, "section=\" has no closing quote")
-            key = "section"; val = substr(t, 10, q - 1); t = trim(substr(t, 10 + q))
-            if (val == "") err(NR, "section=\"\" is empty")
+        if (match(t, /^(section|rows|cols)="/)) {   # a quoted value may hold spaces
+            key = substr(t, 1, RLENGTH - 2)
+            q = index(substr(t, RLENGTH + 1), "\"")
+            if (q == 0) err(NR, key "=\" has no closing quote")
+            val = substr(t, RLENGTH + 1, q - 1); t = trim(substr(t, RLENGTH + 1 + q))
+            if (val == "") err(NR, key "=\"\" is empty")
         } else {
             word = t; sub(/[ \t].*/, "", word)
             t = trim(substr(t, length(word) + 1))

@@ -478,9 +478,10 @@ function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, x, k, sum, cnt, 
 # random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, heads): models trained on randomized
 # positions against plain ones, per task: sequence and token accuracy averaged over the lengths L
 # and the eight schemes with positions, then each scheme'"'"'s sequence accuracy. Row A of scheme s
-# reads the series PA "|" task "|" s SA "|" length "|" metric, row B likewise with PB and SB. With
-# heads, the summary quotes the first task'"'"'s eight-scheme sequence accuracy and its RoPE row.
-function random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, heads,   TKS, nt, t, m, met, i, s, pa, pb, ia, ib, u) {
+# reads the series PA "|" task "|" s SA "|" length "|" metric, row B likewise with PB and SB. The
+# summary quotes the first task'"'"'s eight-scheme sequence accuracy and the row of head2 ("TASK
+# SCHEME"; "" none).
+function random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, head2,   TKS, nt, t, m, met, i, s, pa, pb, ia, ib, u) {
     nt = split(tasks, TKS, " ")
     for (t = 1; t <= nt; t++) for (m = 1; m <= 2; m++) {
         met = (m == 1) ? "exact_match" : "token_acc"
@@ -494,18 +495,18 @@ function random_vs_plain(key, model, tasks, steps, PA, SA, PB, SB, heads,   TKS,
         }
         u = key "|" TKS[t] "|"
         cmp(key, "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
-            model, TKS[t], steps, "mean of lengths 17-64, eight schemes", met, 1,
+            model, TKS[t], steps, TKS[t] ", mean of lengths 17-64, eight schemes", met, 1,
             "random", avg(u "random|" met, pa), "plain", avg(u "plain|" met, pb), "welch",
-            avg(u "random|in", ia), avg(u "plain|in", ib), heads && t == 1 && m == 1, "")
+            avg(u "random|in", ia), avg(u "plain|in", ib), head2 != "" && t == 1 && m == 1, "")
     }
     for (t = 1; t <= nt; t++) for (i = 2; i <= nsch; i++) {
         s = SCH[i]; u = key "|" TKS[t] "|" s "|"
         cmp(key, "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
-            model, TKS[t], steps, "mean of lengths 17-64", "exact_match", 1,
+            model, TKS[t], steps, TKS[t] ", mean of lengths 17-64", "exact_match", 1,
             s " + random", avg(u "r", lens(PA "|" TKS[t] "|" s SA "|", "|exact_match", L)),
             s, avg(u "p", lens(PB "|" TKS[t] "|" s SB "|", "|exact_match", L)), "welch",
             PA "|" TKS[t] "|" s SA "|16|exact_match", PB "|" TKS[t] "|" s SB "|16|exact_match",
-            heads && t == 1 && s == "rope" ? 2 : 0, "")
+            head2 == TKS[t] " " s ? 2 : 0, "")
     }
 }
 # temperature(P, key, steps): the same decoder-only models of series P with attn_logit_scale=log
@@ -657,7 +658,7 @@ END {
 
     # 4. random_copy: 600 steps, averaged over lengths 17-64 (and over the eight schemes), and the 3000-step RoPE copier
     L = "17 20 24 32 40 48 64"
-    random_vs_plain("random_copy", "translator", "copy reverse", "600 steps", "lg", " + random", "lg", "", 0)
+    random_vs_plain("random_copy", "translator", "copy reverse", "600 steps", "lg", " + random", "lg", "", "")
     for (m = 1; m <= 2; m++) {
         met = (m == 1) ? "exact_match" : "token_acc"
         cmp("random_copy", "randomized positions: +12 points on algorithmic tasks (Ruoss et al. 2023)",
@@ -667,9 +668,9 @@ END {
             "lgr|copy|rope + random|16|exact_match", "lgr|copy|rope|16|exact_match", m, "")
     }
     # 4b. the same on translators and decoder-only models trained to convergence
-    random_vs_plain("random_copy_converged", "translator", "copy reverse", "until 99% val exact (ceiling 18000 steps)", "lgc", " + random", "lgc", "", 1)
+    random_vs_plain("random_copy_converged", "translator", "copy reverse", "until 99% val exact (ceiling 18000 steps)", "lgc", " + random", "lgc", "", "reverse t5")
     if (LMRC != "/dev/null")
-        random_vs_plain("random_lm_converged", "decoder-only", "copy reverse", CONVERGED, "lmrc", "|random", "lmc", "|plain", 1)
+        random_vs_plain("random_lm_converged", "decoder-only", "copy reverse", CONVERGED, "lmrc", "|random", "lmc", "|plain", "copy rope")
 
     # 5. longer_training: decoder-only ALiBi copy, 3000 and 6000 steps against 600
     a600 = "lm|copy|alibi|plain|"
