@@ -412,6 +412,8 @@ stale
 <!-- end table -->
 <!-- table: results/t/src.csv rows=rope cols=note,delta -->
 <!-- end table -->
+<!-- table: results/t/src.md n=2 rows="a \| b" cols="2" -->
+<!-- end table -->
 EOF
 }
 unit_expected() {
@@ -463,6 +465,11 @@ unit_expected() {
 | --- | --- | ---: |
 | rope | say "hi" |  |
 <!-- end table -->
+<!-- table: results/t/src.md n=2 rows="a \| b" cols="2" -->
+| scheme | 2 |
+|:---|---:|
+| a \| b | 4 |
+<!-- end table -->
 EOF
 }
 R=$TMP/repo
@@ -477,7 +484,7 @@ done
 for a in $awks; do
     unit_doc >"$R/docs/unit.md"
     unit_expected >"$TMP/unit.expected"
-    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, a quoted CSV, alignment)"
+    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, quoted rows=\"...\", a quoted CSV, alignment)"
     if ! (cd "$R" && AWK=$a scripts/render_docs.sh docs/unit.md) >"$TMP/unit.out" 2>&1; then
         fail "$name" "exited non-zero: $(head -c 300 "$TMP/unit.out")"
     elif ! cmp -s "$R/docs/unit.md" "$TMP/unit.expected"; then
