@@ -106,7 +106,7 @@ only_tasks() {
     for _t in $1; do case " $tasks " in *" $_t "*) printf '%s ' "$_t" ;; esac; done
 }
 for _t in $tasks; do
-    case " copy reverse duplicate " in *" $_t "*) ;; *) die "unknown task '$_t' (copy, reverse, duplicate)" ;; esac
+    case "$_t" in copy|reverse|duplicate) ;; *) die "unknown task '$_t' (copy, reverse, duplicate)" ;; esac
 done
 TASKS=$(only_tasks "copy reverse")
 [ "$part" = decoder ] || [ -n "$TASKS" ] || die "--tasks '$tasks' has no translator task (copy, reverse); add --part decoder"
