@@ -103,7 +103,9 @@ case "$part" in translator|decoder|all) ;; *) die "--part wants translator, deco
 # only_tasks ALL: the tasks of ALL that --tasks names (all of them without it)
 only_tasks() {
     [ -n "$tasks" ] || { echo "$1"; return; }
-    for _t in $1; do case " $tasks " in *" $_t "*) printf '%s ' "$_t" ;; esac; done
+    _kept=""
+    for _t in $1; do case " $tasks " in *" $_t "*) _kept="$_kept${_kept:+ }$_t" ;; esac; done
+    echo "$_kept"
 }
 for _t in $tasks; do
     case "$_t" in copy|reverse|duplicate) ;; *) die "unknown task '$_t' (copy, reverse, duplicate)" ;; esac
