@@ -412,7 +412,7 @@ run_trainings() {
     run_lock "$2"
     RUN_PLAN=$2/.plan; : >"$RUN_PLAN"; "$1"
     _n=$(wc -l <"$RUN_PLAN")
-    [ "$_n" -gt 0 ] || { rm -rf "$2/.lock"; return 0; }
+    [ "$_n" -gt 0 ] || { rm -f "$RUN_PLAN"; rm -rf "$2/.lock"; return 0; }
     _workers=$run_jobs
     if [ "$run_jobs" -gt 1 ]; then
         _t=$(( $(cores) / run_jobs )); RUN_THREADS="run.threads=$(( _t > 0 ? _t : 1 ))"

@@ -166,7 +166,7 @@ if lgc "$C" --ceiling 5 >"$TMP/lgc1.out" 2>&1 &&
    [ "$(awk -F, 'NR > 1 && $9 != "not in 150 steps"' "$C/results.csv" | wc -l)" = 0 ] &&
    lgc "$C" >"$TMP/lgc2.out" 2>&1 && [ "$(grep -c '^\[.*\] resume ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
    [ "$(grep -c '^\[.*\] train  ' "$TMP/lgc2.out")" = "$(( 2 * n_schemes + 2 ))" ] &&
-   lgc "$C" >"$TMP/lgc3.out" 2>&1 && ! grep -q 'train  ' "$TMP/lgc3.out"; then
+   lgc "$C" >"$TMP/lgc3.out" 2>&1 && ! grep -q 'train  ' "$TMP/lgc3.out" && [ ! -e "$C/.plan" ] && [ ! -e "$C/.lock" ]; then
     ok lg_converge_ceiling_resumes
 else fail lg_converge_ceiling_resumes "$(tail -n 3 "$TMP"/lgc*.out)"; fi
 report lg_converge_results_csv "$(csv_check "$C/results.csv" 10 "4 5 6 7 8 10" ""
