@@ -140,8 +140,10 @@ variant_overrides() {
 }
 # Randomizing no positions (none, lstm) changes nothing: the plain run already is that one.
 variant_schemes() {
-    if [ "$1" = plain ]; then echo "$TR_SCHEMES"; else echo "$TR_SCHEMES" | tr ' ' '\n' | grep -vx 'none\|lstm' | tr '\n' ' '; fi
+    if [ "$1" = plain ]; then echo "$TR_SCHEMES"; else with_positions "$TR_SCHEMES"; fi
 }
+# with_positions LIST: the rows of LIST that have positions to randomize (not none, not lstm)
+with_positions() { echo "$1" | tr ' ' '\n' | grep -vx 'none\|lstm' | tr '\n' ' '; }
 # scheme_overrides SCHEME: the training overrides that make a row: a positional scheme of the
 # Transformer, or lstm, the recurrent translator sized to the Transformer's parameter count.
 LSTM_OVERRIDES="model.model=lstm model.pos=none model.bidirectional=true model.d_model=56"
@@ -174,8 +176,7 @@ lm_field() { echo "$1" | cut -d'|' -f"$2"; }
 
 # lm_schemes VARIANT_LINE: the schemes the variant has (none has no positions to randomize).
 lm_schemes() {
-    if [ "$(lm_field "$1" 1)" = random ]; then echo "$SCHEMES" | tr ' ' '\n' | grep -vx none | tr '\n' ' '
-    else echo "$SCHEMES"; fi
+    if [ "$(lm_field "$1" 1)" = random ]; then with_positions "$SCHEMES"; else echo "$SCHEMES"; fi
 }
 
 # lm_run TASK SCHEME SEED VARIANT_LINE: the run folder the variant evaluates.
