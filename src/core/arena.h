@@ -37,6 +37,10 @@ double arena_alloc_bytes(double bytes);             // what arena_alloc(bytes)
                                                     // takes: whole 64-byte blocks
 void *arena_calloc(Arena *a, size_t bytes);         // zeroed
 void  arena_reset(Arena *a);                        // keep the blocks, forget their contents
+// New blocks of at least `bytes`: a run that knows its peak (run/memory_estimate.h) takes it
+// in one block, whose pages fault once, instead of growing block by block and faulting again
+// in each larger block. Untouched pages of a block cost no memory.
+void  arena_reserve(Arena *a, size_t bytes);
 // Free everything allocated after a mark (e.g. the per-token work of greedy decoding, while
 // the encoder output allocated before the mark stays).
 typedef struct { ArenaBlock *block; size_t top, used; } ArenaMark;

@@ -72,6 +72,7 @@ int run_open(Run *r, char *err, int errlen) {
     const Task *t = &r->task;
     memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
     if (memory_check(&r->memory, &r->cfg, err, errlen)) return -1;
+    arena_reserve(&r->arena, (size_t)r->memory.activations);
     if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
     // A run trained before model.attn_train_length was recorded: its training data, rebuilt, tells.
     if (!r->cfg.attn_train_length) r->cfg.attn_train_length = task_train_length(t);

@@ -59,6 +59,7 @@ static int setup(Training *tr, char *err, int errlen) {
         return -1;
     Task *t = &tr->task;
     if (memory_check_train(c, t, &tr->memory, err, errlen)) return -1;
+    arena_reserve(tensor_arena(), (size_t)tr->memory.activations);
     // The longest training sequence: recorded in the run's config as n_train of
     // model.attn_logit_scale (docs/design.md §2.4), so ./eval scales by the length trained on.
     int T = task_train_length(t);
