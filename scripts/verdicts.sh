@@ -52,6 +52,9 @@ learned: NN% in distribution)" if either row's mean exact match at
 the longest training length (3 clauses, 16 symbols) is below 90%; else "reproduced" (the
 interval excludes 0 in the claim's direction), "opposite" (excludes 0 against it), "effect"
 (excludes 0, the claim gives no direction) or "within the spread" (the interval holds 0).
+A tested row with fewer than 5 seeds whose means lie within twice the larger sample sd of
+each other is noted "wants 5 seeds" (three seeds decide little there), and the summary's
+tally counts such rows.
 
   --out DIR   where to write (default results/verdicts)
   --t DF      print t_{0.975,DF} and exit
@@ -359,7 +362,7 @@ function q(s) { if (s ~ /[,"]/) { gsub(/"/, "\"\"", s); return "\"" s "\"" } ret
 # (sb a number for one-sample); ia, ib: in-distribution exact-match series ("" none); head: 1
 # for the row the summary quotes; note.
 function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pairing, ia, ib, head, note,
-             a, b, na, nb, i, n, ma, mb, inda, indb, low, verdict, row, iv, eff, l) {
+             a, b, na, nb, i, n, ma, mb, inda, indb, low, verdict, row, iv, eff, l, s2) {
     PCT = (metric ~ /exact|token/)
     na = series(sa, a)
     if (pairing == "one-sample") { nb = na; for (i = 1; i <= na; i++) b[i] = sb + 0 }
@@ -399,6 +402,13 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
         # the models had not learned the task: say so, and what the interval alone would say
         if (verdict !~ /^within/) { l = verdict; sub(/:.*/, "", l); note = note (note == "" ? "" : "; ") "interval alone: " l }
         verdict = sprintf("untested (not learned: %.1f%% in distribution)", 100 * low)
+    }
+    # A tested row whose means lie within twice the larger sample sd of each other: three
+    # seeds decide little there, so it wants five (the summary tally counts it).
+    s2 = sd(a, na); if (pairing != "one-sample" && sd(b, nb) > s2) s2 = sd(b, nb)
+    if (verdict !~ /^untested/ && (na < 5 || nb < 5) && s2 > 0 && (ma - mb) * (ma - mb) < 4 * s2 * s2) {
+        note = note (note == "" ? "" : "; ") "means within twice the spread: wants 5 seeds, has " n
+        WANT5[key]++
     }
     NR_ROWS++
     row = q(key) "," q(claim) "," q(model) "," q(task) "," q(steps) "," q(evl) "," q(metric) "," q(A) "," q(B) "," n
@@ -760,7 +770,9 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "on token accuracy, MRR or loss, Welch t interval." > mdout
     print "Cells: mean ± sample sd over the seeds. In distribution: exact match (%) at" > mdout
     print "the longest training length (3 clauses, 16 symbols); a row whose A or B is below 90% there" > mdout
-    print "is untested whatever its interval. `scripts/verdicts.sh --help` has the details." > mdout
+    print "is untested whatever its interval. A tested row with fewer than 5 seeds whose means lie within" > mdout
+    print "twice the larger sd of each other wants 5 seeds (its note and the tally say so)." > mdout
+    print "`scripts/verdicts.sh --help` has the details." > mdout
     print "" > mdout
     print "## Summary" > mdout
     print "" > mdout
@@ -838,6 +850,7 @@ function tally(k,   s, c, w, i, n) {
     split("reproduced,opposite,effect,within the spread,untested", w, ",")
     s = ""
     for (i = 1; i <= n; i++) if (TALLY[k, c[i]] > 0) s = s (s == "" ? "" : ", ") TALLY[k, c[i]] " " w[i]
+    if (WANT5[k] > 0) s = s "; " WANT5[k] " want 5 seeds"
     return TOTAL[k] " rows: " s
 }
 ' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC" "$LGC" "$LMRC"
