@@ -575,7 +575,7 @@ END {
     SUMCLAIM["random_copy_converged"] = "the same on translators trained to convergence"
     SUMCLAIM["random_lm_converged"] = "the same on decoder-only models trained to convergence"
     INTRO["random_copy_converged"] = "As random_copy, on copy and reverse translators trained until their validation exact match reached 99% (`scripts/lengthgen.sh --part translator --converge --ceiling 30`: 30 times the 600 steps; results/lengthgen_converge/), randomized (drawn positions, scored on drawn positions) and plain. A model that hit the ceiling first has not learned its task, and its rows are untested."
-    INTRO["random_lm_converged"] = "As random_copy, on the decoder-only models of nope_rank_converged: randomized ones (`scripts/lengthgen.sh --part decoder --variants random --converge`, results/lengthgen_lm_random_converge/) against the plain ones (results/lengthgen_converge/), both trained until their validation exact match reached 99% (ceiling 6000 steps); copy and reverse, the tasks of Ruoss et al. that the decoder-only study has."
+    INTRO["random_lm_converged"] = "As random_copy, on the decoder-only models of nope_rank_converged: randomized ones (`scripts/lengthgen.sh --part decoder --variants random --converge`, results/lengthgen_lm_random_converge/) against the plain ones (results/lengthgen_converge/), both trained until their validation exact match reached 99% (ceiling 18000 steps for the randomized ones, `--ceiling 30`; 6000 for the plain ones, which had all converged by 4800); copy and reverse, the tasks of Ruoss et al. that the decoder-only study has."
     SUMCLAIM["longer_training"] = "none (target: 90% exact match at 2x the training length)"
     SUMCLAIM["nope_rank"] = "no positional encoding ranks first, MRR 0.69 (Kazemnejad et al. 2023)"
     SUMCLAIM["temperature"] = "attention temperature log(n)/log(n_train) helps on long inputs"
@@ -680,7 +680,7 @@ END {
     # 4b. the same on translators and decoder-only models trained to convergence
     random_vs_plain("random_copy_converged", "translator", "copy reverse", "until 99% val exact (ceiling 18000 steps)", "lgc", " + random", "lgc", "", "reverse t5")
     if (LMRC != "/dev/null")
-        random_vs_plain("random_lm_converged", "decoder-only", "copy reverse", CONVERGED, "lmrc", "|random", "lmc", "|plain", "copy rope")
+        random_vs_plain("random_lm_converged", "decoder-only", "copy reverse", "until 99% val exact (ceiling 18000 steps; plain 6000)", "lmrc", "|random", "lmc", "|plain", "copy rope")
 
     # 5. longer_training: decoder-only ALiBi copy, 3000 and 6000 steps against 600
     a600 = "lm|copy|alibi|plain|"
