@@ -11,7 +11,7 @@
 
 // n allocations of `each` bytes; 1 if every one follows the previous in memory (one block).
 static int contiguous(Arena *a, int n, size_t each) {
-    char *first = arena_alloc(a, each), *prev = first;
+    char *prev = arena_alloc(a, each);
     for (int i = 1; i < n; i++) {
         char *p = arena_alloc(a, each);
         if (p != prev + each) return 0;
@@ -70,17 +70,17 @@ static int huge_pages_on(void) {
     return strstr(line, "[always]") || strstr(line, "[madvise]");
 }
 
-// Steps whose peak grows 10% at a time from 16 to 160 MiB, each writing all it allocated,
-// as a training's first steps do while longer batches come. Re-allocating a block of exactly
-// the new peak each time faulted every 4 KiB page of every block, 1.8 GiB in all, eleven
-// times the last peak; blocks grown by half on huge pages fault less than the last peak's
-// 4 KiB pages once.
 #if defined(__SANITIZE_ADDRESS__)
 enum { UNDER_ASAN = 1 };
 #else
 enum { UNDER_ASAN = 0 };
 #endif
 
+// Steps whose peak grows 10% at a time from 16 to 160 MiB, each writing all it allocated,
+// as a training's first steps do while longer batches come. Re-allocating a block of exactly
+// the new peak each time faulted every 4 KiB page of every block, 1.8 GiB in all, eleven
+// times the last peak; blocks grown by half on huge pages fault less than the last peak's
+// 4 KiB pages once.
 static void test_growing_peak_faults_bounded(void) {
     if (UNDER_ASAN) SKIP("ASan's allocator keeps and poisons freed blocks; page faults are not the arena's");
     if (!huge_pages_on()) SKIP("transparent huge pages are off on this kernel");

@@ -42,9 +42,10 @@ struct ArenaBlock {
 static ArenaBlock *block_new(Arena *a, size_t size) {
     ArenaBlock *b = malloc(sizeof *b);
     size_t align = size >= 2 * HUGE_BYTES ? HUGE_BYTES : 64;
-    if (b && !(b->mem = aligned_alloc(align, (size + align - 1) / align * align))) { free(b); b = NULL; }
+    size_t bytes = (size + align - 1) / align * align;   // aligned_alloc wants a multiple
+    if (b && !(b->mem = aligned_alloc(align, bytes))) { free(b); b = NULL; }
 #ifdef MADV_HUGEPAGE
-    if (b && align == HUGE_BYTES) madvise(b->mem, (size + align - 1) / align * align, MADV_HUGEPAGE);
+    if (b && align == HUGE_BYTES) madvise(b->mem, bytes, MADV_HUGEPAGE);
 #endif
     if (!b) {
         if (a->on_failure) a->on_failure(size, a->failure_ctx);
