@@ -267,6 +267,42 @@ static void test_fused_ops_same_for_any_thread_count(void) {
           (long)CHAIN_B * CHAIN_T * CHAIN_C > KERNEL_PARALLEL_ELEMS, "the chain runs on one thread");
 }
 
+// KERNEL_PARALLEL_FOR forks only when the loop is big and the thread may use more than one;
+// otherwise its loop runs outside any OpenMP region (no team, not even one of one thread),
+// also on a thread of another region that was limited to one (a micro-batch's).
+static void test_parallel_for_forks_only_with_threads(void) {
+    int threads = omp_get_max_threads(), level[4], team[4];
+    omp_set_num_threads(2);
+    KERNEL_PARALLEL_FOR(1, schedule(static),
+        for (int i = 0; i < 4; i++) level[i] = omp_get_level(), team[i] = omp_get_num_threads();
+    );
+    CHECK(level[0] == 1 && level[3] == 1 && team[0] == 2 && team[3] == 2,
+          "2 threads, a big loop: level %d, team %d, want 1, 2", level[0], team[0]);
+    KERNEL_PARALLEL_FOR(0, schedule(static),
+        for (int i = 0; i < 4; i++) level[i] = omp_get_level(), team[i] = omp_get_num_threads();
+    );
+    CHECK(level[0] == 0 && level[3] == 0, "a small loop ran in a region of level %d", level[0]);
+    omp_set_num_threads(1);
+    KERNEL_PARALLEL_FOR(1, schedule(dynamic),
+        for (int i = 0; i < 4; i++) level[i] = omp_get_level();
+    );
+    CHECK(level[0] == 0 && level[3] == 0, "1 thread: a big loop ran in a region of level %d", level[0]);
+    int inner[2] = {-1, -1};
+    #pragma omp parallel num_threads(2)
+    {
+        omp_set_num_threads(1);   // as micro_batches_backward does on each of its threads
+        int me = omp_get_thread_num(), seen = -1;
+        KERNEL_PARALLEL_FOR(1, schedule(static),
+            for (int i = 0; i < 1; i++) seen = omp_get_level();
+        );
+        inner[me] = seen;
+    }
+    CHECK(inner[0] == 1 && inner[1] == 1,
+          "inside a region limited to one thread: levels %d, %d, want 1 (no nested region)",
+          inner[0], inner[1]);
+    omp_set_num_threads(threads);
+}
+
 int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
@@ -280,6 +316,7 @@ int main(void) {
     RUN(test_erff_accuracy);
     RUN(test_hash_uniform_exact);
     RUN(test_fused_ops_same_for_any_thread_count);
+    RUN(test_parallel_for_forks_only_with_threads);
     arena_free(&arena);
     return check_summary();
 }

@@ -273,6 +273,36 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
     else         tile_body(g, ip0, ip1, jp0, jp1, 0);
 }
 
+// What the packing units of one gemm_rows call share: unit t < bunits packs B's column
+// panels [t * bgroup, ...), the others rows of A from apack0 in groups of agroup panels.
+typedef struct {
+    int M, N, K;
+    MatView A, B;
+    int wide, direct;
+    float *Ap, *Bp;
+    int np, bunits, bgroup, apack0, apack1, agroup;
+} PackPlan;
+
+static void pack_unit(const PackPlan *u, int t) {
+    // MR and NR as constants in each branch (the packing loops unroll by them)
+    const int MR = u->wide ? GEMM_WIDE_MR : GEMM_NARROW_MR;
+    int p0 = t < u->bunits ? t * u->bgroup : u->apack0 + (t - u->bunits) * u->agroup;
+    int p1 = t < u->bunits ? (p0 + u->bgroup < u->np ? p0 + u->bgroup : u->np)
+                           : (p0 + u->agroup < u->apack1 ? p0 + u->agroup : u->apack1);
+    float *Adst = u->Ap + (u->direct ? 0 : (long)p0 * MR * u->K);
+    if (t < u->bunits && u->wide) pack_b(u->B, u->N, u->K, p0, p1, GEMM_WIDE_NR, u->Bp);
+    else if (t < u->bunits)       pack_b(u->B, u->N, u->K, p0, p1, GEMM_NARROW_NR, u->Bp);
+    else if (u->wide)             pack_a(u->A, u->M, u->K, p0, p1, GEMM_WIDE_MR, Adst);
+    else                          pack_a(u->A, u->M, u->K, p0, p1, GEMM_NARROW_MR, Adst);
+}
+
+// Tile t of mt x nt (mc row panels by nc column panels each), row tiles fastest.
+static void tile_unit(const Product *g, int mp, int np, int mc, int nc, int mt, int t) {
+    int it = t % mt, jt = t / mt;
+    int ip1 = (it + 1) * mc, jp1 = (jt + 1) * nc;
+    gemm_tile(g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np);
+}
+
 // Packing is handed out in groups of panels that cover about PACK_FLOATS columns of B or
 // rows of a transposed A, so a group reads each stored row of the operand in one run of
 // 1 KiB or more (one panel alone read 32 or 192 bytes of each row, 3 KiB apart at d = 768,
@@ -316,30 +346,24 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0,
         aunits = (apack1 - apack0 + agroup - 1) / agroup;
     Product g = {M, N, K, accumulate, direct, wide, A, Ap, Bp, bias, C, ldc};
-    #pragma omp parallel num_threads(threads) if (parallel)
-    {
-        #pragma omp for schedule(dynamic)
-        for (int t = 0; t < bunits + aunits; t++) {
-            // MR and NR as constants in each branch (the packing loops unroll by them)
-            int p0 = t < bunits ? t * bgroup : apack0 + (t - bunits) * agroup;
-            int p1 = t < bunits ? (p0 + bgroup < np ? p0 + bgroup : np)
-                                : (p0 + agroup < apack1 ? p0 + agroup : apack1);
-            float *Adst = Ap + (direct ? 0 : (long)p0 * MR * K);
-            if (t < bunits && wide) pack_b(B, N, K, p0, p1, GEMM_WIDE_NR, Bp);
-            else if (t < bunits)    pack_b(B, N, K, p0, p1, GEMM_NARROW_NR, Bp);
-            else if (wide)          pack_a(A, M, K, p0, p1, GEMM_WIDE_MR, Adst);
-            else                    pack_a(A, M, K, p0, p1, GEMM_NARROW_MR, Adst);
+    PackPlan pk = {M, N, K, A, B, wide, direct, Ap, Bp, np, bunits, bgroup, apack0, apack1, agroup};
+    // On one thread the same units in the same order, outside any OpenMP region (kernels.h:
+    // KERNEL_PARALLEL_FOR).
+    if (threads > 1) {
+        #pragma omp parallel num_threads(threads)
+        {
+            #pragma omp for schedule(dynamic)
+            for (int t = 0; t < bunits + aunits; t++) pack_unit(&pk, t);
+            // Row tiles vary fastest: consecutive tiles (on one thread, or the threads at once)
+            // read the same column of B panels, from L2 while K x NC fits there, and a new tile
+            // reads only its rows of A from L3; the other order read every tile's B panels from
+            // L3 and was slower (docs/performance.md).
+            #pragma omp for schedule(dynamic)
+            for (int t = 0; t < mt * nt; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
         }
-        // Row tiles vary fastest: consecutive tiles (on one thread, or the threads at once)
-        // read the same column of B panels, from L2 while K x NC fits there, and a new tile
-        // reads only its rows of A from L3; the other order read every tile's B panels from
-        // L3 and was slower (docs/performance.md).
-        #pragma omp for schedule(dynamic)
-        for (int t = 0; t < mt * nt; t++) {
-            int it = t % mt, jt = t / mt;
-            int ip1 = (it + 1) * mc, jp1 = (jt + 1) * nc;
-            gemm_tile(&g, it * mc, ip1 < mp ? ip1 : mp, jt * nc, jp1 < np ? jp1 : np);
-        }
+    } else {
+        for (int t = 0; t < bunits + aunits; t++) pack_unit(&pk, t);
+        for (int t = 0; t < mt * nt; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
     }
 }
 
@@ -375,11 +399,12 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
 void kernel_zero(float *p, long n) {
     enum { CHUNK = 1 << 16 };
     long chunks = (n + CHUNK - 1) / CHUNK;
-    #pragma omp parallel for schedule(static) if (chunks >= 8)
-    for (long c = 0; c < chunks; c++) {
-        long start = c * CHUNK, len = n - start < CHUNK ? n - start : CHUNK;
-        memset(p + start, 0, sizeof(float) * (size_t)len);
-    }
+    KERNEL_PARALLEL_FOR(chunks >= 8, schedule(static),
+        for (long c = 0; c < chunks; c++) {
+            long start = c * CHUNK, len = n - start < CHUNK ? n - start : CHUNK;
+            memset(p + start, 0, sizeof(float) * (size_t)len);
+        }
+    );
 }
 
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,

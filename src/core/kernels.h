@@ -6,6 +6,7 @@
 // same bit for bit whatever the thread count or the scheduling.
 #ifndef KERNELS_H
 #define KERNELS_H
+#include <omp.h>
 #include <stdint.h>
 #include "util/hash.h"   // hash_uniform: dropout masks
 
@@ -235,6 +236,30 @@ void kernel_softmax_row(const float *z, float *out, int n);
 // (results/bench/ab_idle*.md), so the bound stays where the idle machine puts it.
 #define KERNEL_PARALLEL_WORK (1L << 17)
 #define KERNEL_PARALLEL_ELEMS (1L << 17)
+
+// Whether a loop worth forking for (`big`: over the bounds above) forks: only when this
+// thread may use more than one (omp_get_max_threads() is 1 on a one-thread run and inside a
+// micro-batch, run/micro_batches.h).
+static inline int kernel_fork(int big) { return big && omp_get_max_threads() > 1; }
+
+// A loop on the OpenMP team when kernel_fork(big), else as a plain loop, outside any region:
+//   KERNEL_PARALLEL_FOR(n > KERNEL_PARALLEL_ELEMS, schedule(static),
+//       for (long i = 0; i < n; i++) y[i] = 2 * x[i];
+//   );
+// A region whose if clause is false still has libgomp build a team of one: about 1 us, and a
+// newly allocated team each time inside another region (a micro-batch's ops: 2-3 us each,
+// some 230 regions a toy step), which is as long as a small op's whole loop
+// (docs/performance.md). The same loop either way, so the same bits.
+#define KERNEL_PRAGMA(x) _Pragma(#x)
+#define KERNEL_PARALLEL_FOR(big, clauses, ...) \
+    do { \
+        if (kernel_fork(big)) { \
+            KERNEL_PRAGMA(omp parallel for clauses) \
+            __VA_ARGS__ \
+        } else { \
+            __VA_ARGS__ \
+        } \
+    } while (0)
 // kernel_lanes_total and kernel_max on a vector of KERNEL_LANES lanes: the same trees (lane l
 // with lane l + w, w = 8, 4, 2, 1), done as whole halves in registers instead of lane by lane
 // through memory, so the same bits. For loops that keep their 16 lanes in one vector.

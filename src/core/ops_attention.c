@@ -470,73 +470,81 @@ static void attention_backward(const Node *n) {
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
     int acc_q = q->grad && grad_accumulates(q), acc_k = k->grad && grad_accumulates(k);
     int acc_v = v->grad && grad_accumulates(v);
-    #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
-    for (int bh = 0; bh < B * H; bh++) {
-        int b = bh / H, h = bh % H;
-        float *vt = scratch + (long)omp_get_thread_num() * per_thread;
-        float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
-        float *dq = blk + 3L * R * Tp;
-        const float *kh = k->data + (long)b * Tk * C + h * D;
-        transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
-        memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
-        for (int i0 = 0; i0 < Tq; i0 += R) {
-            // The block's rows; a row without keys (padding, none visible) gets n = 0.
-            float *w_of[R], *dp_of[R], *dq_of[R];
-            const float *dy_of[R], *q_of[R];
-            int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
-            for (int r = 0; r < rows; r++) {
-                int i = i0 + r, end = causal_end(a, i, Tq, Tk);
-                dp_of[r] = blk + (long)r * 3 * Tp + Tp;
-                w_of[r] = dp_of[r] + Tp;
-                dq_of[r] = dq + (long)r * D;
-                dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
-                q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
-                int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
-                n_of[r] = empty ? 0 : end;
-                n16_of[r] = round16(n_of[r]);
-                if (empty && q->grad && !acc_q)
-                    memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
-            }
-            // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
-            // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
-            row_times_rows(dy_of, vt, D, Tp, n16_of, rows, dp_of);
-            for (int r = 0; r < rows; r++) {
-                int end = n_of[r];
-                if (end == 0) continue;   // a constant row, P row 0
-                float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r],
-                      *w = w_of[r];
-                float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
-                probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
-                if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
-                    memcpy(p, dp, sizeof(float) * (size_t)end);
-                    for (int j = end; j < Tk; j++) p[j] = 0;
+    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
+    KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
+        for (int bh = 0; bh < B * H; bh++) {
+            int b = bh / H, h = bh % H;
+            float *vt = scratch + (long)(fork ? omp_get_thread_num() : 0) * per_thread;
+            float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
+            float *dq = blk + 3L * R * Tp;
+            const float *kh = k->data + (long)b * Tk * C + h * D;
+            transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+            memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
+            for (int i0 = 0; i0 < Tq; i0 += R) {
+                // The block's rows; a row without keys (padding, none visible) gets n = 0.
+                float *w_of[R], *dp_of[R], *dq_of[R];
+                const float *dy_of[R], *q_of[R];
+                int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
+                for (int r = 0; r < rows; r++) {
+                    int i = i0 + r, end = causal_end(a, i, Tq, Tk);
+                    dp_of[r] = blk + (long)r * 3 * Tp + Tp;
+                    w_of[r] = dp_of[r] + Tp;
+                    dq_of[r] = dq + (long)r * D;
+                    dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
+                    q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+                    int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
+                    n_of[r] = empty ? 0 : end;
+                    n16_of[r] = round16(n_of[r]);
+                    if (empty && q->grad && !acc_q)
+                        memset(q->grad + ((long)b * Tq + i) * C + h * D, 0,
+                               sizeof(float) * (size_t)D);
                 }
+                // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
+                // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
+                row_times_rows(dy_of, vt, D, Tp, n16_of, rows, dp_of);
+                for (int r = 0; r < rows; r++) {
+                    int end = n_of[r];
+                    if (end == 0) continue;   // a constant row, P row 0
+                    float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp,
+                          *dp = dp_of[r],
+                          *w = w_of[r];
+                    float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
+                    probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
+                    // P is not needed again: it carries dscore to the bias reduction
+                    if (bias_grad) {
+                        memcpy(p, dp, sizeof(float) * (size_t)end);
+                        for (int j = end; j < Tk; j++) p[j] = 0;
+                    }
+                }
+                if (q->grad) {   // dq = scale * sum_j dscore_j k_j
+                    weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
+                    for (int r = 0; r < rows; r++)
+                        if (n_of[r])
+                            head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C,
+                                            dq_of[r],
+                                            1, D, scale, acc_q);
+                }
+                // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
+                if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
+                if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
             }
-            if (q->grad) {   // dq = scale * sum_j dscore_j k_j
-                weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
-                for (int r = 0; r < rows; r++)
-                    if (n_of[r])
-                        head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C, dq_of[r],
-                                        1, D, scale, acc_q);
-            }
-            // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
-            if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
-            if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
+            if (k->grad)
+                head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
+            if (v->grad)
+                head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
         }
-        if (k->grad)
-            head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
-        if (v->grad) head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
-    }
+    );
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
         long per_b = (long)H * Tq * Tk;
         int acc = grad_accumulates(a->bias);
         float *dbias = a->bias->grad;
-        #pragma omp parallel for schedule(static) if (per_b * B > KERNEL_PARALLEL_WORK)
-        for (long e = 0; e < per_b; e++) {
-            float s = 0;
-            for (int b = 0; b < B; b++) s += P[(long)b * per_b + e];
-            dbias[e] = (acc ? dbias[e] : 0.0f) + s;
-        }
+        KERNEL_PARALLEL_FOR(per_b * B > KERNEL_PARALLEL_WORK, schedule(static),
+            for (long e = 0; e < per_b; e++) {
+                float s = 0;
+                for (int b = 0; b < B; b++) s += P[(long)b * per_b + e];
+                dbias[e] = (acc ? dbias[e] : 0.0f) + s;
+            }
+        );
     }
 }
 
@@ -560,65 +568,70 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     long per_thread = (long)D * Tp + 2L * R * Tp;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     const float *bias = args->bias ? args->bias->data : NULL;
-    #pragma omp parallel for schedule(dynamic) if ((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK)
-    for (int bh = 0; bh < B * H; bh++) {
-        int b = bh / H, h = bh % H;
-        float *kt = scratch + (long)omp_get_thread_num() * per_thread, *blk = kt + (long)D * Tp;
-        const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
-        transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-        for (int i0 = 0; i0 < Tq; i0 += R) {
-            // The block's rows; a padding query gets n = 0 and an output row of zeros.
-            float *s_of[R], *w_of[R], *y_of[R];
-            const float *q_of[R];
-            int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
-            for (int r = 0; r < rows; r++) {
-                int i = i0 + r;
-                s_of[r] = blk + (long)r * 2 * Tp;
-                q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
-                y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
-                n_of[r] = causal_end(args, i, Tq, Tk);
-                // padding: nothing to attend
-                if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
-                    n_of[r] = 0;
-                    memset(y_of[r], 0, sizeof(float) * (size_t)D);
-                    if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                    if (args->probs)
-                        memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
-                               sizeof(float) * (size_t)Tk);
+    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
+    KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
+        for (int bh = 0; bh < B * H; bh++) {
+            int b = bh / H, h = bh % H;
+            float *kt = scratch + (long)(fork ? omp_get_thread_num() : 0) * per_thread,
+                  *blk = kt + (long)D * Tp;
+            const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
+            transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+            for (int i0 = 0; i0 < Tq; i0 += R) {
+                // The block's rows; a padding query gets n = 0 and an output row of zeros.
+                float *s_of[R], *w_of[R], *y_of[R];
+                const float *q_of[R];
+                int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
+                for (int r = 0; r < rows; r++) {
+                    int i = i0 + r;
+                    s_of[r] = blk + (long)r * 2 * Tp;
+                    q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+                    y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
+                    n_of[r] = causal_end(args, i, Tq, Tk);
+                    // padding: nothing to attend
+                    if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
+                        n_of[r] = 0;
+                        memset(y_of[r], 0, sizeof(float) * (size_t)D);
+                        if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                        if (args->probs)
+                            memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
+                                   sizeof(float) * (size_t)Tk);
+                    }
+                    n16_of[r] = round16(n_of[r]);
                 }
-                n16_of[r] = round16(n_of[r]);
+                row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);
+                for (int r = 0; r < rows; r++) {
+                    int i = i0 + r, end = n_of[r], end16 = n16_of[r];
+                    float *s = s_of[r], *ds = s + Tp;
+                    w_of[r] = s;
+                    if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
+                    const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
+                    scores_to_probs(s, end, end16,
+                                    bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0,
+                                    scale, bi,
+                                    row_factor(args, pad, end), pad, (long)(B - b) * Tk);
+                    if (args->probs) {
+                        float *p = args->probs + ((long)bh * Tq + i) * Tk;
+                        memcpy(p, s, sizeof(float) * (size_t)end);
+                        for (int j = end; j < Tk; j++) p[j] = 0;
+                    }
+                    if (args->dropout > 0) {
+                        drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
+                        for (int j = 0; j < end; j++) ds[j] *= s[j];
+                        w_of[r] = ds;
+                    }
+                    // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+                    if (P) {
+                        float *p = P + ((long)bh * Tq + i) * Tk;
+                        for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
+                        for (int j = end; j < Tk; j++) p[j] = 0;
+                    }
+                }
+                // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
+                weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D,
+                                   y_of);
             }
-            row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);
-            for (int r = 0; r < rows; r++) {
-                int i = i0 + r, end = n_of[r], end16 = n16_of[r];
-                float *s = s_of[r], *ds = s + Tp;
-                w_of[r] = s;
-                if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
-                const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-                scores_to_probs(s, end, end16,
-                                bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
-                                row_factor(args, pad, end), pad, (long)(B - b) * Tk);
-                if (args->probs) {
-                    float *p = args->probs + ((long)bh * Tq + i) * Tk;
-                    memcpy(p, s, sizeof(float) * (size_t)end);
-                    for (int j = end; j < Tk; j++) p[j] = 0;
-                }
-                if (args->dropout > 0) {
-                    drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
-                    for (int j = 0; j < end; j++) ds[j] *= s[j];
-                    w_of[r] = ds;
-                }
-                // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
-                if (P) {
-                    float *p = P + ((long)bh * Tq + i) * Tk;
-                    for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
-                    for (int j = end; j < Tk; j++) p[j] = 0;
-                }
-            }
-            // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
-            weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D, y_of);
         }
-    }
+    );
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
         *saved = *args;

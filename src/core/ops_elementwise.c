@@ -20,8 +20,9 @@ static Tensor *like(Tensor *x, int grad) { return tensor_new(x->ndim, x->shape, 
 static void grad_add(Tensor *t, const float *g, long n) {
     float *d = t->grad;
     int acc = grad_accumulates(t);
-    #pragma omp parallel for schedule(static) if (n > PARALLEL_ELEMS)
-    for (long i = 0; i < n; i++) d[i] = (acc ? d[i] : 0.0f) + g[i];
+    KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < n; i++) d[i] = (acc ? d[i] : 0.0f) + g[i];
+    );
 }
 
 static void add_backward(const Node *n) {
@@ -47,9 +48,10 @@ Tensor *op_add(Tensor *a, Tensor *b) {
     long nb = b->size, rows = a->size / nb;
     const float *x = a->data, *y = b->data;
     float *z = out->data;
-    #pragma omp parallel for schedule(static) if (a->size > PARALLEL_ELEMS)
-    for (long r = 0; r < rows; r++)
-        for (long i = 0; i < nb; i++) z[r * nb + i] = x[r * nb + i] + y[i];
+    KERNEL_PARALLEL_FOR(a->size > PARALLEL_ELEMS, schedule(static),
+        for (long r = 0; r < rows; r++)
+            for (long i = 0; i < nb; i++) z[r * nb + i] = x[r * nb + i] + y[i];
+    );
     if (grad) tape_record("add", add_backward, out, a, b, NULL);
     return out;
 }
@@ -103,8 +105,9 @@ static void relu_backward(const Node *n) {
     const float *xs = x->data, *g = n->out->grad;
     float *dx = x->grad;
     int acc = grad_accumulates(x);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + (xs[i] > 0 ? g[i] : 0.0f);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + (xs[i] > 0 ? g[i] : 0.0f);
+    );
 }
 
 Tensor *op_relu(Tensor *x) {
@@ -112,8 +115,9 @@ Tensor *op_relu(Tensor *x) {
     Tensor *out = like(x, grad);
     const float *xs = x->data;
     float *y = out->data;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) y[i] = xs[i] > 0 ? xs[i] : 0.0f;
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) y[i] = xs[i] > 0 ? xs[i] : 0.0f;
+    );
     if (grad) tape_record("relu", relu_backward, out, x, NULL, NULL);
     return out;
 }
@@ -138,11 +142,13 @@ static void gelu_backward(const Node *n) {
     float *dx = x->grad;
     long size = x->size;
     if (grad_accumulates(x)) {
-        #pragma omp parallel for schedule(static) if (size > PARALLEL_ELEMS)
-        for (long i = 0; i < size; i++) dx[i] = dx[i] + g[i] * gelu_slope(xs[i]);
+        KERNEL_PARALLEL_FOR(size > PARALLEL_ELEMS, schedule(static),
+            for (long i = 0; i < size; i++) dx[i] = dx[i] + g[i] * gelu_slope(xs[i]);
+        );
     } else {
-        #pragma omp parallel for schedule(static) if (size > PARALLEL_ELEMS)
-        for (long i = 0; i < size; i++) dx[i] = 0.0f + g[i] * gelu_slope(xs[i]);
+        KERNEL_PARALLEL_FOR(size > PARALLEL_ELEMS, schedule(static),
+            for (long i = 0; i < size; i++) dx[i] = 0.0f + g[i] * gelu_slope(xs[i]);
+        );
     }
 }
 
@@ -151,8 +157,9 @@ Tensor *op_gelu(Tensor *x) {
     Tensor *out = like(x, grad);
     const float *xs = x->data;
     float *y = out->data;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) y[i] = xs[i] * gelu_cdf(xs[i]);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) y[i] = xs[i] * gelu_cdf(xs[i]);
+    );
     if (grad) tape_record("gelu", gelu_backward, out, x, NULL, NULL);
     return out;
 }
@@ -163,16 +170,18 @@ Tensor *op_gelu(Tensor *x) {
 static void log1p_backward(const Node *n) {
     Tensor *x = n->in[0];
     int acc = grad_accumulates(x);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++)
-        x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] / (1.0f + x->data[i]);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++)
+            x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] / (1.0f + x->data[i]);
+    );
 }
 
 Tensor *op_log1p(Tensor *x) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) out->data[i] = log1pf(x->data[i]);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) out->data[i] = log1pf(x->data[i]);
+    );
     if (grad) tape_record("log1p", log1p_backward, out, x, NULL, NULL);
     return out;
 }
@@ -184,22 +193,24 @@ Tensor *op_log1p(Tensor *x) {
 static void softplus_backward(const Node *n) {
     Tensor *x = n->in[0];
     int acc = grad_accumulates(x);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) {
-        float v = x->data[i], e = expf(-fabsf(v));
-        float sigmoid = v >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
-        x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] * sigmoid;
-    }
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) {
+            float v = x->data[i], e = expf(-fabsf(v));
+            float sigmoid = v >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+            x->grad[i] = (acc ? x->grad[i] : 0.0f) + n->out->grad[i] * sigmoid;
+        }
+    );
 }
 
 Tensor *op_softplus(Tensor *x) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) {
-        float v = x->data[i];
-        out->data[i] = (v > 0 ? v : 0.0f) + log1pf(expf(-fabsf(v)));
-    }
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) {
+            float v = x->data[i];
+            out->data[i] = (v > 0 ? v : 0.0f) + log1pf(expf(-fabsf(v)));
+        }
+    );
     if (grad) tape_record("softplus", softplus_backward, out, x, NULL, NULL);
     return out;
 }
@@ -210,16 +221,18 @@ static void tanh_backward(const Node *n) {
     Tensor *x = n->in[0];
     int acc = grad_accumulates(x);
     const float *y = n->out->data, *g = n->out->grad;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++)
-        x->grad[i] = (acc ? x->grad[i] : 0.0f) + g[i] * (1.0f - y[i] * y[i]);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++)
+            x->grad[i] = (acc ? x->grad[i] : 0.0f) + g[i] * (1.0f - y[i] * y[i]);
+    );
 }
 
 Tensor *op_tanh(Tensor *x) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (long i = 0; i < x->size; i++) out->data[i] = tanhf(x->data[i]);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < x->size; i++) out->data[i] = tanhf(x->data[i]);
+    );
     if (grad) tape_record("tanh", tanh_backward, out, x, NULL, NULL);
     return out;
 }
@@ -234,8 +247,10 @@ static void dropout_backward(const Node *n) {
     const float *g = n->out->grad;
     float *dx = x->grad, s = 1.0f / (1.0f - n->f[0]);
     int acc = grad_accumulates(x);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < x->size; i++) dx[i] = (acc ? dx[i] : 0.0f) + (keep[i] ? g[i] * s : 0.0f);
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS / 4, schedule(static),
+        for (long i = 0; i < x->size; i++)
+            dx[i] = (acc ? dx[i] : 0.0f) + (keep[i] ? g[i] * s : 0.0f);
+    );
 }
 
 Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
@@ -246,12 +261,13 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)x->size) : NULL;
     const float *xs = x->data;
     float *y = out->data;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < x->size; i++) {
-        int k = hash_uniform(seed, (uint64_t)i) >= p;
-        y[i] = k ? xs[i] * s : 0.0f;
-        if (keep) keep[i] = (unsigned char)k;
-    }
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS / 4, schedule(static),
+        for (long i = 0; i < x->size; i++) {
+            int k = hash_uniform(seed, (uint64_t)i) >= p;
+            y[i] = k ? xs[i] * s : 0.0f;
+            if (keep) keep[i] = (unsigned char)k;
+        }
+    );
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;
@@ -283,9 +299,10 @@ static void add_dropout_backward(const Node *n) {
     float *dy = y->grad, s = 1.0f / (1.0f - n->f[0]);
     int acc = grad_accumulates(y);
     // 0 + g: the gradient Drop(y) received from op_add (-0 became +0 there)
-    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
-    for (long i = 0; i < y->size; i++)
-        dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+    KERNEL_PARALLEL_FOR(y->size > PARALLEL_ELEMS / 4, schedule(static),
+        for (long i = 0; i < y->size; i++)
+            dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+    );
 }
 
 Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPacking *packed) {
@@ -299,17 +316,18 @@ Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPa
     float *z = out->data;
     long C = tensor_cols(y), R = tensor_rows(y);
     const int *rows = packed ? packed->rows : NULL;
-    #pragma omp parallel for schedule(static) if (y->size > PARALLEL_ELEMS / 4)
-    for (long r = 0; r < R; r++) {
-        // each element's mask is hashed from its index in the padded layout
-        uint64_t base = (uint64_t)(rows ? rows[r] : r) * (uint64_t)C;
-        for (long c = 0; c < C; c++) {
-            long i = r * C + c;
-            int k = hash_uniform(seed, base + (uint64_t)c) >= p;
-            z[i] = xs[i] + kept(ys[i] * s, k);
-            if (keep) keep[i] = (unsigned char)k;
+    KERNEL_PARALLEL_FOR(y->size > PARALLEL_ELEMS / 4, schedule(static),
+        for (long r = 0; r < R; r++) {
+            // each element's mask is hashed from its index in the padded layout
+            uint64_t base = (uint64_t)(rows ? rows[r] : r) * (uint64_t)C;
+            for (long c = 0; c < C; c++) {
+                long i = r * C + c;
+                int k = hash_uniform(seed, base + (uint64_t)c) >= p;
+                z[i] = xs[i] + kept(ys[i] * s, k);
+                if (keep) keep[i] = (unsigned char)k;
+            }
         }
-    }
+    );
     if (grad) {
         Node *n = tape_record("add_dropout", add_dropout_backward, out, x, y, NULL);
         n->f[0] = p;

@@ -67,32 +67,34 @@ static void layernorm_backward(const Node *n) {
     const float *dy = n->out->grad, *stats = n->saved;
     if (x->grad) {
         int acc = grad_accumulates(x);
-        #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-        for (int r = 0; r < R; r++)
-            dx_row(dy + (long)r * C, w->data, x->data + (long)r * C, stats[2 * r], stats[2 * r + 1],
-                   C, acc, x->grad + (long)r * C);
+        KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+            for (int r = 0; r < R; r++)
+                dx_row(dy + (long)r * C, w->data, x->data + (long)r * C, stats[2 * r],
+                       stats[2 * r + 1], C, acc, x->grad + (long)r * C);
+        );
     }
     // Parameter gradients sum over rows: each column in row order, columns split among threads.
     enum { BLOCK = 64 };
     int blocks = (C + BLOCK - 1) / BLOCK;
     int acc_w = w->grad && grad_accumulates(w), acc_b = b->grad && grad_accumulates(b);
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS && blocks > 1)
-    for (int cb = 0; cb < blocks; cb++) {
-        int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
-        float dw[BLOCK] = {0}, db[BLOCK] = {0};
-        for (int r = 0; r < R; r++) {
-            const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
-            float mean = stats[2 * r], rstd = stats[2 * r + 1];
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS && blocks > 1, schedule(static),
+        for (int cb = 0; cb < blocks; cb++) {
+            int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
+            float dw[BLOCK] = {0}, db[BLOCK] = {0};
+            for (int r = 0; r < R; r++) {
+                const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
+                float mean = stats[2 * r], rstd = stats[2 * r + 1];
+                for (int c = 0; c < nc; c++) {
+                    dw[c] = fmaf(g[c], (xr[c] - mean) * rstd, dw[c]);
+                    db[c] += g[c];
+                }
+            }
             for (int c = 0; c < nc; c++) {
-                dw[c] = fmaf(g[c], (xr[c] - mean) * rstd, dw[c]);
-                db[c] += g[c];
+                if (w->grad) w->grad[c0 + c] = (acc_w ? w->grad[c0 + c] : 0.0f) + dw[c];
+                if (b->grad) b->grad[c0 + c] = (acc_b ? b->grad[c0 + c] : 0.0f) + db[c];
             }
         }
-        for (int c = 0; c < nc; c++) {
-            if (w->grad) w->grad[c0 + c] = (acc_w ? w->grad[c0 + c] : 0.0f) + dw[c];
-            if (b->grad) b->grad[c0 + c] = (acc_b ? b->grad[c0 + c] : 0.0f) + db[c];
-        }
-    }
+    );
 }
 
 Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
@@ -104,15 +106,16 @@ Tensor *op_layernorm(Tensor *x, Tensor *w, Tensor *b, float eps) {
     int grad = tape_needs_grad(x, w, b);
     Tensor *y = tensor_new(x->ndim, x->shape, grad);
     float *stats = grad ? arena_alloc(tensor_arena(), sizeof(float) * 2 * (size_t)R) : NULL;
-    #pragma omp parallel for schedule(static) if (x->size > PARALLEL_ELEMS)
-    for (int r = 0; r < R; r++) {
-        const float *xr = x->data + (long)r * C;
-        float mean = kernel_sum(xr, C) / C, var = kernel_sum_sq(xr, C, mean) / C;
-        float rstd = 1.0f / sqrtf(var + eps);
-        float *yr = y->data + (long)r * C;
-        for (int c = 0; c < C; c++) yr[c] = fmaf((xr[c] - mean) * rstd, w->data[c], b->data[c]);
-        if (stats) { stats[2 * r] = mean; stats[2 * r + 1] = rstd; }
-    }
+    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS, schedule(static),
+        for (int r = 0; r < R; r++) {
+            const float *xr = x->data + (long)r * C;
+            float mean = kernel_sum(xr, C) / C, var = kernel_sum_sq(xr, C, mean) / C;
+            float rstd = 1.0f / sqrtf(var + eps);
+            float *yr = y->data + (long)r * C;
+            for (int c = 0; c < C; c++) yr[c] = fmaf((xr[c] - mean) * rstd, w->data[c], b->data[c]);
+            if (stats) { stats[2 * r] = mean; stats[2 * r + 1] = rstd; }
+        }
+    );
     if (grad) {
         Node *n = tape_record("layernorm", layernorm_backward, y, x, w, b);
         n->saved = stats;

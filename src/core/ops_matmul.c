@@ -83,14 +83,15 @@ Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b) {
 static void column_sums_add(const float *dY, int R, int cols, float *sum) {
     enum { BLOCK = 512 };
     int blocks = (cols + BLOCK - 1) / BLOCK;
-    #pragma omp parallel for schedule(static) if ((long)R * cols > KERNEL_PARALLEL_WORK)
-    for (int cb = 0; cb < blocks; cb++) {
-        int c0 = cb * BLOCK, nc = cols - c0 < BLOCK ? cols - c0 : BLOCK;
-        float s[BLOCK] = {0};
-        for (int r = 0; r < R; r++)
-            for (int c = 0; c < nc; c++) s[c] += dY[(long)r * cols + c0 + c];
-        for (int c = 0; c < nc; c++) sum[c0 + c] += s[c];
-    }
+    KERNEL_PARALLEL_FOR((long)R * cols > KERNEL_PARALLEL_WORK, schedule(static),
+        for (int cb = 0; cb < blocks; cb++) {
+            int c0 = cb * BLOCK, nc = cols - c0 < BLOCK ? cols - c0 : BLOCK;
+            float s[BLOCK] = {0};
+            for (int r = 0; r < R; r++)
+                for (int c = 0; c < nc; c++) s[c] += dY[(long)r * cols + c0 + c];
+            for (int c = 0; c < nc; c++) sum[c0 + c] += s[c];
+        }
+    );
 }
 
 static void linear_backward(const Node *n) {

@@ -68,23 +68,27 @@ static void cross_entropy_backward(const Node *n) {
     const int *targets = n->aux;
     float eps = n->f[0], scale = n->out->grad[0] / (kept ? kept : 1);
     int acc = grad_accumulates(z);
-    #pragma omp parallel for schedule(static) if (z->size > PARALLEL_ELEMS)
-    for (int r = 0; r < N; r++) {
-        float *dz = z->grad + (long)r * V;
-        if (targets[r] == ignore) {   // an ignored row adds nothing
-            if (!acc) memset(dz, 0, sizeof(float) * (size_t)V);
-            continue;
+    KERNEL_PARALLEL_FOR(z->size > PARALLEL_ELEMS, schedule(static),
+        for (int r = 0; r < N; r++) {
+            float *dz = z->grad + (long)r * V;
+            if (targets[r] == ignore) {   // an ignored row adds nothing
+                if (!acc) memset(dz, 0, sizeof(float) * (size_t)V);
+                continue;
+            }
+            const float *zr = z->data + (long)r * V;
+            float lse = n->saved[r], off = eps / V;
+            // Two loops rather than (acc ? dz[v] : 0): without AVX-512's masked loads gcc does
+            // not vectorise a loop that loads dz[v] on a condition. 0 + ... keeps +0 for a
+            // product of -0.
+            if (acc)
+                for (int v = 0; v < V; v++)
+                    dz[v] = dz[v] + scale * (kernel_expf(zr[v] - lse) - off);
+            else
+                for (int v = 0; v < V; v++)
+                    dz[v] = 0.0f + scale * (kernel_expf(zr[v] - lse) - off);
+            dz[targets[r]] -= scale * (1.0f - eps);
         }
-        const float *zr = z->data + (long)r * V;
-        float lse = n->saved[r], off = eps / V;
-        // Two loops rather than (acc ? dz[v] : 0): without AVX-512's masked loads gcc does not
-        // vectorise a loop that loads dz[v] on a condition. 0 + ... keeps +0 for a product of -0.
-        if (acc)
-            for (int v = 0; v < V; v++) dz[v] = dz[v] + scale * (kernel_expf(zr[v] - lse) - off);
-        else
-            for (int v = 0; v < V; v++) dz[v] = 0.0f + scale * (kernel_expf(zr[v] - lse) - off);
-        dz[targets[r]] -= scale * (1.0f - eps);
-    }
+    );
 }
 
 Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, float eps) {
@@ -94,20 +98,21 @@ Tensor *op_cross_entropy(Tensor *logits, const int *targets, int ignore_index, f
     Tensor *loss = tensor_new(1, &one, grad);
     float *lse = arena_alloc(tensor_arena(), sizeof(float) * (size_t)N);
     float *row_loss = arena_alloc(tensor_arena(), sizeof(float) * (size_t)N);
-    #pragma omp parallel for schedule(static) if (logits->size > PARALLEL_ELEMS)
-    for (int r = 0; r < N; r++) {
-        row_loss[r] = 0;
-        if (targets[r] == ignore_index) continue;
-        if (targets[r] < 0 || targets[r] >= V) {
-            fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V);
-            abort();
+    KERNEL_PARALLEL_FOR(logits->size > PARALLEL_ELEMS, schedule(static),
+        for (int r = 0; r < N; r++) {
+            row_loss[r] = 0;
+            if (targets[r] == ignore_index) continue;
+            if (targets[r] < 0 || targets[r] >= V) {
+                fprintf(stderr, "op_cross_entropy: target %d outside [0,%d)\n", targets[r], V);
+                abort();
+            }
+            const float *zr = logits->data + (long)r * V;
+            float mx = kernel_max(zr, V);
+            lse[r] = mx + logf(kernel_sum_exp(zr, V, mx));
+            float mean_z = kernel_sum(zr, V) / V;
+            row_loss[r] = (1.0f - eps) * (lse[r] - zr[targets[r]]) + eps * (lse[r] - mean_z);
         }
-        const float *zr = logits->data + (long)r * V;
-        float mx = kernel_max(zr, V);
-        lse[r] = mx + logf(kernel_sum_exp(zr, V, mx));
-        float mean_z = kernel_sum(zr, V) / V;
-        row_loss[r] = (1.0f - eps) * (lse[r] - zr[targets[r]]) + eps * (lse[r] - mean_z);
-    }
+    );
     double total = 0;   // rows summed in order: the loss does not depend on the thread count
     int kept = 0;
     for (int r = 0; r < N; r++)

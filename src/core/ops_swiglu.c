@@ -19,18 +19,20 @@ static void swiglu_backward(const Node *n) {
     if (gate->grad) {
         int acc = grad_accumulates(gate);
         float *da = gate->grad;
-        #pragma omp parallel for schedule(static) if (gate->size > PARALLEL_ELEMS)
-        for (long i = 0; i < gate->size; i++) {
-            float s = sigmoid(a[i]);
-            da[i] = (acc ? da[i] : 0.0f) + g[i] * u[i] * s * (1.0f + a[i] * (1.0f - s));
-        }
+        KERNEL_PARALLEL_FOR(gate->size > PARALLEL_ELEMS, schedule(static),
+            for (long i = 0; i < gate->size; i++) {
+                float s = sigmoid(a[i]);
+                da[i] = (acc ? da[i] : 0.0f) + g[i] * u[i] * s * (1.0f + a[i] * (1.0f - s));
+            }
+        );
     }
     if (up->grad) {
         int acc = grad_accumulates(up);
         float *du = up->grad;
-        #pragma omp parallel for schedule(static) if (up->size > PARALLEL_ELEMS)
-        for (long i = 0; i < up->size; i++)
-            du[i] = (acc ? du[i] : 0.0f) + g[i] * a[i] * sigmoid(a[i]);
+        KERNEL_PARALLEL_FOR(up->size > PARALLEL_ELEMS, schedule(static),
+            for (long i = 0; i < up->size; i++)
+                du[i] = (acc ? du[i] : 0.0f) + g[i] * a[i] * sigmoid(a[i]);
+        );
     }
 }
 
@@ -43,8 +45,9 @@ Tensor *op_swiglu(Tensor *gate, Tensor *up) {
     Tensor *out = tensor_new(gate->ndim, gate->shape, grad);
     const float *a = gate->data, *u = up->data;
     float *y = out->data;
-    #pragma omp parallel for schedule(static) if (gate->size > PARALLEL_ELEMS)
-    for (long i = 0; i < gate->size; i++) y[i] = a[i] * sigmoid(a[i]) * u[i];
+    KERNEL_PARALLEL_FOR(gate->size > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < gate->size; i++) y[i] = a[i] * sigmoid(a[i]) * u[i];
+    );
     if (grad) tape_record("swiglu", swiglu_backward, out, gate, up, NULL);
     return out;
 }

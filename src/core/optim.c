@@ -1,4 +1,5 @@
 #include "core/optim.h"
+#include "core/kernels.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,19 +54,20 @@ enum { NORM_CHUNK = 1 << 14, NORM_LANES = 16 };
 float grad_norm(const Params *ps) {
     long chunks = (ps->total + NORM_CHUNK - 1) / NORM_CHUNK;
     double *partial = calloc((size_t)(chunks ? chunks : 1), sizeof(double));
-    #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
-    for (long c = 0; c < chunks; c++) {
-        double lane[NORM_LANES] = {0};
-        long i = c * NORM_CHUNK,
-             end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
-        for (; i + NORM_LANES <= end; i += NORM_LANES)
-            for (int l = 0; l < NORM_LANES; l++)
-                lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
-        for (int l = 0; i + l < end; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
-        double s = 0;
-        for (int l = 0; l < NORM_LANES; l++) s += lane[l];
-        partial[c] = s;
-    }
+    KERNEL_PARALLEL_FOR(ps->total > 4 * NORM_CHUNK, schedule(static),
+        for (long c = 0; c < chunks; c++) {
+            double lane[NORM_LANES] = {0};
+            long i = c * NORM_CHUNK,
+                 end = (c + 1) * NORM_CHUNK < ps->total ? (c + 1) * NORM_CHUNK : ps->total;
+            for (; i + NORM_LANES <= end; i += NORM_LANES)
+                for (int l = 0; l < NORM_LANES; l++)
+                    lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
+            for (int l = 0; i + l < end; l++) lane[l] += (double)ps->grad[i + l] * ps->grad[i + l];
+            double s = 0;
+            for (int l = 0; l < NORM_LANES; l++) s += lane[l];
+            partial[c] = s;
+        }
+    );
     double sum = 0;
     for (long c = 0; c < chunks; c++) sum += partial[c];
     free(partial);
@@ -79,8 +81,9 @@ float clip_scale(float norm, float max_norm) {
 float clip_grad_norm(Params *ps, float max_norm) {
     float norm = grad_norm(ps), s = clip_scale(norm, max_norm);
     if (s != 1.0f) {
-        #pragma omp parallel for schedule(static) if (ps->total > 4 * NORM_CHUNK)
-        for (long i = 0; i < ps->total; i++) ps->grad[i] *= s;
+        KERNEL_PARALLEL_FOR(ps->total > 4 * NORM_CHUNK, schedule(static),
+            for (long i = 0; i < ps->total; i++) ps->grad[i] *= s;
+        );
     }
     return norm;
 }
