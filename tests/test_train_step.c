@@ -14,7 +14,9 @@
 #include "core/ops.h"
 #include "core/tape.h"
 #include "io/fileio.h"
+#include "data/vocab.h"
 #include "run/evaluate.h"
+#include "run/micro_batches.h"
 #include "run/train_log.h"
 #include "run/train_step.h"
 
@@ -127,6 +129,41 @@ static float row_backward(Model *m, int r, float w) {
     float l = loss->data[0];
     tape_backward(op_scale(loss, w));
     return l;
+}
+
+// Micro-batch boundaries by tokens, by hand. Source rows of 6, 1, 1, 1 tokens (9): two
+// micro-batches split after row 0 (6 | 3, where halving the rows gave 7 | 2); three keep a
+// row each for the last two. Rows of 1, 1, 1, 6 split after row 2 (3 | 6: after row 3 would
+// leave none). Target-input tokens count too (last case).
+static void test_micro_batches_split_by_tokens(void) {
+    enum { B = 4, T = 6 };
+    int src[B * T], tgt[B * T], bounds[4];
+    Batch b = {.B = B, .T_src = T, .src = src};
+    int lengths[2][B] = {{6, 1, 1, 1}, {1, 1, 1, 6}};
+    for (int c = 0; c < 2; c++) {
+        for (int r = 0; r < B; r++)
+            for (int t = 0; t < T; t++) src[r * T + t] = t < lengths[c][r] ? 7 : TOK_PAD;
+        micro_batches_split(&b, 2, bounds);
+        int want = c == 0 ? 1 : 3;
+        CHECK(bounds[0] == 0 && bounds[1] == want && bounds[2] == B,
+              "rows %d %d %d %d, 2 micro-batches: bounds %d %d %d, want 0 %d 4", lengths[c][0],
+              lengths[c][1], lengths[c][2], lengths[c][3], bounds[0], bounds[1], bounds[2], want);
+    }
+    for (int r = 0; r < B; r++)
+        for (int t = 0; t < T; t++) src[r * T + t] = t < lengths[0][r] ? 7 : TOK_PAD;
+    micro_batches_split(&b, 3, bounds);
+    CHECK(bounds[1] == 1 && bounds[2] == 2 && bounds[3] == 4, "3 micro-batches: %d %d %d",
+          bounds[1], bounds[2], bounds[3]);
+    // sources 2, 2, 2, 2 and target inputs 5, 0, 0, 0: rows of 7, 2, 2, 2 tokens (13); after
+    // row 0 leaves 7 | 6, after row 1 9 | 4: row 0's boundary is nearer 6.5
+    for (int r = 0; r < B; r++)
+        for (int t = 0; t < T; t++) {
+            src[r * T + t] = t < 2 ? 7 : TOK_PAD;
+            tgt[r * T + t] = r == 0 && t < 5 ? 7 : TOK_PAD;
+        }
+    b.tgt_in = tgt, b.T_tgt = T;
+    micro_batches_split(&b, 2, bounds);
+    CHECK(bounds[1] == 1, "target tokens: bound %d, want 1 (7 | 6 tokens)", bounds[1]);
 }
 
 // Two micro-batches of one row each: row 0 scores 2 targets, row 1 3, so their losses weigh
@@ -281,6 +318,7 @@ int main(void) {
     RUN(test_step_is_its_parts);
     RUN(test_step_clips);
     RUN(test_not_finite_updates_nothing);
+    RUN(test_micro_batches_split_by_tokens);
     RUN(test_micro_batches_by_hand);
     RUN(test_micro_batches_threads);
     RUN(test_log_missing_cells);

@@ -49,6 +49,32 @@ static Batch batch_rows(const Batch *b, int r0, int r1) {
     return s;
 }
 
+// Tokens of row r: what its micro-batch's time goes with (the products, norms and FFN run on
+// token rows only).
+static long row_tokens(const Batch *b, int r) {
+    long n = 0;
+    for (int t = 0; b->src && t < b->T_src; t++) n += b->src[(long)r * b->T_src + t] != TOK_PAD;
+    for (int t = 0; b->tgt_in && t < b->T_tgt; t++)
+        n += b->tgt_in[(long)r * b->T_tgt + t] != TOK_PAD;
+    return n;
+}
+
+void micro_batches_split(const Batch *b, int k, int *bounds) {
+    long total = 0, cum[b->B + 1];   // cum[r]: the tokens of rows before r
+    cum[0] = 0;
+    for (int r = 0; r < b->B; r++) cum[r + 1] = total += row_tokens(b, r);
+    bounds[0] = 0;
+    for (int i = 1; i < k; i++) {
+        // the boundary nearest i/k of the tokens, leaving a row for each micro-batch
+        double goal = (double)total * i / k;
+        int lo = bounds[i - 1] + 1, hi = b->B - (k - i), r = lo;
+        while (r < hi && cum[r + 1] <= goal) r++;
+        if (r < hi && goal - cum[r] > cum[r + 1] - goal) r++;
+        bounds[i] = r;
+    }
+    bounds[k] = b->B;
+}
+
 // The targets the loss averages over (batch_loss): every label, or the non-pad targets.
 static long scored_targets(const Model *m, const Batch *b) {
     if (m->cfg.model == MODEL_CLASSIFIER) return b->B;
@@ -59,12 +85,13 @@ static long scored_targets(const Model *m, const Batch *b) {
 
 float micro_batches_backward(const MicroBatches *mb, Model *m, const Batch *b, float smoothing,
                              long *correct) {
-    int k = mb->k < b->B ? mb->k : b->B;
+    int k = mb->k < b->B ? mb->k : b->B, bounds[k + 1];
     Batch part[k];
     float weight[k], loss[k];
     long right[k], scored[k], total = 0;
+    micro_batches_split(b, k, bounds);
     for (int i = 0; i < k; i++) {
-        part[i] = batch_rows(b, (int)((long)i * b->B / k), (int)((long)(i + 1) * b->B / k));
+        part[i] = batch_rows(b, bounds[i], bounds[i + 1]);
         total += scored[i] = scored_targets(m, &part[i]);
     }
     for (int i = 0; i < k; i++) weight[i] = total ? (float)scored[i] / (float)total : 0.0f;

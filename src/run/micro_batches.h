@@ -1,5 +1,5 @@
 // Micro-batches (train.micro_batches = K): a step's batch split into K runs of consecutive
-// rows, each forwarded and backpropagated on its own copy of the model (shared values, its
+// rows with about as many tokens each, each forwarded and backpropagated on its own copy of the model (shared values, its
 // own gradients), tape and arena, and the gradients summed in order into the model's. The
 // micro-batches run at once, one a thread, when the step has the threads; one after the
 // other otherwise. The loss is still the batch's mean over its scored targets: micro-batch
@@ -30,7 +30,13 @@ int  micro_batches_init(MicroBatches *mb, const Model *m, int k, char *err, int 
 void micro_batches_free(MicroBatches *mb);
 // The step's forward and backward on micro-batches: m's gradients (zeroed by the caller) get
 // the batch's, summed over the micro-batches in order. Returns the batch's mean loss; correct
-// (or NULL) the targets the argmax got right. min(k, B) micro-batches of B/k rows or so.
+// (or NULL) the targets the argmax got right. min(k, B) micro-batches (micro_batches_split).
 float micro_batches_backward(const MicroBatches *mb, Model *m, const Batch *b, float smoothing,
                              long *correct);
+// The rows of k micro-batches of b (1 <= k <= b->B): micro-batch i is rows bounds[i] ..
+// bounds[i + 1] - 1 (bounds[0] = 0, bounds[k] = B), each at least one row, each boundary the
+// one whose running count of tokens (non-pad source and target-input tokens) is nearest i/k
+// of the batch's: the threads wait for the slowest micro-batch, and its time goes with its
+// tokens. A pure function of the batch, so a run's log.csv stays the same on any thread count.
+void micro_batches_split(const Batch *b, int k, int *bounds);
 #endif
