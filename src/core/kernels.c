@@ -334,7 +334,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
         if (mc >= nc && mc > 1) mc /= 2;
         else nc /= 2;
     }
-    int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc;
+    int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc, tiles = mt * nt;
     // Row-major A is read in place (direct): only an edge panel (the last, if M is not a
     // multiple of MR) is packed. A transposed view of A is packed, every panel.
     int direct = A.cs == 1;
@@ -359,11 +359,11 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
             // reads only its rows of A from L3; the other order read every tile's B panels from
             // L3 and was slower (docs/performance.md).
             #pragma omp for schedule(dynamic)
-            for (int t = 0; t < mt * nt; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
+            for (int t = 0; t < tiles; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
         }
     } else {
         for (int t = 0; t < bunits + aunits; t++) pack_unit(&pk, t);
-        for (int t = 0; t < mt * nt; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
+        for (int t = 0; t < tiles; t++) tile_unit(&g, mp, np, mc, nc, mt, t);
     }
 }
 

@@ -450,16 +450,89 @@ static void head_grad_store(float *restrict g, long ld, const float *restrict sr
     }
 }
 
-static void attention_backward(const Node *n) {
+// The backward of (batch, head) bh into its rows of dq, dk and dv, with the thread's
+// scratch (attention_backward).
+typedef struct {
+    const Node *n;
+    int acc_q, acc_k, acc_v;   // grad_accumulates of q, k, v, asked once before the heads
+} BackwardHeads;
+
+static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
+    const Node *n = hb->n;
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
     const AttnArgs *a = n->aux;
-    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
+    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = a->n_heads, D = C / H, Tp = round16(Tk);
     float scale = 1.0f / sqrtf((float)D);
     float *P = n->saved;
     const float *dY = n->out->grad;
     int bias_grad = a->bias && a->bias->grad;
     float keep = a->dropout > 0 ? 1.0f / (1.0f - a->dropout) : 1.0f;
+    int acc_q = hb->acc_q, acc_k = hb->acc_k, acc_v = hb->acc_v;
+    enum { R = ATTN_ROW_BLOCK };
+    int b = bh / H, h = bh % H;
+    float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
+    float *dq = blk + 3L * R * Tp;
+    const float *kh = k->data + (long)b * Tk * C + h * D;
+    transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+    memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
+    for (int i0 = 0; i0 < Tq; i0 += R) {
+        // The block's rows; a row without keys (padding, none visible) gets n = 0.
+        float *w_of[R], *dp_of[R], *dq_of[R];
+        const float *dy_of[R], *q_of[R];
+        int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
+        for (int r = 0; r < rows; r++) {
+            int i = i0 + r, end = causal_end(a, i, Tq, Tk);
+            dp_of[r] = blk + (long)r * 3 * Tp + Tp;
+            w_of[r] = dp_of[r] + Tp;
+            dq_of[r] = dq + (long)r * D;
+            dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
+            q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+            int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
+            n_of[r] = empty ? 0 : end;
+            n16_of[r] = round16(n_of[r]);
+            if (empty && q->grad && !acc_q)
+                memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
+        }
+        // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
+        // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
+        row_times_rows(dy_of, vt, D, Tp, n16_of, rows, dp_of);
+        for (int r = 0; r < rows; r++) {
+            int end = n_of[r];
+            if (end == 0) continue;   // a constant row, P row 0
+            float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp, *dp = dp_of[r],
+                  *w = w_of[r];
+            float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
+            probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
+            if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
+                memcpy(p, dp, sizeof(float) * (size_t)end);
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
+        }
+        if (q->grad) {   // dq = scale * sum_j dscore_j k_j
+            weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
+            for (int r = 0; r < rows; r++)
+                if (n_of[r])
+                    head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C, dq_of[r],
+                                    1, D, scale, acc_q);
+        }
+        // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
+        if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
+        if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
+    }
+    if (k->grad)
+        head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
+    if (v->grad) head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
+}
+
+static void attention_backward(const Node *n) {
+    Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
+    const AttnArgs *a = n->aux;
+    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
+    int H = a->n_heads, D = C / H, Tp = round16(Tk);
+    float *P = n->saved;
+    int bias_grad = a->bias && a->bias->grad;
+    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
     int threads = omp_get_max_threads();
     // Per thread: values transposed (D,Tp); dK and dV of the head (Tk,D); for each row of a
     // block, rows of probabilities, dP and weights (Tp) and dq (D).
@@ -468,71 +541,11 @@ static void attention_backward(const Node *n) {
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
-    int acc_q = q->grad && grad_accumulates(q), acc_k = k->grad && grad_accumulates(k);
-    int acc_v = v->grad && grad_accumulates(v);
-    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
+    BackwardHeads hb = {n, q->grad && grad_accumulates(q), k->grad && grad_accumulates(k),
+                        v->grad && grad_accumulates(v)};
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
-        for (int bh = 0; bh < B * H; bh++) {
-            int b = bh / H, h = bh % H;
-            float *vt = scratch + (long)(fork ? omp_get_thread_num() : 0) * per_thread;
-            float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
-            float *dq = blk + 3L * R * Tp;
-            const float *kh = k->data + (long)b * Tk * C + h * D;
-            transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
-            memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
-            for (int i0 = 0; i0 < Tq; i0 += R) {
-                // The block's rows; a row without keys (padding, none visible) gets n = 0.
-                float *w_of[R], *dp_of[R], *dq_of[R];
-                const float *dy_of[R], *q_of[R];
-                int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
-                for (int r = 0; r < rows; r++) {
-                    int i = i0 + r, end = causal_end(a, i, Tq, Tk);
-                    dp_of[r] = blk + (long)r * 3 * Tp + Tp;
-                    w_of[r] = dp_of[r] + Tp;
-                    dq_of[r] = dq + (long)r * D;
-                    dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
-                    q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
-                    int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
-                    n_of[r] = empty ? 0 : end;
-                    n16_of[r] = round16(n_of[r]);
-                    if (empty && q->grad && !acc_q)
-                        memset(q->grad + ((long)b * Tq + i) * C + h * D, 0,
-                               sizeof(float) * (size_t)D);
-                }
-                // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
-                // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
-                row_times_rows(dy_of, vt, D, Tp, n16_of, rows, dp_of);
-                for (int r = 0; r < rows; r++) {
-                    int end = n_of[r];
-                    if (end == 0) continue;   // a constant row, P row 0
-                    float *p = P + ((long)bh * Tq + i0 + r) * Tk, *pa = dp_of[r] - Tp,
-                          *dp = dp_of[r],
-                          *w = w_of[r];
-                    float f = row_factor(a, a->key_pad ? a->key_pad + (long)b * Tk : NULL, end);
-                    probs_backward(p, (long)(Tq - i0 - r) * Tk, end, n16_of[r], keep, f, pa, w, dp);
-                    // P is not needed again: it carries dscore to the bias reduction
-                    if (bias_grad) {
-                        memcpy(p, dp, sizeof(float) * (size_t)end);
-                        for (int j = end; j < Tk; j++) p[j] = 0;
-                    }
-                }
-                if (q->grad) {   // dq = scale * sum_j dscore_j k_j
-                    weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
-                    for (int r = 0; r < rows; r++)
-                        if (n_of[r])
-                            head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C,
-                                            dq_of[r],
-                                            1, D, scale, acc_q);
-                }
-                // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
-                if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
-                if (k->grad) add_outer_rows(dk, dp_of, q_of, n_of, rows, D);
-            }
-            if (k->grad)
-                head_grad_store(k->grad + (long)b * Tk * C + h * D, C, dk, Tk, D, scale, acc_k);
-            if (v->grad)
-                head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
-        }
+        for (int bh = 0; bh < B * H; bh++)
+            backward_head(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
     );
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
         long per_b = (long)H * Tq * Tk;
@@ -548,6 +561,73 @@ static void attention_backward(const Node *n) {
     }
 }
 
+// The forward of (batch, head) bh: its rows of out (and of P, args->probs), with the
+// thread's scratch kt (op_attention).
+static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out, float *P,
+                         const AttnArgs *args, int bh, float *kt) {
+    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
+    int H = args->n_heads, D = C / H, Tp = round16(Tk);
+    float scale = 1.0f / sqrtf((float)D);
+    const float *bias = args->bias ? args->bias->data : NULL;
+    enum { R = ATTN_ROW_BLOCK };
+    int b = bh / H, h = bh % H;
+    float *blk = kt + (long)D * Tp;
+    const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
+    transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    for (int i0 = 0; i0 < Tq; i0 += R) {
+        // The block's rows; a padding query gets n = 0 and an output row of zeros.
+        float *s_of[R], *w_of[R], *y_of[R];
+        const float *q_of[R];
+        int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
+        for (int r = 0; r < rows; r++) {
+            int i = i0 + r;
+            s_of[r] = blk + (long)r * 2 * Tp;
+            q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+            y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
+            n_of[r] = causal_end(args, i, Tq, Tk);
+            // padding: nothing to attend
+            if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
+                n_of[r] = 0;
+                memset(y_of[r], 0, sizeof(float) * (size_t)D);
+                if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
+                if (args->probs)
+                    memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
+                           sizeof(float) * (size_t)Tk);
+            }
+            n16_of[r] = round16(n_of[r]);
+        }
+        row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);
+        for (int r = 0; r < rows; r++) {
+            int i = i0 + r, end = n_of[r], end16 = n16_of[r];
+            float *s = s_of[r], *ds = s + Tp;
+            w_of[r] = s;
+            if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
+            const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
+            scores_to_probs(s, end, end16,
+                            bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0, scale, bi,
+                            row_factor(args, pad, end), pad, (long)(B - b) * Tk);
+            if (args->probs) {
+                float *p = args->probs + ((long)bh * Tq + i) * Tk;
+                memcpy(p, s, sizeof(float) * (size_t)end);
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
+            if (args->dropout > 0) {
+                drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
+                for (int j = 0; j < end; j++) ds[j] *= s[j];
+                w_of[r] = ds;
+            }
+            // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
+            if (P) {
+                float *p = P + ((long)bh * Tq + i) * Tk;
+                for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
+        }
+        // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
+        weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D, y_of);
+    }
+}
+
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = args->n_heads, D = C / H, Tp = round16(Tk);
@@ -557,80 +637,20 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
         fprintf(stderr, "op_attention: shapes do not match\n");
         abort();
     }
-    float scale = 1.0f / sqrtf((float)D);
     int grad = tape_needs_grad(q, k, v) || (tape_enabled() && args->bias && args->bias->grad);
     Tensor *out = tensor_new(3, q->shape, grad);
     float *P = grad ? arena_alloc(tensor_arena(), sizeof(float) * (size_t)B * H * Tq * Tk) : NULL;
+    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
     int threads = omp_get_max_threads();
     // Per thread: keys transposed (D,Tp); for each row of a block, a row of scores and one of
     // weights (Tp).
     enum { R = ATTN_ROW_BLOCK };
     long per_thread = (long)D * Tp + 2L * R * Tp;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
-    const float *bias = args->bias ? args->bias->data : NULL;
-    int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
-        for (int bh = 0; bh < B * H; bh++) {
-            int b = bh / H, h = bh % H;
-            float *kt = scratch + (long)(fork ? omp_get_thread_num() : 0) * per_thread,
-                  *blk = kt + (long)D * Tp;
-            const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
-            transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-            for (int i0 = 0; i0 < Tq; i0 += R) {
-                // The block's rows; a padding query gets n = 0 and an output row of zeros.
-                float *s_of[R], *w_of[R], *y_of[R];
-                const float *q_of[R];
-                int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
-                for (int r = 0; r < rows; r++) {
-                    int i = i0 + r;
-                    s_of[r] = blk + (long)r * 2 * Tp;
-                    q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
-                    y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
-                    n_of[r] = causal_end(args, i, Tq, Tk);
-                    // padding: nothing to attend
-                    if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
-                        n_of[r] = 0;
-                        memset(y_of[r], 0, sizeof(float) * (size_t)D);
-                        if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                        if (args->probs)
-                            memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
-                                   sizeof(float) * (size_t)Tk);
-                    }
-                    n16_of[r] = round16(n_of[r]);
-                }
-                row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);
-                for (int r = 0; r < rows; r++) {
-                    int i = i0 + r, end = n_of[r], end16 = n16_of[r];
-                    float *s = s_of[r], *ds = s + Tp;
-                    w_of[r] = s;
-                    if (args->query_pad && args->query_pad[(long)b * Tq + i]) continue;
-                    const float *bi = bias ? bias + ((long)h * Tq + i) * Tk : NULL;
-                    scores_to_probs(s, end, end16,
-                                    bias ? (long)H * Tq * Tk - ((long)h * Tq + i) * Tk : 0,
-                                    scale, bi,
-                                    row_factor(args, pad, end), pad, (long)(B - b) * Tk);
-                    if (args->probs) {
-                        float *p = args->probs + ((long)bh * Tq + i) * Tk;
-                        memcpy(p, s, sizeof(float) * (size_t)end);
-                        for (int j = end; j < Tk; j++) p[j] = 0;
-                    }
-                    if (args->dropout > 0) {
-                        drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
-                        for (int j = 0; j < end; j++) ds[j] *= s[j];
-                        w_of[r] = ds;
-                    }
-                    // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
-                    if (P) {
-                        float *p = P + ((long)bh * Tq + i) * Tk;
-                        for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
-                        for (int j = end; j < Tk; j++) p[j] = 0;
-                    }
-                }
-                // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
-                weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D,
-                                   y_of);
-            }
-        }
+        for (int bh = 0; bh < B * H; bh++)
+            forward_head(q, k, v, out, P, args, bh,
+                         scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
     );
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
