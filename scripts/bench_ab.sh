@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
-usage: scripts/bench_ab.sh [--only LIST] [--threads N] [--pairs N] [--b-args ARGS] [--tsv FILE]
+usage: scripts/bench_ab.sh [--only LIST] [--threads N] [--pairs N] [--args ARGS] [--b-args ARGS] [--tsv FILE]
                           REV_A [REV_B]
 
 Builds build/opt/bin/bench of REV_A and of REV_B (default: the working tree) and times them
@@ -22,14 +22,15 @@ median tokens/s of each side.
   --only LIST   bench shapes, comma-separated (default toy,lmcopy); see ./bench --help
   --threads N   OpenMP threads of both sides (default 2)
   --pairs N     pairs to time (default 7)
-  --b-args ARGS more arguments of B's bench only, e.g. "--micro-batches 2"
+  --args ARGS   more arguments of both sides' bench, e.g. "--micro-batches 2"
+  --b-args ARGS more arguments of B's bench only
   --tsv FILE    also write every pair: shape, pair, tokens/s of A, of B, ratio B/A
   --md FILE     also write the table as markdown, headed by the command, commits, CPU and load
 Example: scripts/bench_ab.sh --only toy,lmcopy,copy --threads 2 --pairs 9 cb9cb46
 EOF
 }
 
-only=toy,lmcopy threads=2 pairs=7 tsv='' md='' b_args=''
+only=toy,lmcopy threads=2 pairs=7 tsv='' md='' b_args='' both_args=''
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
         --threads) threads=${2:?--threads needs a number}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
         --b-args) b_args=${2?--b-args needs arguments}; shift 2 ;;
+        --args) both_args=${2?--args needs arguments}; shift 2 ;;
         --tsv) tsv=${2:?--tsv needs a file}; shift 2 ;;
         --md) md=${2:?--md needs a file}; shift 2 ;;
         --*) echo "bench_ab.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -74,14 +76,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # one run of SIDE's bench: "shape tokens/s" lines appended to $work/SIDE
 run() {
-    extra=
-    [ "$1" = b ] && extra=$b_args
-    # shellcheck disable=SC2086 # b_args is a list of arguments
+    extra=$both_args
+    [ "$1" = b ] && extra="$both_args $b_args"
+    # shellcheck disable=SC2086 # both_args and b_args are lists of arguments
     "$2" --only "$only" --threads "$threads" --runs 1 --tsv $extra |
         awk -v p="$3" '$1 == "train" { print $2, p, $4 }' >> "$work/$1"
 }
 echo "# A = $rev_a, B = ${rev_b:-the working tree ($(git rev-parse --short HEAD) + changes)};" \
-     "--only $only --threads $threads${b_args:+; B also $b_args}; $pairs pairs; $(nproc) cores"
+     "--only $only --threads $threads${both_args:+; both $both_args}${b_args:+; B also $b_args}; $pairs pairs; $(nproc) cores"
 i=1
 while [ "$i" -le "$pairs" ]; do
     if [ $((i % 2)) = 1 ]; then run a "$bench_a" "$i"; run b "$bench_b" "$i"
@@ -116,7 +118,7 @@ if [ -n "$md" ]; then
         echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores;" \
              "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
         echo
-        echo "Written by \`scripts/bench_ab.sh --only $only --threads $threads --pairs $pairs${b_args:+ --b-args \"$b_args\"} $args\`:"
+        echo "Written by \`scripts/bench_ab.sh --only $only --threads $threads --pairs $pairs${both_args:+ --args \"$both_args\"}${b_args:+ --b-args \"$b_args\"} $args\`:"
         echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = ${rev_b:-the working tree} ($(git rev-parse --short "${rev_b:-HEAD}")$( [ -n "$rev_b" ] || git diff --quiet HEAD -- src || echo "+changes"));"
         echo "each pair one \`bench --runs 1\` of each, alternated; ratio = tokens/s(B) / tokens/s(A)."
         echo
