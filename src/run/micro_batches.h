@@ -1,9 +1,9 @@
 // Micro-batches (train.micro_batches = K): a step's batch split into K runs of consecutive
-// rows with about as many tokens each, each forwarded and backpropagated on its own copy of the model (shared values, its
-// own gradients), tape and arena, and the gradients summed in order into the model's. The
-// micro-batches run at once, one a thread, when the step has the threads; one after the
-// other otherwise. The loss is still the batch's mean over its scored targets: micro-batch
-// i's mean weighted by its share of them.
+// rows with about as many tokens each, each forwarded and backpropagated on its own copy of
+// the model (shared values, its own gradients), tape and arena, and the gradients summed in
+// order into the model's. The micro-batches run at once, one a thread, when the step has the
+// threads; one after the other otherwise. The loss is still the batch's mean over its scored
+// targets: micro-batch i's mean weighted by its share of them.
 //
 // Why: a small model's ops are too small to split well over two cores (the toy translator on
 // two threads is barely faster than on one, docs/performance.md); two half-batches keep both
