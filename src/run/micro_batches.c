@@ -59,17 +59,20 @@ static long row_tokens(const Batch *b, int r) {
     return n;
 }
 
+// Row by row, without an array of B running counts (batch_size may be 2^20, too much for
+// the stack).
 void micro_batches_split(const Batch *b, int k, int *bounds) {
-    long total = 0, cum[b->B + 1];   // cum[r]: the tokens of rows before r
-    cum[0] = 0;
-    for (int r = 0; r < b->B; r++) cum[r + 1] = total += row_tokens(b, r);
+    long total = 0, before = 0;   // before: the tokens of the rows before r
+    for (int r = 0; r < b->B; r++) total += row_tokens(b, r);
     bounds[0] = 0;
-    for (int i = 1; i < k; i++) {
+    for (int i = 1, r = 0; i < k; i++) {
         // the boundary nearest i/k of the tokens, leaving a row for each micro-batch
         double goal = (double)total * i / k;
-        int lo = bounds[i - 1] + 1, hi = b->B - (k - i), r = lo;
-        while (r < hi && cum[r + 1] <= goal) r++;
-        if (r < hi && goal - cum[r] > cum[r + 1] - goal) r++;
+        int lo = bounds[i - 1] + 1, hi = b->B - (k - i);
+        for (; r < lo; r++) before += row_tokens(b, r);
+        for (; r < hi && before + row_tokens(b, r) <= goal; r++) before += row_tokens(b, r);
+        if (r < hi && goal - before > before + row_tokens(b, r) - goal)
+            before += row_tokens(b, r++);
         bounds[i] = r;
     }
     bounds[k] = b->B;
