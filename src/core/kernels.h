@@ -248,7 +248,7 @@ static inline int kernel_fork(int big) { return big && omp_get_max_threads() > 1
 //   );
 // A region whose if clause is false still has libgomp build a team of one: about 1 us, and a
 // newly allocated team each time inside another region (a micro-batch's ops: 2-3 us each,
-// some 230 regions a toy step), which is as long as a small op's whole loop
+// some 235 regions a toy step per thread), which is as long as a small op's whole loop
 // (docs/performance.md). The same loop either way, so the same bits.
 #define KERNEL_PRAGMA(x) _Pragma(#x)
 #define KERNEL_PARALLEL_FOR(big, clauses, ...) \
