@@ -174,12 +174,47 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
         }
 }
 
-// Scale of entry j of row (bh, i) after dropout: 0 or 1/(1-p).
-static void drop_scales(const AttnArgs *a, long row_index, int n, float *restrict ds) {
+// Row (bh, i)'s weights after dropout, w_j = s_j * (0 or 1/(1-p)), into ds for j < n16
+// (a multiple of 16; s is 0 past the row's keys): 16 entries at a time, a loop of constant
+// length the compiler turns into whole vectors of hashes, where a loop to the row's length
+// (15 at the toy's) ran one entry at a time in its scalar tail.
+static void drop_weights(const AttnArgs *a, long row_index, int n16, const float *restrict s,
+                         float *restrict ds) {
     float p = a->dropout, keep = 1.0f / (1.0f - p);
     uint64_t seed = a->seed;
-    for (int j = 0; j < n; j++)
-        ds[j] = hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f;
+    for (int j0 = 0; j0 < n16; j0 += 16)
+        for (int l = 0; l < 16; l++) {
+            int j = j0 + l;
+            ds[j] = (hash_uniform(seed, (uint64_t)(row_index + j)) >= p ? keep : 0.0f) * s[j];
+        }
+}
+
+// The probabilities of a row for the backward, p[0..Tk): p_j = s_j where the weight w_j
+// is kept, -s_j where dropout zeroed it (the sign is the mask), 0 from `end` on. Made in
+// whole vectors without branches and copied in pieces of a length that depends on Tk only:
+// a loop to `end` ran its last entries one at a time, with a branch per entry that
+// mispredicted on each dropped one (half the forward's time at T = 15 with dropout).
+static void probs_save(float *restrict p, const float *s, const float *w, int end, int n16,
+                       int Tk) {
+    attn_veci lane;
+    for (int l = 0; l < ATTN_LANES; l++) lane[l] = l;
+    for (int j0 = 0; j0 < n16; j0 += 16) {
+        attn_vec t[ATTN_V16];
+        for (int h = 0; h < ATTN_V16; h++) {
+            int o = j0 + h * ATTN_LANES;
+            attn_vec sv, wv;
+            memcpy(&sv, s + o, sizeof sv);
+            memcpy(&wv, w + o, sizeof wv);
+            attn_veci sign = (attn_veci)(wv == 0) & (int)0x80000000u, live = lane + o < end;
+            t[h] = (attn_vec)(((attn_veci)sv ^ sign) & live);
+        }
+        const float *tf = (const float *)t;
+        int m = Tk - j0 < 16 ? Tk - j0 : 16, l = 0;
+        for (; l + 8 <= m; l += 8) memcpy(p + j0 + l, tf + l, sizeof(float) * 8);
+        for (; l + 4 <= m; l += 4) memcpy(p + j0 + l, tf + l, sizeof(float) * 4);
+        for (; l < m; l++) p[j0 + l] = tf[l];
+    }
+    for (int j = n16; j < Tk; j++) p[j] = 0;
 }
 
 // Query rows handled together: in backward dK and dV (Tk x D each, in L2 at T = 256) are read
@@ -612,16 +647,10 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
                 for (int j = end; j < Tk; j++) p[j] = 0;
             }
             if (args->dropout > 0) {
-                drop_scales(args, ((long)bh * Tq + i) * Tk, end, ds);
-                for (int j = 0; j < end; j++) ds[j] *= s[j];
+                drop_weights(args, ((long)bh * Tq + i) * Tk, end16, s, ds);
                 w_of[r] = ds;
             }
-            // probabilities for backward; a dropped entry keeps -p (the sign is the mask)
-            if (P) {
-                float *p = P + ((long)bh * Tq + i) * Tk;
-                for (int j = 0; j < end; j++) p[j] = w_of[r][j] == 0 ? -s[j] : s[j];
-                for (int j = end; j < Tk; j++) p[j] = 0;
-            }
+            if (P) probs_save(P + ((long)bh * Tq + i) * Tk, s, w_of[r], end, end16, Tk);
         }
         // y = sum_j w_j v_j; a padding row (n = 0) is written as zeros again.
         weighted_rows_rows(w_of, n_of, rows, v->data + (long)b * Tk * C + h * D, C, D, y_of);
