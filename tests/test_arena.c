@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include "check.h"
 #include "core/arena.h"
 
@@ -101,8 +102,45 @@ static void test_growing_peak_faults_bounded(void) {
     arena_free(&a);
 }
 
+// Resident memory of this process in KiB (/proc/self/statm), or -1.
+static long resident_kib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, pages = -1;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &pages) != 2) pages = -1;
+        fclose(f);
+    }
+    return pages < 0 ? -1 : pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// A huge page is resident whole once one byte of it is touched. A block's first and last
+// huge pages are small pages, so a block used for 64 KiB (a thread's arena) costs about
+// that, and a 9 MiB block (10 MiB aligned) used to its end costs 9 MiB, not 10.
+static void test_partly_used_blocks_stay_small(void) {
+    if (UNDER_ASAN) SKIP("ASan's allocator places and poisons blocks itself");
+    if (!huge_pages_on()) SKIP("transparent huge pages are off on this kernel");
+    long r0 = resident_kib();
+    if (r0 < 0) SKIP("no /proc/self/statm");
+    Arena a;
+    arena_init(&a, 64 * MiB);
+    char *p = arena_alloc(&a, 64 * 1024);
+    memset(p, 1, 64 * 1024);
+    long grew = resident_kib() - r0;
+    CHECK(grew < 1024, "64 KiB used of a 64 MiB block: resident memory grew %ld KiB", grew);
+    arena_free(&a);
+    arena_init(&a, 9 * MiB);
+    long r1 = resident_kib();
+    p = arena_alloc(&a, 9 * MiB - 64);
+    memset(p, 1, 9 * MiB - 64);
+    grew = resident_kib() - r1;
+    CHECK(grew < 9 * 1024 + 512, "9 MiB used of a 9 MiB block: resident memory grew %ld KiB",
+          grew);
+    arena_free(&a);
+}
+
 int main(void) {
     RUN(test_reserve_is_one_block);
+    RUN(test_partly_used_blocks_stay_small);
     RUN(test_reset_keeps_half_again_the_peak);
     RUN(test_large_blocks_on_huge_page_boundaries);
     RUN(test_growing_peak_faults_bounded);

@@ -45,7 +45,16 @@ static ArenaBlock *block_new(Arena *a, size_t size) {
     size_t bytes = (size + align - 1) / align * align;   // aligned_alloc wants a multiple
     if (b && !(b->mem = aligned_alloc(align, bytes))) { free(b); b = NULL; }
 #ifdef MADV_HUGEPAGE
-    if (b && align == HUGE_BYTES) madvise(b->mem, bytes, MADV_HUGEPAGE);
+    // The first huge page and the last, when the block uses only part of it, stay in small
+    // pages: a huge page counts 2 MiB of resident memory as soon as one byte of it is
+    // touched, and a block may be used for a few KiB (a thread's arena) or end short of its
+    // last page (a reserved peak).
+    if (b && align == HUGE_BYTES) {
+        size_t whole = size / HUGE_BYTES * HUGE_BYTES;
+        madvise(b->mem, HUGE_BYTES, MADV_NOHUGEPAGE);
+        madvise(b->mem + HUGE_BYTES, whole - HUGE_BYTES, MADV_HUGEPAGE);
+        if (whole < bytes) madvise(b->mem + whole, bytes - whole, MADV_NOHUGEPAGE);
+    }
 #endif
     if (!b) {
         if (a->on_failure) a->on_failure(size, a->failure_ctx);
