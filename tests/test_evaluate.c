@@ -211,6 +211,40 @@ static void test_token_accuracy_ties_and_padding(void) {
     model_free(&m);
 }
 
+// count_correct's argmax is the first index of a row's largest entry; NaNs never win and a
+// NaN first entry gives 0. Against the running comparison, on rows of 1..70 entries drawn from
+// five values (many ties, the largest in the vector part or the tail), NaNs and signed zeros.
+static int first_largest(const float *row, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (row[i] > row[best]) best = i;
+    return best;
+}
+
+static void test_count_correct_takes_the_first_largest(void) {
+    const float values[5] = {-1.5f, -0.0f, 0.0f, 2.0f, NAN};
+    unsigned state = 12345;
+    int checked = 0;
+    for (int n = 1; n <= 70; n++)
+        for (int trial = 0; trial < 40; trial++) {
+            int shape[2] = {1, n};
+            Tensor *z = tensor_new(2, shape, 0);
+            for (int i = 0; i < n; i++) {
+                state = state * 1664525u + 1013904223u;
+                int pick = (state >> 24) % (trial < 20 ? 4 : 5);   // NaNs in half the rows
+                z->data[i] = values[pick];
+            }
+            int want = first_largest(z->data, n);
+            for (int t = 0; t < n; t++) {
+                long got = count_correct(z, &t, 1, -1);
+                CHECK(got == (t == want), "row of %d (trial %d): target %d counted %ld, first "
+                      "largest is %d", n, trial, t, got, want);
+                checked++;
+            }
+        }
+    CHECK(checked == 70 * 71 / 2 * 40, "%d targets checked", checked);
+}
+
 // Beam 2 with p(X) = 0.8, p(<eos>) = 0.2 (others ~0) at every step. Ended hypotheses:
 // "<eos>" scores ln 0.2 = -1.609 (length 1, penalty 1), "X <eos>" scores ln 0.8 + ln 0.2 =
 // -1.833, divided by ((5 + 2) / 6)^alpha. alpha = 0: "<eos>" wins; alpha = 1: -1.833 / (7/6)
@@ -325,6 +359,7 @@ int main(void) {
     RUN(test_exact_match_with_length_oracle);
     RUN(test_positions_by_hand);
     RUN(test_token_accuracy_ties_and_padding);
+    RUN(test_count_correct_takes_the_first_largest);
     RUN(test_length_penalty_decides_beam);
     RUN(test_grad_dump_by_hand);
     arena_free(&arena);

@@ -258,14 +258,18 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
     float s = 1.0f / (1.0f - p);
-    unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)x->size) : NULL;
+    // The mask is stored even without a gradient (a byte an element), and the loop runs to a
+    // local n: a store under `if`, or to x->size (which a byte store may change, as far as
+    // gcc knows), kept it from vectorising.
+    long n = x->size;
+    unsigned char *keep = arena_alloc(tensor_arena(), (size_t)n);
     const float *xs = x->data;
     float *y = out->data;
-    KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS / 4, schedule(static),
-        for (long i = 0; i < x->size; i++) {
+    KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
+        for (long i = 0; i < n; i++) {
             int k = hash_uniform(seed, (uint64_t)i) >= p;
             y[i] = k ? xs[i] * s : 0.0f;
-            if (keep) keep[i] = (unsigned char)k;
+            keep[i] = (unsigned char)k;
         }
     );
     if (grad) {
@@ -311,7 +315,7 @@ Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPa
     int grad = tape_needs_grad(x, y, NULL);
     Tensor *out = like(x, grad);
     float s = 1.0f / (1.0f - p);
-    unsigned char *keep = grad ? arena_alloc(tensor_arena(), (size_t)y->size) : NULL;
+    unsigned char *keep = arena_alloc(tensor_arena(), (size_t)y->size);   // as op_dropout's
     const float *xs = x->data, *ys = y->data;
     float *z = out->data;
     long C = tensor_cols(y), R = tensor_rows(y);
@@ -324,7 +328,7 @@ Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPa
                 long i = r * C + c;
                 int k = hash_uniform(seed, base + (uint64_t)c) >= p;
                 z[i] = xs[i] + kept(ys[i] * s, k);
-                if (keep) keep[i] = (unsigned char)k;
+                keep[i] = (unsigned char)k;
             }
         }
     );

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kernels.h"
 #include "core/tape.h"
 #include "run/decode.h"
 #include "run/diagnose.h"
@@ -53,11 +54,34 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
     return op_cross_entropy(logits, targets, ignore, smoothing);
 }
 
+// The first index of the row's largest entry (NaNs never win; a NaN first entry gives 0, as
+// a running `row[i] > row[best]` did): the max in vector lanes, then the first vector holding
+// an entry equal to it. The running comparison reloaded row[best] after every branch and
+// was 2 % of a language model's training step at 1000 words (the step counts the correct
+// tokens).
 static int argmax(const float *row, int n) {
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (row[i] > row[best]) best = i;
-    return best;
+    kernel_vf mx, x;
+    for (int l = 0; l < KERNEL_VL; l++) mx[l] = row[0];
+    int i = 0;
+    for (; i + KERNEL_VL <= n; i += KERNEL_VL) {
+        memcpy(&x, row + i, sizeof x);
+        kernel_vi larger = x > mx;
+        mx = (kernel_vf)(((kernel_vi)x & larger) | ((kernel_vi)mx & ~larger));
+    }
+    float m = row[0];
+    for (int l = 0; l < KERNEL_VL; l++) m = mx[l] > m ? mx[l] : m;
+    for (int j = i; j < n; j++) m = row[j] > m ? row[j] : m;
+    for (int l = 0; l < KERNEL_VL; l++) mx[l] = m;   // a NaN m matches nothing: 0
+    for (i = 0; i + KERNEL_VL <= n; i += KERNEL_VL) {
+        memcpy(&x, row + i, sizeof x);
+        kernel_vi equal = x == mx;
+        int any = 0;
+        for (int l = 0; l < KERNEL_VL; l++) any |= equal[l];
+        if (any) break;
+    }
+    for (; i < n; i++)
+        if (row[i] == m) return i;
+    return 0;
 }
 
 long count_correct(const Tensor *logits, const int *targets, int n, int ignore) {
