@@ -70,9 +70,14 @@ void micro_batches_split(const Batch *b, int k, int *bounds) {
         double goal = (double)total * i / k;
         int lo = bounds[i - 1] + 1, hi = b->B - (k - i);
         for (; r < lo; r++) before += row_tokens(b, r);
-        for (; r < hi && before + row_tokens(b, r) <= goal; r++) before += row_tokens(b, r);
-        if (r < hi && goal - before > before + row_tokens(b, r) - goal)
-            before += row_tokens(b, r++);
+        for (; r < hi; r++) {   // each row's tokens counted once
+            long t = row_tokens(b, r);
+            if (before + t > goal) {   // row r straddles the goal: in, if that lands nearer
+                if (goal - before > before + t - goal) before += t, r++;
+                break;
+            }
+            before += t;
+        }
         bounds[i] = r;
     }
     bounds[k] = b->B;
