@@ -12,6 +12,8 @@ static Arena arena;
 
 static Tensor *f_rmsnorm(Tensor **in) { return op_rmsnorm(in[0], in[1], 1e-5f); }
 static Tensor *f_swiglu(Tensor **in) { return op_swiglu(in[0], in[1]); }
+// gate and up one tensor: its gradient gets both terms, the second added to the first
+static Tensor *f_swiglu_self(Tensor **in) { return op_swiglu(in[0], in[0]); }
 
 static void test_rmsnorm_gradients(void) {
     int shapes[][2] = {{1, 4}, {3, 7}, {5, 33}};
@@ -46,8 +48,13 @@ static void test_swiglu_gradients(void) {
         Tensor *in[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
         for (long i = 0; i < in[0]->size; i++) in[0]->data[i] *= 3;   // reach silu's curved part
         grad_check("swiglu", f_swiglu, in, 2);
-        in[1]->grad = NULL;                                             // one input without a gradient
+        float *up_grad = in[1]->grad;                                   // one input without a gradient
+        in[1]->grad = NULL;
         grad_check("swiglu gate only", f_swiglu, in, 2);
+        in[1]->grad = up_grad;
+        in[0]->grad = NULL;
+        grad_check("swiglu up only", f_swiglu, in, 2);
+        grad_check("swiglu of one tensor", f_swiglu_self, in + 1, 1);
     }
 }
 

@@ -184,18 +184,6 @@ static inline float kernel_dot(const float *a, const float *b, int n) {
     return kernel_lanes_total(lane);
 }
 
-// The largest element (-inf for n = 0), in lanes so that it vectorises.
-static inline float kernel_max(const float *a, int n) {
-    float lane[KERNEL_LANES];
-    for (int l = 0; l < KERNEL_LANES; l++) lane[l] = -__builtin_inff();
-    int i = 0;
-    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES)
-        for (int l = 0; l < KERNEL_LANES; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
-    for (int l = 0; i + l < n; l++) lane[l] = a[i + l] > lane[l] ? a[i + l] : lane[l];
-    for (int w = KERNEL_LANES / 2; w; w /= 2)
-        for (int l = 0; l < w; l++) lane[l] = lane[l + w] > lane[l] ? lane[l + w] : lane[l];
-    return lane[0];
-}
 // sum of exp(a[i] - shift) and sum of (a[i] - shift)^2, in kernel_sum's order. Each square
 // is fused into its lane (fmaf): the same bits in a file compiled without contraction
 // (optim.c, ops_layernorm.c) as in one where gcc would fuse it anyway.
@@ -300,5 +288,22 @@ static inline float kernel_vec_max(kernel_vec v) {   // lane l takes lane l + w 
     l[0] = l[2] > l[0] ? l[2] : l[0];
     l[1] = l[3] > l[1] ? l[3] : l[1];
     return l[1] > l[0] ? l[1] : l[0];
+}
+
+// The largest element (-inf for n = 0; NaNs are passed over): element i goes to lane i % 16,
+// which keeps it only if larger, then kernel_vec_max's tree. The lanes are one vector: as an
+// array of 16 floats gcc 12 kept them in 16 registers, one vmaxss each.
+static inline float kernel_max(const float *a, int n) {
+    typedef int vec_i __attribute__((vector_size(KERNEL_LANES * sizeof(int))));
+    kernel_vec mx, x;
+    for (int l = 0; l < KERNEL_LANES; l++) mx[l] = -__builtin_inff();
+    int i = 0;
+    for (; i + KERNEL_LANES <= n; i += KERNEL_LANES) {
+        __builtin_memcpy(&x, a + i, sizeof x);
+        vec_i larger = x > mx;
+        mx = (kernel_vec)(((vec_i)x & larger) | ((vec_i)mx & ~larger));
+    }
+    for (int l = 0; i + l < n; l++) mx[l] = a[i + l] > mx[l] ? a[i + l] : mx[l];
+    return kernel_vec_max(mx);
 }
 #endif
