@@ -48,7 +48,7 @@ static void test_swiglu_gradients(void) {
         Tensor *in[2] = {gc_input(3, shapes[s], 1), gc_input(3, shapes[s], 1)};
         for (long i = 0; i < in[0]->size; i++) in[0]->data[i] *= 3;   // reach silu's curved part
         grad_check("swiglu", f_swiglu, in, 2);
-        float *up_grad = in[1]->grad;                                   // one input without a gradient
+        float *up_grad = in[1]->grad;                         // one input without a gradient
         in[1]->grad = NULL;
         grad_check("swiglu gate only", f_swiglu, in, 2);
         in[1]->grad = up_grad;

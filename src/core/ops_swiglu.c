@@ -15,7 +15,9 @@ static inline float sigmoid(float a) { return 1.0f / (1.0f + kernel_expf(-a)); }
 
 // --- swiglu: out = a sigmoid(a) u;  d/da = u * s (1 + a (1 - s)),  d/du = a s,  s = sigmoid(a)
 
-static inline float gate_slope(float a, float u, float s) { return u * s * (1.0f + a * (1.0f - s)); }
+static inline float gate_slope(float a, float u, float s) {
+    return u * s * (1.0f + a * (1.0f - s));
+}
 
 static void swiglu_backward(const Node *n) {
     Tensor *gate = n->in[0], *up = n->in[1];
