@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kernels.h"
 #include "core/tape.h"
 #include "data/vocab.h"
 
@@ -73,8 +74,7 @@ void decode_reorder(DecodeState *s, const int *parent) {
 }
 
 double log_sum_exp(const float *z, int V) {
-    float mx = z[0];
-    for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+    float mx = kernel_max(z, V);
     double sum = 0;
     for (int v = 0; v < V; v++) sum += exp((double)z[v] - mx);
     return mx + log(sum);

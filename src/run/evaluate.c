@@ -54,34 +54,12 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
     return op_cross_entropy(logits, targets, ignore, smoothing);
 }
 
-// The first index of the row's largest entry, as a running `row[i] > row[best]` gives it:
-// NaNs never win, and a NaN first entry gives 0. kernel_max, then the first vector holding
-// an entry equal to it. The running comparison reloaded row[best] after every branch and
-// was 2 % of a language model's training step at 1000 words (the step counts the correct
-// tokens).
-static int argmax(const float *row, int n) {
-    if (row[0] != row[0]) return 0;
-    float m = kernel_max(row, n);
-    kernel_vf mx, x;
-    for (int l = 0; l < KERNEL_VL; l++) mx[l] = m;
-    int i = 0;
-    for (; i + KERNEL_VL <= n; i += KERNEL_VL) {
-        memcpy(&x, row + i, sizeof x);
-        kernel_vi equal = x == mx;
-        int any = 0;
-        for (int l = 0; l < KERNEL_VL; l++) any |= equal[l];
-        if (any) break;
-    }
-    for (; i < n; i++)
-        if (row[i] == m) return i;
-    return 0;
-}
-
 long count_correct(const Tensor *logits, const int *targets, int n, int ignore) {
     int V = tensor_cols(logits);
     long right = 0;
     for (int i = 0; i < n; i++)
-        if (targets[i] != ignore && argmax(logits->data + (long)i * V, V) == targets[i]) right++;
+        right += targets[i] != ignore &&
+                 kernel_argmax(logits->data + (long)i * V, V) == targets[i];
     return right;
 }
 
@@ -173,7 +151,7 @@ static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Ten
         const int *ref = b->tgt_out + (long)i * T;
         task_target_clauses(t, ref, T, clause);
         for (int j = 0; j < T; j++)
-            right[j] = argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
+            right[j] = kernel_argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
         rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
              diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause,
                                   compared_length(ref, T, oracle)) < 0;
@@ -295,7 +273,8 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                 if (j <= i) continue;
                 const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
                 pairs++;
-                both += argmax(li, C) == s->ex[i].label && argmax(lj, C) == s->ex[j].label;
+                both += kernel_argmax(li, C) == s->ex[i].label &&
+                        kernel_argmax(lj, C) == s->ex[j].label;
                 for (int c = 0; c < C; c++)
                     r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
             }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "core/kernels.h"
 #include "data/vocab.h"
 #include "run/decode.h"
 #include "run/progress.h"
@@ -17,8 +18,7 @@ static int by_logit(const void *a, const void *b) {   // most likely first, lowe
 
 int lm_pick(const float *z, int V, const GenOptions *o, Rng *rng) {
     const int first = TOK_EOS + 1;   // no specials
-    int best = first;
-    for (int v = first + 1; v < V; v++) if (z[v] > z[best]) best = v;
+    int best = first + kernel_argmax(z + first, V - first);
     if (o->temperature == 0) return best;
     int n = V - first;
     Scored *s = malloc(sizeof(Scored) * (size_t)n);
