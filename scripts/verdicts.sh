@@ -39,10 +39,11 @@ the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) wi
              exact match: the 2.5th and 97.5th percentiles of 4000 resampled differences, each
              resample drawing the seeds with replacement and then each seed's test inputs with
              replacement (an input scores 0 or 1, so a set of N inputs with K exact is a
-             binomial draw Bin(N, K/N)); the note gives the Welch interval beside it
+             binomial draw Bin(N, K/N)); the note gives the Welch interval beside it. On the
+             decoder-only MRR, the same over every scheme at once: a resample draws the seeds
+             for all schemes, redraws each length's inputs and ranks the schemes again
   welch      A and B are different trained models, on a metric without per-input scores here
-             (token accuracy, MRR, loss): Welch t interval, df by Welch-Satterthwaite
-             (fractional)
+             (token accuracy): Welch t interval, df by Welch-Satterthwaite (fractional)
   one-sample B is a fixed number (a target): Student t interval of A's mean minus it
 
 t_{0.975,df} is found by bisection on the t distribution's tail, computed with the
@@ -183,8 +184,14 @@ function bootstrap_ci(   r, D, i, j, s, ma, mb) {
     mb = 0; for (s = 1; s <= NSD["b"]; s++) { for (j = 1; j <= NP["b"]; j++) mb += SK["b", s, j] / SN["b", s, j] / NP["b"] }
     RNGX = 1
     for (r = 1; r <= BOOT; r++) D[r] = side_draw("a") - side_draw("b")
+    percentile_ci(D)
+    R["d"] = ma / NSD["a"] - mb / NSD["b"]
+}
+# percentile_ci(D): R["lo"], R["hi"] the 2.5th and 97.5th percentiles of the BOOT resampled
+# differences D (sorted in place); R["df"] = -2 marks a bootstrap interval
+function percentile_ci(D) {
     sort_numbers(D, BOOT)
-    R["d"] = ma / NSD["a"] - mb / NSD["b"]; R["df"] = -2; R["t"] = 0
+    R["df"] = -2; R["t"] = 0
     R["lo"] = D[int(0.025 * BOOT + 0.5)]; R["hi"] = D[int(0.975 * BOOT + 0.5) + 1]
 }
 BEGIN { BOOT = 4000 }
@@ -375,6 +382,9 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
             l = "Welch t: [" sgn(R["lo"]) ", " sgn(R["hi"]) "]"
             note = note (note == "" ? "" : "; ") l
             bootstrap_ci(); pairing = "bootstrap"
+        } else if (metric == "mrr") {
+            l = "Welch t: [" sgn(R["lo"]) ", " sgn(R["hi"]) "]"
+            if (mrr_ci(sa, sb)) { note = note (note == "" ? "" : "; ") l; pairing = "bootstrap" }
         }
     } else {
         if (na != nb) { printf "verdicts.sh: %s and %s have %d and %d seeds\n", sa, sb, na, nb > "/dev/stderr"; bad = 1; return }
@@ -446,6 +456,46 @@ function seedsat(s, target,   x, n, i, k, l) {
     return k " of " n " seeds at or above " sprintf("%.0f", 100 * target) "% (" l ")"
 }
 
+# mrr_boot(P): BOOT bootstrap resamples of every scheme'"'"'s MRR in series P, as MRRB[P, scheme,
+# r]; 0 if some length lacks its number of inputs. A seed ranks the schemes against each other,
+# so one resample draws the seeds with replacement for all schemes at once, then every drawn
+# (seed, scheme, task, length) cell'"'"'s inputs (a binomial draw, as bootstrap_ci), ranks the
+# schemes by their redrawn accuracies and averages the reciprocal ranks as nope_rank does.
+function mrr_boot(P,   SD, ns, sd_, r, d, t, i, x, k, n, sum, cnt, sc, tot) {
+    ns = 0
+    for (sd_ = 1; sd_ <= NS; sd_++) if ((P "|" T3[1] "|" SCH[1] "|plain|16|exact_match", sd_) in V) SD[++ns] = sd_
+    for (d = 1; d <= ns; d++) for (t = 1; t <= 3; t++) for (i = 1; i <= nsch; i++) for (x = 17; x <= 64; x++) {
+        k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
+        if (((k, SD[d]) in V) && !(((k, SD[d]) in EXN) && EXN[k, SD[d]] >= 1)) return 0
+    }
+    RNGX = 1
+    for (r = 1; r <= BOOT; r++) {
+        for (i = 1; i <= nsch; i++) tot[i] = 0
+        for (d = 1; d <= ns; d++) {
+            sd_ = SD[1 + int(unif() * ns)]
+            for (t = 1; t <= 3; t++) {
+                for (i = 1; i <= nsch; i++) {
+                    sum = 0; cnt = 0
+                    for (x = 17; x <= 64; x++) { k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
+                        if ((k, sd_) in V) { n = EXN[k, sd_]; sum += binom_draw(n, int(V[k, sd_] * n + 0.5)) / n; cnt++ } }
+                    sc[i] = cnt ? sum / cnt : 0
+                }
+                for (i = 1; i <= nsch; i++) tot[i] += reciprocal_rank(sc, nsch, i) / 3
+            }
+        }
+        for (i = 1; i <= nsch; i++) MRRB[P, SCH[i], r] = tot[i] / ns
+    }
+    return ns > 1
+}
+# mrr_ci(sa, sb): R["lo"], R["hi"] of MRR A - B from the resamples of mrr_boot, for the series
+# P "mrr|" SCHEME; 0 if they were not made
+function mrr_ci(sa, sb,   A, B, r, D) {
+    if (split(sa, A, "mrr[|]") != 2 || split(sb, B, "mrr[|]") != 2 || !MRRBOK[A[1]] || A[1] != B[1]) return 0
+    for (r = 1; r <= BOOT; r++) D[r] = MRRB[A[1], A[2], r] - MRRB[B[1], B[2], r]
+    percentile_ci(D)
+    return 1
+}
+
 # nope_rank(P, key, steps, pooled, file): the decoder-only MRR comparisons of the series P
 # ("lm": 600 steps; "lmc": trained to convergence); pooled: the MRR of the seed means per scheme
 # (lm_mrr.csv); file: the per-seed MRR table (mrr.csv).
@@ -469,6 +519,7 @@ function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, x, k, sum, cnt, 
         MRRL[key, i] = sprintf("%s,%s,%.3f,%.3f,%.3f,%.3f,%.1f", SCH[i], pooled[SCH[i]], m_, s_, m_ - t_ * s_ / sqrt(n), m_ + t_ * s_ / sqrt(n), 100 * mean(yy, n))
         print MRRL[key, i] > file
     }
+    MRRBOK[P] = mrr_boot(P)
     for (i = 2; i <= nsch; i++)
         cmp(key, "no positional encoding ranks first (Kazemnejad et al. 2023: MRR 0.69)",
             "decoder-only", "copy, reverse, duplicate", steps, "lengths 17-64", "mrr", 1,
@@ -767,8 +818,9 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "per-seed differences. Bootstrap: different trained models (even with the same seeds) on" > mdout
     print "exact match, the 2.5th and 97.5th percentiles of " BOOT " differences resampled over the seeds" > mdout
     print "and, within each drawn seed, over its test inputs; the note gives the Welch t interval" > mdout
-    print "beside it, which with three seeds is the wider of the two. Welch: different trained models" > mdout
-    print "on token accuracy, MRR or loss, Welch t interval." > mdout
+    print "beside it, which with three seeds is the wider of the two. On the decoder-only MRR the same," > mdout
+    print "each resample drawing the seeds for all schemes at once and ranking them again. Welch:" > mdout
+    print "different trained models on token accuracy, Welch t interval." > mdout
     print "Cells: mean ± sample sd over the seeds. In distribution: exact match (%) at" > mdout
     print "the longest training length (3 clauses, 16 symbols); a row whose A or B is below 90% there" > mdout
     print "is untested whatever its interval. A tested row with fewer than 5 seeds whose means lie within" > mdout

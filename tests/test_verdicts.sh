@@ -101,6 +101,15 @@ if [ -r "$TMP/v/verdicts.csv" ]; then
     else fail "verdicts: rows" "$(head -3 "$TMP/v/verdicts.csv")"; fi
 fi
 
+# tree NAME DIR: $TMP/NAME, a copy of the tree for the script under test ($V), its results
+# folders linked to the committed ones but DIR, which is left empty for the test to fill
+tree() {
+    mkdir -p "$TMP/$1/scripts" "$TMP/$1/results"
+    cp "$V" "$TMP/$1/scripts/verdicts.sh"; cp scripts/rank.awk "$TMP/$1/scripts/"
+    for d in results/*/; do ln -s "$PWD/$d" "$TMP/$1/results/"; done
+    rm "$TMP/$1/results/$2"; mkdir "$TMP/$1/results/$2"
+}
+
 # The five-seed rule, on the committed rows cut to seeds 1-3 (rope_stretch, the default block,
 # 128 tokens after 40 fine-tuning steps; the script runs in a copy of the tree whose
 # extend_context rows stop at seed 3): PI against plain fine-tuning is 2.287 ± 0.074 against
@@ -108,10 +117,7 @@ fi
 # against 2.126 ± 0.003 (0.003 < 2 x 0.003) wants 5 seeds; and the summary counts such rows.
 # With all five seeds neither row wants more.
 if [ -r "$TMP/v/verdicts.csv" ]; then
-    mkdir -p "$TMP/three/scripts" "$TMP/three/results"
-    cp "$V" "$TMP/three/scripts/verdicts.sh"; cp scripts/rank.awk "$TMP/three/scripts/"
-    for d in results/*/; do ln -s "$PWD/$d" "$TMP/three/results/"; done
-    rm "$TMP/three/results/extend_context"; mkdir "$TMP/three/results/extend_context"
+    tree three extend_context
     awk -F, 'NR == 1 || $4 <= 3' results/extend_context/results.csv >"$TMP/three/results/extend_context/results.csv"
     "$TMP/three/scripts/verdicts.sh" --out "$TMP/v3" >"$TMP/out3" 2>&1
     row() { grep "^rope_stretch,.*,\"language model, default block\",toy text,600 + 40 steps at 128,128 tokens,loss_last,$1,rope_ft," "$2"; }
@@ -125,4 +131,27 @@ if [ -r "$TMP/v/verdicts.csv" ]; then
        ! row rope_ntk_ft "$TMP/v/verdicts.csv" | grep -q "wants 5 seeds"; then
         ok "verdicts: rows within twice the spread want 5 seeds"
     else fail "verdicts: rows within twice the spread want 5 seeds" "$far / $near / $(head -c 300 "$TMP/out3")"; fi
+fi
+
+# The MRR bootstrap, where every resample is known: the converged decoder-only rows cut to seeds
+# 1-2, every plain cell at lengths 17-64 set to 0% but alibi's on seed 1 and kerple's on seed 2
+# (100%), so the inputs redraw to the same counts and only the seeds vary. Per task and seed the
+# winner's reciprocal rank is 1 and the eight tied at 0 share ranks 2-9: m = (1/2 + ... + 1/9) / 8
+# = 0.228621 each. none - alibi per seed: m - 1 = -0.771379, then 0; a resample of two seeds
+# averages two of them: -0.771379, -0.385690 or 0 (probabilities 1/4, 1/2, 1/4), so the 95%
+# interval is [-0.771, 0.000] about the mean -0.386. alibi - kerple: +0.771379, then -0.771379:
+# [-0.771, +0.771] about 0.
+if [ -r "$TMP/v/verdicts.csv" ]; then
+    tree mrr lengthgen_converge
+    for f in results/lengthgen_converge/*; do ln -s "$PWD/$f" "$TMP/mrr/results/lengthgen_converge/"; done
+    rm "$TMP/mrr/results/lengthgen_converge/lm_results.csv"
+    awk -F, -v OFS=, 'NR == 1 { print; next } $4 > 2 { next }
+        $3 == "plain" && $5 >= 17 { $9 = ($4 == 1 && $2 == "alibi") || ($4 == 2 && $2 == "kerple") ? 1 : 0 } { print }' \
+        results/lengthgen_converge/lm_results.csv >"$TMP/mrr/results/lengthgen_converge/lm_results.csv"
+    "$TMP/mrr/scripts/verdicts.sh" --out "$TMP/vm" >"$TMP/outm" 2>&1
+    mrr_row() { grep "^nope_rank_converged,.*,lengths 17-64,mrr,$1,$2,2," "$TMP/vm/verdicts.csv"; }
+    if mrr_row none alibi | grep -q ',-0.386,-0.771,0.000,,bootstrap,' &&
+       mrr_row alibi kerple | grep -q ',0.000,-0.771,+0.771,,bootstrap,'; then
+        ok "verdicts: MRR bootstrap over seeds and inputs, by hand"
+    else fail "verdicts: MRR bootstrap over seeds and inputs, by hand" "$(mrr_row none alibi) / $(mrr_row alibi kerple) / $(head -c 300 "$TMP/outm")"; fi
 fi
