@@ -29,7 +29,8 @@ Reads the per-seed rows of
                                             decoder-only, randomized, trained to convergence
 and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
 comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
-the effect A-B (points for percentages), its 95% interval and a verdict; and DIR/mrr.csv,
+the effect A-B (points for percentages), its 95% interval and a verdict; DIR/summary.svg,
+the summary's quoted row of each remedy as a forest plot (one scale per row); and DIR/mrr.csv,
 the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) with its interval
 (DIR/mrr_converge.csv: the same for the models trained to convergence).
 
@@ -265,7 +266,7 @@ mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v LGC="$LGC" -v LMRC="$LMRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v LGC="$LGC" -v LMRC="$LMRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v svgout="$out/summary.svg" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -369,7 +370,7 @@ function q(s) { if (s ~ /[,"]/) { gsub(/"/, "\"\"", s); return "\"" s "\"" } ret
 # (sb a number for one-sample); ia, ib: in-distribution exact-match series ("" none); head: 1
 # for the row the summary quotes; note.
 function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pairing, ia, ib, head, note,
-             a, b, na, nb, i, n, ma, mb, inda, indb, low, verdict, row, iv, eff, l, s2) {
+             a, b, na, nb, i, n, ma, mb, inda, indb, low, verdict, row, iv, eff, l, s2, u) {
     PCT = (metric ~ /exact|token/)
     na = series(sa, a)
     if (pairing == "one-sample") { nb = na; for (i = 1; i <= na; i++) b[i] = sb + 0 }
@@ -433,7 +434,9 @@ function cmp(key, claim, model, task, steps, evl, metric, dir, A, sa, B, sb, pai
     MA[NR_ROWS] = A; MB[NR_ROWS] = B; EV[NR_ROWS] = evl (metric == "exact_match" ? "" : ", " metric)
     ST[NR_ROWS] = steps; UNIT[NR_ROWS] = PCT ? "%" : ""
     CA[NR_ROWS] = fmt(ma) " ± " fmt(sd(a, na)); CB[NR_ROWS] = (pairing == "one-sample") ? fmt(mb) : fmt(mb) " ± " fmt(sd(b, nb))
-    EF[NR_ROWS] = eff; IV[NR_ROWS] = iv; PR[NR_ROWS] = pairing " (n=" n (R["df"] == -2 ? ", " BOOT " resamples" : (R["df"] < 0 ? ", no spread" : sprintf(", df %.1f", R["df"]))) ")"
+    EF[NR_ROWS] = eff; IV[NR_ROWS] = iv; UN[NR_ROWS] = PCT ? "points" : (metric == "mrr" ? "MRR" : "nats")
+    u = PCT ? 100 : 1; ED[NR_ROWS] = u * R["d"]; EL[NR_ROWS] = u * R["lo"]; EH[NR_ROWS] = u * R["hi"]
+    PR[NR_ROWS] = pairing " (n=" n (R["df"] == -2 ? ", " BOOT " resamples" : (R["df"] < 0 ? ", no spread" : sprintf(", df %.1f", R["df"]))) ")"
     IA[NR_ROWS] = (inda == "" ? "" : sprintf("%.1f", 100 * inda)); IB[NR_ROWS] = (indb == "" ? "" : sprintf("%.1f", 100 * indb))
     VD[NR_ROWS] = verdict; NT[NR_ROWS] = note; HEAD[NR_ROWS] = head
     if (!(key in KSEEN)) { KSEEN[key] = 1; KEYS[++NK] = key; KCLAIM[key] = claim }
@@ -803,6 +806,35 @@ END {
     md()
 }
 
+# summary_svg(): the summary table'"'"'s quoted rows as a forest plot, svgout: per remedy its effect
+# A - B (dot) and 95% interval (bar), coloured by verdict. Units differ (points, nats, MRR), so
+# each row has its own scale: zero at x0 (dashed), the farthest of effect and bounds at x0 +- w.
+function summary_svg(   i, k, h, y, sc, x0, w, col, cls, H) {
+    x0 = 400; w = 150; H = 60 + 28 * NK
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"980\" height=\"%d\" font-family=\"sans-serif\" font-size=\"13\">\n", H > svgout
+    print "<rect width=\"980\" height=\"" H "\" fill=\"white\"/>" > svgout
+    print "<text x=\"10\" y=\"22\" font-size=\"15\">The remedies: effect A - B of the row each verdict quotes, with its 95% interval</text>" > svgout
+    print "<text x=\"10\" y=\"40\" fill=\"#555\">each row on its own scale; dashed: no effect; green reproduced, red opposite, grey within the spread, light untested</text>" > svgout
+    printf "<line x1=\"%d\" y1=\"48\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n", x0, x0, H - 6 > svgout
+    for (i = 1; i <= NK; i++) {
+        k = KEYS[i]; h = HROW[k]; y = 48 + 28 * i - 10
+        sc = ED[h] < 0 ? -ED[h] : ED[h]
+        if (-EL[h] > sc) sc = -EL[h]
+        if (EL[h] > sc) sc = EL[h]
+        if (EH[h] > sc) sc = EH[h]
+        if (-EH[h] > sc) sc = -EH[h]
+        if (sc == 0) sc = 1
+        cls = VD[h]; sub(/[ :(].*/, "", cls)
+        col = cls == "reproduced" ? "#1a7f37" : (cls == "opposite" ? "#cf222e" : (cls == "untested" ? "#c8c8c8" : "#6e7781"))
+        printf "<g class=\"row\"><text x=\"10\" y=\"%d\">%s</text>", y + 4, k > svgout
+        printf "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>", x0 + w * EL[h] / sc, y, x0 + w * EH[h] / sc, y, col > svgout
+        printf "<circle cx=\"%.2f\" cy=\"%d\" r=\"5\" fill=\"%s\"/>", x0 + w * ED[h] / sc, y, col > svgout
+        printf "<text x=\"580\" y=\"%d\">%s %s %s: %s</text></g>\n", y + 4, EF[h], IV[h], UN[h], cls > svgout
+    }
+    print "</svg>" > svgout
+    close(svgout)
+}
+
 function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "# Verdicts: effect sizes with 95% intervals" > mdout
     print "" > mdout
@@ -840,6 +872,7 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
         if (k in HROW2) { h2 = HROW2[k]; res = res "; " short(h2); iv = iv "; " EF[h2] " " IV[h2] }
         print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t SUMNOTE[k] " |" > mdout
     }
+    summary_svg()
     compute_table()
     for (i = 1; i <= NK; i++) {
         k = KEYS[i]
@@ -907,4 +940,4 @@ function tally(k,   s, c, w, i, n) {
     return TOTAL[k] " rows: " s
 }
 ' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC" "$LGC" "$LMRC"
-echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/mrr.csv and $out/mrr_converge.csv"
+echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/summary.svg, $out/mrr.csv and $out/mrr_converge.csv"

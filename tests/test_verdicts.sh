@@ -87,6 +87,7 @@ expect_error "bootstrap: bad seed" "wants seeds as K/N" $V --bootstrap "3/2" "0/
 if [ ! -r results/verdicts/verdicts.csv ]; then skip "verdicts: reproduces the committed CSV" "no results/verdicts/verdicts.csv"
 elif ! $V --out "$TMP/v" >"$TMP/out" 2>&1; then fail "verdicts: reproduces the committed CSV" "$(head -c 300 "$TMP/out")"
 elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv && cmp -s "$TMP/v/mrr.csv" results/verdicts/mrr.csv &&
+     cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg &&
      cmp -s "$TMP/v/mrr_converge.csv" results/verdicts/mrr_converge.csv; then
     ok "verdicts: reproduces the committed CSV"
 else fail "verdicts: reproduces the committed CSV" "$(diff "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv | head -5)"; fi
@@ -154,4 +155,11 @@ if [ -r "$TMP/v/verdicts.csv" ]; then
        mrr_row alibi kerple | grep -q ',0.000,-0.771,+0.771,,bootstrap,'; then
         ok "verdicts: MRR bootstrap over seeds and inputs, by hand"
     else fail "verdicts: MRR bootstrap over seeds and inputs, by hand" "$(mrr_row none alibi) / $(mrr_row alibi kerple) / $(head -c 300 "$TMP/outm")"; fi
+    # The summary plot draws that row (none - alibi, untested) on its own scale, 0.771379: the
+    # bar from x0 - w = 250 to x0 = 400, the dot at x0 - w / 2 = 325; one row per remedy.
+    nsum=$(grep -c '^## [a-z][a-z_0-9]*$' "$TMP/vm/verdicts.md")   # a section per remedy
+    if grep -q '>nope_rank_converged</text><line x1="250.00" y1="[0-9]*" x2="400.00" y2="[0-9]*" stroke="#c8c8c8"[^>]*/><circle cx="325.00" ' "$TMP/vm/summary.svg" &&
+       [ "$(grep -c '<g class="row">' "$TMP/vm/summary.svg")" -eq "$nsum" ]; then
+        ok "verdicts: summary plot, a row by hand"
+    else fail "verdicts: summary plot, a row by hand" "$(grep nope_rank_converged "$TMP/vm/summary.svg" | head -c 400) ($nsum remedies)"; fi
 fi
