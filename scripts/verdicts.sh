@@ -459,12 +459,25 @@ function seedsat(s, target,   x, n, i, k, l) {
     return k " of " n " seeds at or above " sprintf("%.0f", 100 * target) "% (" l ")"
 }
 
+# task_scores(P, t, sd_, redraw, sc): sc[i], scheme i'"'"'s exact match on task T3[t] in seed sd_ of
+# series P, averaged over the lengths 17-64 it has: as measured, or (redraw) each length'"'"'s
+# inputs drawn again (a binomial draw, as bootstrap_ci). nope_rank ranks the schemes by it.
+function task_scores(P, t, sd_, redraw, sc,   i, x, k, n, sum, cnt) {
+    for (i = 1; i <= nsch; i++) {
+        sum = 0; cnt = 0
+        for (x = 17; x <= 64; x++) { k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
+            if (!((k, sd_) in V)) continue
+            n = EXN[k, sd_]
+            sum += redraw ? binom_draw(n, int(V[k, sd_] * n + 0.5)) / n : V[k, sd_]; cnt++ }
+        sc[i] = cnt ? sum / cnt : 0
+    }
+}
 # mrr_boot(P): BOOT bootstrap resamples of every scheme'"'"'s MRR in series P, as MRRB[P, scheme,
 # r]; 0 if some length lacks its number of inputs. A seed ranks the schemes against each other,
 # so one resample draws the seeds with replacement for all schemes at once, then every drawn
-# (seed, scheme, task, length) cell'"'"'s inputs (a binomial draw, as bootstrap_ci), ranks the
-# schemes by their redrawn accuracies and averages the reciprocal ranks as nope_rank does.
-function mrr_boot(P,   SD, ns, sd_, r, d, t, i, x, k, n, sum, cnt, sc, tot) {
+# (seed, scheme, task, length) cell'"'"'s inputs (task_scores), ranks the schemes by their
+# redrawn accuracies and averages the reciprocal ranks as nope_rank does.
+function mrr_boot(P,   SD, ns, sd_, r, d, t, i, x, k, sc, tot) {
     ns = 0
     for (sd_ = 1; sd_ <= NS; sd_++) if ((P "|" T3[1] "|" SCH[1] "|plain|16|exact_match", sd_) in V) SD[++ns] = sd_
     for (d = 1; d <= ns; d++) for (t = 1; t <= 3; t++) for (i = 1; i <= nsch; i++) for (x = 17; x <= 64; x++) {
@@ -477,12 +490,7 @@ function mrr_boot(P,   SD, ns, sd_, r, d, t, i, x, k, n, sum, cnt, sc, tot) {
         for (d = 1; d <= ns; d++) {
             sd_ = SD[1 + int(unif() * ns)]
             for (t = 1; t <= 3; t++) {
-                for (i = 1; i <= nsch; i++) {
-                    sum = 0; cnt = 0
-                    for (x = 17; x <= 64; x++) { k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
-                        if ((k, sd_) in V) { n = EXN[k, sd_]; sum += binom_draw(n, int(V[k, sd_] * n + 0.5)) / n; cnt++ } }
-                    sc[i] = cnt ? sum / cnt : 0
-                }
+                task_scores(P, t, sd_, 1, sc)
                 for (i = 1; i <= nsch; i++) tot[i] += reciprocal_rank(sc, nsch, i) / 3
             }
         }
@@ -502,14 +510,9 @@ function mrr_ci(sa, sb,   A, B, r, D) {
 # nope_rank(P, key, steps, pooled, file): the decoder-only MRR comparisons of the series P
 # ("lm": 600 steps; "lmc": trained to convergence); pooled: the MRR of the seed means per scheme
 # (lm_mrr.csv); file: the per-seed MRR table (mrr.csv).
-function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, x, k, sum, cnt, sc, n, xx, yy, m_, s_, t_, RK) {
+function nope_rank(P, key, steps, pooled, file,   sd_, t, i, j, sc, n, xx, yy, m_, s_, t_, RK) {
     for (sd_ = 1; sd_ <= NS; sd_++) for (t = 1; t <= 3; t++) {
-        for (i = 1; i <= nsch; i++) {
-            sum = 0; cnt = 0
-            for (x = 17; x <= 64; x++) { k = P "|" T3[t] "|" SCH[i] "|plain|" x "|exact_match"
-                if ((k, sd_) in V) { sum += V[k, sd_]; cnt++ } }
-            sc[i] = cnt ? sum / cnt : 0
-        }
+        task_scores(P, t, sd_, 0, sc)
         if (!((P "|" T3[t] "|" SCH[1] "|plain|16|exact_match", sd_) in V)) continue
         for (i = 1; i <= nsch; i++) V[P "mrr|" SCH[i], sd_] += reciprocal_rank(sc, nsch, i) / 3
     }
@@ -809,6 +812,7 @@ END {
 # summary_svg(): the summary table'"'"'s quoted rows as a forest plot, svgout: per remedy its effect
 # A - B (dot) and 95% interval (bar), coloured by verdict. Units differ (points, nats, MRR), so
 # each row has its own scale: zero at x0 (dashed), the farthest of effect and bounds at x0 +- w.
+function mag(x) { return x < 0 ? -x : x }
 function summary_svg(   i, k, h, y, sc, x0, w, col, cls, H) {
     x0 = 400; w = 150; H = 60 + 28 * NK
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"980\" height=\"%d\" font-family=\"sans-serif\" font-size=\"13\">\n", H > svgout
@@ -818,11 +822,8 @@ function summary_svg(   i, k, h, y, sc, x0, w, col, cls, H) {
     printf "<line x1=\"%d\" y1=\"48\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n", x0, x0, H - 6 > svgout
     for (i = 1; i <= NK; i++) {
         k = KEYS[i]; h = HROW[k]; y = 48 + 28 * i - 10
-        sc = ED[h] < 0 ? -ED[h] : ED[h]
-        if (-EL[h] > sc) sc = -EL[h]
-        if (EL[h] > sc) sc = EL[h]
-        if (EH[h] > sc) sc = EH[h]
-        if (-EH[h] > sc) sc = -EH[h]
+        sc = mag(ED[h]); if (mag(EL[h]) > sc) sc = mag(EL[h])
+        if (mag(EH[h]) > sc) sc = mag(EH[h])
         if (sc == 0) sc = 1
         cls = VD[h]; sub(/[ :(].*/, "", cls)
         col = cls == "reproduced" ? "#1a7f37" : (cls == "opposite" ? "#cf222e" : (cls == "untested" ? "#c8c8c8" : "#6e7781"))
