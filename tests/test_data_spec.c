@@ -436,6 +436,12 @@ static void test_algorithmic_spec(void) {
     check_uniform("first symbol", first, 10, s.n);
     check_uniform("symbol", all, 10, symbols);
     split_free(&s);
+    // Lengths 17..64 (a range that does not start at 1): uniform too.
+    CHECK(algo_generate(ALGO_DUPLICATE, 10, 33, 20000, 17, 64, &s) == 0, "generate 17..64");
+    long by_len48[48] = {0};
+    for (int i = 0; i < s.n; i++) by_len48[s.ex[i].n_src - 17]++;
+    check_uniform("input length in 17..64", by_len48, 48, s.n);
+    split_free(&s);
     // A binary alphabet at one length (a length set): half zeros at each of the 8 positions.
     CHECK(algo_generate(ALGO_SORT, 2, 32, 4000, 8, 8, &s) == 0, "generate binary");
     for (int j = 0; j < 8; j++) {
