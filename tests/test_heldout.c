@@ -155,12 +155,13 @@ static void test_toy_translate(void) {
 }
 
 // parallel_text: training pairs longer than max_tokens = 4 are dropped; validation and test
-// pairs never are, whatever their length, for the translator and the decoder-only form alike.
+// pairs never are, whatever their length, even with an empty side (the last validation line has
+// no German), for the translator and the decoder-only form alike.
 static void test_parallel_text(void) {
     const char *train_de = write_file("train.de", "ein hund\nein mann\nder hund sieht den mann und die katze\nein kind\n");
     const char *train_en = write_file("train.en", "a dog\na man\nthe dog sees the man and the cat\na child\n");
-    const char *val_de = write_file("val.de", "ein hund\nder mann sieht den hund und ein kind sieht die katze im haus\nein mann\n");
-    const char *val_en = write_file("val.en", "a dog\nthe man sees the dog and a child sees the cat in the house\na man\n");
+    const char *val_de = write_file("val.de", "ein hund\nder mann sieht den hund und ein kind sieht die katze im haus\nein mann\n\n");
+    const char *val_en = write_file("val.en", "a dog\nthe man sees the dog and a child sees the cat in the house\na man\na cat\n");
     const char *test_de = write_file("test.de", "der hund und der mann und das kind und die katze\n");
     const char *test_en = write_file("test.en", "the dog and the man and the child and the cat\n");
     const char *models[2] = {"translator", "lm"};
@@ -172,9 +173,10 @@ static void test_parallel_text(void) {
                  train_de, train_en, val_de, val_en, test_de, test_en, models[k]);
         Task t;
         if (load(&t, ini)) { CHECK(0, "parallel_text task, model = %s", models[k]); continue; }
-        CHECK(t.train.n == 3 && t.val.n == 3 && t.test.n == 1, "model = %s: train %d (of 4 lines), val %d (of 3), test %d (of 1)",
+        CHECK(t.train.n == 3 && t.val.n == 4 && t.test.n == 1, "model = %s: train %d (of 4 lines), val %d (of 4), test %d (of 1)",
               models[k], t.train.n, t.val.n, t.test.n);
-        CHECK(t.val.n == 3 && t.val.ex[1].n_src == 13 && t.val.ex[1].n_tgt == 14, "the long validation pair is cut");
+        CHECK(t.val.n == 4 && t.val.ex[1].n_src == 13 && t.val.ex[1].n_tgt == 14, "the long validation pair is cut");
+        CHECK(t.val.n == 4 && t.val.ex[3].n_src == 0 && t.val.ex[3].n_tgt == 2, "the validation pair with an empty source");
         Model m;
         fixed_model(&m, &t);
         expect_scored(&m, &t, &t.val, 0, models[k]);

@@ -55,14 +55,15 @@ tiny_config "$TMP/toy.ini" steps=2 eval_every=2 ckpt_every=2 val_size=19 test_si
 train toy && eval_rows heldout_toy_splits "$RUNS/toy" "val,0,19\ntest,0,23"
 [ -d "$RUNS/toy" ] && eval_rows heldout_toy_length_sets "$RUNS/toy" "test,2,7\ntest,6,7" splits=none lengths=2,6 test_size=7
 
-# parallel_text: the second validation pair (13 and 14 tokens) is longer than max_tokens = 4;
-# the training pair of 9 tokens is dropped, none of the validation or test pairs.
+# parallel_text: the second validation pair (13 and 14 tokens) is longer than max_tokens = 4,
+# the last one has an empty source; the training pair of 9 tokens is dropped, none of the
+# validation or test pairs.
 D=$TMP/pt
 mkdir -p "$D"
 printf 'ein hund\nein mann\nder hund sieht den mann und die katze\nein kind\n' >"$D/train.de"
 printf 'a dog\na man\nthe dog sees the man and the cat\na child\n' >"$D/train.en"
-printf 'ein hund\nder mann sieht den hund und ein kind sieht die katze im haus\nein mann\n' >"$D/val.de"
-printf 'a dog\nthe man sees the dog and a child sees the cat in the house\na man\n' >"$D/val.en"
+printf 'ein hund\nder mann sieht den hund und ein kind sieht die katze im haus\nein mann\n\n' >"$D/val.de"
+printf 'a dog\nthe man sees the dog and a child sees the cat in the house\na man\na cat\n' >"$D/val.en"
 printf 'der hund und der mann und das kind und die katze\nein kind\n' >"$D/test.de"
 printf 'the dog and the man and the child and the cat\na child\n' >"$D/test.en"
 for model in translator lm; do
@@ -85,7 +86,7 @@ d_ff = 32
 enc_layers = 1
 dec_layers = 1
 EOF
-    train "pt_$model" && eval_rows "heldout_parallel_text_$model" "$RUNS/pt_$model" "val,0,3\ntest,0,2"
+    train "pt_$model" && eval_rows "heldout_parallel_text_$model" "$RUNS/pt_$model" "val,0,4\ntest,0,2"
 done
 
 # algorithmic, decoder-only: inputs of 1..6 symbols; val, test and a length set of 24 symbols.
