@@ -245,6 +245,57 @@ static void test_algorithmic(void) {
     }
 }
 
+static int same_pair(const Example *a, const Example *b) {
+    return a->n_src == b->n_src && a->n_tgt == b->n_tgt && !memcmp(a->src, b->src, sizeof(int) * (size_t)a->n_src) &&
+           !memcmp(a->tgt, b->tgt, sizeof(int) * (size_t)a->n_tgt);
+}
+
+// Test examples that are also training examples: how many, how many of `length` (n_clauses),
+// and the longest input among them.
+static void overlap(const Task *t, int length, int *n, int *n_length, int *longest) {
+    *n = *n_length = *longest = 0;
+    for (int i = 0; i < t->test.n; i++) {
+        int in = 0;
+        for (int j = 0; j < t->train.n && !in; j++) in = same_pair(&t->test.ex[i], &t->train.ex[j]);
+        *n += in;
+        *n_length += in && t->test.ex[i].n_clauses == length;
+        if (in && t->test.ex[i].n_src > *longest) *longest = t->test.ex[i].n_src;
+    }
+}
+
+// The held-out sets are drawn apart from the training data, not de-duplicated against it, as
+// docs/design.md §5.7 and §5.8 count: toy_translate at the default sizes, seed 1: 11 of the 169
+// one-clause test sentences (11 of 500 in all) are training sentences; configs/algorithmic/copy.ini:
+// 44 of the 200 test inputs, none longer than 4 symbols; with alphabet = 2, 136, up to 14.
+static void test_documented_overlap(void) {
+    Task t;
+    int n, n1, longest, ones = 0;
+    if (load(&t, "[run]\nseed = 1\n[task]\ntask = toy_translate\n")) { CHECK(0, "toy task"); return; }
+    overlap(&t, 1, &n, &n1, &longest);
+    for (int i = 0; i < t.test.n; i++) ones += t.test.ex[i].n_clauses == 1;
+    CHECK(t.test.n == 500 && ones == 169 && n1 == 11 && n == 11, "toy_translate: %d of %d one-clause test sentences (%d of %d) are training ones",
+          n1, ones, n, t.test.n);
+    task_free(&t);
+    Config c;
+    char err[512] = "";
+    const char *alphabet[2] = {"task.alphabet=10", "task.alphabet=2"};
+    const int want_n[2] = {44, 136}, want_longest[2] = {4, 14};
+    for (int k = 0; k < 2; k++) {
+        char *over[1] = {(char *)alphabet[k]};
+        if (config_load(&c, &pos_config_checks, "configs/algorithmic/copy.ini", 1, over, err, sizeof err) ||
+            task_load(&t, &c, err, sizeof err)) {
+            CHECK(0, "copy.ini: %s", err);
+            config_free(&c);
+            continue;
+        }
+        config_free(&c);
+        overlap(&t, -1, &n, &n1, &longest);
+        CHECK(n == want_n[k] && longest == want_longest[k], "copy.ini, %s: %d of %d test inputs are training ones, up to %d symbols",
+              alphabet[k], n, t.test.n, longest);
+        task_free(&t);
+    }
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/test_heldout_%d", (int)getpid());
     if (mkdir(dir, 0700)) { printf("FAIL cannot create %s\n", dir); return 1; }
@@ -256,6 +307,7 @@ int main(void) {
     RUN(test_parallel_text);
     RUN(test_lm);
     RUN(test_algorithmic);
+    RUN(test_documented_overlap);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) printf("# could not remove %s\n", dir);
