@@ -191,7 +191,8 @@ static void test_parallel_text(void) {
 }
 
 // The language model: windows of the validation text, which is the same for every run.seed and
-// is not the training text; at most 256 windows of T tokens, the first ones, each scored whole.
+// is not the training text; at most max_windows windows of T tokens (./eval: lm_windows, 256 by
+// default), the first ones, each scored whole.
 static void test_lm(void) {
     Task t, u;
     if (load(&t, "[run]\nseed = 1\n[task]\ntask = lm\ntrain_size = 50\n[model]\nmodel = lm\n")) { CHECK(0, "lm task"); return; }
@@ -202,12 +203,14 @@ static void test_lm(void) {
     Model m;
     fixed_model(&m, &t);
     int V = m.head.bias->size;
-    const int Ts[2] = {512, 1000}, want_windows[2] = {256, 199};   // 199999 / 1000 = 199
+    // T = 32 with at most 3000 windows: 3000 of the 6249 the text holds; T = 40 with at most
+    // 10000: all 4999 (199999 / 40).
+    const int Ts[2] = {32, 40}, caps[2] = {3000, 10000}, want_windows[2] = {3000, 4999};
     for (int k = 0; k < 2; k++) {
         int T = Ts[k];
         EvalResult r;
         char err[256] = "";
-        CHECK(evaluate_lm(&m, t.lm_val, t.n_lm_val, T, 256, &r, err, sizeof err) == 0, "T = %d: %s", T, err);
+        CHECK(evaluate_lm(&m, t.lm_val, t.n_lm_val, T, caps[k], &r, err, sizeof err) == 0, "T = %d: %s", T, err);
         double sum = 0;
         for (long i = 1; i <= (long)want_windows[k] * T; i++) sum += cost(t.lm_val[i], V);
         double loss = sum / ((double)want_windows[k] * T);
