@@ -57,7 +57,7 @@ train toy && eval_rows heldout_toy_splits "$RUNS/toy" "val,0,19\ntest,0,23"
 
 # parallel_text: the second validation pair (13 and 14 tokens) is longer than max_tokens = 4,
 # the last one has an empty source; the training pair of 9 tokens is dropped, none of the
-# validation or test pairs.
+# validation or test pairs, for the translator, the decoder-only form and the LSTM.
 D=$TMP/pt
 mkdir -p "$D"
 printf 'ein hund\nein mann\nder hund sieht den mann und die katze\nein kind\n' >"$D/train.de"
@@ -66,7 +66,8 @@ printf 'ein hund\nder mann sieht den hund und ein kind sieht die katze im haus\n
 printf 'a dog\nthe man sees the dog and a child sees the cat in the house\na man\na cat\n' >"$D/val.en"
 printf 'der hund und der mann und das kind und die katze\nein kind\n' >"$D/test.de"
 printf 'the dog and the man and the child and the cat\na child\n' >"$D/test.en"
-for model in translator lm; do
+for model in translator lm lstm; do
+    pos=sinusoidal; [ "$model" = lstm ] && pos=none
     cat >"$TMP/pt_$model.ini" <<EOF
 $common
 [task]
@@ -85,6 +86,7 @@ n_heads = 2
 d_ff = 32
 enc_layers = 1
 dec_layers = 1
+pos = $pos
 EOF
     train "pt_$model" && eval_rows "heldout_parallel_text_$model" "$RUNS/pt_$model" "val,0,4\ntest,0,2"
 done
