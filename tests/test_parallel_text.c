@@ -53,12 +53,16 @@ static void test_tokenise(void) {
     CHECK(parallel_load(src, tgt, 0, &pt, err, sizeof err) == 0, "%s", err);
     line_text(&pt.src, 3, buf, sizeof buf);
     CHECK(strcmp(buf, "Das Ende") == 0, "no lower-casing: '%s'", buf);
-    // Blank lines are dropped by parallel_to_split and counted.
+    // Blank lines are dropped from a training split and counted; a held-out split (max_tokens 0)
+    // keeps them, with no ids.
     Vocab sv, tv;
     Split s;
     int dropped = -1;
     CHECK(parallel_build_vocabs(&pt, 1, &sv, &tv) == 0, "vocabs");
-    CHECK(parallel_to_split(&pt, &sv, &tv, 0, &s, &dropped) == 0 && s.n == 2 && dropped == 2, "n %d dropped %d", s.n, dropped);
+    CHECK(parallel_to_split(&pt, &sv, &tv, 100, &s, &dropped) == 0 && s.n == 2 && dropped == 2, "n %d dropped %d", s.n, dropped);
+    split_free(&s);
+    CHECK(parallel_to_split(&pt, &sv, &tv, 0, &s, &dropped) == 0 && s.n == 4 && dropped == 0, "held out: n %d dropped %d", s.n, dropped);
+    CHECK(s.n == 4 && s.ex[1].n_src == 0 && !s.ex[1].src && s.ex[1].n_tgt == 1 && s.ex[2].n_src == 0, "held-out blank lines");
     split_free(&s);
     vocab_free(&sv); vocab_free(&tv);
     parallel_free(&pt);

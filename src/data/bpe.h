@@ -4,7 +4,8 @@
 // the last one marked as word-final ("r</w>"); the most frequent adjacent pair of symbols,
 // counted over the corpus, is merged into a new symbol, again and again, n_merges times or
 // until no pair occurs twice. Ties go to the pair whose symbols come first in byte order,
-// so the merges are a pure function of the text (no hash order, no threads).
+// so the merges are a pure function of the text (no hash order, no threads); subword-nmt's
+// learn_bpe.py counts alike but gives ties to the last pair, so on ties the merges differ.
 // Words longer than BPE_MAX_WORD characters are not learned from.
 //
 // Segmenting a word applies the merges in the order learned (lowest rank first, every

@@ -194,9 +194,10 @@ int parallel_build_joint_vocab(const ParallelText *train, int min_freq, Vocab *v
 
 // ---------------------------------------------------------------- ids
 
+// NULL for an empty line (as ids_dup), or when out of memory.
 static int *line_ids(const PtSide *s, int line, const Vocab *v) {
     int n = pt_line_len(s, line);
-    int *ids = malloc(sizeof(int) * (size_t)n);
+    int *ids = n ? malloc(sizeof(int) * (size_t)n) : NULL;
     if (ids) for (int i = 0; i < n; i++) ids[i] = vocab_word_id(v, pt_token(s, line, i));
     return ids;
 }
@@ -207,17 +208,20 @@ int parallel_to_split(const ParallelText *pt, const Vocab *sv, const Vocab *tv,
     *n_dropped = 0;
     out->ex = calloc((size_t)(pt->n_lines ? pt->n_lines : 1), sizeof(Example));
     if (!out->ex) return -1;
+    int held_out = max_tokens <= 0;   // every pair is a test case, an empty side too
     for (int i = 0; i < pt->n_lines; i++) {
         int ns = pt_line_len(&pt->src, i), nt = pt_line_len(&pt->tgt, i);
-        int too_long = max_tokens > 0 && (ns > max_tokens || nt > max_tokens);
-        if (ns == 0 || nt == 0 || too_long) { (*n_dropped)++; continue; }
+        if (!held_out && (ns == 0 || nt == 0 || ns > max_tokens || nt > max_tokens)) {
+            (*n_dropped)++;
+            continue;
+        }
         Example *e = &out->ex[out->n++];
         e->n_src = ns;
         e->n_tgt = nt;
         e->label = e->twin = -1;
         e->src = line_ids(&pt->src, i, sv);
         e->tgt = line_ids(&pt->tgt, i, tv);
-        if (!e->src || !e->tgt) { split_free(out); return -1; }
+        if ((ns && !e->src) || (nt && !e->tgt)) { split_free(out); return -1; }
     }
     return 0;
 }

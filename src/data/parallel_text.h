@@ -61,9 +61,11 @@ int  parallel_build_vocabs(const ParallelText *train, int min_freq, Vocab *src_v
 // English line is one token seen twice). -1 if out of memory.
 int  parallel_build_joint_vocab(const ParallelText *train, int min_freq, Vocab *vocab);
 
-// Maps every pair to ids (Example.src/tgt, label = twin = -1, n_clauses = 0). Pairs where
-// either side is empty or longer than max_tokens tokens (without specials; max_tokens <= 0 = no
-// limit) are left out and counted in *n_dropped. -1 if out of memory.
+// Maps every pair to ids (Example.src/tgt, label = twin = -1, n_clauses = 0). A training split
+// (max_tokens > 0) leaves out the pairs where either side is empty or longer than max_tokens
+// tokens (without specials), counted in *n_dropped. A held-out split (max_tokens <= 0) keeps
+// every pair, an empty side too (its ids NULL): each line of a test file is scored. -1 if out
+// of memory.
 int  parallel_to_split(const ParallelText *pt, const Vocab *src_vocab, const Vocab *tgt_vocab,
                        int max_tokens, Split *out, int *n_dropped);
 #endif

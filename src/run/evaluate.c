@@ -107,8 +107,9 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
         for (int r = 0; !rc && r < rows; r++) {
             const Example *e = &s->ex[idx[g + r]];
             prompt[(long)r * P] = TOK_EOS;
-            memcpy(prompt + (long)r * P + 1, e->src, sizeof(int) * (size_t)len);
-            memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
+            // a held-out pair may have an empty side, whose ids are NULL
+            if (len) memcpy(prompt + (long)r * P + 1, e->src, sizeof(int) * (size_t)len);
+            if (e->n_tgt) memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
             ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
         }
         if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);

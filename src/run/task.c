@@ -197,7 +197,8 @@ static int load_parallel(Task *t, char *err, int errlen) {
             return -1;
         }
         warn_replaced(&pt, pairs[i][0], pairs[i][1]);
-        // Held-out pairs are never dropped for length: a long sentence is still a test case.
+        // Held-out pairs are never dropped, not for length nor for an empty side: every line of
+        // a test file is a test case.
         rc = parallel_to_split(&pt, &t->src_vocab, tv, 0, splits[i], &dropped);
         parallel_free(&pt);
         if (rc) { snprintf(err, errlen, "out of memory"); return -1; }
