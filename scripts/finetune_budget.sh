@@ -40,6 +40,7 @@ and a new budget trains only its fine-tunings.
   --budgets LIST fine-tuning steps (default "40 200 1000")
   --out DIR      output folder (default results/finetune_budget)
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }

@@ -67,6 +67,7 @@ EOF
     echo "              results.md and decoder_only.md a table of them)"
     echo "  --ceiling F with --converge: a ceiling of F x the steps instead; the runs that stopped"
     echo "              at a lower one train on, the converged ones are reused"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }

@@ -34,6 +34,7 @@ scores are reused, so an interrupted run can simply be restarted.
   --texts K     texts per scheme (default 8)
   --bin W       positions per window of loss.csv (default 16)
 EOF2
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }

@@ -32,6 +32,7 @@ Writes into DIR:
   --out DIR        output folder (default results/multi30k)
   -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes"
     echo "with 2 threads on a quiet 2-core machine."

@@ -40,6 +40,7 @@ be restarted.
   --out DIR   output folder (default results/rope_base)
 EOF
     echo "$CONVERGE_USAGE"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
