@@ -71,6 +71,12 @@ panels=$(awk '/<svg class="panel"/ { n++ } /data-name=/ { c[n]++ } END { for (i 
 if [ "$panels" = "5 4 " ] && grep -q '>k = 1</text>' "$TMP/nine.svg" && grep -q '>k = 0</text>' "$TMP/nine.svg"
 then ok plot_panel_by_column; else fail plot_panel_by_column "series per panel: [$panels]"; fi
 
+# A row named after a scheme keeps the scheme's colour (src/pos/registry.c: alibi is slot 2, #009E73).
+printf 'scheme,x,y\nalibi + random,1,1\nalibi + random,2,2\n' >"$TMP/variant.csv"
+$PLOT --x x --y y --group scheme -o "$TMP/variant.svg" "$TMP/variant.csv" >/dev/null 2>&1
+if grep -A1 'data-name="alibi + random"' "$TMP/variant.svg" | grep -q 'stroke="#009E73"'; then ok plot_variant_keeps_scheme_colour
+else fail plot_variant_keeps_scheme_colour "$(grep -A1 'data-name="alibi + random"' "$TMP/variant.svg" | grep -o 'stroke="[^"]*"')"; fi
+
 # --xmin/--xmax cut the axis; --dodge shifts the series apart (the pixel values: tests/test_svg.c)
 $PLOT --x length --y loss --group scheme --xmax 20 --dodge 4 -o "$TMP/r.svg" "$TMP/results.csv" >/dev/null 2>&1
 if grep -q 'rope: x=16 ' "$TMP/r.svg" && ! grep -q 'x=64 ' "$TMP/r.svg"; then ok plot_xmax

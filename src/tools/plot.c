@@ -240,8 +240,10 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
         i = j;
     }
     int s = plot_add_series(p, name, m, xs, ys);
-    // a scheme's own colour
-    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(name));
+    // a scheme's own colour, also for a row named after it ("rope + random")
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(name, " "), name);
+    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(first));
     if (s >= 0 && (o->spread || o->band)) rc = plot_set_band(p, s, lo, hi);
     free(buf);
     return rc;
