@@ -42,7 +42,7 @@ only the first 16 of the 48 that fit, ./eval lm_windows=16, to keep the 102 eval
   curves.csv     every run's log.csv, with block, run and seed columns in front
   results.md     loss on the last 32 tokens and over the window, by window (mean ± sample sd
                  over seeds), the command, the wall times
-  <block>_loss_last.svg        loss on the last 32 tokens against the window, every method
+  <block>_loss_last.svg        loss on the last 32 tokens against the window, the schemes
   <block>_rope_loss_last.svg   the same for the RoPE methods only
 Finished runs (DIR/runs/) and evaluations (one file per model and window size,
 runs/RUN/eval_METHOD_wWINDOW.csv) are reused, so an interrupted run can be restarted and a

@@ -34,7 +34,8 @@ is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + r
   curves.csv     every run's log.csv, with task, scheme and seed columns in front
   results.md     sequence and token accuracy tables (mean ± sample sd over seeds), the
                  command and the wall time
-  <task>_exact.svg, <task>_token_acc.svg   accuracy against input length, one line per scheme
+  <task>_exact.svg, <task>_token_acc.svg   accuracy against input length, one line per scheme,
+                 one panel per variant
 Finished runs (DIR/runs/<task>-<scheme>-s<seed>) and evaluations are reused, so an interrupted
 run can be restarted.
 
