@@ -1,5 +1,6 @@
 // SVG line plots: well-formed XML, tick generation, number formatting, legend, colours,
-// NaN gaps, log axes, bands, marker line, atomic writes.
+// NaN gaps, log axes, bands, marker line, atomic writes; an x range, whole-number ticks, dashes
+// for repeated colours, dodged series and stacked panels, by hand.
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
