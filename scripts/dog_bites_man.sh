@@ -27,6 +27,7 @@ Finished runs (DIR/runs/<scheme>-s<seed>) are reused, so an interrupted run can 
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/dog_bites_man)
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -35,6 +36,15 @@ quick=0; seeds=""; out=""
 read_options "$@"
 if [ $quick = 1 ]; then seeds=${seeds:-1}; out=${out:-results/quick/dog_bites_man}
 else seeds=${seeds:-3}; out=${out:-results/dog_bites_man}; fi
+# draw_figures: the SVGs, from curves.csv
+draw_figures() {
+    plot --x step --y exact_match --group scheme --spread --filter split=val --filter length=0 \
+        --title "Order task: validation pair accuracy (both twins right)" --ylabel "pair accuracy" \
+        -o "$out/pair_acc.svg" "$out/curves.csv"
+    plot --x step --y loss --group scheme --spread --filter split=train --logy \
+        --title "Order task: training loss" --ylabel "training loss (batch)" -o "$out/train_loss.svg" "$out/curves.csv"
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment dog_bites_man.sh train eval permute plot
 
 # ---- train every scheme and seed (here, --jobs N at once, or on Slurm), then evaluate
@@ -74,12 +84,7 @@ say "permute: out(PX) against P out(X)"
 } | awk 'NR == 1 || !/^pos,/' >"$out/permute.csv.tmp"
 mv "$out/permute.csv.tmp" "$out/permute.csv"
 
-# ---- plots
-plot --x step --y exact_match --group scheme --spread --filter split=val --filter length=0 \
-    --title "Order task: validation pair accuracy (both twins right)" --ylabel "pair accuracy" \
-    -o "$out/pair_acc.svg" "$out/curves.csv"
-plot --x step --y loss --group scheme --spread --filter split=train --logy \
-    --title "Order task: training loss" --ylabel "training loss (batch)" -o "$out/train_loss.svg" "$out/curves.csv"
+draw_figures
 
 # ---- tables: one derived column per (metric, form), so one table holds them all
 awk -F, "$CSV_COLUMNS"'row {

@@ -48,6 +48,7 @@ interrupted run can be restarted.
               results.md (for a deadline; the tables then mix seed counts where runs are missing)
 EOF
     echo "$CONVERGE_USAGE"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -104,6 +105,26 @@ until_over=""; converge_cols=""
 if [ $converge = 1 ]; then
     until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; steps=$((steps * CONVERGE_FACTOR))
 fi
+# draw_figures: exact match against clauses per variant; rope's diagnosis per variant (from
+# results.csv and positions.csv). With --partial a variant or its diagnosed scheme may have no
+# finished run yet: no plot then.
+draw_figures() {
+    max_train=$(config_value task max_clauses configs/rope.ini)
+    variant_lines | cut -d'|' -f1 | while read -r variant; do
+        grep -q "^$variant," "$out/results.csv" || continue
+        plot --x length --y exact_match --group scheme --spread --filter variant="$variant" --vline "$max_train" \
+            --vline-label "trained on 1..$max_train" --title "exact match, $variant" --xlabel clauses \
+            --dodge 3 -o "$out/exact_$variant.svg" "$out/results.csv"
+        grep -q "^$variant,$DIAG_SCHEME," "$out/positions.csv" || continue
+        plot --x index --y token_acc --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
+            --filter by=position --title "$DIAG_SCHEME, $variant: teacher-forced accuracy by target position" \
+            --xlabel "target position" -o "$out/${DIAG_SCHEME}_${variant}_position.svg" "$out/positions.csv"
+        plot --x index --y departure_rate --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
+            --filter by=clause --title "$DIAG_SCHEME, $variant: greedy outputs going wrong in clause k (of those still right)" \
+            --xlabel "clause (0 = first)" --dodge 4 -o "$out/${DIAG_SCHEME}_${variant}_departures.svg" "$out/positions.csv"
+    done
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment eos_decision.sh train eval plot
 if [ $partial = 1 ]; then command="$command --partial"; fi
 if [ $converge = 1 ]; then command="$command --converge"; fi
@@ -174,22 +195,8 @@ first=$(training_lines | head -1 | cut -d'|' -f1)
 { echo "training,scheme,seed,$(head -1 "$out/runs/$first-none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
 
-# ---- plots: exact match against clauses per variant; rope's diagnosis per variant
-max_train=$(config_value task max_clauses configs/rope.ini)
-# (with --partial a variant or its diagnosed scheme may have no finished run yet: no plot then)
-variant_lines | cut -d'|' -f1 | while read -r variant; do
-    grep -q "^$variant," "$out/results.csv" || continue
-    plot --x length --y exact_match --group scheme --spread --filter variant="$variant" --vline "$max_train" \
-        --vline-label "trained on 1..$max_train" --title "exact match, $variant" --xlabel clauses \
-        -o "$out/exact_$variant.svg" "$out/results.csv"
-    grep -q "^$variant,$DIAG_SCHEME," "$out/positions.csv" || continue
-    plot --x index --y token_acc --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
-        --filter by=position --title "$DIAG_SCHEME, $variant: teacher-forced accuracy by target position" \
-        --xlabel "target position" -o "$out/${DIAG_SCHEME}_${variant}_position.svg" "$out/positions.csv"
-    plot --x index --y departure_rate --group length --filter variant="$variant" --filter scheme="$DIAG_SCHEME" \
-        --filter by=clause --title "$DIAG_SCHEME, $variant: greedy outputs going wrong in clause k (of those still right)" \
-        --xlabel "clause (0 = first)" -o "$out/${DIAG_SCHEME}_${variant}_departures.svg" "$out/positions.csv"
-done
+draw_figures
+
 
 # ---- results.md
 wall=$(( $(now) - start ))

@@ -42,7 +42,7 @@ only the first 16 of the 48 that fit, ./eval lm_windows=16, to keep the 102 eval
   curves.csv     every run's log.csv, with block, run and seed columns in front
   results.md     loss on the last 32 tokens and over the window, by window (mean ± sample sd
                  over seeds), the command, the wall times
-  <block>_loss_last.svg        loss on the last 32 tokens against the window, every method
+  <block>_loss_last.svg        loss on the last 32 tokens against the window, the schemes
   <block>_rope_loss_last.svg   the same for the RoPE methods only
 Finished runs (DIR/runs/) and evaluations (one file per model and window size,
 runs/RUN/eval_METHOD_wWINDOW.csv) are reused, so an interrupted run can be restarted and a
@@ -55,6 +55,7 @@ new window size evaluates only that size. With --jobs N, up to N evaluations run
   --blocks NAMES the block styles to run, e.g. "default llama" (default: all; --quick: default)
   --out DIR      output folder (default results/extend_context)
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -97,6 +98,20 @@ else
     extra=""
 fi
 ft_over=$(rope_finetune "$ft_steps" "$long" 4 5)
+# draw_figures: loss on the last 32 tokens against the window (log x), mean and spread over
+# seeds, per block: the schemes as pretrained, then the RoPE stretches (from results.csv)
+draw_figures() {
+    for block in $blocks; do
+        plot --x window --y loss_last --group method --spread --logx --vline "$original" \
+            --vline-label "pretraining window" --filter block="$block" --filter kind=scheme \
+            --title "$block block: the schemes as pretrained" -o "$out/${block}_loss_last.svg" "$out/results.csv"
+        plot --x window --y loss_last --group method --spread --logx --vline "$original" \
+            --vline-label "pretraining window" --filter block="$block" --filter kind=rope \
+            --title "$block block: RoPE stretched, without and with fine-tuning at $long" \
+            -o "$out/${block}_rope_loss_last.svg" "$out/results.csv"
+    done
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment extend_context.sh train eval plot
 command="$command --blocks \"$(echo $blocks)\""
 
@@ -214,15 +229,7 @@ first=$(echo $blocks | cut -d' ' -f1)
 rm -f "$out/curves.body"
 wall_eval=$(( $(now) - t_phase ))
 
-# ---- plots: loss on the last 32 tokens against the window (log x), mean and spread over seeds
-for block in $blocks; do
-    awk -F, -v b="$block" "$CSV_COLUMNS"'head || row && cell("block") == b' "$out/results.csv" >"$out/$block.tmp.csv"
-    plot --x window --y loss_last --group method --spread --logx --vline "$original" \
-        -o "$out/${block}_loss_last.svg" "$out/$block.tmp.csv"
-    plot --x window --y loss_last --group method --spread --logx --vline "$original" --filter kind=rope \
-        -o "$out/${block}_rope_loss_last.svg" "$out/$block.tmp.csv"
-    rm -f "$out/$block.tmp.csv"
-done
+draw_figures
 
 # ---- results.md
 # table TITLE METRIC: METRIC by method (rows) and window (columns) for $block, under TITLE

@@ -45,6 +45,7 @@ interrupted run can simply be restarted.
 EOF
     echo "$CONVERGE_USAGE"
     echo "              (the translator runs only; results.md gets a table of them)"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -86,6 +87,54 @@ else
     lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
     diag_lengths="3 12"   # the clause tables of results.md
 fi
+# draw_figures: the SVGs, from results.csv, offsets.csv and curves.csv
+draw_figures() {
+    rm -f "$out"/*.svg
+    p_curve() {   # NAME MODEL SPLIT LENGTH TITLE YLABEL
+        plot --x step --y loss --group scheme --spread --logy --filter model="$2" --filter split="$3" \
+            --filter length="$4" --title "$5" --ylabel "$6" -o "$out/$1.svg" "$out/curves.csv"
+    }
+    if want_view 1 || want_view 2; then
+        p_curve tr_train_loss translator train 0 "Translator: training loss" "training loss (batch, label smoothing 0.1)"
+        p_curve tr_val_loss_1x translator val 3 "Translator: validation loss on 3-clause sentences (1x)" "validation loss"
+        p_curve tr_val_loss_4x translator val 12 "Translator: validation loss on 12-clause sentences (4x)" "validation loss"
+    fi
+    if want_view 1; then
+        for m in loss:"loss":--logy token_acc:"token accuracy": exact_match:"exact match (greedy)":; do
+            col=${m%%:*}; rest=${m#*:}; label=${rest%%:*}; logy=${rest#*:}
+            # exact match is 0 for every scheme past 5 clauses: show 1-6, the schemes apart
+            xrange=""; [ "$col" = exact_match ] && xrange="--xmax 6 --dodge 4"
+            # shellcheck disable=SC2086
+            plot --x x --y "$col" --group scheme --spread $logy --filter view=length --vline 3 \
+                --vline-label "longest training sentences" --title "Translator: $label against sentence length" \
+                --xlabel "clauses per sentence (trained on 1-3)" --ylabel "$label" $xrange \
+                -o "$out/tr_length_$col.svg" "$out/results.csv"
+        done
+    fi
+    if want_view 2; then
+        plot --x offset_plus_1 --y loss --group scheme --spread --logx --logy \
+            --title "Translator: loss with every position shifted by k" --xlabel "k + 1 (position offset k, log scale)" \
+            --ylabel "validation loss" -o "$out/tr_offset_loss.svg" "$out/offsets.csv"
+        plot --x offset_plus_1 --y token_acc --group scheme --spread --logx \
+            --title "Translator: token accuracy with every position shifted by k" \
+            --xlabel "k + 1 (position offset k, log scale)" --ylabel "token accuracy" \
+            -o "$out/tr_offset_token_acc.svg" "$out/offsets.csv"
+    fi
+    if want_view 3; then
+        p_curve lm_train_loss lm train 0 "Language model: training loss (32-token windows)" "training loss (batch)"
+        p_curve lm_val_loss_1x lm val 32 "Language model: validation loss, 32-token windows (1x)" "validation loss"
+        if [ $quick = 1 ]; then four=64; else four=128; fi
+        p_curve lm_val_loss_4x lm val $four "Language model: validation loss, $four-token windows" "validation loss"
+        for col in loss loss_last; do
+            label="loss over the whole window"; [ $col = loss_last ] && label="loss on the last 32 tokens"
+            plot --x x --y $col --group scheme --spread --logx --filter view=window --vline 32 \
+                --vline-label "training window" --title "Language model: $label" \
+                --xlabel "evaluation window (tokens, log scale)" --ylabel "$label" \
+                -o "$out/lm_window_$col.svg" "$out/results.csv"
+        done
+    fi
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 mkdir -p "$out/runs"
 start=$(now)
 command="scripts/extrapolate.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --views $views"
@@ -209,49 +258,7 @@ awk -F, "$CSV_COLUMNS"'head { print $0 ",offset_plus_1" }
     row && cell("view") == "offset" { print $0 "," cell("x") + 1 }' \
     "$out/results.csv" >"$out/offsets.csv"
 
-# ---- plots
-rm -f "$out"/*.svg
-p_curve() {   # NAME MODEL SPLIT LENGTH TITLE YLABEL
-    plot --x step --y loss --group scheme --spread --logy --filter model="$2" --filter split="$3" \
-        --filter length="$4" --title "$5" --ylabel "$6" -o "$out/$1.svg" "$out/curves.csv"
-}
-if want_view 1 || want_view 2; then
-    p_curve tr_train_loss translator train 0 "Translator: training loss" "training loss (batch, label smoothing 0.1)"
-    p_curve tr_val_loss_1x translator val 3 "Translator: validation loss on 3-clause sentences (1x)" "validation loss"
-    p_curve tr_val_loss_4x translator val 12 "Translator: validation loss on 12-clause sentences (4x)" "validation loss"
-fi
-if want_view 1; then
-    for m in loss:"loss":--logy token_acc:"token accuracy": exact_match:"exact match (greedy)":; do
-        col=${m%%:*}; rest=${m#*:}; label=${rest%%:*}; logy=${rest#*:}
-        # shellcheck disable=SC2086
-        plot --x x --y "$col" --group scheme --spread $logy --filter view=length --vline 3 \
-            --vline-label "longest training sentences" --title "Translator: $label against sentence length" \
-            --xlabel "clauses per sentence (trained on 1-3)" --ylabel "$label" \
-            -o "$out/tr_length_$col.svg" "$out/results.csv"
-    done
-fi
-if want_view 2; then
-    plot --x offset_plus_1 --y loss --group scheme --spread --logx --logy \
-        --title "Translator: loss with every position shifted by k" --xlabel "k + 1 (position offset k, log scale)" \
-        --ylabel "validation loss" -o "$out/tr_offset_loss.svg" "$out/offsets.csv"
-    plot --x offset_plus_1 --y token_acc --group scheme --spread --logx \
-        --title "Translator: token accuracy with every position shifted by k" \
-        --xlabel "k + 1 (position offset k, log scale)" --ylabel "token accuracy" \
-        -o "$out/tr_offset_token_acc.svg" "$out/offsets.csv"
-fi
-if want_view 3; then
-    p_curve lm_train_loss lm train 0 "Language model: training loss (32-token windows)" "training loss (batch)"
-    p_curve lm_val_loss_1x lm val 32 "Language model: validation loss, 32-token windows (1x)" "validation loss"
-    if [ $quick = 1 ]; then four=64; else four=128; fi
-    p_curve lm_val_loss_4x lm val $four "Language model: validation loss, $four-token windows" "validation loss"
-    for col in loss loss_last; do
-        label="loss over the whole window"; [ $col = loss_last ] && label="loss on the last 32 tokens"
-        plot --x x --y $col --group scheme --spread --logx --filter view=window --vline 32 \
-            --vline-label "training window" --title "Language model: $label" \
-            --xlabel "evaluation window (tokens, log scale)" --ylabel "$label" \
-            -o "$out/lm_window_$col.svg" "$out/results.csv"
-    done
-fi
+draw_figures
 
 # ---- tables
 wall=$(( $(now) - start ))

@@ -40,6 +40,7 @@ and a new budget trains only its fine-tunings.
   --budgets LIST fine-tuning steps (default "40 200 1000")
   --out DIR      output folder (default results/finetune_budget)
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -67,6 +68,17 @@ fi
 for b in $budgets; do
     case $b in ''|*[!0-9]*|0) die "--budgets: '$b' is not a positive number of steps" ;; esac
 done
+# draw_figures: loss at each window against the fine-tuning steps, from results.csv
+draw_figures() {
+    for w in $windows; do   # the fine-tuned models (budget > 0: a log axis)
+        awk -F, "$CSV_COLUMNS"'head || (row && cell("budget") > 0)' "$out/results.csv" >"$out/plot.tmp.csv"
+        plot --x budget --y loss_last --group method --spread --logx --filter window="$w" \
+            --title "loss on the last 32 tokens of $w-token windows, against the fine-tuning steps" \
+            --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/plot.tmp.csv"
+    done
+    rm -f "$out/plot.tmp.csv"
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment finetune_budget.sh train eval plot
 command="$command --budgets \"$(echo $budgets)\""
 
@@ -131,13 +143,7 @@ models | while read -r m b seed run; do prefix_csv "$m,$b,$seed" "$run/log.csv";
 { echo "method,budget,seed,$(grep -v '^#' "$out/runs/pre-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
 
-for w in $windows; do   # the fine-tuned models (budget > 0: a log axis)
-    awk -F, "$CSV_COLUMNS"'head || (row && cell("budget") > 0)' "$out/results.csv" >"$out/plot.tmp.csv"
-    plot --x budget --y loss_last --group method --spread --logx --filter window="$w" \
-        --title "loss on the last 32 tokens of $w-token windows, against the fine-tuning steps" \
-        --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/plot.tmp.csv"
-done
-rm -f "$out/plot.tmp.csv"
+draw_figures
 
 # series METHOD BUDGET WINDOW: the per-seed loss_last, in seed order, space-separated
 series() {

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Multi30k task 1 (German-English image captions) for task = parallel_text.
+# usage: scripts/get_data.sh [--from DIR] [--out DIR]
 #
-#   scripts/get_data.sh [--from DIR] [--out DIR]
+# Multi30k task 1 (German-English image captions) for task = parallel_text.
 #
 # Without --from it downloads the raw (untokenised, cased) files of the Multi30k repository,
 #   https://github.com/multi30k/dataset  (data/task1/raw/*.gz)

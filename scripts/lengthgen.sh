@@ -34,7 +34,8 @@ is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + r
   curves.csv     every run's log.csv, with task, scheme and seed columns in front
   results.md     sequence and token accuracy tables (mean ± sample sd over seeds), the
                  command and the wall time
-  <task>_exact.svg, <task>_token_acc.svg   accuracy against input length, one line per scheme
+  <task>_exact.svg, <task>_token_acc.svg   accuracy against input length, one line per scheme,
+                 one panel per variant
 Finished runs (DIR/runs/<task>-<scheme>-s<seed>) and evaluations are reused, so an interrupted
 run can be restarted.
 
@@ -67,6 +68,7 @@ EOF
     echo "              results.md and decoder_only.md a table of them)"
     echo "  --ceiling F with --converge: a ceiling of F x the steps instead; the runs that stopped"
     echo "              at a lower one train on, the converged ones are reused"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -155,7 +157,7 @@ scheme_overrides() {
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 for scheme in $TR_SCHEMES; do scheme_overrides "$scheme" >/dev/null; done
-begin_experiment lengthgen.sh train eval plot
+if [ $figures = 1 ]; then command=""; else begin_experiment lengthgen.sh train eval plot; fi
 command="$command --variants '$variants'$(if [ -n "$tasks" ]; then echo " --tasks '$tasks'"; fi)$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)$(if [ -n "$ceiling" ]; then echo " --ceiling $ceiling"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
@@ -256,14 +258,48 @@ lm_collect() {
     scripts/mrr.sh --beyond "$lm_train_max" "$out/lm_results.csv" >"$out/lm_mrr.csv"
 }
 
+# lm_plots: sequence accuracy against length per task and variant (those lm_results.csv has)
 lm_plots() {
     for task in $LM_TASKS; do
         for name in $(echo "$LM_VARIANTS" | cut -d'|' -f1); do
+            grep -q "^$task,[^,]*,$name," "$out/lm_results.csv" || continue
             plot --x length --y exact_match --group scheme --spread --filter task="$task" --filter variant="$name" \
-                --vline "$lm_train_max" -o "$out/lm_${task}_${name}_exact.svg" "$out/lm_results.csv"
+                --vline "$lm_train_max" --vline-label "trained on 1..$lm_train_max" \
+                --title "decoder-only $task ($name): sequence accuracy against input length" \
+                --xlabel "input length (digits)" --ylabel "sequence accuracy" \
+                -o "$out/lm_${task}_${name}_exact.svg" "$out/lm_results.csv"
         done
     done
 }
+
+# tr_plots: the translator part's accuracy against input length per task (those results.csv
+# has), mean and spread over seeds, training length marked; one panel per variant (as trained,
+# random positions scored on drawn ones, and on 0..n-1), a variant column taken from the rows'
+# names ("rope + random (plain)")
+tr_plots() {
+    awk -F, "$CSV_COLUMNS"'head { print $0 ",variant" }
+        row { v = "plain"; if (cell("scheme") ~ / \+ random \(plain\)$/) v = "random (plain)"
+              else if (cell("scheme") ~ / \+ random$/) v = "random"; print $0 "," v }' \
+        "$out/results.csv" >"$out/plot.tmp.csv"
+    for task in $TASKS; do
+        grep -q "^$task," "$out/results.csv" || continue
+        for m in exact_match:exact:"sequence accuracy" token_acc:token_acc:"token accuracy"; do
+            col=${m%%:*}; rest=${m#*:}; file=${rest%%:*}; label=${rest#*:}
+            plot --x length --y "$col" --group scheme --panel variant --spread --filter task="$task" \
+                --vline 16 --vline-label "trained on 1..16" --title "$task: $label against input length" \
+                --xlabel "input length (symbols)" --ylabel "$label" -o "$out/${task}_$file.svg" "$out/plot.tmp.csv"
+        done
+    done
+    rm -f "$out/plot.tmp.csv"
+}
+if [ $figures = 1 ]; then
+    need_tools plot
+    if [ "$part" != decoder ] && [ -f "$out/results.csv" ]; then tr_plots; fi
+    if [ "$part" != translator ] && [ -f "$out/lm_results.csv" ]; then
+        lm_train_max=$(config_value task max_length configs/algorithmic/lm_copy.ini); lm_plots
+    fi
+    exit 0
+fi
 
 # decoder_only.md: the ranking first, then the tables it comes from.
 lm_report() {
@@ -426,13 +462,7 @@ if [ -n "${pos_header:-}" ]; then
 fi
 rm -f "$out/positions.body"
 
-# ---- plots: accuracy against input length, mean and spread over seeds, training length marked
-for task in $TASKS; do
-    plot --x length --y exact_match --group scheme --spread --filter task="$task" --vline 16 \
-        -o "$out/${task}_exact.svg" "$out/results.csv"
-    plot --x length --y token_acc --group scheme --spread --filter task="$task" --vline 16 \
-        -o "$out/${task}_token_acc.svg" "$out/results.csv"
-done
+tr_plots
 
 # ---- results.md
 wall=$(( $(now) - start ))

@@ -1,5 +1,14 @@
 # Shared by the experiment scripts in scripts/ (POSIX sh; sourced, not run).
 # Tools come from BIN_DIR (default: the top level, where `make` puts them).
+case ${0##*/} in
+    lib.sh)   # run rather than sourced: say what it is
+        echo "usage: . scripts/lib.sh   (from another script: not a command)"
+        echo
+        echo "The functions the experiment scripts share: their common options (--quick, --seeds,"
+        echo "--out, --figures, --jobs, --slurm), running the trainings here or on Slurm, cached"
+        echo "evaluations, Markdown tables from CSV files, ./plot, and the provenance line."
+        case ${1:-} in -h|--help) exit 0 ;; *) exit 2 ;; esac ;;
+esac
 BIN_DIR=${BIN_DIR:-.}
 # The positional schemes in the registry's order, from the trainer (src/pos/registry.c is the
 # only list); empty when the trainer is missing, which need_tools then reports.
@@ -9,13 +18,18 @@ die() { echo "$0: $*" >&2; exit 1; }
 now() { date +%s; }
 
 # common_option "$@": reads the options the seeded experiment scripts take from the front of
-# their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), -h/--help (calls
-# the script's usage and exits), and where the trainings run (run_option: --jobs, --slurm, ...).
-# Sets used to the number of words taken, 0 when $1 is none of these (the caller refuses it).
+# their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), --figures
+# (figures=1), -h/--help (calls the script's usage and exits), and where the trainings run
+# (run_option: --jobs, --slurm, ...). Sets used to the number of words taken, 0 when $1 is none
+# of these (the caller refuses it).
+figures=0
+FIGURES_USAGE='  --figures   only draw the figures again from the CSV files already in DIR (no training,
+              no evaluation, no table)'
 common_option() {
     used=1
     case "$1" in
         --quick) quick=1 ;;
+        --figures) figures=1 ;;
         --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; used=2 ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; used=2 ;;
         -h|--help) usage; exit 0 ;;

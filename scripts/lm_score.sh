@@ -34,6 +34,7 @@ scores are reused, so an interrupted run can simply be restarted.
   --texts K     texts per scheme (default 8)
   --bin W       positions per window of loss.csv (default 16)
 EOF2
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -43,6 +44,7 @@ positive() { case "$2" in ''|*[!0-9]*|0) die "$1 wants a positive number, not '$
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
+        --figures) figures=1 ;;
         --out)    [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         --length) [ $# -ge 2 ] || die "--length needs a number"; positive --length "$2"; length=$2; shift ;;
         --texts)  [ $# -ge 2 ] || die "--texts needs a number"; positive --texts "$2"; texts=$2; shift ;;
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-need_tools train generate plot
+[ $figures = 1 ] || need_tools train generate plot
 
 if [ $quick = 1 ]; then
     out=${out:-results/quick/lm_score}; length=${length:-256}; texts=${texts:-2}; bin=${bin:-16}
@@ -64,6 +66,15 @@ else
 fi
 window=$(config_value task window configs/lm/rope.ini)
 [ "$length" -gt "$window" ] || die "--length $length is not beyond the training window ($window)"
+# draw_figures: the loss against position, from loss.csv
+draw_figures() {
+    rm -f "$out"/*.svg
+    plot --x position --y loss --group scheme --logx --logy --vline "$window" --vline-label "training window" \
+        --title "Language model: loss at each position of a long held-out text" \
+        --xlabel "position in the text (log scale; trained on $window-token windows)" \
+        --ylabel "loss (mean over $bin positions x $texts texts)" -o "$out/loss.svg" "$out/loss.csv"
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 mkdir -p "$out/runs"
 start=$(now)
 command="scripts/lm_score.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --length $length --texts $texts --bin $bin"
@@ -118,11 +129,7 @@ awk -F, -v w="$bin" "$CSV_COLUMNS"'row {
                        sum[order[i] SUBSEP b] / cnt[order[i] SUBSEP b], cnt[order[i] SUBSEP b]
     }' "$out/scores.csv" >"$out/loss.csv"
 
-rm -f "$out"/*.svg
-plot --x position --y loss --group scheme --logx --logy --vline "$window" --vline-label "training window" \
-    --title "Language model: loss at each position of a long held-out text" \
-    --xlabel "position in the text (log scale; trained on $window-token windows)" \
-    --ylabel "loss (mean over $bin positions x $texts texts)" -o "$out/loss.svg" "$out/loss.csv"
+draw_figures
 
 # Greedy samples, 100 tokens after "the dog": past the window for every scheme.
 {

@@ -1,11 +1,11 @@
 #!/bin/sh
+# usage: scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
+#
 # The memory estimate against the measured peak for every config in configs/: each trains 3
 # steps (the run's evaluations included) under ulimit -v 6000000, and its peak resident memory
 # (tests/peak_rss.py) is compared with the estimate it printed first. Writes
 # results/robustness/memory.csv and memory.md (with the commit, command and CPU that made
 # them); docs/robustness.md shows the table.
-#
-#   scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
 # Multi30k configs read ../shared/data/multi30k (scripts/get_data.sh); without it they are
 # left out. BIN_DIR as in scripts/lib.sh.
 case "${1:-}" in

@@ -32,6 +32,7 @@ Writes into DIR:
   --out DIR        output folder (default results/multi30k)
   -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
 EOF
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes"
     echo "with 2 threads on a quiet 2-core machine."
@@ -41,6 +42,7 @@ quick=0; schemes=$SCHEMES; out=""; data=data/multi30k
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick)   quick=1 ;;
+        --figures) figures=1 ;;
         --schemes) [ $# -ge 2 ] || die "--schemes needs a list"; schemes=$2; shift ;;
         --out)     [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         --data)    [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift ;;
@@ -51,6 +53,16 @@ while [ $# -gt 0 ]; do
     shift
 done
 overrides="$*"
+# draw_figures: the training loss against step, from curves.csv
+draw_figures() {
+    plot --x step --y loss --group scheme --filter split=train --logy \
+        --title "Multi30k De-En: training loss (label-smoothed, per batch)" --ylabel "training loss" \
+        -o "$out/train_loss.svg" "$out/curves.csv"
+}
+if [ $figures = 1 ]; then
+    [ $quick = 1 ] && out=${out:-results/quick/multi30k}
+    out=${out:-results/multi30k}; need_tools plot; draw_figures; exit 0
+fi
 for scheme in $schemes; do
     [ -f "configs/multi30k/$scheme.ini" ] || die "no configs/multi30k/$scheme.ini (schemes: $SCHEMES)"
 done
@@ -123,9 +135,7 @@ mv "$out/bleu.csv.tmp" "$out/bleu.csv"
 first=$(echo $schemes | cut -d' ' -f1)
 { echo "scheme,$(head -n 1 "$out/runs/$first/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
-plot --x step --y loss --group scheme --filter split=train --logy \
-    --title "Multi30k De-En: training loss (label-smoothed, per batch)" --ylabel "training loss" \
-    -o "$out/train_loss.svg" "$out/curves.csv"
+draw_figures
 
 # ---- word order: twin sentences made of the same words (without positions the encoder
 # sees the same bag of tokens, so the translations cannot differ) and a pair whose articles

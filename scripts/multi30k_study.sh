@@ -56,6 +56,8 @@ while [ $# -gt 0 ]; do
            shift "$used" ;;
     esac
 done
+# its figures are attention maps that ./translate draws from the models, not ./plot's from CSV
+[ $figures = 0 ] || die "--figures: this script draws no figures from its CSV files (its attention maps come from the trained models)"
 for p in $parts; do
     case " $PARTS_ALL " in *" $p "*) ;; *) die "unknown part '$p' (parts: $PARTS_ALL)" ;; esac
 done

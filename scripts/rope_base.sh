@@ -40,6 +40,7 @@ be restarted.
   --out DIR   output folder (default results/rope_base)
 EOF
     echo "$CONVERGE_USAGE"
+    echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -66,6 +67,17 @@ until_over=""; converge_cols=""; ceiling=$steps
 if [ $converge = 1 ]; then
     until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; ceiling=$((steps * CONVERGE_FACTOR))
 fi
+# draw_figures: exact match against clauses, one panel per training base, from results.csv
+draw_figures() {
+    max_train=$(config_value task max_clauses configs/rope.ini)
+    for decoding in model oracle; do
+        plot --x length --y exact_match --group setting --panel train_base --spread --filter decoding="$decoding" \
+            --vline "$max_train" --vline-label "trained on 1..$max_train" --dodge 3 \
+            --title "RoPE base: exact match, decoding = $decoding" \
+            --xlabel clauses -o "$out/exact_$decoding.svg" "$out/results.csv"
+    done
+}
+if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment rope_base.sh train eval plot
 if [ $converge = 1 ]; then command="$command --converge"; fi
 # a base as the tables write it: 10000 -> 10k
@@ -124,13 +136,7 @@ done >"$out/curves.body"
   cat "$out/curves.body"; } >"$out/curves.csv"
 rm -f "$out/curves.body"
 
-# ---- plots
-max_train=$(config_value task max_clauses configs/rope.ini)
-for decoding in model oracle; do
-    plot --x length --y exact_match --group setting --spread --filter decoding="$decoding" --vline "$max_train" \
-        --vline-label "trained on 1..$max_train" --title "RoPE base: exact match, decoding = $decoding" \
-        --xlabel clauses -o "$out/exact_$decoding.svg" "$out/results.csv"
-done
+draw_figures
 
 # series SETTING DECODING LENGTH: the per-seed exact match (%), in seed order, space-separated
 series() {

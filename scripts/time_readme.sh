@@ -1,4 +1,7 @@
 #!/bin/sh
+# usage: scripts/time_readme.sh [--alone] [--repo DIR] [--shared DIR] [--out DIR]
+#                               [--command CMD]... [--keep] [--dry-run]
+#
 # The README's two commands, timed as a newcomer meets them: clones the repository's committed
 # HEAD into a fresh temporary folder, runs `make && ./train configs/rope.ini` and then
 # `make test` there, exactly as the README writes them, and records each one's wall time and
@@ -6,9 +9,6 @@
 # with; the test runner's `N passed, N failed, N skipped`). Writes OUT/SLUG.md and OUT/SLUG.csv,
 # SLUG named after the CPU (lscpu's Model name) and its core count, with the commit, the
 # command, the CPU, the cores, the tools' build and the load average around the run.
-#
-#   scripts/time_readme.sh [--alone] [--repo DIR] [--shared DIR] [--out DIR]
-#                          [--command CMD]... [--keep] [--dry-run]
 #
 #   --alone        clone into an empty folder: no ../shared beside the clone, so the checks
 #                  that need its data (Multi30k) skip. SLUG gets the suffix -alone.

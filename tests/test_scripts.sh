@@ -49,6 +49,17 @@ report() {   # NAME PROBLEM
     if [ -z "$2" ]; then ok "$1"; else fail "$1" "$2"; fi
 }
 
+# figures_redraw PREFIX SCRIPT DIR: SCRIPT --quick --figures draws DIR's figures again from its
+# CSV files, byte for byte the ones the full call drew, without training or evaluating.
+figures_redraw() {
+    mkdir -p "$TMP/$1.svgs"; cp "$3"/*.svg "$TMP/$1.svgs/"; rm -f "$3"/*.svg
+    "$2" --quick --out "$3" --figures >"$TMP/$1.figures" 2>&1
+    _rc=$?; _bad=""
+    for _f in "$TMP/$1.svgs"/*.svg; do cmp -s "$_f" "$3/${_f##*/}" || _bad="$_bad ${_f##*/}"; done
+    if [ $_rc -eq 0 ] && [ -z "$_bad" ] && ! grep -q "train \|eval" "$TMP/$1.figures"; then ok "$1_figures_redraw"
+    else fail "$1_figures_redraw" "exit $_rc; differ or missing:${_bad:- none}; $(head -c 300 "$TMP/$1.figures")"; fi
+}
+
 # markdown_svg_rerun PREFIX SCRIPT DIR: SCRIPT --quick wrote well-formed DIR/results.md and
 # DIR/*.svg; run again, it reuses every run and trains none; an unknown option is refused.
 markdown_svg_rerun() {
@@ -58,6 +69,7 @@ markdown_svg_rerun() {
             && grep -q "reuse" "$TMP/$1.rerun"; then ok "$1_reuses_runs"
     else fail "$1_reuses_runs" "$(grep -m 3 -E 'train  |error' "$TMP/$1.rerun")"; fi
     expect_error "$1_bad_option" "unknown argument '--fast'" "$2" --fast
+    figures_redraw "$1" "$2" "$3"
 }
 
 # Every script runs every scheme of the registry.
@@ -81,6 +93,7 @@ rev='[0-9a-f]\{7,\}'
 git rev-parse HEAD >/dev/null 2>&1 || rev='unknown (not a git checkout)'
 report dbm_provenance "$(grep -q "^Produced by commit $rev.*; tools: .*; CPU: ." "$D/results.md" || echo "no provenance line (commit $rev, tools, CPU) in results.md")"
 report dbm_svg "$(svg_check "$D"/*.svg)"
+figures_redraw dbm scripts/dog_bites_man.sh "$D"
 # Without positions a sentence and its twin get the same logits, however short the training.
 report dbm_none_blind "$(awk -F, '$1 == "none" && ($7 != 0 || $8 > 1e-4) { print "none, form " $3 ": pair_acc " $7 ", twin diff " $8; exit }' "$D/runs.csv")"
 report dbm_permute_none "$(awk -F, '$1 == "none" && (($2 == "bidirectional" && $6 > 1e-4) || ($2 == "causal" && $6 < 1e-2)) { print $2 " " $3 ": max diff " $6; exit }' "$D/permute.csv")"
@@ -105,6 +118,7 @@ report ex_results_views "$(awk -F, -v s="$n_schemes" 'NR > 1 { n[$1]++ } NR > 1 
 report ex_curves_csv "$(csv_check "$E/curves.csv" 12 "3 4 6 7" "8 9 10 11 12")"
 report ex_markdown "$(md_check "$E/results.md")"
 report ex_svg "$(svg_check "$E"/*.svg)"
+figures_redraw ex scripts/extrapolate.sh "$E"
 # Through ./eval: ALiBi and T5 print the same loss at every offset, the wrapped learned table
 # the same at 0 and 32, sinusoidal something else at 8.
 report ex_offset_invariance "$(awk -F, '$1 == "offset" { v[$2, $4] = $6 } END {
@@ -393,6 +407,7 @@ report ls_rows "$(awk -F, -v want="$series" 'NR > 1 { n[$1]++; if ($3 < 0 || $3 
 report ls_windows "$(awk -F, -v want="$series" 'NR > 1 && $6 != 32 { print "row " NR ": " $0; exit } NR > 1 { n++ } END { if (n != 16 * want) print n " windows, want " want " x 16" }' "$S/loss.csv")"
 report ls_markdown "$(md_check "$S/results.md")"
 report ls_svg "$(svg_check "$S"/*.svg)"
+figures_redraw ls scripts/lm_score.sh "$S"
 cp "$S/loss.csv" "$TMP/ls_loss_before.csv"
 if scripts/lm_score.sh --quick --out "$S" >"$TMP/ls2.out" 2>&1 && ! grep -q "train  " "$TMP/ls2.out" \
         && grep -q "reuse" "$TMP/ls2.out" && cmp -s "$S/loss.csv" "$TMP/ls_loss_before.csv"; then ok ls_reuses_runs

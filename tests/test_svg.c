@@ -1,5 +1,6 @@
 // SVG line plots: well-formed XML, tick generation, number formatting, legend, colours,
-// NaN gaps, log axes, bands, marker line, atomic writes.
+// NaN gaps, log axes, bands, marker line, atomic writes; an x range, whole-number ticks, dashes
+// for repeated colours, dodged series and stacked panels, by hand.
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -465,6 +466,113 @@ static void test_write_is_atomic_and_reports_errors(void) {
     plot_free(&p);
 }
 
+// ---------------------------------------------------------------- x range, ticks, dashes, dodge, panels
+// The layouts below have no title and no axis titles, y ticks 0 0.2 .. 1 (widest label "0.2",
+// 3 x 0.6 x 12 = 21.6 px): the frame's left edge at 14 + 21.6 + 8 = 43.6, the plot area 640 x
+// 400 from y 20, points 8 px inside it: x from 51.6 to 675.6, y from 412 (bottom) to 28 (top).
+
+static void test_x_range_by_hand(void) {
+    Plot p;
+    plot_init(&p, "", "", "");
+    double x[] = {1, 2, 6, 12}, y[] = {0, 1, 0.5, 1};
+    plot_add_series(&p, "s", 4, x, y);
+    p.xmin = 1, p.xmax = 6;
+    char *svg = plot_svg(&p), d[256];
+    // x 1..6 over 624 px: 2 at 51.6 + 624 / 5 = 176.4; 12 is left out
+    CHECK(line_path(svg, "s", d, sizeof d) && !strcmp(d, "M51.6 412.0L176.4 28.0L675.6 220.0"),
+          "path '%s'", d);
+    CHECK(!strstr(svg, ">12</text>") && strstr(svg, ">6</text>"), "x axis not cut at 6");
+    CHECK(count(svg, "class=\"pt\"") == 3, "%d markers, want 3", count(svg, "class=\"pt\""));
+    free(svg);
+    plot_free(&p);
+}
+
+// Clauses 0, 1, 2: ticks 0 1 2, not 0 0.5 1 1.5 2 (the 1-2-5 rule alone gives 0.5 steps).
+static void test_whole_number_x_ticks(void) {
+    double y[] = {0, 1, 0.5};
+    for (int whole = 1; whole >= 0; whole--) {
+        double x[] = {0, whole ? 1 : 0.5, 2};
+        Plot p;
+        plot_init(&p, "", "", "");
+        plot_add_series(&p, "s", 3, x, y);
+        char *svg = plot_svg(&p);
+        CHECK((strstr(svg, ">0.5</text>") == NULL) == whole &&
+              (strstr(svg, ">1.5</text>") == NULL) == whole,
+              "x %g: half ticks %s", x[1], whole ? "on a whole-number axis" : "missing");
+        CHECK(strstr(svg, "text-anchor=\"middle\">2</text>") != NULL, "no tick 2");
+        free(svg);
+        plot_free(&p);
+    }
+    PlotAxis a;
+    plot_axis_step(0, 2, 0, 1, &a);
+    CHECK(a.n_ticks == 3 && a.ticks[1].v == 1, "0..2 by 1: %d ticks", a.n_ticks);
+    plot_axis_step(0, 40, 0, 1, &a);  // a wide axis keeps its own coarser step
+    CHECK(a.n_ticks == 5 && a.ticks[1].v == 10, "0..40: %d ticks, second %g", a.n_ticks,
+          a.ticks[1].v);
+}
+
+static void test_repeated_colours_get_distinct_dashes(void) {
+    CHECK(!strcmp(plot_dash(0), "") && !strcmp(plot_dash(1), "7 3") && !strcmp(plot_dash(2), "2 3")
+          && !strcmp(plot_dash(3), "10 3 2 3") && !strcmp(plot_dash(4), ""), "dash cycle");
+    Plot p;
+    plot_init(&p, "", "", "");
+    double x[] = {0, 1}, y[] = {0, 1};
+    for (int i = 0; i < 3; i++) plot_set_style(&p, plot_add_series(&p, i ? i > 1 ? "c" : "b" : "a",
+                                                                    2, x, y), 0);
+    char *svg = plot_svg(&p);
+    // each once on its line and once on its legend swatch; the first series solid
+    CHECK(count(svg, "stroke-dasharray=\"7 3\"") == 2 && count(svg, "stroke-dasharray=\"2 3\"") == 2,
+          "dashes: %d '7 3', %d '2 3'", count(svg, "stroke-dasharray=\"7 3\""),
+          count(svg, "stroke-dasharray=\"2 3\""));
+    const char *a = strstr(svg, "data-name=\"a\"");
+    CHECK(a && strstr(a, "stroke-linejoin=\"round\" d=") , "series a not solid");
+    free(svg);
+    plot_free(&p);
+}
+
+// Two series, dodge 10: offsets -5 and +5; the frame inset grows by 5 so that a's first point
+// sits where an undodged one would: the x scale runs 56.6..670.6, a at 51.6 and 665.6, b at
+// 61.6 and 675.6. The legend starts 20 px right of the frame: 43.6 + 640 + 20 = 703.6.
+static void test_dodge_by_hand(void) {
+    Plot p;
+    plot_init(&p, "", "", "");
+    double x[] = {0, 1}, y[] = {0, 1};
+    plot_set_style(&p, plot_add_series(&p, "a", 2, x, y), 0);  // filled circle
+    plot_set_style(&p, plot_add_series(&p, "b", 2, x, y), 5);  // hollow circle
+    p.dodge = 10;
+    char *svg = plot_svg(&p), d[256];
+    CHECK(line_path(svg, "a", d, sizeof d) && !strcmp(d, "M51.6 412.0L665.6 28.0"), "a: '%s'", d);
+    CHECK(line_path(svg, "b", d, sizeof d) && !strcmp(d, "M61.6 412.0L675.6 28.0"), "b: '%s'", d);
+    CHECK(strstr(svg, "<circle cx=\"51.6\" cy=\"412.0\"") && strstr(svg, "<circle cx=\"675.6\" cy=\"28.0\""),
+          "markers not dodged with their lines");
+    const char *legend = strstr(svg, "class=\"legend\"");
+    CHECK(legend && strstr(legend, "<line x1=\"703.6\""), "legend not at x 703.6");
+    free(svg);
+    plot_free(&p);
+}
+
+// Panel 1 holds y 0..1, panel 2 y 0..3: both get the y axis 0..3 (0.5 steps, widest label
+// "0.5" as wide as "0.2"), so panel 1's y 1 sits at 412 - 384 / 3 = 284. Each panel is 20 + 400
+// + 38 (tick labels, no x title) = 458 px tall, under a 40 px title: 956 px in all.
+static void test_panels_share_ranges_by_hand(void) {
+    Plot p[2];
+    double x[] = {0, 1}, y1[] = {0, 1}, y2[] = {0, 3};
+    plot_init(&p[0], "", "", "");
+    plot_init(&p[1], "", "", "");
+    plot_add_series(&p[0], "a", 2, x, y1);
+    plot_add_series(&p[1], "b", 2, x, y2);
+    char *svg = plot_panels_svg(p, 2, "T"), d[256], msg[256];
+    CHECK(svg && xml_check(svg, msg, sizeof msg) == 0, "not well-formed: %s", msg);
+    CHECK(line_path(svg, "a", d, sizeof d) && !strcmp(d, "M51.6 412.0L675.6 284.0"), "a: '%s'", d);
+    CHECK(line_path(svg, "b", d, sizeof d) && !strcmp(d, "M51.6 412.0L675.6 28.0"), "b: '%s'", d);
+    CHECK(strstr(svg, "height=\"956\"") && strstr(svg, "<svg class=\"panel\" x=\"0\" y=\"498\""),
+          "panels not stacked at 40 and 498 in 956 px");
+    CHECK(count(svg, ">T</text>") == 1, "title drawn %d times", count(svg, ">T</text>"));
+    free(svg);
+    plot_free(&p[0]);
+    plot_free(&p[1]);
+}
+
 int main(void) {
     RUN(test_xml_checker_can_fail);
     RUN(test_linear_ticks_known_ranges);
@@ -480,5 +588,10 @@ int main(void) {
     RUN(test_dense_series_marks_only_isolated_points);
     RUN(test_empty_plot_still_renders);
     RUN(test_write_is_atomic_and_reports_errors);
+    RUN(test_x_range_by_hand);
+    RUN(test_whole_number_x_ticks);
+    RUN(test_repeated_colours_get_distinct_dashes);
+    RUN(test_dodge_by_hand);
+    RUN(test_panels_share_ranges_by_hand);
     return check_summary();
 }

@@ -24,6 +24,7 @@ void plot_init(Plot *p, const char *title, const char *xlabel, const char *ylabe
     snprintf(p->ylabel, sizeof p->ylabel, "%s", ylabel ? ylabel : "");
     p->width = 640;
     p->height = 400;
+    p->xmin = p->xmax = p->ymin = p->ymax = NAN;
 }
 
 void plot_free(Plot *p) {
@@ -109,7 +110,7 @@ static void add_tick(PlotAxis *a, double v, int major, int label) {
     if (a->n_ticks < PLOT_MAX_TICKS) a->ticks[a->n_ticks++] = (PlotTick){v, major, label};
 }
 
-static void linear_axis(double dmin, double dmax, PlotAxis *a) {
+static void linear_axis(double dmin, double dmax, double min_step, PlotAxis *a) {
     if (dmax - dmin <= 1e-12 * fmax(fabs(dmin), fabs(dmax))) {  // one value: give it room
         double pad = dmin == 0 ? 1 : fabs(dmin) * 0.1;
         dmin -= pad, dmax += pad;
@@ -122,6 +123,7 @@ static void linear_axis(double dmin, double dmax, PlotAxis *a) {
         for (int i = 0; i < 3; i++) {
             mant = mants[i];
             double step = scaled(mant, e);
+            if (step < min_step * (1 - 1e-9)) continue;
             k0 = floor(dmin / step + 1e-9), k1 = ceil(dmax / step - 1e-9);
             if (k1 - k0 <= 7) goto found;
         }
@@ -166,13 +168,17 @@ static void log_axis(double dmin, double dmax, PlotAxis *a) {
     if (labels < 2) log_ticks(floor_125(dmin), ceil_125(dmax), a);
 }
 
-void plot_axis(double dmin, double dmax, int log, PlotAxis *a) {
+void plot_axis_step(double dmin, double dmax, int log, double min_step, PlotAxis *a) {
     memset(a, 0, sizeof *a);
     a->log = log;
     int no_data = !(dmin <= dmax) || !isfinite(dmin) || !isfinite(dmax) || (log && dmin <= 0);
     if (no_data) dmin = log ? 1 : 0, dmax = log ? 10 : 1;
     if (log) log_axis(dmin, dmax, a);
-    else linear_axis(dmin, dmax, a);
+    else linear_axis(dmin, dmax, min_step, a);
+}
+
+void plot_axis(double dmin, double dmax, int log, PlotAxis *a) {
+    plot_axis_step(dmin, dmax, log, 0, a);
 }
 
 // Drops trailing zeros of a "%.Nf" / mantissa string: "2.500" -> "2.5", "3.000" -> "3".
@@ -239,21 +245,27 @@ const char *plot_color(int slot) {
     return palette[((slot % PLOT_N_COLORS) + PLOT_N_COLORS) % PLOT_N_COLORS];
 }
 
+const char *plot_dash(int k) {
+    static const char *const dashes[4] = {"", "7 3", "2 3", "10 3 2 3"};
+    return dashes[((k % 4) + 4) % 4];
+}
+
 // Slot per series: series with a fixed style first take that slot, then the others take their
-// hashed slot or the next free one. With more series than colours, later ones get dashes.
+// hashed slot or the next free one. dash[i] counts the series drawn in slot[i]'s colour before
+// series i (with more series than colours, or two fixed to one slot), for plot_dash.
 static void assign_slots(const Plot *p, int *slot, int *dashed) {
     int used[PLOT_N_COLORS] = {0};
     for (int i = 0; i < p->n_series; i++) {
         slot[i] = p->series[i].style;
         dashed[i] = 0;
-        if (slot[i] >= 0) dashed[i] = used[slot[i]]++ > 0;
+        if (slot[i] >= 0) dashed[i] = used[slot[i]]++;
     }
     for (int i = 0; i < p->n_series; i++) {
         if (slot[i] >= 0) continue;
         int s = plot_color_slot(p->series[i].name), k = 0;
         while (k < PLOT_N_COLORS && used[(s + k) % PLOT_N_COLORS]) k++;
         if (k < PLOT_N_COLORS) s = (s + k) % PLOT_N_COLORS;
-        dashed[i] = used[s]++ > 0;
+        dashed[i] = used[s]++;
         slot[i] = s;
     }
 }
@@ -311,6 +323,11 @@ typedef struct { double lo, hi, p0, p1; int log; } Scale;  // value range -> pix
 
 static int on_axis(double v, int log) { return isfinite(v) && (!log || v > 0); }
 
+// x inside the range the caller set (a NaN bound: no limit on that side).
+static int in_x_range(const Plot *p, double x) {
+    return on_axis(x, p->logx) && !(x < p->xmin) && !(x > p->xmax);
+}
+
 static double to_px(const Scale *s, double v) {
     double t = s->log ? (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo))
                       : (v - s->lo) / (s->hi - s->lo);
@@ -323,20 +340,28 @@ static void widen(double *mn, double *mx, double v, int log) {
     if (v > *mx) *mx = v;
 }
 
-// Data range over drawable points (and band, vline), for both axes.
-static void data_range(const Plot *p, double *xmin, double *xmax, double *ymin, double *ymax) {
+// Data range over drawable points (and band, vline) inside the x range, for both axes; a
+// bound the caller set replaces the data's. *whole: every x drawn is a whole number.
+static void data_range(const Plot *p, double *xmin, double *xmax, double *ymin, double *ymax,
+                       int *whole) {
     *xmin = *ymin = INFINITY;
     *xmax = *ymax = -INFINITY;
+    *whole = 1;
     for (int i = 0; i < p->n_series; i++) {
         const PlotSeries *s = &p->series[i];
         for (int k = 0; k < s->n; k++) {
-            if (!on_axis(s->x[k], p->logx)) continue;
+            if (!in_x_range(p, s->x[k])) continue;
             widen(xmin, xmax, s->x[k], p->logx);  // an x with no y still shapes the axis
             widen(ymin, ymax, s->y[k], p->logy);
             if (s->lo) widen(ymin, ymax, s->lo[k], p->logy), widen(ymin, ymax, s->hi[k], p->logy);
+            *whole &= s->x[k] == floor(s->x[k]);
         }
     }
-    if (p->has_vline) widen(xmin, xmax, p->vline_x, p->logx);
+    if (p->has_vline && in_x_range(p, p->vline_x)) widen(xmin, xmax, p->vline_x, p->logx);
+    if (on_axis(p->xmin, p->logx)) *xmin = p->xmin;
+    if (on_axis(p->xmax, p->logx)) *xmax = p->xmax;
+    if (on_axis(p->ymin, p->logy)) *ymin = p->ymin;
+    if (on_axis(p->ymax, p->logy)) *ymax = p->ymax;
 }
 
 typedef struct {
@@ -360,9 +385,10 @@ typedef struct {
 static void make_layout(const Plot *p, Layout *L) {
     memset(L, 0, sizeof *L);
     double xmin, xmax, ymin, ymax;
-    data_range(p, &xmin, &xmax, &ymin, &ymax);
+    int whole;
+    data_range(p, &xmin, &xmax, &ymin, &ymax, &whole);
     L->has_data = xmin <= xmax && ymin <= ymax;
-    plot_axis(xmin, xmax, p->logx, &L->ax);
+    plot_axis_step(xmin, xmax, p->logx, whole && xmin <= xmax ? 1 : 0, &L->ax);
     plot_axis(ymin, ymax, p->logy, &L->ay);
 
     for (int i = 0; i < L->ay.n_ticks; i++) {
@@ -388,7 +414,9 @@ static void make_layout(const Plot *p, Layout *L) {
     double bottom = 8 + TICK_FONT + 8 + (p->xlabel[0] ? LABEL_FONT + 12 : 0) + 10;
     L->total_h = L->top + fmax(L->h, legend_h) + bottom;
 
-    L->sx = (Scale){L->ax.lo, L->ax.hi, L->left + INSET, L->left + L->w - INSET, p->logx};
+    // the outermost dodged series stays as far inside the frame as an undodged one
+    double inset = INSET + (p->n_series > 1 ? (p->n_series - 1) / 2.0 * p->dodge : 0);
+    L->sx = (Scale){L->ax.lo, L->ax.hi, L->left + inset, L->left + L->w - inset, p->logx};
     L->sy = (Scale){L->ay.lo, L->ay.hi, L->top + L->h - INSET, L->top + INSET, p->logy};
 }
 
@@ -492,7 +520,7 @@ static void draw_axes(StrBuf *b, const Plot *p, const Layout *L) {
 }
 
 static void draw_vline(StrBuf *b, const Plot *p, const Layout *L) {
-    if (!p->has_vline || !on_axis(p->vline_x, p->logx)) return;
+    if (!p->has_vline || !in_x_range(p, p->vline_x)) return;
     double x = to_px(&L->sx, p->vline_x), y0 = L->top, y1 = L->top + L->h;
     strbuf_printf(b, "<g class=\"vline\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
               "stroke=\"#555555\" stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n", x, y0, x, y1);
@@ -509,13 +537,18 @@ static void draw_vline(StrBuf *b, const Plot *p, const Layout *L) {
 }
 
 static int point_ok(const Plot *p, double x, double y) {
-    return on_axis(x, p->logx) && on_axis(y, p->logy);
+    return in_x_range(p, x) && on_axis(y, p->logy) && !(y < p->ymin) && !(y > p->ymax);
+}
+
+// " stroke-dasharray=..." for the k-th series of one colour, or "" for the first.
+static void sb_dash(StrBuf *b, int k) {
+    if (*plot_dash(k)) strbuf_printf(b, " stroke-dasharray=\"%s\"", plot_dash(k));
 }
 
 // Shaded band: one closed polygon per run of consecutive points with valid bounds; a run of
 // a single point becomes an error bar.
 static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s,
-                      const char *color) {
+                      const char *color, double dx) {
     if (!s->lo) return;
     strbuf_printf(b, "<g class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\">\n",
                   color);
@@ -527,17 +560,18 @@ static void draw_band(StrBuf *b, const Plot *p, const Layout *L, const PlotSerie
                on_axis(s->hi[end + 1], p->logy))
             end++;
         if (end == k) {
-            double x = to_px(&L->sx, s->x[k]);
+            double x = to_px(&L->sx, s->x[k]) + dx;
             strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                       "stroke-opacity=\"0.5\" stroke-width=\"6\"/>\n",
                       x, to_px(&L->sy, s->lo[k]), x, to_px(&L->sy, s->hi[k]), color);
         } else {
             strbuf_printf(b, "<path d=\"");
             for (int i = k; i <= end; i++)
-                strbuf_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]),
+                strbuf_printf(b, "%c%.1f %.1f", i == k ? 'M' : 'L', to_px(&L->sx, s->x[i]) + dx,
                               to_px(&L->sy, s->hi[i]));
             for (int i = end; i >= k; i--)
-                strbuf_printf(b, "L%.1f %.1f", to_px(&L->sx, s->x[i]), to_px(&L->sy, s->lo[i]));
+                strbuf_printf(b, "L%.1f %.1f", to_px(&L->sx, s->x[i]) + dx,
+                              to_px(&L->sy, s->lo[i]));
             strbuf_printf(b, "Z\"/>\n");
         }
         k = end + 1;
@@ -583,15 +617,17 @@ static void marker_open(StrBuf *b, int slot, double x, double y, double r, const
 #define MAX_MARKED_POINTS 60
 
 static void draw_series(StrBuf *b, const Plot *p, const Layout *L, const PlotSeries *s,
-                        const char *color, int slot, int dashed) {
+                        const char *color, int slot, int dashed, double dx) {
     strbuf_printf(b, "<g class=\"series\" data-name=\"");
     sb_text(b, s->name);
     strbuf_printf(b, "\">\n<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-              "stroke-linejoin=\"round\"%s d=\"", color, dashed ? " stroke-dasharray=\"7 3\"" : "");
+              "stroke-linejoin=\"round\"", color);
+    sb_dash(b, dashed);
+    strbuf_printf(b, " d=\"");
     int pen_down = 0;
     for (int k = 0; k < s->n; k++) {
         if (!point_ok(p, s->x[k], s->y[k])) { pen_down = 0; continue; }
-        strbuf_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]),
+        strbuf_printf(b, "%c%.1f %.1f", pen_down ? 'L' : 'M', to_px(&L->sx, s->x[k]) + dx,
                       to_px(&L->sy, s->y[k]));
         pen_down = 1;
     }
@@ -601,7 +637,7 @@ static void draw_series(StrBuf *b, const Plot *p, const Layout *L, const PlotSer
         int alone = (k == 0 || !point_ok(p, s->x[k - 1], s->y[k - 1])) &&
                     (k + 1 == s->n || !point_ok(p, s->x[k + 1], s->y[k + 1]));
         if (s->n > MAX_MARKED_POINTS && !alone) continue;
-        marker_open(b, slot, to_px(&L->sx, s->x[k]), to_px(&L->sy, s->y[k]), 3.5, color);
+        marker_open(b, slot, to_px(&L->sx, s->x[k]) + dx, to_px(&L->sy, s->y[k]), 3.5, color);
         strbuf_printf(b, " class=\"pt\"><title>");  // the title shows as a tooltip in browsers
         sb_text(b, s->name);
         strbuf_printf(b, ": x=%.6g y=%.6g</title></%s>\n", s->x[k], s->y[k], marker_tag(slot));
@@ -628,8 +664,9 @@ static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *sl
             strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\" "
                       "fill-opacity=\"0.18\"/>\n", x, cy - 5, c);
         strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                  "stroke-width=\"2\"%s/>\n", x, cy, x + 22, cy, c,
-                  dashed[i] ? " stroke-dasharray=\"7 3\"" : "");
+                  "stroke-width=\"2\"", x, cy, x + 22, cy, c);
+        sb_dash(b, dashed[i]);
+        strbuf_printf(b, "/>\n");
         if (p->series[i].n <= MAX_MARKED_POINTS) {
             marker_open(b, slot[i], x + 11, cy, 3.5, c);
             strbuf_printf(b, "/>\n");
@@ -642,32 +679,88 @@ static void draw_legend(StrBuf *b, const Plot *p, const Layout *L, const int *sl
     strbuf_printf(b, "</g>\n");
 }
 
+// The plot's elements after its <svg> tag (the white background first). 0, or -1 when out of
+// memory.
+static int draw_plot(StrBuf *b, const Plot *p, const Layout *L) {
+    int n = p->n_series > 0 ? p->n_series : 1;
+    int *slot = malloc((size_t)n * sizeof *slot), *dashed = malloc((size_t)n * sizeof *dashed);
+    if (!slot || !dashed) { free(slot), free(dashed); return -1; }
+    assign_slots(p, slot, dashed);
+    strbuf_printf(b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    draw_grid(b, L);
+    draw_axes(b, p, L);
+    draw_vline(b, p, L);
+    // series i of n sits (i - (n - 1) / 2) dodges right of its x
+    for (int i = 0; i < p->n_series; i++)
+        draw_band(b, p, L, &p->series[i], plot_color(slot[i]),
+                  (i - (p->n_series - 1) / 2.0) * p->dodge);
+    for (int i = 0; i < p->n_series; i++)
+        draw_series(b, p, L, &p->series[i], plot_color(slot[i]), slot[i], dashed[i],
+                    (i - (p->n_series - 1) / 2.0) * p->dodge);
+    if (!L->has_data)
+        strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" "
+                  "fill=\"#888888\">no data</text>\n", L->left + L->w / 2, L->top + L->h / 2);
+    draw_legend(b, p, L, slot, dashed);
+    free(slot), free(dashed);
+    return 0;
+}
+
+#define SVG_HEAD "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" \
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" " \
+    "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+
 char *plot_svg(const Plot *p) {
     Layout L;
     make_layout(p, &L);
-    int n = p->n_series > 0 ? p->n_series : 1;
-    int *slot = malloc((size_t)n * sizeof *slot), *dashed = malloc((size_t)n * sizeof *dashed);
-    if (!slot || !dashed) { free(slot), free(dashed); return NULL; }
-    assign_slots(p, slot, dashed);
-
     StrBuf b = {0};
-    strbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-              "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n",
-              ceil(L.total_w), ceil(L.total_h), ceil(L.total_w), ceil(L.total_h));
-    strbuf_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    draw_grid(&b, &L);
-    draw_axes(&b, p, &L);
-    draw_vline(&b, p, &L);
-    for (int i = 0; i < p->n_series; i++) draw_band(&b, p, &L, &p->series[i], plot_color(slot[i]));
-    for (int i = 0; i < p->n_series; i++)
-        draw_series(&b, p, &L, &p->series[i], plot_color(slot[i]), slot[i], dashed[i]);
-    if (!L.has_data)
-        strbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" "
-                  "fill=\"#888888\">no data</text>\n", L.left + L.w / 2, L.top + L.h / 2);
-    draw_legend(&b, p, &L, slot, dashed);
+    strbuf_printf(&b, SVG_HEAD, ceil(L.total_w), ceil(L.total_h), ceil(L.total_w),
+                  ceil(L.total_h));
+    if (draw_plot(&b, p, &L)) b.failed = 1;
     strbuf_printf(&b, "</svg>\n");
-    free(slot), free(dashed);
+    if (b.failed) { strbuf_free(&b); return NULL; }
+    return b.s;
+}
+
+// Each panel is a nested <svg> placed under the previous one, all with the ranges that cover
+// every panel's data; the title spans them all.
+char *plot_panels_svg(const Plot *panels, int n, const char *title) {
+    Layout *L = malloc((size_t)(n > 0 ? n : 1) * sizeof *L);
+    Plot *shared = malloc((size_t)(n > 0 ? n : 1) * sizeof *shared);
+    if (!L || !shared) { free(L), free(shared); return NULL; }
+    double lo[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY}, r[4];
+    for (int i = 0; i < n; i++) {
+        int whole;
+        data_range(&panels[i], &r[0], &r[1], &r[2], &r[3], &whole);
+        lo[0] = fmin(lo[0], r[0]), lo[1] = fmax(lo[1], r[1]);
+        lo[2] = fmin(lo[2], r[2]), lo[3] = fmax(lo[3], r[3]);
+    }
+    double top = title && title[0] ? 20 + TITLE_FONT + 4 : 0, h = top;
+    double w = title ? text_width(title, TITLE_FONT) + 40 : 0;
+    for (int i = 0; i < n; i++) {
+        shared[i] = panels[i];
+        if (isfinite(lo[0]) && lo[0] <= lo[1]) shared[i].xmin = lo[0], shared[i].xmax = lo[1];
+        if (isfinite(lo[2]) && lo[2] <= lo[3]) shared[i].ymin = lo[2], shared[i].ymax = lo[3];
+        make_layout(&shared[i], &L[i]);
+        w = fmax(w, ceil(L[i].total_w));
+        h += ceil(L[i].total_h);
+    }
+    StrBuf b = {0};
+    strbuf_printf(&b, SVG_HEAD, w, h, w, h);
+    strbuf_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    if (top > 0) {
+        strbuf_printf(&b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                      "font-size=\"%g\" font-weight=\"bold\">", w / 2, 20 + TITLE_FONT, TITLE_FONT);
+        sb_text(&b, title);
+        strbuf_printf(&b, "</text>\n");
+    }
+    for (int i = 0, y = (int)top; i < n; y += (int)ceil(L[i].total_h), i++) {
+        strbuf_printf(&b, "<svg class=\"panel\" x=\"0\" y=\"%d\" width=\"%.0f\" height=\"%.0f\">\n",
+                      y, ceil(L[i].total_w), ceil(L[i].total_h));
+        if (draw_plot(&b, &shared[i], &L[i])) b.failed = 1;
+        strbuf_printf(&b, "</svg>\n");
+    }
+    strbuf_printf(&b, "</svg>\n");
+    free(L), free(shared);
     if (b.failed) { strbuf_free(&b); return NULL; }
     return b.s;
 }
@@ -676,6 +769,15 @@ char *plot_svg(const Plot *p) {
 
 int plot_write_svg(const Plot *p, const char *path, char *err, int errlen) {
     char *svg = plot_svg(p);
+    if (!svg) return errorf(err, errlen, "%s: out of memory rendering the plot", path);
+    int rc = write_file_atomic(path, svg, strlen(svg), err, errlen);
+    free(svg);
+    return rc;
+}
+
+int plot_write_panels_svg(const Plot *panels, int n, const char *title, const char *path,
+                          char *err, int errlen) {
+    char *svg = plot_panels_svg(panels, n, title);
     if (!svg) return errorf(err, errlen, "%s: out of memory rendering the plot", path);
     int rc = write_file_atomic(path, svg, strlen(svg), err, errlen);
     free(svg);

@@ -7,20 +7,25 @@
 //   plot_set_band(&p, s, lo, hi);                        // optional shaded band
 //   plot_set_style(&p, s, 0);                            // optional fixed palette slot
 //   plot_set_vline(&p, 32, "training length");          // optional dashed marker line
+//   p.xmin = 1, p.xmax = 6;                              // optional x range (NAN: the data's)
 //   if (plot_write_svg(&p, "loss.svg", err, sizeof err)) puts(err);
 //   plot_free(&p);
 //
 // Points are joined in the order given (sort them first). A point whose x or y is NaN/inf,
-// or non-positive on a log axis, is skipped and breaks the line there. The axes cover every
-// drawable point, band and the marker line, with "nice" ticks: 1-2-5 steps on linear axes
-// (which end on ticks), decades (with 2 and 5 labelled when the range spans at most three
-// decades) on log axes (which end at the data, or at 1-2-5 values when the data spans too
-// little to show two labels). Tick labels that would overlap are dropped, minor ones first. The
-// legend sits to the right of the plot area. Colours come from a fixed colour-blind-friendly
-// palette (Okabe-Ito): a series given a style (palette slot) by the caller always gets that colour
-// (./plot gives each positional scheme the style its registry line names); others get a
-// colour from a hash of the name (moved to the next free colour when two series of one plot
-// collide). Each colour has its own marker shape.
+// non-positive on a log axis, or outside a range the caller set, is skipped and breaks the
+// line there. The axes cover every drawable point, band and the marker line (or the range the
+// caller set), with "nice" ticks: 1-2-5 steps on linear axes (which end on ticks; never below 1
+// on an x axis whose values are all whole numbers), decades (with 2 and 5 labelled when the
+// range spans at most three decades) on log axes (which end at the data, or at 1-2-5 values
+// when the data spans too little to show two labels). Tick labels that would overlap are
+// dropped, minor ones first. The legend sits to the right of the plot area, never on the data.
+// Colours come from a fixed colour-blind-friendly palette (Okabe-Ito): a series given a style
+// (palette slot) by the caller always gets that colour (./plot gives each positional scheme the
+// style its registry line names); others get a colour from a hash of the name (moved to the
+// next free colour when two series of one plot collide). Each colour has its own marker shape;
+// a colour used again is drawn dashed, then dotted, then dash-dotted. `dodge` shifts the
+// series sideways from each other by that many pixels, so that equal values stay visible.
+// plot_panels_svg stacks several plots in one picture under one title.
 #ifndef SVG_H
 #define SVG_H
 
@@ -40,6 +45,8 @@ typedef struct Plot {
     double vline_x;
     char vline_label[128];
     int  width, height;           // size of the plot area in pixels (margins and legend add to it)
+    double xmin, xmax, ymin, ymax;  // axis ranges set by the caller; NAN: from the data
+    double dodge;                 // pixels between neighbouring series' x (0: none)
     int  n_series, cap_series;
     PlotSeries *series;
 } Plot;
@@ -63,6 +70,12 @@ void plot_set_vline(Plot *p, double x, const char *label);
 // The SVG document as a malloc'd string (caller frees), or NULL when out of memory.
 char *plot_svg(const Plot *p);
 
+// Several plots stacked top to bottom in one SVG under `title` (malloc'd, or NULL when out of
+// memory); each keeps its own axes and legend (give them the same ranges to compare them).
+char *plot_panels_svg(const Plot *panels, int n, const char *title);
+int plot_write_panels_svg(const Plot *panels, int n, const char *title, const char *path,
+                          char *err, int errlen);
+
 // Renders and writes the SVG atomically (temporary file in the same folder, then rename).
 // Returns 0, or -1 with `err` set.
 int plot_write_svg(const Plot *p, const char *path, char *err, int errlen);
@@ -85,8 +98,14 @@ typedef struct PlotAxis {
 } PlotAxis;
 
 // Axis range and ticks for data spanning [dmin, dmax] (dmin > dmax means no data). On a log
-// axis dmin must be the smallest positive value.
+// axis dmin must be the smallest positive value. A linear axis's tick step is at least
+// min_step (1 for whole numbers: no tick between two clauses), or any 1-2-5 step when 0.
 void plot_axis(double dmin, double dmax, int log, PlotAxis *a);
+void plot_axis_step(double dmin, double dmax, int log, double min_step, PlotAxis *a);
+
+// Dash pattern of the k-th series drawn in one colour: "" (solid), then dashed, dotted,
+// dash-dotted, and round again.
+const char *plot_dash(int k);
 
 // Shortest plain form of a tick value: 0.2, 1000, 2.5e-5, 1e6 (never "-0", "nan").
 void plot_format_number(double v, char *buf, int n);

@@ -3,13 +3,16 @@
 // Rows are filtered, grouped into series by --group (one series when absent), sorted by x;
 // rows sharing (group, x) -- several seeds, say -- are averaged, and --spread shades the
 // min..max range across them. An empty x or y cell means "not measured here" and the row is
-// skipped; a "nan" value is kept and leaves a gap in the line.
+// skipped; a "nan" value is kept and leaves a gap in the line. More than MAX_PANEL_SERIES
+// series (more than a reader tells apart in one frame) are split into panels stacked in one
+// picture, sharing both axes' ranges.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/csv.h"
+#include "plot/columns.h"
 #include "plot/svg.h"
 #include "pos/pos.h"
 
@@ -28,9 +31,17 @@ static void usage(FILE *f) {
         "  --spread             shade min..max over rows sharing (group, x), e.g. seeds\n"
         "  --band COL           shade mean(y) +- mean(COL) (e.g. a standard deviation column)\n"
         "  --logx, --logy       logarithmic axis (non-positive values are left out)\n"
+        "  --xmin X, --xmax X   the x axis's range (points outside it are left out)\n"
+        "  --dodge PX           shift the series PX pixels apart sideways, so that equal\n"
+        "                       values stay visible (e.g. 4 on an axis of a few whole numbers)\n"
+        "  --panel COL          one panel per distinct value of COL (first-seen order), stacked\n"
+        "                       in one picture; a panel of more than 8 series is split in\n"
+        "                       nearly equal parts (with or without --panel); panels share\n"
+        "                       both axes' ranges\n"
         "  --vline X            dashed vertical line at x = X ...\n"
         "  --vline-label TEXT   ... labelled TEXT (e.g. \"training length\")\n"
-        "  --title T, --xlabel L, --ylabel L   texts (default: from the column names)\n"
+        "  --title T, --xlabel L, --ylabel L   texts (default: what the columns hold, for\n"
+        "                       the columns of ./train's and ./eval's files; else their names)\n"
         "  -o OUT.svg           output file (written atomically)\n"
         "  -h, --help           this help\n"
         "\n"
@@ -39,12 +50,13 @@ static void usage(FILE *f) {
 }
 
 #define MAX_FILTERS 32
+#define MAX_PANEL_SERIES 8
 
 typedef struct {
-    const char *x, *y, *group, *band, *out, *in;
+    const char *x, *y, *group, *band, *panel, *out, *in;
     const char *title, *xlabel, *ylabel, *vline_label;
     int logx, logy, spread, has_vline;
-    double vline;
+    double vline, xmin, xmax, dodge;
     int n_filters;
     char *filter_col[MAX_FILTERS];  // split copies of "COL=VALUE"
     const char *filter_val[MAX_FILTERS];
@@ -61,6 +73,7 @@ static int parse_number(const char *s, double *v) {
 // Parses argv into o. Returns 0, 1 for --help, -1 on error (message printed).
 static int parse_args(int argc, char **argv, Options *o) {
     memset(o, 0, sizeof *o);
+    o->xmin = o->xmax = NAN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
@@ -76,7 +89,8 @@ static int parse_args(int argc, char **argv, Options *o) {
             continue;
         }
         static const char *const takes_value[] = {"--x", "--y", "--group", "--filter", "--band",
-            "--vline", "--vline-label", "--title", "--xlabel", "--ylabel", "-o", NULL};
+            "--vline", "--vline-label", "--title", "--xlabel", "--ylabel", "-o", "--xmin",
+            "--xmax", "--dodge", "--panel", NULL};
         int known = 0;
         for (int k = 0; takes_value[k]; k++) known |= !strcmp(a, takes_value[k]);
         if (!known) {
@@ -94,12 +108,16 @@ static int parse_args(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--xlabel")) o->xlabel = v;
         else if (!strcmp(a, "--ylabel")) o->ylabel = v;
         else if (!strcmp(a, "-o")) o->out = v;
-        else if (!strcmp(a, "--vline")) {
-            if (parse_number(v, &o->vline) || !isfinite(o->vline)) {
-                fprintf(stderr, "plot: --vline wants a number, got '%s'\n", v);
+        else if (!strcmp(a, "--panel")) o->panel = v;
+        else if (!strcmp(a, "--vline") || !strcmp(a, "--xmin") || !strcmp(a, "--xmax") ||
+                 !strcmp(a, "--dodge")) {
+            double *d = !strcmp(a, "--vline") ? &o->vline : !strcmp(a, "--xmin") ? &o->xmin
+                      : !strcmp(a, "--xmax") ? &o->xmax : &o->dodge;
+            if (parse_number(v, d) || !isfinite(*d)) {
+                fprintf(stderr, "plot: %s wants a number, got '%s'\n", a, v);
                 return -1;
             }
-            o->has_vline = 1;
+            o->has_vline |= d == &o->vline;
         } else {  // --filter
             const char *eq = strchr(v, '=');
             if (!eq || eq == v) {
@@ -119,6 +137,14 @@ static int parse_args(int argc, char **argv, Options *o) {
     if (missing) { fprintf(stderr, "plot: missing %s (see ./plot --help)\n", missing); return -1; }
     if (o->spread && o->band) {
         fprintf(stderr, "plot: use either --spread or --band, not both\n");
+        return -1;
+    }
+    if (o->xmin >= o->xmax) {
+        fprintf(stderr, "plot: --xmin %g is not below --xmax %g\n", o->xmin, o->xmax);
+        return -1;
+    }
+    if (o->dodge < 0) {
+        fprintf(stderr, "plot: --dodge wants a number of pixels >= 0, got %g\n", o->dodge);
         return -1;
     }
     if (o->vline_label && !o->has_vline) {
@@ -157,10 +183,11 @@ static int row_passes(const CsvTable *t, int r, const Options *o, const int *fco
     return 1;
 }
 
-typedef struct { int group, row; double x, y, band; } Rec;
+typedef struct { int panel, group, row; double x, y, band; } Rec;
 
 static int cmp_rec(const void *a, const void *b) {
     const Rec *p = a, *q = b;
+    if (p->panel != q->panel) return p->panel < q->panel ? -1 : 1;
     if (p->group != q->group) return p->group < q->group ? -1 : 1;
     if (p->x != q->x) return p->x < q->x ? -1 : 1;
     return (p->row > q->row) - (p->row < q->row);
@@ -213,15 +240,23 @@ static int add_group_series(Plot *p, const char *name, const Rec *rec, int n, co
         i = j;
     }
     int s = plot_add_series(p, name, m, xs, ys);
-    // a scheme's own colour
-    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(name));
+    // a scheme's own colour, also for a row named after it ("rope + random")
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(name, " "), name);
+    int rc = s < 0 ? -1 : plot_set_style(p, s, pos_scheme_plot_style(first));
     if (s >= 0 && (o->spread || o->band)) rc = plot_set_band(p, s, lo, hi);
     free(buf);
     return rc;
 }
 
+// An axis's title: the option's text, else what the column holds, else its name.
+static const char *axis_title(const char *given, const char *col) {
+    return given ? given : column_title(col) ? column_title(col) : col;
+}
+
 static void default_title(const Options *o, char *buf, size_t n) {
-    size_t used = (size_t)snprintf(buf, n, "%s vs %s", o->y, o->x);
+    size_t used = (size_t)snprintf(buf, n, "%s against %s", axis_title(o->ylabel, o->y),
+                                   axis_title(o->xlabel, o->x));
     for (int i = 0; i < o->n_filters && used < n; i++)
         used +=
             (size_t)snprintf(buf + used, n - used, "%s%s=%s%s", i ? ", " : " (", o->filter_col[i],
@@ -233,15 +268,15 @@ static int run(const Options *o) {
     CsvTable t;
     if (csv_read(o->in, &t, err, sizeof err)) { fprintf(stderr, "plot: %s\n", err); return 1; }
 
-    int rc = 1, fcol[MAX_FILTERS];
+    int rc = 1, fcol[MAX_FILTERS], n_panels = 0;
     Rec *rec = NULL;
-    Groups g = {0};
-    Plot p;
-    plot_init(&p, "", "", "");
+    Groups g = {0}, pg = {0};
+    Plot *panels = NULL;
     int cx = find_column(&t, o->x, "x"), cy = find_column(&t, o->y, "y");
     int cg = o->group ? find_column(&t, o->group, "group") : 0;
     int cb = o->band ? find_column(&t, o->band, "band") : 0;
-    if (cx < 0 || cy < 0 || cg < 0 || cb < 0) goto done;
+    int cp = o->panel ? find_column(&t, o->panel, "panel") : 0;
+    if (cx < 0 || cy < 0 || cg < 0 || cb < 0 || cp < 0) goto done;
     for (int i = 0; i < o->n_filters; i++)
         if ((fcol[i] = find_column(&t, o->filter_col[i], "filter")) < 0) goto done;
 
@@ -259,7 +294,8 @@ static int run(const Options *o) {
         if ((o->logx && e.x <= 0) || (o->logy && e.y <= 0)) n_off_log++;
         const char *gname = o->group ? t.rows[r][cg] : o->y;
         e.group = group_index(&g, *gname ? gname : "(empty)");
-        if (e.group < 0) { fprintf(stderr, "plot: out of memory\n"); goto done; }
+        e.panel = o->panel ? group_index(&pg, t.rows[r][cp]) : 0;
+        if (e.group < 0 || e.panel < 0) { fprintf(stderr, "plot: out of memory\n"); goto done; }
         rec[n++] = e;
     }
     if (n_matched == 0) {
@@ -280,30 +316,60 @@ static int run(const Options *o) {
 
     char title[512];
     default_title(o, title, sizeof title);
-    plot_init(&p, o->title ? o->title : title, o->xlabel ? o->xlabel : o->x,
-              o->ylabel ? o->ylabel : o->y);
-    p.logx = o->logx, p.logy = o->logy;
-    if (o->group) snprintf(p.legend_title, sizeof p.legend_title, "%s", o->group);
-    if (o->has_vline) plot_set_vline(&p, o->vline, o->vline_label);
+    // Panels: a run of records per panel value, cut into ceil(series / 8) nearly equal parts.
+    panels = calloc((size_t)n, sizeof *panels);  // never more panels than records
+    if (!panels) { fprintf(stderr, "plot: out of memory\n"); goto done; }
+    int n_series = 0;
     for (int i = 0; i < n;) {
-        int j = i;
-        while (j < n && rec[j].group == rec[i].group) j++;
-        if (add_group_series(&p, g.names[rec[i].group], rec + i, j - i, o)) {
-            fprintf(stderr, "plot: out of memory\n");
-            goto done;
+        int end = i, ns = 0;
+        for (; end < n && rec[end].panel == rec[i].panel; end++)
+            ns += end == i || rec[end].group != rec[end - 1].group;
+        int parts = (ns + MAX_PANEL_SERIES - 1) / MAX_PANEL_SERIES, s = 0;
+        for (int part = 0; part < parts; part++) {
+            Plot *p = &panels[n_panels++];
+            char ptitle[256] = "";
+            if (o->panel) {
+                snprintf(ptitle, sizeof ptitle, parts > 1 ? "%s = %s (%d of %d)" : "%s = %s",
+                         o->panel, pg.names[rec[i].panel], part + 1, parts);
+            }
+            plot_init(p, ptitle, axis_title(o->xlabel, o->x), axis_title(o->ylabel, o->y));
+            p->logx = o->logx, p->logy = o->logy;
+            p->xmin = o->xmin, p->xmax = o->xmax, p->dodge = o->dodge;
+            if (o->group) snprintf(p->legend_title, sizeof p->legend_title, "%s", o->group);
+            if (o->has_vline) plot_set_vline(p, o->vline, o->vline_label);
+            for (int last = (int)((long)(part + 1) * ns / parts); s < last; s++) {
+                int j = i;
+                while (j < end && rec[j].group == rec[i].group) j++;
+                if (add_group_series(p, g.names[rec[i].group], rec + i, j - i, o)) {
+                    fprintf(stderr, "plot: out of memory\n");
+                    goto done;
+                }
+                n_series++;
+                i = j;
+            }
         }
-        i = j;
     }
-    if (plot_write_svg(&p, o->out, err, sizeof err)) {
+    const char *main_title = o->title ? o->title : title;
+    int written = n_panels == 1 ? (snprintf(panels[0].title, sizeof panels[0].title, "%s",
+                                            main_title),
+                                   plot_write_svg(&panels[0], o->out, err, sizeof err))
+                                : plot_write_panels_svg(panels, n_panels, main_title, o->out, err,
+                                                        sizeof err);
+    if (written) {
         fprintf(stderr, "plot: %s\n", err);
         goto done;
     }
-    printf("wrote %s: %d series from %d rows\n", o->out, p.n_series, n);
+    if (n_panels > 1)
+        printf("wrote %s: %d series in %d panels from %d rows\n", o->out, n_series, n_panels, n);
+    else
+        printf("wrote %s: %d series from %d rows\n", o->out, n_series, n);
     rc = 0;
 done:
-    plot_free(&p);
+    for (int i = 0; i < n_panels; i++) plot_free(&panels[i]);
+    free(panels);
     for (int i = 0; i < g.n; i++) free(g.names[i]);
-    free(g.names);
+    for (int i = 0; i < pg.n; i++) free(pg.names[i]);
+    free(g.names), free(pg.names);
     free(rec);
     csv_free(&t);
     return rc;
