@@ -9,7 +9,7 @@
 # rows (`|` first), headings (`#` first), lone images and blank lines. A paragraph (lines up to a
 # blank line, a new list item or a block quote marker) is split into sentences after `.`, `!`
 # or `?` (closing quotes, brackets or `*` may follow) when the next word starts with a capital
-# letter, a digit, a backtick, `(`, `*` or `"`; "e.g.", "i.e.", "et al.", "cf.", "vs." and a
+# letter, a digit, a backtick, `(`, `*`, `"` or `./` (a command); "e.g.", "i.e.", "et al.", "cf.", "vs." and a
 # one-letter initial do not end a sentence. The last sentence of a paragraph ends with it (a
 # list item without a full stop is one sentence). A word is a run of non-space characters with
 # a letter or digit in it; an inline code span counts as one word, a link as its text.
@@ -41,7 +41,7 @@ function ends_sentence(w, next_w, last,   core) {
     if (core !~ /[.!?]$/) return 0
     if (core ~ /(^|[^A-Za-z])(e\.g|i\.e|al|cf|vs)\.$/) return 0
     if (core ~ /(^|[^A-Za-z])[A-Za-z]\.$/) return 0
-    return next_w ~ /^[A-Z0-9`("*]/
+    return next_w ~ /^([A-Z0-9`("*]|\.\/)/
 }
 function count(nw, first) {
     sentences++; total += nw
