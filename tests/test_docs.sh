@@ -427,6 +427,8 @@ A line with a | inside is no table.
 | --- | ---: |
 | learned | 5 |
 EOF
+    printf '%s\n' '$ ./train x' 'step 1: | pipes | stay' '  indented, `code` and <b>tags</b> as they are' >"$1/results/t/out.txt"
+    printf '%s\n' 'a' '```' >"$1/results/t/fence.txt"
     cat >"$1/results/t/src.csv" <<'EOF'
 scheme,note,acc,pct,delta
 none,"plain, no position",50.0,50%,-1.5e-3
@@ -459,6 +461,9 @@ stale
 <!-- table: results/t/src.csv rows=rope cols=note,delta -->
 <!-- end table -->
 <!-- table: results/t/src.md n=2 rows="a \| b" cols="2" -->
+<!-- end table -->
+<!-- table: results/t/out.txt -->
+old output
 <!-- end table -->
 EOF
 }
@@ -516,6 +521,13 @@ unit_expected() {
 |:---|---:|
 | a \| b | 4 |
 <!-- end table -->
+<!-- table: results/t/out.txt -->
+```text
+$ ./train x
+step 1: | pipes | stay
+  indented, `code` and <b>tags</b> as they are
+```
+<!-- end table -->
 EOF
 }
 R=$TMP/repo
@@ -530,7 +542,7 @@ done
 for a in $awks; do
     unit_doc >"$R/docs/unit.md"
     unit_expected >"$TMP/unit.expected"
-    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, quoted rows=\"...\", a quoted CSV, alignment)"
+    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, quoted rows=\"...\", a quoted CSV, alignment, a .txt verbatim)"
     if ! (cd "$R" && AWK=$a scripts/render_docs.sh docs/unit.md) >"$TMP/unit.out" 2>&1; then
         fail "$name" "exited non-zero: $(head -c 300 "$TMP/unit.out")"
     elif ! cmp -s "$R/docs/unit.md" "$TMP/unit.expected"; then
@@ -585,6 +597,10 @@ self_error self_render_n_too_big '^docs/err.md:2: results/t/src.md has 3 table\(
     '<!-- table: results/t/src.md n=4 -->' '<!-- end table -->'
 self_error self_render_unknown_option '^docs/err.md:2: unknown option "limit=3"' \
     '<!-- table: results/t/src.md limit=3 -->' '<!-- end table -->'
+self_error self_render_txt_options '^docs/err.md:2: a .txt source takes no options: it is quoted whole$' \
+    '<!-- table: results/t/out.txt n=2 -->' '<!-- end table -->'
+self_error self_render_txt_fence '^docs/err.md:2: results/t/fence.txt: a line starts a fence' \
+    '<!-- table: results/t/fence.txt -->' '<!-- end table -->'
 self_error self_render_no_end '^docs/err.md:2: table marker without <!-- end table -->' \
     '<!-- table: results/t/src.md -->' '| a |'
 # An error in one file leaves it alone, and the other files are still rendered; exit 2.
