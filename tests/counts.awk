@@ -13,9 +13,11 @@
 # The file it cites, the first that applies:
 #   1. the CSV paths (`results/DIR/F.csv`, as a link, in code or bare; `../` allowed) of its
 #      paragraph, nearest first by characters; a path `results/DIR/F.md` cites DIR/F.csv, or
-#      DIR/runs.csv when there is no F.csv;
-#   2. else those of its section (from a heading of level 1 or 2 to the next), nearest first
-#      by lines, table blocks (`<!-- table: results/DIR/F.md -->`) counting as paths;
+#      DIR/runs.csv when there is no F.csv, or for a decoder_only.md DIR/lm_results.csv;
+#   2. else the table blocks of its section (from a heading of level 1 or 2 to the next; a
+#      block `<!-- table: results/DIR/F.md -->` cites as the path does): the nearest before it,
+#      else the nearest after it (prose reads the table above it);
+#   3. else the paths of the other paragraphs of its section, nearest first by lines;
 #   for "seeds", the nearest candidate with a `seed` column; for runs and trainings, the nearest
 #   candidate with a `run` column or a curves.csv beside it. No candidate: the count is uncited (counted, not checked).
 # What a file has: seeds, the distinct values of its `seed` column; runs and trainings, the
@@ -82,6 +84,8 @@ function csv_of(p,   c) {
     c = p; sub(/\.md$/, ".csv", c)
     if (load(c)) return c
     c = p; sub(/[^\/]*$/, "runs.csv", c)
+    if (load(c) || p !~ /\/decoder_only\.md$/) return c
+    c = p; sub(/[^\/]*$/, "lm_results.csv", c)
     return c
 }
 function number(w,   n, i, t, u, parts) {
@@ -127,17 +131,18 @@ function best(kind, p, off, line,   i, q, d, bd, b, c) {
     }
     if (b != "") return b
     bd = 1e18
+    for (i = 1; i <= nblk; i++) {
+        if (BSEC[i] != PSEC[p]) continue
+        c = BCSV[i]; d = BLINE[i] < line ? line - BLINE[i] : 1e9 + BLINE[i] - line
+        if (d < bd && usable(kind, c)) { bd = d; b = c }
+    }
+    if (b != "") return b
     for (q = 1; q <= np; q++) {
         if (PSEC[q] != PSEC[p]) continue
         for (i = 1; i <= NPP[q]; i++) {
             c = PP[q, i]; d = absd(PPL[q, i] - line)
             if (d < bd && usable(kind, c)) { bd = d; b = c }
         }
-    }
-    for (i = 1; i <= nblk; i++) {
-        if (BSEC[i] != PSEC[p]) continue
-        c = BCSV[i]; d = absd(BLINE[i] - line)
-        if (d < bd && usable(kind, c)) { bd = d; b = c }
     }
     return b
 }
