@@ -15,6 +15,8 @@
 #            separator row (`---:` for a column whose non-empty values are all numbers,
 #            `---` otherwise); cells verbatim after RFC-4180 unquoting (a `|` in a cell is
 #            written `\|`, a line break inside a quoted cell becomes a space).
+#   FILE.txt the file verbatim in a fenced block (```text ... ```), for a command's output;
+#            no options.
 #   rows=a,b keeps the header, the separator and the data rows whose first cell (trimmed) is
 #            listed; cols=x,y keeps the first column and the columns whose header cell
 #            (trimmed) is listed; file order is kept, and every name must exist; quoted,
@@ -27,7 +29,8 @@ Usage: scripts/render_docs.sh [--check] [FILE.md ...]
 
 Rewrites every `<!-- table: PATH ... -->` ... `<!-- end table -->` block of the given
 Markdown files (default: README.md and docs/*.md of the repository) with the table rendered
-from PATH, a .md or .csv file under results/. Options of a marker: section="TEXT", n=K,
+from PATH, a .md or .csv file under results/, or with PATH's text verbatim in a fenced block
+for a .txt file (a command's output). Options of a table's marker: section="TEXT", n=K,
 rows=a,b and cols=x,y (see the comment at the top of this script).
 
   --check   write nothing; print a unified diff for each block that differs from what it
@@ -145,6 +148,16 @@ function mdcell(s) { gsub(/\|/, "\\|", s); return s }
 # render(): fills out_[1..nout] with the table the current marker asks for.
 function render(   line, rc, m, i, j, start, tcount, want, L, r, ncol, numeric, sep, s, keep, name, nk, found, row1) {
     nout = 0
+    if (kind == "txt") {
+        out_[++nout] = "```text"
+        while ((rc = (getline line < path)) > 0) {
+            if (line ~ /^[ \t]*(```|~~~)/) err(mline, path ": a line starts a fence, so no fenced block can hold it")
+            out_[++nout] = line
+        }
+        close(path)
+        out_[++nout] = "```"
+        return
+    }
     if (kind == "md") {
         m = 0
         while ((rc = (getline line < path)) > 0) src[++m] = line
@@ -267,7 +280,10 @@ function marker(s,   t, word, key, val, q, seen) {
         err(NR, "table source " path " is not under results/")
     if (path ~ /\.md$/) kind = "md"
     else if (path ~ /\.csv$/) kind = "csv"
-    else err(NR, "table source " path ": want a .md or .csv file")
+    else if (path ~ /\.txt$/) kind = "txt"
+    else err(NR, "table source " path ": want a .md, .csv or .txt file")
+    if (kind == "txt" && (section != "" || nth != 1 || rows != "" || cols != ""))
+        err(NR, "a .txt source takes no options: it is quoted whole")
     if ((getline t < path) < 0) err(NR, "no file " path)
     close(path)
 }

@@ -29,7 +29,8 @@ Reads the per-seed rows of
                                             decoder-only, randomized, trained to convergence
 and writes DIR/verdicts.csv and DIR/verdicts.md (DIR: results/verdicts): one row per
 comparison of row A against row B, with the mean and sample sd (n-1) of each over the seeds,
-the effect A-B (points for percentages), its 95% interval and a verdict; DIR/summary.svg,
+the effect A-B (points for percentages), its 95% interval and a verdict; DIR/summary.md, the
+findings at a glance (one row per claim: the models trained longest); DIR/summary.svg,
 the summary's quoted row of each remedy as a forest plot (one scale per row); and DIR/mrr.csv,
 the decoder-only MRR of each scheme per seed (ranked as scripts/mrr.sh ranks) with its interval
 (DIR/mrr_converge.csv: the same for the models trained to convergence).
@@ -266,7 +267,7 @@ mkdir -p "$out"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 awk -F, -v EOS="$EOS" -v EXT="$EXT" -v LG="$LG" -v LM="$LM" -v LGR="$LGR" -v LONG="$LONG" \
-    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v LGC="$LGC" -v LMRC="$LMRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v svgout="$out/summary.svg" -v commit="$commit" \
+    -v EC="$EC" -v MRR="$MRR" -v LMC="$LMC" -v MRRC="$MRRC" -v RB="$RB" -v FB="$FB" -v EOSC="$EOSC" -v LGC="$LGC" -v LMRC="$LMRC" -v mrrout="$out/mrr.csv" -v mrrcout="$out/mrr_converge.csv" -v csvout="$out/verdicts.csv" -v mdout="$out/verdicts.md" -v svgout="$out/summary.svg" -v sumout="$out/summary.md" -v commit="$commit" \
     "$STATS$(cat scripts/rank.awk)"'
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 function f(name) { return $col[name] }
@@ -640,6 +641,27 @@ END {
     SUMCLAIM["rope_stretch_budget"] = "the same with the fine-tuning budget of the paper, up to 1000 steps (Chen et al. 2023)"
     INTRO["rope_stretch_budget"] = "As rope_stretch, fine-tuned 40, 200 and 1000 steps at 128 tokens (`scripts/finetune_budget.sh`, default block; results/finetune_budget/): each stretch against plain RoPE fine-tuned for as many steps. Both start from the same pretrained model of the seed, so the per-seed differences are paired. 128 tokens is the stretched window (s = 4 times 32), 512 is past it."
 
+    # the summary at a glance: one row per claim, the models trained longest
+    SUMKEYS = "rope_base_converged eos_oracle_converged random_translator_converged random_copy_converged random_lm_converged longer_training nope_rank_converged temperature_converged rope_stretch_budget"
+    SUMREM["rope_base_converged"] = "larger RoPE base at evaluation"; SUMPAPER["rope_base_converged"] = "bloc97 2023"
+    SUMSET["rope_base_converged"] = "translator"
+    SUMREM["eos_oracle_converged"] = "no end token, oracle length"; SUMPAPER["eos_oracle_converged"] = "Newman et al. 2020"
+    SUMSET["eos_oracle_converged"] = "translator"
+    SUMREM["random_translator_converged"] = "random positions"; SUMPAPER["random_translator_converged"] = "Ruoss et al. 2023"
+    SUMSET["random_translator_converged"] = "translator"
+    SUMREM["random_copy_converged"] = "random positions"; SUMPAPER["random_copy_converged"] = "Ruoss et al. 2023"
+    SUMSET["random_copy_converged"] = "translator"
+    SUMREM["random_lm_converged"] = "random positions"; SUMPAPER["random_lm_converged"] = "Ruoss et al. 2023"
+    SUMSET["random_lm_converged"] = "decoder-only"
+    SUMREM["longer_training"] = "train 10 times longer"; SUMPAPER["longer_training"] = "none"
+    SUMSET["longer_training"] = "decoder-only ALiBi copy, 6000 steps"
+    SUMREM["nope_rank_converged"] = "no positions"; SUMPAPER["nope_rank_converged"] = "Kazemnejad et al. 2023"
+    SUMSET["nope_rank_converged"] = "decoder-only"
+    SUMREM["temperature_converged"] = "attention temperature"; SUMPAPER["temperature_converged"] = "Chiang & Cholak 2022"
+    SUMSET["temperature_converged"] = "decoder-only ALiBi copy"
+    SUMREM["rope_stretch_budget"] = "stretch RoPE, fine-tune"; SUMPAPER["rope_stretch_budget"] = "Chen et al. 2023"
+    SUMSET["rope_stretch_budget"] = "LM, 1000 steps"
+
     # 1. rope_base: the same RoPE translators evaluated with rope_base=40000
     for (x = 4; x <= 6; x += 2)
         cmp("rope_base", "a larger RoPE base at evaluation reaches longer inputs (NTK-aware scaling)",
@@ -836,6 +858,26 @@ function summary_svg(   i, k, h, y, sc, x0, w, col, cls, H) {
     close(svgout)
 }
 
+# summary_md(): sumout, the findings at a glance: one row per claim (SUMKEYS), quoting the
+# summary row of the models trained longest, in a few words. "floor": within the spread with
+# both sides at 0.0%, where no interval can tell anything apart.
+function summary_md(   n, i, k, h, v, e) {
+    print "# The remedies at a glance\n" > sumout
+    print "Written by `scripts/verdicts.sh` from `verdicts.md`: per claim, the row that `verdicts.md`'"'"'s summary quotes" > sumout
+    print "for the models trained longest: until they learn the task (99% validation exact match), but" > sumout
+    print "where the setting names the steps. Effect in points of exact match unless marked.\n" > sumout
+    print "| remedy | paper | verdict | effect A − B [95% interval] | setting |" > sumout
+    print "| --- | --- | --- | --- | --- |" > sumout
+    n = split(SUMKEYS, SK_, " ")
+    for (i = 1; i <= n; i++) {
+        k = SK_[i]; if (!(k in HROW)) continue
+        h = HROW[k]; v = VD[h]; sub(/[:(].*/, "", v); sub(/ $/, "", v)
+        if (v == "within the spread" && CA[h] == "0.0 ± 0.0" && CB[h] == "0.0 ± 0.0") v = "floor"
+        e = EV[h]; sub(/, [a-z_]+$/, "", e); sub(/mean of lengths/, "lengths", e); sub(/eight/, "8", e)
+        print "| " SUMREM[k] " | " SUMPAPER[k] " | " v " | " EF[h] " " IV[h] (UN[h] == "points" ? "" : " " UN[h]) " | " SUMSET[k] ", " e " |" > sumout
+    }
+    close(sumout)
+}
 function md(   i, j, k, h, h2, t, res, iv, nc, z) {
     print "# Verdicts: effect sizes with 95% intervals" > mdout
     print "" > mdout
@@ -874,6 +916,7 @@ function md(   i, j, k, h, h2, t, res, iv, nc, z) {
         print "| " k " | " SUMCLAIM[k] " | " res " | " iv " | " VD[h] "; " t SUMNOTE[k] " |" > mdout
     }
     summary_svg()
+    summary_md()
     compute_table()
     for (i = 1; i <= NK; i++) {
         k = KEYS[i]
@@ -941,4 +984,4 @@ function tally(k,   s, c, w, i, n) {
     return TOTAL[k] " rows: " s
 }
 ' "$EOS" "$EXT" "$LG" "$LM" "$LGR" "$LONG" "$EC" "$MRR" "$LMC" "$MRRC" "$RB" "$FB" "$EOSC" "$LGC" "$LMRC"
-echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/summary.svg, $out/mrr.csv and $out/mrr_converge.csv"
+echo "wrote $out/verdicts.csv, $out/verdicts.md, $out/summary.md, $out/summary.svg, $out/mrr.csv and $out/mrr_converge.csv"

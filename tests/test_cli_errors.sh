@@ -128,6 +128,16 @@ ckpt_error() {
 
 if "$EVAL" "$RUN" >"$TMP/out" 2>"$TMP/err" && grep -q '^test,0,20,' "$TMP/out"; then ok eval_good_checkpoint
 else fail eval_good_checkpoint "$(head -c 300 "$TMP/err")"; fi
+# --table: the CSV's rows for reading, the accuracies times 100 (two decimals), no pair
+# accuracy or loss_last on a translator ("-"): every cell against the CSV's.
+cp "$TMP/out" "$TMP/eval.csv"
+if "$EVAL" "$RUN" --table >"$TMP/table" 2>"$TMP/err" &&
+    [ "$(head -n 1 "$TMP/table")" = "split  length  examples      loss  token acc %  exact %  pair acc %  loss_last" ] &&
+    awk -F, 'NR == FNR { if (FNR > 1) want[FNR] = sprintf("%s %d %d %.4f %.2f %.2f - -", $1, $2, $3, $4, 100 * $5, 100 * $6); next }
+             FNR > 1 { $1 = $1; if ($0 != want[FNR]) { print "row " FNR ": " $0 " want " want[FNR]; bad = 1 } n++ }
+             END { exit bad || n != 2 }' "$TMP/eval.csv" FS=' ' "$TMP/table" >"$TMP/table.diff"
+then ok "eval_table (val and test rows: accuracies x 100 as the CSV's, empty cells -)"
+else fail eval_table "$(cat "$TMP/table.diff" "$TMP/err" | head -c 300) $(head -n 3 "$TMP/table")"; fi
 
 set -- $($EDIT "$CKPT" - info)   # header length, data offset, file size
 HLEN=$1; DATA=$2; SIZE=$3

@@ -7,7 +7,12 @@
 #      #anchor a heading (GitHub's slug) or an <a id>; so does every table block's source;
 #   c. README.md, docs, src, tests, scripts and results hold no word of the team's working
 #      history (the pattern below; history lives in git log);
-#   d. README.md has at most 350 lines, docs/performance.md at most 300;
+#   d. README.md has at most 350 lines (none over 200 characters), docs/performance.md at most
+#      300;
+#   g. sentences: README.md and every docs/*.md average at most 25 words a sentence, none over
+#      60 (tests/sentences.awk says what a sentence and a word are);
+#   h. stated counts: every "N seeds", "N runs", "N trainings" of their prose is what the
+#      results file it cites holds (tests/counts.awk defines the citation and the count);
 #   e. self-tests: the same checks, pointed at a scratch copy with planted faults, catch them;
 #   f. unit checks of the renderer against hand-written output (with every awk at hand).
 # Runs in a second or two and reads nothing but the checkout.
@@ -353,6 +358,47 @@ for spec in README.md:350 docs/performance.md:300; do
     else fail "docs_length $f" "$n lines, at most $max"; fi
 done
 
+# check_lines DIR: prints "README.md:LINE: N characters" for each line of DIR's README.md over
+# 200 characters (UTF-8 characters, not bytes); returns 1 if there is one.
+check_lines() {
+    (cd "$1" && awk '{ s = $0; gsub(/[\200-\277]/, "", s) }
+         length(s) > 200 { printf "%s:%d: %d characters\n", FILENAME, FNR, length(s); bad = 1 }
+         END { exit bad }' README.md)
+}
+# check_sentences DIR FILE: prints the sentences of DIR/FILE over 60 words and its summary line
+# (tests/sentences.awk); returns 1 if the mean is over 25 words or a sentence over 60.
+check_sentences() {
+    (cd "$1" && awk -v long=60 -f "$OLDPWD/scripts/markdown.awk" -f "$OLDPWD/tests/sentences.awk" "$2") |
+        awk '{ print } / sentences=/ { n = split($0, f, /[ =]/); for (i = 1; i < n; i++) v[f[i]] = f[i + 1] }
+             END { exit !(v["mean"] + 0 <= 25 && v["longest"] + 0 <= 60) }'
+}
+# check_counts DIR: prints each stated count of DIR's README.md and docs/*.md that its results
+# file contradicts (tests/counts.awk, run in DIR) and the closing "counts checked=C uncited=U";
+# returns 1 if one disagrees.
+check_counts() {
+    (cd "$1" && doc_files >"$TMP/counts.files" &&
+        awk -f "$OLDPWD/scripts/markdown.awk" -f "$OLDPWD/tests/counts.awk" $(cat "$TMP/counts.files"))
+}
+
+if check_lines . >"$TMP/lines.out"; then ok "docs_line_length (no line of README.md over 200 characters)"
+else fail docs_line_length "$(grep -c . "$TMP/lines.out") lines over 200 characters: $(head -n 3 "$TMP/lines.out" | tr '\n' ' ')"; fi
+
+# --- g. sentence lengths ---
+for f in $(doc_files); do
+    if check_sentences . "$f" >"$TMP/sent.out"; then ok "docs_sentences $f ($(sed -n 's/.* \(mean=.*\)/\1/p' "$TMP/sent.out"))"
+    else
+        fail "docs_sentences $f" "$(sed -n 's/.* \(mean=.*\)/\1/p' "$TMP/sent.out"): want mean <= 25 words, longest <= 60"
+        grep ':[0-9]*: ' "$TMP/sent.out" | head -n 5 | cut -c1-160 | sed 's/^/    /'
+    fi
+done
+
+# --- h. stated counts ---
+if check_counts . >"$TMP/counts.out"; then ok "docs_counts ($(tail -n 1 "$TMP/counts.out" | sed 's/^counts //'): seeds, runs and trainings agree with their results files)"
+else
+    fail docs_counts "$(grep -c ': "' "$TMP/counts.out") stated counts disagree with the results file they cite (tests/counts.awk)"
+    grep ': "' "$TMP/counts.out" | head -n 20 | sed 's/^/    /'
+fi
+
 # --- f. the renderer against hand-written output ---
 # make_repo DIR: a scratch repository with the renderer and two source files in results/t.
 make_repo() {
@@ -381,6 +427,8 @@ A line with a | inside is no table.
 | --- | ---: |
 | learned | 5 |
 EOF
+    printf '%s\n' '$ ./train x' 'step 1: | pipes | stay' '  indented, `code` and <b>tags</b> as they are' >"$1/results/t/out.txt"
+    printf '%s\n' 'a' '```' >"$1/results/t/fence.txt"
     cat >"$1/results/t/src.csv" <<'EOF'
 scheme,note,acc,pct,delta
 none,"plain, no position",50.0,50%,-1.5e-3
@@ -413,6 +461,9 @@ stale
 <!-- table: results/t/src.csv rows=rope cols=note,delta -->
 <!-- end table -->
 <!-- table: results/t/src.md n=2 rows="a \| b" cols="2" -->
+<!-- end table -->
+<!-- table: results/t/out.txt -->
+old output
 <!-- end table -->
 EOF
 }
@@ -470,6 +521,13 @@ unit_expected() {
 |:---|---:|
 | a \| b | 4 |
 <!-- end table -->
+<!-- table: results/t/out.txt -->
+```text
+$ ./train x
+step 1: | pipes | stay
+  indented, `code` and <b>tags</b> as they are
+```
+<!-- end table -->
 EOF
 }
 R=$TMP/repo
@@ -484,7 +542,7 @@ done
 for a in $awks; do
     unit_doc >"$R/docs/unit.md"
     unit_expected >"$TMP/unit.expected"
-    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, quoted rows=\"...\", a quoted CSV, alignment)"
+    name="render_unit ($a: two .md tables and a section, n=2, rows=, cols=, quoted rows=\"...\", a quoted CSV, alignment, a .txt verbatim)"
     if ! (cd "$R" && AWK=$a scripts/render_docs.sh docs/unit.md) >"$TMP/unit.out" 2>&1; then
         fail "$name" "exited non-zero: $(head -c 300 "$TMP/unit.out")"
     elif ! cmp -s "$R/docs/unit.md" "$TMP/unit.expected"; then
@@ -539,6 +597,10 @@ self_error self_render_n_too_big '^docs/err.md:2: results/t/src.md has 3 table\(
     '<!-- table: results/t/src.md n=4 -->' '<!-- end table -->'
 self_error self_render_unknown_option '^docs/err.md:2: unknown option "limit=3"' \
     '<!-- table: results/t/src.md limit=3 -->' '<!-- end table -->'
+self_error self_render_txt_options '^docs/err.md:2: a .txt source takes no options: it is quoted whole$' \
+    '<!-- table: results/t/out.txt n=2 -->' '<!-- end table -->'
+self_error self_render_txt_fence '^docs/err.md:2: results/t/fence.txt: a line starts a fence' \
+    '<!-- table: results/t/fence.txt -->' '<!-- end table -->'
 self_error self_render_no_end '^docs/err.md:2: table marker without <!-- end table -->' \
     '<!-- table: results/t/src.md -->' '| a |'
 # An error in one file leaves it alone, and the other files are still rendered; exit 2.
@@ -669,4 +731,115 @@ for planted in "src/a.c:As measured in the third Sess""ion." "docs/x.md:see iss"
     elif grep -q "^$f:" "$TMP/words.got"; then ok "self_words $f (a planted word is caught)"
     else fail "self_words $f" "caught elsewhere: $(head -c 200 "$TMP/words.got")"; fi
     cp "$TMP/words.keep" "$W/$f"
+done
+
+# Sentences: a scratch document whose sentences and words are counted by hand.
+S=$TMP/sent
+mkdir -p "$S"
+cat >"$S/a.md" <<'EOF'
+# A heading is no sentence
+
+One two three. Four five, e.g. six seven et al. 2020 here. It ends here.
+./train starts a sentence, `a code span` is one word and [a link](x.md) its text.
+
+- a list item without a full stop
+- Second item. Third sentence here
+
+| a | table | row |
+```sh
+echo a fenced block is no prose. Nor this.
+```
+<!-- a comment. Not prose. -->
+
+    an indented block is no prose. Nor this.
+
+- Item one.
+
+    Its second paragraph counts.
+EOF
+# One two three (3) | Four five, e.g. six seven et al. 2020 here (9) | It ends here (3) |
+# ./train starts a sentence, CODE is one word and a link its text (13) | a list item
+# without a full stop (7) | Second item (2) | Third sentence here (3) | Item one (2) | Its
+# second paragraph counts (4): 9 sentences, 46 words; the indented code block is no prose.
+want="a.md sentences=9 words=46 mean=5.1 longest=13"
+for a in $awks; do
+    got=$(cd "$S" && $a -f "$OLDPWD/scripts/markdown.awk" -f "$OLDPWD/tests/sentences.awk" a.md)
+    if [ "$got" = "$want" ]; then ok "self_sentences_unit ($a: 9 sentences, 46 words counted by hand)"
+    else fail "self_sentences_unit ($a)" "got '$got', want '$want'"; fi
+done
+# A mean over 25 fails; a sentence of 60 words passes, one of 61 fails (and is named).
+words() { i=1; while [ $i -lt "$1" ]; do printf 'w%d ' $i; i=$((i + 1)); done; echo "end."; }
+{ echo "# T"; echo; words 60; } >"$S/b.md"
+if check_sentences "$S" b.md >"$TMP/s.out"; then fail self_sentences_mean "a mean of 60 words passed"
+else ok "self_sentences_mean (one sentence of 60 words: mean 60 > 25 caught)"; fi
+{ echo "# T"; echo; words 60; echo; for i in 1 2 3; do echo "Short one two three."; done; } >"$S/b.md"
+if check_sentences "$S" b.md >"$TMP/s.out"; then ok "self_sentences_60 (a sentence of 60 words, mean 18: passes)"
+else fail self_sentences_60 "$(cat "$TMP/s.out")"; fi
+{ echo "# T"; echo; words 61; echo; for i in 1 2 3; do echo "Short one two three."; done; } >"$S/b.md"
+if check_sentences "$S" b.md >"$TMP/s.out"; then fail self_sentences_61 "a sentence of 61 words passed"
+elif grep -q '^b.md:3: 61 words: w1 w2' "$TMP/s.out"; then ok "self_sentences_61 (a sentence of 61 words caught, named b.md:3)"
+else fail self_sentences_61 "$(cat "$TMP/s.out")"; fi
+
+# Line length: 200 characters (é is one character, two bytes) pass, 201 fail.
+mkdir -p "$S/l"
+line_of() { i=0; while [ $i -lt "$1" ]; do printf 'é'; i=$((i + 1)); done; echo; }
+line_of 200 >"$S/l/README.md"
+if check_lines "$S/l" >/dev/null; then ok "self_line_200 (200 characters, 400 bytes: passes)"
+else fail self_line_200 "a line of 200 characters failed"; fi
+line_of 201 >"$S/l/README.md"
+if check_lines "$S/l" >"$TMP/l.out"; then fail self_line_201 "a line of 201 characters passed"
+elif grep -q 'README.md:1: 201 characters$' "$TMP/l.out"; then ok "self_line_201 (a line of 201 characters caught)"
+else fail self_line_201 "$(cat "$TMP/l.out")"; fi
+
+# Stated counts: a scratch document citing the committed results files. Clean, every count
+# agrees (19 runs in multi30k_study/runs.csv; 65 trainings in finetune_budget/curves.csv, the
+# file beside the cited results.csv; 5 seeds in extrapolate/results.csv, cited by the table
+# block before it, though the three-seed dog_bites_man block after it is nearer); each
+# contradiction of the docs, planted back, must be caught.
+C=$TMP/counts
+mkdir -p "$C/docs"
+ln -s "$PWD/results" "$C/results"
+counts_doc() {
+    cat <<EOF
+# Counts
+
+## A study
+
+The $1 trainings ran two at a time ([runs](../results/multi30k_study/runs.csv)); one of
+them has 1 seed, and \`3 seeds\` in code is no statement.
+
+The fine-tunings: CPU seconds for the $2 runs
+(\`results/finetune_budget/results.csv\`); two of the five seeds fail.
+
+## Lesson 2
+
+<!-- table: results/extrapolate/results.md section="Exact match (%" cols=1,2 -->
+<!-- end table -->
+
+Text between.
+
+**Caveats.** $3 seeds; small models.
+
+<!-- table: results/dog_bites_man/results.md -->
+<!-- end table -->
+
+## Elsewhere
+
+Twelve seeds, cited nowhere, are not checked.
+EOF
+}
+counts_doc 19 65 Five >"$C/docs/a.md"
+echo "# R" >"$C/README.md"
+if check_counts "$C" >"$TMP/c.out" && grep -q '^counts checked=4 uncited=1$' "$TMP/c.out"; then
+    ok "self_counts_clean (19 trainings, 65 runs, five seeds twice: 4 checked and agree, 1 uncited)"
+else fail self_counts_clean "$(head -c 400 "$TMP/c.out")"; fi
+for plant in '23 65 Five:docs/a.md:5: "23 trainings" but results/multi30k_study/runs.csv has 19' \
+             '19 63 Five:docs/a.md:8: "63 runs" but results/finetune_budget/results.csv has 65' \
+             '19 65 Three:docs/a.md:18: "Three seeds" but results/extrapolate/results.csv has 5'; do
+    set -- ${plant%%:*}
+    counts_doc "$1" "$2" "$3" >"$C/docs/a.md"
+    want=${plant#*:}
+    if check_counts "$C" >"$TMP/c.out"; then fail "self_counts $want" "not caught"
+    elif grep -qxF "$want" "$TMP/c.out"; then ok "self_counts ($want)"
+    else fail "self_counts $want" "$(head -c 300 "$TMP/c.out")"; fi
 done

@@ -87,10 +87,22 @@ expect_error "bootstrap: bad seed" "wants seeds as K/N" $V --bootstrap "3/2" "0/
 if [ ! -r results/verdicts/verdicts.csv ]; then skip "verdicts: reproduces the committed CSV" "no results/verdicts/verdicts.csv"
 elif ! $V --out "$TMP/v" >"$TMP/out" 2>&1; then fail "verdicts: reproduces the committed CSV" "$(head -c 300 "$TMP/out")"
 elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv && cmp -s "$TMP/v/mrr.csv" results/verdicts/mrr.csv &&
-     cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg &&
+     cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg && cmp -s "$TMP/v/summary.md" results/verdicts/summary.md &&
      cmp -s "$TMP/v/mrr_converge.csv" results/verdicts/mrr_converge.csv; then
     ok "verdicts: reproduces the committed CSV"
 else fail "verdicts: reproduces the committed CSV" "$(diff "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv | head -5)"; fi
+
+# The summary at a glance: one row per claim, the eos oracle's 0.0 against 0.0 a floor, and the
+# RoPE base row the converged models' +8.6 [-0.2, +17.4] (paired over seeds 1-5: differences 2.5,
+# 9.5, 20.5, 5.0, 5.5, sd 7.11, t(4) = 2.776, so 8.6 +- 8.8), each row under 120 characters.
+if [ -r "$TMP/v/summary.md" ]; then
+    if [ "$(grep -c '^| [a-z]' "$TMP/v/summary.md")" -eq 10 ] &&
+       grep -qxF '| no end token, oracle length | Newman et al. 2020 | floor | 0.0 [0.0, 0.0] | translator, 4 clauses |' "$TMP/v/summary.md" &&
+       grep -qxF '| larger RoPE base at evaluation | bloc97 2023 | within the spread | +8.6 [-0.2, +17.4] | translator, 4 clauses |' "$TMP/v/summary.md" &&
+       awk '/^\|/ { s = $0; gsub(/[\200-\277]/, "", s); if (length(s) >= 120) bad = 1 } END { exit bad }' "$TMP/v/summary.md"; then
+        ok "verdicts: summary at a glance (9 claims, a floor, the RoPE base row, rows under 120 characters)"
+    else fail "verdicts: summary at a glance" "$(head -c 600 "$TMP/v/summary.md")"; fi
+fi
 
 # The verdict rules, on the committed rows: an untested row names its in-distribution score,
 # and the RoPE-base row is the extrapolation table's 22.6 ± 12.6 against 0, paired over five

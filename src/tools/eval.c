@@ -1,4 +1,4 @@
-// ./eval CHECKPOINT [key=value ...] — evaluate a checkpoint (dropout off) and print CSV.
+// ./eval CHECKPOINT [key=value ...]: evaluate a checkpoint (dropout off), print CSV or a table.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "run/train_stop.h"
 
 static const char *USAGE =
-    "usage: ./eval CHECKPOINT [key=value ...] [--positions FILE] [--dump-grads FILE]\n"
+    "usage: ./eval CHECKPOINT [key=value ...] [--table] [--positions FILE] [--dump-grads FILE]\n"
     "\n"
     "Evaluates a checkpoint (a model.safetensors file or its run folder) on the data its\n"
     "config names, with dropout off, and prints one CSV row per split and length:\n"
@@ -26,6 +26,11 @@ static const char *USAGE =
     "loss on the last 32 tokens of each window; converged (the same on every row) is the\n"
     "step a run trained with train.until converged at, or \"not in N steps\" when it\n"
     "stopped at N without converging (patience, or train.steps), empty without a stop rule.\n"
+    "The CSV holds fractions (token_acc 0.9995); scripts read it.\n"
+    "\n"
+    "--table: the same rows for reading, accuracies in percent as every results table gives\n"
+    "them, empty cells as -:\n"
+    "  split  length  examples      loss  token acc %  exact %  pair acc %  loss_last\n"
     "\n"
     "Overrides change the stored config for this evaluation, for example:\n"
     "  splits=val,test       which splits to report (none: only the lengths= sets)\n"
@@ -64,8 +69,30 @@ static const char *USAGE =
 
 // The run's `converged` cell (run/train_stop.h), the last of every row.
 static char converged[64];
+// --table: rows for reading, accuracies in percent, instead of the CSV scripts read
+static int as_table;
+
+// A cell of the table: the percentage of a fraction, or "-" when the row has none.
+static void print_pct(double fraction, int present, int width) {
+    if (present) printf("  %*.2f", width, 100.0 * fraction);
+    else printf("  %*s", width, "-");
+}
+
+static void print_table_row(const char *split, int length, const EvalResult *r) {
+    printf("%-5s  %6d  %8d  %8.4f", split, length, r->n_examples, r->loss);
+    print_pct(r->token_acc, 1, 11);
+    print_pct(r->exact_match, r->exact_match >= 0, 7);
+    print_pct(r->pair_acc, r->pair_acc > 0 || r->max_twin_diff > 0, 10);
+    if (r->loss_last > 0) printf("  %9.4f\n", r->loss_last);
+    else printf("  %9s\n", "-");
+    fflush(stdout);
+}
 
 static void print_row(const char *split, int length, const EvalResult *r) {
+    if (as_table) {
+        print_table_row(split, length, r);
+        return;
+    }
     printf("%s,%d,%d,%.6g,%.6g,", split, length, r->n_examples, r->loss, r->token_acc);
     if (r->exact_match >= 0) printf("%.6g", r->exact_match);
     printf(",");
@@ -157,8 +184,12 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
         char log_path[700];
         snprintf(log_path, sizeof log_path, "%s/log.csv", run.dir);
         stop_converged_cell(log_path, converged, sizeof converged);
-        printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
-               "loss_last,converged\n");
+        if (as_table)
+            printf("split  length  examples      loss  token acc %%  exact %%  pair acc %%"
+                   "  loss_last\n");
+        else
+            printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
+                   "loss_last,converged\n");
         EvalResult r;
         if (t->cfg.task == TASK_LM) {
             if (!n_lengths) lengths[n_lengths++] = c->window;
@@ -208,6 +239,7 @@ int main(int argc, char **argv) {
     const char *dump_path = NULL, *positions_path = NULL;
     const CliOption opts[] = {{"--dump-grads", &dump_path, NULL},
                               {"--positions", &positions_path, NULL},
+                              {"--table", NULL, &as_table},
                               {NULL, NULL, NULL}};
     int n_over;
     // the overrides, compacted in place (each lands at or before where it was read)
