@@ -9,13 +9,19 @@ die() { echo "$0: $*" >&2; exit 1; }
 now() { date +%s; }
 
 # common_option "$@": reads the options the seeded experiment scripts take from the front of
-# their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), -h/--help (calls
-# the script's usage and exits), and where the trainings run (run_option: --jobs, --slurm, ...).
+# their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), --tables
+# (tables=1), -h/--help (calls the script's usage and exits), and where the trainings run
+# (run_option: --jobs, --slurm, ...).
 # Sets used to the number of words taken, 0 when $1 is none of these (the caller refuses it).
+tables=0
+TABLES_USAGE='  --tables    train, evaluate and plot nothing: write the Markdown again from the CSVs in
+              DIR, with the options that made them; its lines up to the provenance line (the
+              command, wall time, commit, tools and CPU of the runs) stay as they are'
 common_option() {
     used=1
     case "$1" in
         --quick) quick=1 ;;
+        --tables) tables=1 ;;
         --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; used=2 ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; used=2 ;;
         -h|--help) usage; exit 0 ;;
@@ -40,7 +46,7 @@ begin_experiment() {
     case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
     _script=$1; shift
     need_tools "$@"
-    mkdir -p "$out/runs"
+    [ "$tables" = 1 ] || mkdir -p "$out/runs"
     start=$(now)
     command="scripts/$_script$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
 }
@@ -114,6 +120,7 @@ cached_eval() {
 EVAL_PLAN=""
 eval_task() { _line=$(sed -n "$2p" "$1"); eval "cached_eval $_line"; }   # PLAN I: its line I
 run_evaluations() {
+    [ "$tables" = 0 ] || return 0
     if [ "$run_jobs" -gt 1 ]; then
         EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX")
         "$1"
@@ -237,8 +244,22 @@ rope_finetune() {
     echo "task.window=$2 train.batch_size=16 train.lr=5e-4 train.warmup=$3 train.schedule=cosine train.eval_every=$1 train.ckpt_every=$1 train.log_every=$4"
 }
 
-# plot ARGS...: ./plot, failing loudly.
-plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+# plot ARGS...: ./plot, failing loudly (nothing with --tables).
+plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+
+# write_md FILE: standard input into FILE. With --tables FILE must exist already: its lines up
+# to its provenance line (`Produced by commit ...`: the command, wall time and machine of the
+# runs behind the CSVs) are kept, and the input's own lines up to its provenance line dropped.
+write_md() {
+    if [ "$tables" = 0 ]; then cat >"$1.tmp"
+    else
+        grep -q '^Produced by commit ' "$1" 2>/dev/null ||
+            die "--tables: $1 is missing or has no provenance line to keep"
+        awk 'NR == FNR { if (!kept) print; if (/^Produced by commit /) kept = 1; next }
+             past { print } /^Produced by commit / { past = 1 }' "$1" - >"$1.tmp"
+    fi
+    mv "$1.tmp" "$1"
+}
 
 # ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
 # or --slurm as one Slurm job array. A script lists its trainings in a function that calls
@@ -402,6 +423,7 @@ run_lock() {
 # finished as the options say (Slurm files in OUT/slurm/). Returns once all are finished;
 # stops with a list of the failed ones otherwise (run the script again to retry them).
 run_trainings() {
+    [ "$tables" = 0 ] || return 0
     if [ $run_slurm = 1 ]; then
         [ "$run_jobs_given" = 0 ] || [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
         slurm_trainings "$@"; return
