@@ -125,6 +125,7 @@ wall=$(( $(now) - start ))
         cell("logit_diff") }' "$out/permute.csv"
     echo
     echo "![pair accuracy](pair_acc.svg) ![training loss](train_loss.svg)"
-} | write_md "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

@@ -280,6 +280,7 @@ wall=$(( $(now) - start ))
               printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
     echo
     variant_lines | cut -d'|' -f1 | while read -r variant; do echo "![exact match, $variant](exact_$variant.svg)"; done
-} | write_md "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 [ -s "$out/missing.txt" ] || rm -f "$out/missing.txt"
 say "done in $wall s: $out/results.md"

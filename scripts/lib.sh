@@ -247,18 +247,19 @@ rope_finetune() {
 # plot ARGS...: ./plot, failing loudly (nothing with --tables).
 plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
 
-# write_md FILE: standard input into FILE. With --tables FILE must exist already: its lines up
-# to its provenance line (`Produced by commit ...`: the command, wall time and machine of the
-# runs behind the CSVs) are kept, and the input's own lines up to its provenance line dropped.
+# write_md FILE: FILE.new (the Markdown a script has just written) becomes FILE. With --tables
+# FILE must exist already: its lines up to its provenance line (`Produced by commit ...`: the
+# command, wall time and machine of the runs behind the CSVs) are kept, and FILE.new's own
+# lines up to its provenance line dropped.
 write_md() {
-    if [ "$tables" = 0 ]; then cat >"$1.tmp"
-    else
+    if [ "$tables" = 1 ]; then
         grep -q '^Produced by commit ' "$1" 2>/dev/null ||
             die "--tables: $1 is missing or has no provenance line to keep"
         awk 'NR == FNR { if (!kept) print; if (/^Produced by commit /) kept = 1; next }
-             past { print } /^Produced by commit / { past = 1 }' "$1" - >"$1.tmp"
+             past { print } /^Produced by commit / { past = 1 }' "$1" "$1.new" >"$1.tmp"
+        mv "$1.tmp" "$1.new"
     fi
-    mv "$1.tmp" "$1"
+    mv "$1.new" "$1"
 }
 
 # ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
