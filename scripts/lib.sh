@@ -247,16 +247,18 @@ rope_finetune() {
 # plot ARGS...: ./plot, failing loudly (nothing with --tables).
 plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
 
-# write_md FILE: FILE.new (the Markdown a script has just written) becomes FILE. With --tables
-# FILE must exist already: its lines up to its provenance line (`Produced by commit ...`: the
-# command, wall time and machine of the runs behind the CSVs) are kept, and FILE.new's own
-# lines up to its provenance line dropped.
+# write_md FILE [LAST]: FILE.new (the Markdown a script has just written) becomes FILE. With
+# --tables FILE must exist already: its lines up to its provenance line (the first that matches
+# the extended regular expression LAST, default `^Produced by commit `: the command, wall time
+# and machine of the runs behind the CSVs) are kept, and FILE.new's own lines up to its
+# provenance line dropped.
 write_md() {
     if [ "$tables" = 1 ]; then
-        grep -q '^Produced by commit ' "$1" 2>/dev/null ||
+        _last=${2:-'^Produced by commit '}
+        grep -Eq -- "$_last" "$1" 2>/dev/null ||
             die "--tables: $1 is missing or has no provenance line to keep"
-        awk 'NR == FNR { if (!kept) print; if (/^Produced by commit /) kept = 1; next }
-             past { print } /^Produced by commit / { past = 1 }' "$1" "$1.new" >"$1.tmp"
+        awk -v last="$_last" 'NR == FNR { if (!kept) print; if ($0 ~ last) kept = 1; next }
+             past { print } $0 ~ last { past = 1 }' "$1" "$1.new" >"$1.tmp"
         mv "$1.tmp" "$1.new"
     fi
     mv "$1.new" "$1"
