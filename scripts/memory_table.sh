@@ -5,7 +5,7 @@
 # results/robustness/memory.csv and memory.md (with the commit, command and CPU that made
 # them); docs/robustness.md shows the table.
 #
-#   scripts/memory_table.sh [--out DIR] [--tables] [CONFIG...]  (default: every configs/**/*.ini)
+#   scripts/memory_table.sh [--out DIR] [--tables] [CONFIG...]   (default: every configs/**/*.ini)
 # Multi30k configs read ../shared/data/multi30k (scripts/get_data.sh); without it they are
 # left out. BIN_DIR as in scripts/lib.sh. --tables: measure nothing, write memory.md again from
 # DIR/memory.csv (its lines up to the one naming the meter kept).
@@ -15,9 +15,14 @@ esac
 cd "$(dirname "$0")/.." || exit 2
 . scripts/lib.sh
 out=results/robustness
-if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
-if [ "${1:-}" = --tables ]; then tables=1; shift; fi
-case "${1:-}" in -*) die "unknown option $1 (see --help)" ;; esac
+while :; do
+    case "${1:-}" in
+        --out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift 2 ;;
+        --tables) tables=1; shift ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) break ;;
+    esac
+done
 [ -x "$BIN_DIR/train" ] || die "no $BIN_DIR/train (make tools)"
 [ $tables = 1 ] || command -v python3 >/dev/null 2>&1 || die "python3 is needed (tests/peak_rss.py)"
 M30K=${M30K:-../shared/data/multi30k}
