@@ -11,9 +11,10 @@
 #    within 12% relative (measured 5.7%: the 3-clause validation loss at step 500, 0.071 against
 #    0.076), token accuracies within 0.02 (measured 0.009), exact matches within 0.07 (measured
 #    0.035: 69.0% against 72.5% at step 400), gradient norms within 60% of the larger (measured
-#    44%, one batch's norm); the rows, steps, splits, lengths and learning rates exactly (measured equal). Builds
-#    that give the same bytes as the committed ones: -march=x86-64-v3 with -ffp-contract=fast
-#    here, and an Intel Xeon's -march=cooperlake (the rows committed before these).
+#    44%, one batch's norm); the rows, steps, splits, lengths and learning rates exactly
+#    (measured equal). Builds that gave the same bytes as the committed ones: -march=x86-64-v3
+#    with -ffp-contract=fast here, and an Intel Xeon's -march=cooperlake (the rows committed
+#    before these).
 #  * Either way, what the README says of the run: validation exact match 100% from step 800 on
 #    (on both builds).
 . tests/lib.sh
