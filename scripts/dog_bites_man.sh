@@ -28,6 +28,7 @@ Finished runs (DIR/runs/<scheme>-s<seed>) are reused, so an interrupted run can 
   --out DIR   output folder (default results/dog_bites_man)
 EOF
     echo "$FIGURES_USAGE"
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -59,32 +60,35 @@ trainings() {
     done
 }
 run_trainings trainings "$out"
-echo "scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff" >"$out/runs.csv.tmp"
-: >"$out/curves.body"
-for scheme in $SCHEMES; do
-    for seed in $(seq_list "$seeds"); do
-        run=$out/runs/$scheme-s$seed
-        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=test
-        awk -F, -v p="$scheme,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
-            print p "," cells("length examples loss token_acc pair_acc max_twin_diff") }' \
-            "$run/eval.csv" >>"$out/runs.csv.tmp"
-        prefix_csv "$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
-    done
-done
-mv "$out/runs.csv.tmp" "$out/runs.csv"
-{ echo "scheme,seed,$(head -1 "$out/runs/none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
-
-# ---- permutation equivariance of each scheme's seed-1 encoder, bidirectional and causal
-say "permute: out(PX) against P out(X)"
-{
+# ---- gather the evaluations and curves into the CSVs (with --tables: the CSVs as they are)
+if [ $tables = 0 ]; then
+    echo "scheme,seed,form,examples,loss,accuracy,pair_acc,max_twin_diff" >"$out/runs.csv.tmp"
+    : >"$out/curves.body"
     for scheme in $SCHEMES; do
-        "$BIN_DIR/permute" "$out/runs/$scheme-s1" || die "./permute failed on $scheme"
+        for seed in $(seq_list "$seeds"); do
+            run=$out/runs/$scheme-s$seed
+            cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=test
+            awk -F, -v p="$scheme,$seed" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                print p "," cells("length examples loss token_acc pair_acc max_twin_diff") }' \
+                "$run/eval.csv" >>"$out/runs.csv.tmp"
+            prefix_csv "$scheme,$seed" "$run/log.csv" >>"$out/curves.body"
+        done
     done
-} | awk 'NR == 1 || !/^pos,/' >"$out/permute.csv.tmp"
-mv "$out/permute.csv.tmp" "$out/permute.csv"
+    mv "$out/runs.csv.tmp" "$out/runs.csv"
+    { echo "scheme,seed,$(head -1 "$out/runs/none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
 
-draw_figures
+    # ---- permutation equivariance of each scheme's seed-1 encoder, bidirectional and causal
+    say "permute: out(PX) against P out(X)"
+    {
+        for scheme in $SCHEMES; do
+            "$BIN_DIR/permute" "$out/runs/$scheme-s1" || die "./permute failed on $scheme"
+        done
+    } | awk 'NR == 1 || !/^pos,/' >"$out/permute.csv.tmp"
+    mv "$out/permute.csv.tmp" "$out/permute.csv"
+fi
+
+[ "$tables" = 1 ] || draw_figures
 
 # ---- tables: one derived column per (metric, form), so one table holds them all
 awk -F, "$CSV_COLUMNS"'row {
@@ -126,6 +130,7 @@ wall=$(( $(now) - start ))
         cell("logit_diff") }' "$out/permute.csv"
     echo
     echo "![pair accuracy](pair_acc.svg) ![training loss](train_loss.svg)"
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

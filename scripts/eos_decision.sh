@@ -47,6 +47,7 @@ interrupted run can be restarted.
   --partial   train nothing: evaluate the finished runs only, and list the missing ones in
               results.md (for a deadline; the tables then mix seed counts where runs are missing)
 EOF
+    echo "$TABLES_USAGE"
     echo "$CONVERGE_USAGE"
     echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
@@ -143,59 +144,62 @@ trainings() {
     done
 }
 if [ $partial = 0 ]; then run_trainings trainings "$out"; fi
-# finished TRAINING SCHEME SEED: the run is there (always, unless --partial); a missing one
-# is listed in $out/missing.txt.
-: >"$out/missing.txt"
-finished() {
-    _r=$out/runs/$1-$2-s$3
-    if run_finished "$_r" "$steps"; then return 0; fi
-    [ $partial = 1 ] || die "$_r is not finished"
-    grep -qx "$1-$2-s$3" "$out/missing.txt" || echo "$1-$2-s$3" >>"$out/missing.txt"
-    return 1
-}
+# ---- gather the evaluations and curves into the CSVs (with --tables: the CSVs as they are)
+if [ $tables = 0 ]; then
+    # finished TRAINING SCHEME SEED: the run is there (always, unless --partial); a missing one
+    # is listed in $out/missing.txt.
+    : >"$out/missing.txt"
+    finished() {
+        _r=$out/runs/$1-$2-s$3
+        if run_finished "$_r" "$steps"; then return 0; fi
+        [ $partial = 1 ] || die "$_r is not finished"
+        grep -qx "$1-$2-s$3" "$out/missing.txt" || echo "$1-$2-s$3" >>"$out/missing.txt"
+        return 1
+    }
 
-# ---- evaluate every variant of every run; the diagnosis rows of seed 1
-echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
-echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
-    >"$out/positions.csv.tmp"
-variant_lines | while IFS='|' read -r variant training train_over eval_over; do
-    for seed in $(seq_list "$seeds"); do
-        for scheme in $(training_schemes "$train_over"); do
-            finished "$training" "$scheme" "$seed" || continue
-            run=$out/runs/$training-$scheme-s$seed
-            # ./eval's two outputs are made together: reuse them only as a pair.
-            [ -s "$run/positions_$variant.csv" ] || rm -f "$run/eval_$variant.csv"
-            # shellcheck disable=SC2086
-            cached_eval "$run/eval_$variant.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
-                test_size="$test_size" $eval_over --positions "$run/positions_$variant.csv"
-            q=""
-            if [ $converge = 1 ]; then
-                q=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
-                    "$run/eval_$variant.csv")" "$(run_cpu_seconds "$run")")
-            fi
-            awk -F, -v p="$variant,$scheme,$seed" -v q="$q" "$CSV_COLUMNS"'row && cell("split") == "test" {
-                print p "," cells("length examples loss token_acc exact_match") q }' \
-                "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
-            if [ "$seed" = 1 ]; then prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"; fi
+    # ---- evaluate every variant of every run; the diagnosis rows of seed 1
+    echo "variant,scheme,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
+    echo "variant,scheme,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
+        >"$out/positions.csv.tmp"
+    variant_lines | while IFS='|' read -r variant training train_over eval_over; do
+        for seed in $(seq_list "$seeds"); do
+            for scheme in $(training_schemes "$train_over"); do
+                finished "$training" "$scheme" "$seed" || continue
+                run=$out/runs/$training-$scheme-s$seed
+                # ./eval's two outputs are made together: reuse them only as a pair.
+                [ -s "$run/positions_$variant.csv" ] || rm -f "$run/eval_$variant.csv"
+                # shellcheck disable=SC2086
+                cached_eval "$run/eval_$variant.csv" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" \
+                    test_size="$test_size" $eval_over --positions "$run/positions_$variant.csv"
+                q=""
+                if [ $converge = 1 ]; then
+                    q=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
+                        "$run/eval_$variant.csv")" "$(run_cpu_seconds "$run")")
+                fi
+                awk -F, -v p="$variant,$scheme,$seed" -v q="$q" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                    print p "," cells("length examples loss token_acc exact_match") q }' \
+                    "$run/eval_$variant.csv" >>"$out/results.csv.tmp"
+                if [ "$seed" = 1 ]; then prefix_csv "$variant,$scheme,$seed" "$run/positions_$variant.csv" >>"$out/positions.csv.tmp"; fi
+            done
         done
     done
-done
-mv "$out/results.csv.tmp" "$out/results.csv"
-mv "$out/positions.csv.tmp" "$out/positions.csv"
-: >"$out/curves.body"
-training_lines | while IFS='|' read -r training train_over; do
-    for seed in $(seq_list "$seeds"); do
-        for scheme in $(training_schemes "$train_over"); do
-            finished "$training" "$scheme" "$seed" || continue
-            prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"
+    mv "$out/results.csv.tmp" "$out/results.csv"
+    mv "$out/positions.csv.tmp" "$out/positions.csv"
+    : >"$out/curves.body"
+    training_lines | while IFS='|' read -r training train_over; do
+        for seed in $(seq_list "$seeds"); do
+            for scheme in $(training_schemes "$train_over"); do
+                finished "$training" "$scheme" "$seed" || continue
+                prefix_csv "$training,$scheme,$seed" "$out/runs/$training-$scheme-s$seed/log.csv"
+            done
         done
-    done
-done >"$out/curves.body"
-first=$(training_lines | head -1 | cut -d'|' -f1)
-{ echo "training,scheme,seed,$(head -1 "$out/runs/$first-none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
+    done >"$out/curves.body"
+    first=$(training_lines | head -1 | cut -d'|' -f1)
+    { echo "training,scheme,seed,$(head -1 "$out/runs/$first-none-s1/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+fi
 
-draw_figures
+[ "$tables" = 1 ] || draw_figures
 
 
 # ---- results.md
@@ -283,7 +287,7 @@ wall=$(( $(now) - start ))
               printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
     echo
     variant_lines | cut -d'|' -f1 | while read -r variant; do echo "![exact match, $variant](exact_$variant.svg)"; done
-} >"$out/results.md.tmp"
-mv "$out/results.md.tmp" "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 [ -s "$out/missing.txt" ] || rm -f "$out/missing.txt"
 say "done in $wall s: $out/results.md"

@@ -40,6 +40,8 @@ only the first 16 of the 48 that fit, ./eval lm_windows=16, to keep the 102 eval
   results.csv    block,method,kind,seed,window,examples,loss,token_acc,loss_last
                  (kind: scheme = trained at 32 only, as configs/lm has it; rope = a RoPE stretch)
   curves.csv     every run's log.csv, with block, run and seed columns in front
+  refused.csv    block,method,window,seed,message: the windows a scheme refused (./eval's
+                 message; empty cells of the tables)
   results.md     loss on the last 32 tokens and over the window, by window (mean ± sample sd
                  over seeds), the command, the wall times
   <block>_loss_last.svg        loss on the last 32 tokens against the window, the schemes
@@ -56,6 +58,7 @@ new window size evaluates only that size. With --jobs N, up to N evaluations run
   --out DIR      output folder (default results/extend_context)
 EOF
     echo "$FIGURES_USAGE"
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -177,61 +180,75 @@ every_eval() {
         done
     done
 }
-# refusals BLOCK: the evaluations of BLOCK that the scheme refused, one Markdown item each
-# (METHOD at WINDOW, the seeds, ./eval's message)
+# refused_rows: block,method,window,seed,message of every evaluation the scheme refused (the
+# message, ./eval's, may hold commas: it is the rest of the line), in every_eval's order
+refused_rows() {
+    echo "block,method,window,seed,message"
+    every_eval | while read -r file run w over; do
+        r=$(basename "$run"); m=$(basename "$file" .csv | sed 's/^eval_//; s/_w[0-9]*$//')
+        sed -n "s|^# refused: |${r%%-*},$m,$w,${r##*-s},|p" "$file"
+    done
+}
+# refusals BLOCK: the evaluations of BLOCK that the scheme refused (refused.csv), one Markdown
+# item each (METHOD at WINDOW, the seeds, ./eval's message)
 refusals() {
-    every_eval | while read -r file rest; do
-        case $file in "$out/runs/$1-"*) ;; *) continue ;; esac
-        grep -h '^# refused: ' "$file" | sed "s|^# refused: ||; s|^|$(basename "$file" .csv | sed 's/^eval_//; s/_w\([0-9]*\)$/ \1/') |"
-    done | awk '{ k = $1 " " $2; $1 = $2 = ""; sub(/^  /, ""); n[k]++; msg[k] = $0; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
-        END { for (i = 1; i <= m; i++) { split(order[i], a, " "); printf "- `%s` at %s (%d seeds): %s\n", a[1], a[2], n[order[i]], msg[order[i]] } }'
+    awk -v b="$1" 'NR > 1 { split($0, f, ","); if (f[1] != b) next
+            k = f[2] " " f[3]; m = $0; for (i = 1; i <= 4; i++) sub(/^[^,]*,/, "", m)
+            n[k]++; msg[k] = m; if (!(k in seen)) { seen[k] = 1; order[++c] = k } }
+        END { for (i = 1; i <= c; i++) { split(order[i], a, " "); printf "- `%s` at %s (%d seeds): %s\n", a[1], a[2], n[order[i]], msg[order[i]] } }' "$out/refused.csv"
 }
 # Up to $run_jobs evaluations at once (each on the run's run.threads); a failed one prints its
 # error and leaves its file missing, which stops the script below.
-every_eval | {
-    n=0
-    while read -r file run w over; do
-        [ -s "$file" ] && continue
-        say "eval   $file"
-        # shellcheck disable=SC2086 # the overrides are separate words
-        # A window the scheme refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys
-        # would be scaled beyond float32's range) is listed under the tables, not a failed run.
-        (cached_eval --refused "beyond float32's safe" "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
-        n=$((n + 1))
-        if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
-    done
-    wait
-}
-missing=$(every_eval | while read -r file rest; do [ -s "$file" ] || echo "$file"; done)
-[ -z "$missing" ] || die "evaluations failed (see the .err files):
-$missing"
-echo "block,method,kind,seed,window,examples,loss,token_acc,loss_last" >"$out/results.csv.tmp"
-: >"$out/curves.body"
-for block in $blocks; do
-    for seed in $(seq_list "$seeds"); do
-        models | while read -r method kind name over; do
-            for w in $windows; do
-                awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" "$CSV_COLUMNS"'row &&
-                    cell("split") == "val" && cell("length") + 0 == w + 0 {
-                    print p "," cells("length examples loss token_acc loss_last") }' \
-                    "$out/runs/$block-$name-s$seed/eval_${method}_w$w.csv" >>"$out/results.csv.tmp"
+# (with --tables: the CSVs as they are)
+if [ $tables = 0 ]; then
+    every_eval | {
+        n=0
+        while read -r file run w over; do
+            [ -s "$file" ] && continue
+            say "eval   $file"
+            # shellcheck disable=SC2086 # the overrides are separate words
+            # A window the scheme refuses (xPos: past 80·γ/ln(1/ζ_0) tokens, 2043 at γ = 32, its keys
+            # would be scaled beyond float32's range) is listed under the tables, not a failed run.
+            (cached_eval --refused "beyond float32's safe" "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over) &
+            n=$((n + 1))
+            if [ "$n" -ge "$run_jobs" ]; then wait; n=0; fi
+        done
+        wait
+    }
+    missing=$(every_eval | while read -r file rest; do [ -s "$file" ] || echo "$file"; done)
+    [ -z "$missing" ] || die "evaluations failed (see the .err files):
+    $missing"
+    echo "block,method,kind,seed,window,examples,loss,token_acc,loss_last" >"$out/results.csv.tmp"
+    : >"$out/curves.body"
+    for block in $blocks; do
+        for seed in $(seq_list "$seeds"); do
+            models | while read -r method kind name over; do
+                for w in $windows; do
+                    awk -F, -v p="$block,$method,$kind,$seed" -v w="$w" "$CSV_COLUMNS"'row &&
+                        cell("split") == "val" && cell("length") + 0 == w + 0 {
+                        print p "," cells("length examples loss token_acc loss_last") }' \
+                        "$out/runs/$block-$name-s$seed/eval_${method}_w$w.csv" >>"$out/results.csv.tmp"
+                done
+            done
+            for method in $SCHEMES $FT_METHODS; do
+                name=$method; case $method in rope_*) ;; *) name=pre-$method ;; esac
+                prefix_csv "$block,$name,$seed" "$out/runs/$block-$name-s$seed/log.csv" >>"$out/curves.body"
             done
         done
-        for method in $SCHEMES $FT_METHODS; do
-            name=$method; case $method in rope_*) ;; *) name=pre-$method ;; esac
-            prefix_csv "$block,$name,$seed" "$out/runs/$block-$name-s$seed/log.csv" >>"$out/curves.body"
-        done
     done
-done
-mv "$out/results.csv.tmp" "$out/results.csv"
-first=$(echo $blocks | cut -d' ' -f1)
-{ echo "block,run,seed,$(grep -v '^#' "$out/runs/$first-pre-rope-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
+    mv "$out/results.csv.tmp" "$out/results.csv"
+    refused_rows >"$out/refused.csv"
+    first=$(echo $blocks | cut -d' ' -f1)
+    { echo "block,run,seed,$(grep -v '^#' "$out/runs/$first-pre-rope-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+fi
+
 wall_eval=$(( $(now) - t_phase ))
 
-draw_figures
+[ "$tables" = 1 ] || draw_figures
 
 # ---- results.md
+[ -f "$out/refused.csv" ] || die "no $out/refused.csv: its runs were made before the script wrote one; run without --tables"
 # table TITLE METRIC: METRIC by method (rows) and window (columns) for $block, under TITLE
 table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" method window "$2" 1 %.3f block="$block"; }
 wall=$(( $(now) - start ))
@@ -261,6 +278,6 @@ wall=$(( $(now) - start ))
         echo "![$block: loss on the last 32 tokens against the window](${block}_loss_last.svg)"
         echo "![$block: the RoPE methods](${block}_rope_loss_last.svg)"
     done
-} >"$out/results.md.tmp"
-mv "$out/results.md.tmp" "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 say "done in $wall s: $out/results.md"

@@ -31,6 +31,7 @@ evaluates them with ./eval and writes into DIR:
   curves.csv    every run's log.csv with model, scheme and seed columns in front
   positions.csv view 1: scheme,seed, then ./eval --positions columns (split,length,by,index,
                 tokens,token_acc,reached,departures,departure_rate,early_eos,early_end)
+  converge.csv  with --converge: scheme,task,seed,converged,cpu_seconds of each translator run
   results.md    tables (mean ± sample sd over seeds), the command, the seeds, the wall time
   *.svg         training and validation loss against step, loss / accuracy against length
 Finished runs (DIR/runs/...) and evaluations (DIR/runs/*/eval_*.csv) are reused, so an
@@ -43,6 +44,7 @@ interrupted run can simply be restarted.
   --out DIR     output folder (default results/extrapolate)
   --schemes LIST  the rows (default: every scheme, and lstm in view 1)
 EOF
+    echo "$TABLES_USAGE"
     echo "$CONVERGE_USAGE"
     echo "              (the translator runs only; results.md gets a table of them)"
     echo "$FIGURES_USAGE"
@@ -135,7 +137,7 @@ draw_figures() {
     fi
 }
 if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
-mkdir -p "$out/runs"
+[ $tables = 1 ] || mkdir -p "$out/runs"
 start=$(now)
 command="scripts/extrapolate.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --views $views"
 if [ "$schemes" != "$SCHEMES lstm" ]; then command="$command --schemes '$schemes'"; fi
@@ -150,7 +152,6 @@ seed_list=$(seq_list "$seeds")
 stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
 case " $schemes " in *" rope "*) ;; *) stretches="" ;; esac
 
-: >"$out/curves.body"
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
 add_rows() {
     awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
@@ -239,29 +240,50 @@ evaluate_views() {
     # view 3: the language model on longer windows
     if want_view 3; then eval_all lm window windows "$pos_schemes" lengths="$windows"; fi
 }
-if want_view 1 || want_view 2; then add_curves tr translator "$tr_schemes"; fi
-if want_view 3; then add_curves lm lm "$pos_schemes"; fi
-t_view=$(now)
-run_evaluations evaluate_views
-say "evaluated: $(( $(now) - t_view )) s"
+# ---- gather the evaluations, curves and positions into the CSVs (with --tables: as they are)
+if [ $tables = 0 ]; then
+    : >"$out/curves.body"
+    if want_view 1 || want_view 2; then add_curves tr translator "$tr_schemes"; fi
+    if want_view 3; then add_curves lm lm "$pos_schemes"; fi
+    t_view=$(now)
+    run_evaluations evaluate_views
+    say "evaluated: $(( $(now) - t_view )) s"
 
-{ echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
-# the columns of ./train's log.csv, from any run of this invocation
-for f in "$out"/runs/*/log.csv; do log_header=$(head -1 "$f"); break; done
-{ echo "model,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
-if [ -n "${pos_header:-}" ]; then
-    { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+    { echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
+    # --converge: the step each translator run converged at (or "not in N steps") and its CPU seconds
+    if [ $converge = 1 ] && { want_view 1 || want_view 2; }; then
+        echo "scheme,task,seed,converged,cpu_seconds" >"$out/converge.csv.tmp"
+        for scheme in $tr_schemes; do
+            for seed in $seed_list; do
+                run=$out/runs/tr-$scheme-s$seed
+                cached_eval "$run/eval_converged.csv" "$BIN_DIR/eval" "$run" splits=val
+                echo "$scheme,toy_translate,$seed,$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
+                    "$run/eval_converged.csv"),$(run_cpu_seconds "$run")" >>"$out/converge.csv.tmp"
+            done
+        done
+        mv "$out/converge.csv.tmp" "$out/converge.csv"
+    fi
+    # the columns of ./train's log.csv, from any run of this invocation
+    for f in "$out"/runs/*/log.csv; do log_header=$(head -1 "$f"); break; done
+    { echo "model,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
+    if [ -n "${pos_header:-}" ]; then
+        { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+    fi
+    rm -f "$out/results.body" "$out/curves.body" "$out/positions.body"
 fi
-rm -f "$out/results.body" "$out/curves.body" "$out/positions.body"
+
 # Offsets on a log axis: k + 1, so that k = 0 (the unshifted baseline) has a place.
 awk -F, "$CSV_COLUMNS"'head { print $0 ",offset_plus_1" }
     row && cell("view") == "offset" { print $0 "," cell("x") + 1 }' \
     "$out/results.csv" >"$out/offsets.csv"
 
-draw_figures
+[ "$tables" = 1 ] || draw_figures
 
 # ---- tables
 wall=$(( $(now) - start ))
+if [ $converge = 1 ] && [ ! -f "$out/converge.csv" ] && { want_view 1 || want_view 2; }; then
+    die "no $out/converge.csv: its runs were made before the script wrote one; run without --tables"
+fi
 # md_table TITLE METRIC SCALE FORMAT VIEW: a blank line, TITLE, a blank line, and the table of
 # METRIC * SCALE (FORMAT) of VIEW, one row per scheme and one column per x (see md_pivot).
 md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$3" "$4" view="$5"; }
@@ -301,17 +323,7 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
         echo
         echo "### Steps to converge (validation exact match >= 99%, ceiling $tr_steps steps) and CPU seconds"
         echo
-        echo "scheme,task,seed,converged,cpu_seconds" >"$out/converge.tmp"
-        for scheme in $tr_schemes; do
-            for seed in $seed_list; do
-                run=$out/runs/tr-$scheme-s$seed
-                cached_eval "$run/eval_converged.csv" "$BIN_DIR/eval" "$run" splits=val
-                echo "$scheme,toy_translate,$seed,$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' \
-                    "$run/eval_converged.csv"),$(run_cpu_seconds "$run")" >>"$out/converge.tmp"
-            done
-        done
-        converge_table "$out/converge.tmp" scheme task
-        rm -f "$out/converge.tmp"
+        converge_table "$out/converge.csv" scheme task
     fi
     if want_view 2; then
         echo
@@ -335,6 +347,7 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
         echo
         echo "Training curves: ![training loss](lm_train_loss.svg) ![validation loss 1x](lm_val_loss_1x.svg) ![validation loss 4x](lm_val_loss_4x.svg)"
     fi
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

@@ -41,6 +41,7 @@ and a new budget trains only its fine-tunings.
   --out DIR      output folder (default results/finetune_budget)
 EOF
     echo "$FIGURES_USAGE"
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -126,24 +127,28 @@ models() {
         for b in $budgets; do for m in $METHODS; do echo "$m $b $seed $out/runs/$m-n$b-s$seed"; done; done
     done
 }
-echo "method,budget,seed,window,examples,loss,token_acc,loss_last,cpu_seconds" >"$out/results.csv.tmp"
-models | while read -r m b seed run; do
-    run_finished "$run" "$([ "$b" = 0 ] && echo "$pre_steps" || echo "$b")" || die "$run is not finished"
-    cpu=$(run_cpu_seconds "$run")
-    for w in $windows; do
-        cached_eval "$run/eval_w$w.csv" "$BIN_DIR/eval" "$run" lengths="$w"
-        awk -F, -v p="$m,$b,$seed" -v w="$w" -v cpu="$cpu" "$CSV_COLUMNS"'row && cell("split") == "val" &&
-            cell("length") + 0 == w + 0 { print p "," cells("length examples loss token_acc loss_last") "," cpu }' \
-            "$run/eval_w$w.csv" >>"$out/results.csv.tmp"
+# (with --tables: the CSVs as they are)
+if [ $tables = 0 ]; then
+    echo "method,budget,seed,window,examples,loss,token_acc,loss_last,cpu_seconds" >"$out/results.csv.tmp"
+    models | while read -r m b seed run; do
+        run_finished "$run" "$([ "$b" = 0 ] && echo "$pre_steps" || echo "$b")" || die "$run is not finished"
+        cpu=$(run_cpu_seconds "$run")
+        for w in $windows; do
+            cached_eval "$run/eval_w$w.csv" "$BIN_DIR/eval" "$run" lengths="$w"
+            awk -F, -v p="$m,$b,$seed" -v w="$w" -v cpu="$cpu" "$CSV_COLUMNS"'row && cell("split") == "val" &&
+                cell("length") + 0 == w + 0 { print p "," cells("length examples loss token_acc loss_last") "," cpu }' \
+                "$run/eval_w$w.csv" >>"$out/results.csv.tmp"
+        done
     done
-done
-mv "$out/results.csv.tmp" "$out/results.csv"
-wall_eval=$(( $(now) - t0 ))
-models | while read -r m b seed run; do prefix_csv "$m,$b,$seed" "$run/log.csv"; done >"$out/curves.body"
-{ echo "method,budget,seed,$(grep -v '^#' "$out/runs/pre-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
+    mv "$out/results.csv.tmp" "$out/results.csv"
+    models | while read -r m b seed run; do prefix_csv "$m,$b,$seed" "$run/log.csv"; done >"$out/curves.body"
+    { echo "method,budget,seed,$(grep -v '^#' "$out/runs/pre-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+fi
 
-draw_figures
+wall_eval=$(( $(now) - t0 ))
+
+[ "$tables" = 1 ] || draw_figures
 
 # series METHOD BUDGET WINDOW: the per-seed loss_last, in seed order, space-separated
 series() {
@@ -200,6 +205,6 @@ wall=$(( $(now) - start ))
     done
     echo
     for w in $windows; do echo "![loss on the last 32 tokens, $w-token windows](loss_last_w$w.svg)"; done
-} >"$out/results.md.tmp"
-mv "$out/results.md.tmp" "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 say "done in $wall s: $out/results.md"

@@ -63,6 +63,7 @@ writes:
                    decoder-only part)
   --part P    translator, decoder (the decoder-only part) or all (default)
 EOF
+    echo "$TABLES_USAGE (and decoder_only.md)"
     echo "$CONVERGE_USAGE"
     echo "              (results.csv and lm_results.csv get the columns converged,cpu_seconds;"
     echo "              results.md and decoder_only.md a table of them)"
@@ -250,11 +251,14 @@ lm_evaluate() {
 }
 
 # Gathers lm_results.csv and lm_curves.csv, every run evaluated once per variant.
+# With --tables: lm_mrr.csv again from lm_results.csv as it is.
 lm_collect() {
-    run_evaluations lm_evaluate
-    mv "$out/lm_results.csv.tmp" "$out/lm_results.csv"
-    { echo "task,scheme,seed,$(head -1 "$(cat "$out/lm_curves.first")/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
-    rm -f "$out/lm_curves.body" "$out/lm_curves.first"
+    if [ $tables = 0 ]; then
+        run_evaluations lm_evaluate
+        mv "$out/lm_results.csv.tmp" "$out/lm_results.csv"
+        { echo "task,scheme,seed,$(head -1 "$(cat "$out/lm_curves.first")/log.csv")"; cat "$out/lm_curves.body"; } >"$out/lm_curves.csv"
+        rm -f "$out/lm_curves.body" "$out/lm_curves.first"
+    fi
     scripts/mrr.sh --beyond "$lm_train_max" "$out/lm_results.csv" >"$out/lm_mrr.csv"
 }
 
@@ -374,8 +378,8 @@ lm_report() {
         for task in $LM_TASKS; do
             for name in $names; do echo "![$task ($name): sequence accuracy against input length](lm_${task}_${name}_exact.svg)"; done
         done
-    } >"$out/decoder_only.md.tmp"
-    mv "$out/decoder_only.md.tmp" "$out/decoder_only.md"
+    } >"$out/decoder_only.md.new"
+    write_md "$out/decoder_only.md"
 }
 
 decoder_part() {
@@ -453,14 +457,17 @@ evaluate_translators() {
         done
     done
 }
-run_evaluations evaluate_translators
-mv "$out/results.csv.tmp" "$out/results.csv"
-{ echo "task,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
-if [ -n "${pos_header:-}" ]; then
-    { echo "task,scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+# gather the evaluations, curves and positions into the CSVs (with --tables: as they are)
+if [ $tables = 0 ]; then
+    run_evaluations evaluate_translators
+    mv "$out/results.csv.tmp" "$out/results.csv"
+    { echo "task,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+    if [ -n "${pos_header:-}" ]; then
+        { echo "task,scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
+    fi
+    rm -f "$out/positions.body"
 fi
-rm -f "$out/positions.body"
 
 tr_plots
 
@@ -473,11 +480,12 @@ wall=$(( $(now) - start ))
     provenance
     echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
     echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
-    case " $TR_SCHEMES " in *" lstm "*)
+    # (results.csv's rows, not the options: an older results.csv made without lstm has none)
+    if awk -F, "$CSV_COLUMNS"'row && cell("scheme") == "lstm" { f = 1 } END { exit !f }' "$out/results.csv"; then
         echo "Row lstm: the recurrent translator (\`$LSTM_OVERRIDES\`: bidirectional LSTM"
         echo "encoder, LSTM decoder with dot-product attention, no positions; 85,302 parameters against"
         echo "the Transformer's 86,670). Per-position diagnosis of the plain runs: positions.csv."
-    esac
+    fi
     echo "\"SCHEME + random\": trained with model.pos_random=2048 (positions drawn from 0..2047, sorted;"
     echo "docs/design.md §2.3.8) and scored on drawn positions; \"(plain)\": the same runs scored on 0..n-1."
     echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
@@ -528,7 +536,7 @@ wall=$(( $(now) - start ))
     esac
     echo
     for task in $TASKS; do echo "![$task: sequence accuracy against input length](${task}_exact.svg)"; done
-} >"$out/results.md.tmp"
-mv "$out/results.md.tmp" "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 say "done in $wall s: $out/results.md"
 [ "$part" = translator ] || decoder_part

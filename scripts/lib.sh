@@ -5,7 +5,7 @@ case ${0##*/} in
         echo "usage: . scripts/lib.sh   (from another script: not a command)"
         echo
         echo "The functions the experiment scripts share: their common options (--quick, --seeds,"
-        echo "--out, --figures, --jobs, --slurm), running the trainings here or on Slurm, cached"
+        echo "--out, --figures, --tables, --jobs, --slurm), running the trainings here or on Slurm, cached"
         echo "evaluations, Markdown tables from CSV files, ./plot, and the provenance line."
         case ${1:-} in -h|--help) exit 0 ;; *) exit 2 ;; esac ;;
 esac
@@ -19,17 +19,22 @@ now() { date +%s; }
 
 # common_option "$@": reads the options the seeded experiment scripts take from the front of
 # their arguments: --quick (sets quick=1), --seeds N (seeds), --out DIR (out), --figures
-# (figures=1), -h/--help (calls the script's usage and exits), and where the trainings run
-# (run_option: --jobs, --slurm, ...). Sets used to the number of words taken, 0 when $1 is none
-# of these (the caller refuses it).
+# (figures=1), --tables (tables=1), -h/--help (calls the script's usage and exits), and where the
+# trainings run (run_option: --jobs, --slurm, ...). Sets used to the number of words taken, 0 when
+# $1 is none of these (the caller refuses it).
 figures=0
 FIGURES_USAGE='  --figures   only draw the figures again from the CSV files already in DIR (no training,
               no evaluation, no table)'
+tables=0
+TABLES_USAGE='  --tables    train, evaluate and plot nothing: write the Markdown again from the CSVs in
+              DIR, with the options that made them; its lines up to the provenance line (the
+              command, wall time, commit, tools and CPU of the runs) stay as they are'
 common_option() {
     used=1
     case "$1" in
         --quick) quick=1 ;;
         --figures) figures=1 ;;
+        --tables) tables=1 ;;
         --seeds) [ $# -ge 2 ] || die "--seeds needs a number"; seeds=$2; used=2 ;;
         --out)   [ $# -ge 2 ] || die "--out needs a folder"; out=$2; used=2 ;;
         -h|--help) usage; exit 0 ;;
@@ -54,7 +59,7 @@ begin_experiment() {
     case "$seeds" in ''|*[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
     _script=$1; shift
     need_tools "$@"
-    mkdir -p "$out/runs"
+    [ "$tables" = 1 ] || mkdir -p "$out/runs"
     start=$(now)
     command="scripts/$_script$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds"
 }
@@ -128,6 +133,7 @@ cached_eval() {
 EVAL_PLAN=""
 eval_task() { _line=$(sed -n "$2p" "$1"); eval "cached_eval $_line"; }   # PLAN I: its line I
 run_evaluations() {
+    [ "$tables" = 0 ] || return 0
     if [ "$run_jobs" -gt 1 ]; then
         EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX")
         "$1"
@@ -251,8 +257,25 @@ rope_finetune() {
     echo "task.window=$2 train.batch_size=16 train.lr=5e-4 train.warmup=$3 train.schedule=cosine train.eval_every=$1 train.ckpt_every=$1 train.log_every=$4"
 }
 
-# plot ARGS...: ./plot, failing loudly.
-plot() { "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+# plot ARGS...: ./plot, failing loudly (nothing with --tables).
+plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+
+# write_md FILE [LAST]: FILE.new (the Markdown a script has just written) becomes FILE. With
+# --tables FILE must exist already: its lines up to its provenance line (the first that matches
+# the extended regular expression LAST, default `^Produced by commit `: the command, wall time
+# and machine of the runs behind the CSVs) are kept, and FILE.new's own lines up to its
+# provenance line dropped.
+write_md() {
+    if [ "$tables" = 1 ]; then
+        _last=${2:-'^Produced by commit '}
+        grep -Eq -- "$_last" "$1" 2>/dev/null ||
+            die "--tables: $1 is missing or has no provenance line to keep"
+        awk -v last="$_last" 'NR == FNR { if (!kept) print; if ($0 ~ last) kept = 1; next }
+             past { print } $0 ~ last { past = 1 }' "$1" "$1.new" >"$1.tmp"
+        mv "$1.tmp" "$1.new"
+    fi
+    mv "$1.new" "$1"
+}
 
 # ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
 # or --slurm as one Slurm job array. A script lists its trainings in a function that calls
@@ -416,6 +439,7 @@ run_lock() {
 # finished as the options say (Slurm files in OUT/slurm/). Returns once all are finished;
 # stops with a list of the failed ones otherwise (run the script again to retry them).
 run_trainings() {
+    [ "$tables" = 0 ] || return 0
     if [ $run_slurm = 1 ]; then
         [ "$run_jobs_given" = 0 ] || [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
         slurm_trainings "$@"; return

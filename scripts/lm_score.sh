@@ -35,6 +35,7 @@ scores are reused, so an interrupted run can simply be restarted.
   --bin W       positions per window of loss.csv (default 16)
 EOF2
     echo "$FIGURES_USAGE"
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --figures) figures=1 ;;
+        --tables) tables=1 ;;
         --out)    [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         --length) [ $# -ge 2 ] || die "--length needs a number"; positive --length "$2"; length=$2; shift ;;
         --texts)  [ $# -ge 2 ] || die "--texts needs a number"; positive --texts "$2"; texts=$2; shift ;;
@@ -75,7 +77,9 @@ draw_figures() {
         --ylabel "loss (mean over $bin positions x $texts texts)" -o "$out/loss.svg" "$out/loss.csv"
 }
 if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
-mkdir -p "$out/runs"
+# results.md's bands of positions start at multiples of the window: each is whole windows of loss.csv
+[ $((window % bin)) = 0 ] || die "--bin $bin does not divide the training window ($window)"
+[ $tables = 1 ] || mkdir -p "$out/runs"
 start=$(now)
 command="scripts/lm_score.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --length $length --texts $texts --bin $bin"
 
@@ -95,54 +99,60 @@ series() {
     echo "rope_base40k:rope:rope_base=40000"
 }
 
-t_score=$(now)
-: >"$out/scores.body"
-for s in $(series); do
-    name=${s%%:*}; rest=${s#*:}; run=$out/runs/${rest%%:*}; extra=${rest#*:}
-    k=0
-    while [ $k -lt "$texts" ]; do
-        # shellcheck disable=SC2086
-        cached_eval "$run/score_${name}_$k.csv" "$BIN_DIR/generate" "$run" --score \
-            --text-from-task $((length + 1)) --offset $((k * (length + 1))) $extra
-        # the loss is the last field: a token may be a comma, which splits the row further
-        awk -F, -v p="$name,$k" "$CSV_COLUMNS"'row { print p "," cell("position") "," $NF }' \
-            "$run/score_${name}_$k.csv" >>"$out/scores.body"
-        k=$((k + 1))
-    done
-done
-{ echo "scheme,text,position,loss"; cat "$out/scores.body"; } >"$out/scores.csv"
-rm -f "$out/scores.body"
-say "scoring: $(( $(now) - t_score )) s"
-
-# Mean loss per window of $bin positions, each scheme in its order of appearance.
-awk -F, -v w="$bin" "$CSV_COLUMNS"'row {
-        s = cell("scheme"); b = int(cell("position") / w); key = s SUBSEP b
-        if (!(s in seen)) { seen[s] = 1; order[++n] = s }
-        if (b > top) top = b
-        sum[key] += cell("loss"); cnt[key]++
-    }
-    END {
-        print "scheme,position,from,to,loss,tokens"
-        for (i = 1; i <= n; i++)
-            for (b = 0; b <= top; b++) if ((order[i] SUBSEP b) in cnt)
-                printf "%s,%g,%d,%d,%.6f,%d\n", order[i], b * w + (w - 1) / 2, b * w, b * w + w - 1,
-                       sum[order[i] SUBSEP b] / cnt[order[i] SUBSEP b], cnt[order[i] SUBSEP b]
-    }' "$out/scores.csv" >"$out/loss.csv"
-
-draw_figures
-
-# Greedy samples, 100 tokens after "the dog": past the window for every scheme.
-{
-    echo "# Greedy samples (\`./generate RUN --prompt \"the dog\" --tokens 100 --temperature 0\`)"
+# (with --tables: loss.csv as it is, no scores.csv needed)
+if [ $tables = 0 ]; then
+    t_score=$(now)
+    : >"$out/scores.body"
     for s in $(series); do
-        name=${s%%:*}; rest=${s#*:}; extra=${rest#*:}
-        echo
-        echo "**$name**$([ -n "$extra" ] && echo " ($extra)"):"
-        echo
-        # shellcheck disable=SC2086
-        echo "> $("$BIN_DIR/generate" "$out/runs/${rest%%:*}" --prompt "the dog" --tokens 100 --temperature 0 $extra)"
+        name=${s%%:*}; rest=${s#*:}; run=$out/runs/${rest%%:*}; extra=${rest#*:}
+        k=0
+        while [ $k -lt "$texts" ]; do
+            # shellcheck disable=SC2086
+            cached_eval "$run/score_${name}_$k.csv" "$BIN_DIR/generate" "$run" --score \
+                --text-from-task $((length + 1)) --offset $((k * (length + 1))) $extra
+            # the loss is the last field: a token may be a comma, which splits the row further
+            awk -F, -v p="$name,$k" "$CSV_COLUMNS"'row { print p "," cell("position") "," $NF }' \
+                "$run/score_${name}_$k.csv" >>"$out/scores.body"
+            k=$((k + 1))
+        done
     done
-} >"$out/samples.md"
+    { echo "scheme,text,position,loss"; cat "$out/scores.body"; } >"$out/scores.csv"
+    rm -f "$out/scores.body"
+    say "scoring: $(( $(now) - t_score )) s"
+
+    # Mean loss per window of $bin positions, each scheme in its order of appearance.
+    awk -F, -v w="$bin" "$CSV_COLUMNS"'row {
+            s = cell("scheme"); b = int(cell("position") / w); key = s SUBSEP b
+            if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+            if (b > top) top = b
+            sum[key] += cell("loss"); cnt[key]++
+        }
+        END {
+            print "scheme,position,from,to,loss,tokens"
+            for (i = 1; i <= n; i++)
+                for (b = 0; b <= top; b++) if ((order[i] SUBSEP b) in cnt)
+                    printf "%s,%g,%d,%d,%.6f,%d\n", order[i], b * w + (w - 1) / 2, b * w, b * w + w - 1,
+                           sum[order[i] SUBSEP b] / cnt[order[i] SUBSEP b], cnt[order[i] SUBSEP b]
+        }' "$out/scores.csv" >"$out/loss.csv"
+fi
+
+[ "$tables" = 1 ] || draw_figures
+
+# (with --tables: samples.md as it is)
+if [ $tables = 0 ]; then
+    # Greedy samples, 100 tokens after "the dog": past the window for every scheme.
+    {
+        echo "# Greedy samples (\`./generate RUN --prompt \"the dog\" --tokens 100 --temperature 0\`)"
+        for s in $(series); do
+            name=${s%%:*}; rest=${s#*:}; extra=${rest#*:}
+            echo
+            echo "**$name**$([ -n "$extra" ] && echo " ($extra)"):"
+            echo
+            # shellcheck disable=SC2086
+            echo "> $("$BIN_DIR/generate" "$out/runs/${rest%%:*}" --prompt "the dog" --tokens 100 --temperature 0 $extra)"
+        done
+    } >"$out/samples.md"
+fi
 
 # Bands of positions: inside the window, then doubling: [0, W), [W, 2W), [2W, 4W), ...
 bands=""; lo=0; hi=$window
@@ -164,21 +174,22 @@ wall=$(( $(now) - start ))
     echo
     printf '| scheme |'; for b in $bands; do printf ' %s–%s |' "${b%%:*}" "${b#*:}"; done; echo
     printf '|---|'; for b in $bands; do printf -- '---:|'; done; echo
-    for s in $(series); do
-        name=${s%%:*}
-        printf '| %s |' "$name"
-        for b in $bands; do
-            awk -F, -v s="$name" -v lo="${b%%:*}" -v hi="${b#*:}" "$CSV_COLUMNS"'row &&
-                cell("scheme") == s && cell("position") + 0 >= lo + 0 && cell("position") + 0 <= hi + 0 {
-                t += cell("loss"); n++ }
-                END { printf " %.3f |", n ? t / n : 0 }' "$out/scores.csv"
-        done
-        echo
-    done
+    # per scheme (loss.csv's order) and band: the mean over the band's positions, each window of
+    # loss.csv weighted by its tokens
+    awk -F, -v bands="$bands" "$CSV_COLUMNS"'row {
+            s = cell("scheme"); if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+            for (i = 1; i <= nb; i++) if (cell("from") + 0 >= lo[i] && cell("from") + 0 <= hi[i]) {
+                t[s, i] += cell("loss") * cell("tokens"); c[s, i] += cell("tokens") }
+        }
+        BEGIN { nb = split(bands, b, " "); for (i = 1; i <= nb; i++) { split(b[i], e, ":"); lo[i] = e[1]; hi[i] = e[2] } }
+        END { for (j = 1; j <= n; j++) { printf "| %s |", order[j]
+                  for (i = 1; i <= nb; i++) printf " %.3f |", c[order[j], i] ? t[order[j], i] / c[order[j], i] : 0
+                  print "" } }' "$out/loss.csv"
     echo
     echo "![loss against position](loss.svg)"
     echo
     echo "Greedy samples past the window: [samples.md](samples.md)."
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# usage: scripts/memory_table.sh [--out DIR] [CONFIG...]     (default: every configs/**/*.ini)
+# usage: scripts/memory_table.sh [--out DIR] [--tables] [CONFIG...]   (default: every configs/**/*.ini)
 #
 # The memory estimate against the measured peak for every config in configs/: each trains 3
 # steps (the run's evaluations included) under ulimit -v 6000000, and its peak resident memory
@@ -7,17 +7,24 @@
 # results/robustness/memory.csv and memory.md (with the commit, command and CPU that made
 # them); docs/robustness.md shows the table.
 # Multi30k configs read ../shared/data/multi30k (scripts/get_data.sh); without it they are
-# left out. BIN_DIR as in scripts/lib.sh.
+# left out. BIN_DIR as in scripts/lib.sh. --tables: measure nothing, write memory.md again from
+# DIR/memory.csv (its lines up to the one naming the meter kept).
 case "${1:-}" in
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 cd "$(dirname "$0")/.." || exit 2
 . scripts/lib.sh
 out=results/robustness
-if [ "${1:-}" = --out ]; then out=$2; shift 2; fi
-case "${1:-}" in -*) die "unknown option $1 (see --help)" ;; esac
+while :; do
+    case "${1:-}" in
+        --out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift 2 ;;
+        --tables) tables=1; shift ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) break ;;
+    esac
+done
 [ -x "$BIN_DIR/train" ] || die "no $BIN_DIR/train (make tools)"
-command -v python3 >/dev/null 2>&1 || die "python3 is needed (tests/peak_rss.py)"
+[ $tables = 1 ] || command -v python3 >/dev/null 2>&1 || die "python3 is needed (tests/peak_rss.py)"
 M30K=${M30K:-../shared/data/multi30k}
 if [ $# -eq 0 ]; then set -- $(find configs -name '*.ini' | sort); fi
 mkdir -p "$out"
@@ -46,6 +53,7 @@ long_pairs() {   # long_pairs N
 }
 csv=$tmp/memory.csv
 echo "config,estimate_mib,peak_mib,difference_pct,within_25" >"$csv"
+[ $tables = 0 ] || { cp "$out/memory.csv" "$csv"; set --; }   # --tables: no config is measured
 for cfg in "$@"; do
     extra=
     case "$cfg" in
@@ -86,5 +94,6 @@ cp "$csv" "$out/memory.csv"
     echo "| config | estimate (MiB) | peak (MiB) | difference (%) | within 25% |"
     echo "| --- | ---: | ---: | ---: | --- |"
     tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
-} >"$out/memory.md"
+} >"$out/memory.md.new"
+write_md "$out/memory.md" ' read by '   # the machine and its meter: those that measured
 say "wrote $out/memory.csv and $out/memory.md"

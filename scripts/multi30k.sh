@@ -33,6 +33,7 @@ Writes into DIR:
   -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
 EOF
     echo "$FIGURES_USAGE"
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes"
     echo "with 2 threads on a quiet 2-core machine."
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --quick)   quick=1 ;;
         --figures) figures=1 ;;
+        --tables)  tables=1 ;;
         --schemes) [ $# -ge 2 ] || die "--schemes needs a list"; schemes=$2; shift ;;
         --out)     [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
         --data)    [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift ;;
@@ -67,7 +69,7 @@ for scheme in $schemes; do
     [ -f "configs/multi30k/$scheme.ini" ] || die "no configs/multi30k/$scheme.ini (schemes: $SCHEMES)"
 done
 for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
-    [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
+    [ $tables = 1 ] || [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
 done
 need_tools train translate plot
 if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
@@ -77,15 +79,17 @@ fi
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
 if [ $quick = 1 ]; then
     out=${out:-results/quick/multi30k}
-    mkdir -p "$out"
-    head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
+    if [ $tables = 0 ]; then
+        mkdir -p "$out"
+        head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
+    fi
     test_src=$out/test.de; test_ref=$out/test.en
     overrides="model.d_model=32 model.n_heads=2 model.d_ff=64 model.enc_layers=1 model.dec_layers=1
                task.bpe_merges=200 train.warmup=5 train.ckpt_every=1000 eval.beam=1 $overrides"
 else
     out=${out:-results/multi30k}
 fi
-mkdir -p "$out/runs"
+[ $tables = 1 ] || mkdir -p "$out/runs"
 start=$(now)
 command="scripts/multi30k.sh"
 [ $quick = 1 ] && command="$command --quick"
@@ -103,44 +107,50 @@ trainings() {
 }
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 run_trainings trainings "$out"
-for scheme in $schemes; do
+[ $tables = 1 ] || for scheme in $schemes; do
     [ -f "$out/runs/$scheme/load" ] || echo "$load_start $(cut -d' ' -f1 /proc/loadavg)" >"$out/runs/$scheme/load"
 done
 
-# ---- translate and score every scheme
-echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
-: >"$out/curves.body"
-for scheme in $schemes; do
-    steps=$(steps_of "$scheme")
-    run=$out/runs/$scheme
-    if [ ! -s "$run/bleu.txt" ]; then
-        say "translate $run"
-        "$BIN_DIR/translate" "$run" --ref "$test_ref" <"$test_src" >"$run/test.hyp" 2>"$run/bleu.tmp" \
-            || { cat "$run/bleu.tmp" >&2; die "./translate failed on $run"; }
-        mv "$run/bleu.tmp" "$run/bleu.txt"
-    fi
-    # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
-    train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
-    tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
-    val_loss=$(awk -F, -v s="$steps" "$CSV_COLUMNS"'row && cell("step") + 0 == s + 0 &&
-        cell("split") == "val" { print cell("loss") }' "$run/log.csv" | head -n 1)
-    bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased), \([0-9.]*\) (lower-cased).*/\1,\2/p' "$run/bleu.txt")
-    [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
-    threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
-    echo "$scheme,$steps,$threads,$train_s,$tok_s,$(tr ' ' , <"$run/load"),$val_loss,$bleu" >>"$out/bleu.csv.tmp"
-    prefix_csv "$scheme" "$run/log.csv" >>"$out/curves.body"
-    say "$scheme: BLEU $bleu (cased, lower-cased), trained in $train_s s"
-done
-mv "$out/bleu.csv.tmp" "$out/bleu.csv"
-first=$(echo $schemes | cut -d' ' -f1)
-{ echo "scheme,$(head -n 1 "$out/runs/$first/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
-draw_figures
+# (with --tables: bleu.csv and curves.csv as they are)
+if [ $tables = 0 ]; then
+    # ---- translate and score every scheme
+    echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
+    : >"$out/curves.body"
+    for scheme in $schemes; do
+        steps=$(steps_of "$scheme")
+        run=$out/runs/$scheme
+        if [ ! -s "$run/bleu.txt" ]; then
+            say "translate $run"
+            "$BIN_DIR/translate" "$run" --ref "$test_ref" <"$test_src" >"$run/test.hyp" 2>"$run/bleu.tmp" \
+                || { cat "$run/bleu.tmp" >&2; die "./translate failed on $run"; }
+            mv "$run/bleu.tmp" "$run/bleu.txt"
+        fi
+        # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
+        train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
+        tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
+        val_loss=$(awk -F, -v s="$steps" "$CSV_COLUMNS"'row && cell("step") + 0 == s + 0 &&
+            cell("split") == "val" { print cell("loss") }' "$run/log.csv" | head -n 1)
+        bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased), \([0-9.]*\) (lower-cased).*/\1,\2/p' "$run/bleu.txt")
+        [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
+        threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
+        echo "$scheme,$steps,$threads,$train_s,$tok_s,$(tr ' ' , <"$run/load"),$val_loss,$bleu" >>"$out/bleu.csv.tmp"
+        prefix_csv "$scheme" "$run/log.csv" >>"$out/curves.body"
+        say "$scheme: BLEU $bleu (cased, lower-cased), trained in $train_s s"
+    done
+    mv "$out/bleu.csv.tmp" "$out/bleu.csv"
+    first=$(echo $schemes | cut -d' ' -f1)
+    { echo "scheme,$(head -n 1 "$out/runs/$first/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+fi
+
+[ "$tables" = 1 ] || draw_figures
 
 # ---- word order: twin sentences made of the same words (without positions the encoder
 # sees the same bag of tokens, so the translations cannot differ) and a pair whose articles
 # carry the roles (German case: "einen Mann" is the object wherever it stands)
-cat >"$out/probes.de" <<'EOF'
+# (with --tables: probes.tsv as it is)
+if [ $tables = 0 ]; then
+    cat >"$out/probes.de" <<'EOF'
 Der Hund beißt den Mann.
 Der Mann beißt den Hund.
 Ein Hund beißt einen Mann.
@@ -148,19 +158,21 @@ Ein Mann beißt einen Hund.
 Eine Frau sieht einen Mann.
 Ein Mann sieht eine Frau.
 EOF
-for scheme in $schemes; do
-    "$BIN_DIR/translate" "$out/runs/$scheme" <"$out/probes.de" >"$out/runs/$scheme/probes.hyp" 2>"$out/probes.err" \
-        || { cat "$out/probes.err" >&2; die "./translate failed on the probes ($scheme)"; }
-done
-rm -f "$out/probes.err"
-# probes.tsv: the German sentence, then one translation per scheme (tabs: translations hold commas)
-files=""
-for scheme in $schemes; do files="$files $out/runs/$scheme/probes.hyp"; done
-{
-    printf 'German'; for scheme in $schemes; do printf '\t%s' "$scheme"; done; echo
-    # shellcheck disable=SC2086 # one file per scheme
-    paste "$out/probes.de" $files
-} >"$out/probes.tsv"
+    for scheme in $schemes; do
+        "$BIN_DIR/translate" "$out/runs/$scheme" <"$out/probes.de" >"$out/runs/$scheme/probes.hyp" 2>"$out/probes.err" \
+            || { cat "$out/probes.err" >&2; die "./translate failed on the probes ($scheme)"; }
+    done
+    rm -f "$out/probes.err"
+    # probes.tsv: the German sentence, then one translation per scheme (tabs: translations hold commas)
+    files=""
+    for scheme in $schemes; do files="$files $out/runs/$scheme/probes.hyp"; done
+    {
+        printf 'German'; for scheme in $schemes; do printf '\t%s' "$scheme"; done; echo
+        # shellcheck disable=SC2086 # one file per scheme
+        paste "$out/probes.de" $files
+    } >"$out/probes.tsv"
+fi
+
 # "none 2 of 3, rope 0 of 3": pairs whose two sentences got the same translation
 same_pairs=$(awk -F'\t' 'NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }
     { for (i = 2; i <= NF; i++) t[NR, i] = $i }
@@ -193,6 +205,7 @@ wall=$(( $(now) - start ))
     echo
     awk -F'\t' '{ line = "|"; for (i = 1; i <= NF; i++) line = line " " $i " |"; print line
                   if (NR == 1) { line = "|"; for (i = 1; i <= NF; i++) line = line " --- |"; print line } }' "$out/probes.tsv"
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

@@ -44,6 +44,8 @@ Writes into DIR: runs.csv, beam.csv, results.md, attention/*.svg, runs/<name>/.
   --data DIR     the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
   --out DIR      output folder (default results/multi30k_study)
 EOF
+    echo "$TABLES_USAGE"
+    echo "              (and the times of the call that made them, from its results.md)"
     echo "$RUN_USAGE"
 }
 
@@ -63,7 +65,7 @@ for p in $parts; do
 done
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
-    [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
+    [ $tables = 1 ] || [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
 done
 if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_study}; else out=${out:-results/multi30k_study}; fi
 begin_experiment multi30k_study.sh train translate
@@ -72,7 +74,7 @@ if [ "$(config_value task lowercase configs/multi30k/study_transformer.ini)" = t
     # The models write lower-cased text (as the course's): they are scored against lower-cased
     # references (ASCII tr: the English test sets have no other capitals), or every capital
     # would count as an error.
-    tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/runs/test_ref.en"
+    [ $tables = 1 ] || tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/runs/test_ref.en"
     ref_note="against lower-cased references"
 fi
 command="$command --parts \"$parts\""
@@ -85,7 +87,7 @@ fi
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
 [ -f "$out/runs/test_ref.en" ] && test_ref=$out/runs/test_ref.en
 if [ $quick = 1 ]; then
-    head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"
+    [ $tables = 1 ] || { head -n 40 "$test_src" >"$out/test.de"; head -n 40 "$test_ref" >"$out/test.en"; }
     test_src=$out/test.de; test_ref=$out/test.en
     steps=30
     overrides="train.warmup=5 train.ckpt_every=1000 train.log_every=5 $overrides"
@@ -211,30 +213,33 @@ row() {
 }
 
 t_eval=$(now)
-echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_q2,train_loss_q4" >"$out/runs.csv.tmp"
-if has headline; then for s in $(seq_list "$seeds"); do
-    row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
-    row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
-done; fi
-if has budget; then
-    row budget "LSTM ($steps steps)" lstm_s1 1 >>"$out/runs.csv.tmp"
-    row budget "LSTM ($long_steps steps)" lstm_long 1 "$long_steps" >>"$out/runs.csv.tmp"
-    row budget "Transformer ($steps steps)" tf_s1 1 >>"$out/runs.csv.tmp"
-    row budget "Transformer ($long_steps steps)" tf_long 1 "$long_steps" >>"$out/runs.csv.tmp"
+# (with --tables: runs.csv, beam.csv and attention/*.hyp as they are)
+if [ $tables = 0 ]; then
+    echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_q2,train_loss_q4" >"$out/runs.csv.tmp"
+    if has headline; then for s in $(seq_list "$seeds"); do
+        row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
+        row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
+    done; fi
+    if has budget; then
+        row budget "LSTM ($steps steps)" lstm_s1 1 >>"$out/runs.csv.tmp"
+        row budget "LSTM ($long_steps steps)" lstm_long 1 "$long_steps" >>"$out/runs.csv.tmp"
+        row budget "Transformer ($steps steps)" tf_s1 1 >>"$out/runs.csv.tmp"
+        row budget "Transformer ($long_steps steps)" tf_long 1 "$long_steps" >>"$out/runs.csv.tmp"
+    fi
+    if has cross; then
+        row cross "Transformer (cross-attention)" tf_s1 1 >>"$out/runs.csv.tmp"
+        row cross "decoder-only (same parameters)" prefix_same 1 >>"$out/runs.csv.tmp"
+        row cross "decoder-only (same width and depth)" prefix_deep 1 >>"$out/runs.csv.tmp"
+    fi
+    if has depth; then for L in $DEPTHS; do
+        row depth "$L" "$(tf_name $tf_d "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
+    if has width; then for w in $widths; do
+        d=${w%%:*}; L=${w#*:}; L=${L%%:*}
+        row width "$d" "$(tf_name "$d" "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
+    if has positions; then for p in $POSITIONS; do
+        row positions "$p" "$(tf_name $tf_d $tf_layers "$p")" 1 >>"$out/runs.csv.tmp"; done; fi
+    mv "$out/runs.csv.tmp" "$out/runs.csv"
 fi
-if has cross; then
-    row cross "Transformer (cross-attention)" tf_s1 1 >>"$out/runs.csv.tmp"
-    row cross "decoder-only (same parameters)" prefix_same 1 >>"$out/runs.csv.tmp"
-    row cross "decoder-only (same width and depth)" prefix_deep 1 >>"$out/runs.csv.tmp"
-fi
-if has depth; then for L in $DEPTHS; do
-    row depth "$L" "$(tf_name $tf_d "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
-if has width; then for w in $widths; do
-    d=${w%%:*}; L=${w#*:}; L=${L%%:*}
-    row width "$d" "$(tf_name "$d" "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
-if has positions; then for p in $POSITIONS; do
-    row positions "$p" "$(tf_name $tf_d $tf_layers "$p")" 1 >>"$out/runs.csv.tmp"; done; fi
-mv "$out/runs.csv.tmp" "$out/runs.csv"
 
 # The headline pair must have the same budget: parameters within 5% (every seed). Stops the
 # full study; --quick (tiny models, sized for the test's data) reports it in results.md.
@@ -247,29 +252,39 @@ if has headline; then
         die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
 
-if has beam; then
-    echo "model,beam,alpha,bleu,chrf" >"$out/beam.csv.tmp"
-    for m in lstm tf; do for a in 0 1; do for b in 1 2 4 8; do
-        # greedy decoding ignores the length penalty: beam 1 is decoded once
-        if [ $b = 1 ] && [ $a != 0 ]; then sc=$(score "$out/runs/${m}_s1" 1 0)
-        else sc=$(score "$out/runs/${m}_s1" $b $a); fi
-        echo "$m,$b,$a,$sc" >>"$out/beam.csv.tmp"
-    done; done; done
-    mv "$out/beam.csv.tmp" "$out/beam.csv"
+if [ $tables = 0 ]; then
+    if has beam; then
+        echo "model,beam,alpha,bleu,chrf" >"$out/beam.csv.tmp"
+        for m in lstm tf; do for a in 0 1; do for b in 1 2 4 8; do
+            # greedy decoding ignores the length penalty: beam 1 is decoded once
+            if [ $b = 1 ] && [ $a != 0 ]; then sc=$(score "$out/runs/${m}_s1" 1 0)
+            else sc=$(score "$out/runs/${m}_s1" $b $a); fi
+            echo "$m,$b,$a,$sc" >>"$out/beam.csv.tmp"
+        done; done; done
+        mv "$out/beam.csv.tmp" "$out/beam.csv"
+    fi
+
+    if has attention; then
+        printf 'Ein Mann spielt Gitarre auf der Straße.\nZwei Hunde laufen über eine grüne Wiese.\n' >"$out/probes.de"
+        rm -rf "$out/attention"; mkdir -p "$out/attention"
+        for m in lstm tf; do
+            "$BIN_DIR/translate" "$out/runs/${m}_s1" --beam 1 --threads 1 --attention "$out/attention/$m" \
+                <"$out/probes.de" >"$out/attention/$m.hyp" 2>"$out/attention/$m.err" ||
+                { cat "$out/attention/$m.err" >&2; die "./translate --attention failed on ${m}_s1"; }
+            rm -f "$out/attention/$m.err"
+        done
+    fi
 fi
 
-if has attention; then
-    printf 'Ein Mann spielt Gitarre auf der Straße.\nZwei Hunde laufen über eine grüne Wiese.\n' >"$out/probes.de"
-    rm -rf "$out/attention"; mkdir -p "$out/attention"
-    for m in lstm tf; do
-        "$BIN_DIR/translate" "$out/runs/${m}_s1" --beam 1 --threads 1 --attention "$out/attention/$m" \
-            <"$out/probes.de" >"$out/attention/$m.hyp" 2>"$out/attention/$m.err" ||
-            { cat "$out/attention/$m.err" >&2; die "./translate --attention failed on ${m}_s1"; }
-        rm -f "$out/attention/$m.err"
-    done
-fi
 t_eval=$(( $(now) - t_eval ))
 wall=$(( t_train + t_eval ))
+if [ $tables = 1 ]; then   # the times of the call that made the CSVs, from its results.md
+    # shellcheck disable=SC2046 # three numbers
+    set -- $(sed -n 's/.*; wall time \([0-9]*\) s for this call (\([0-9]*\) s training, \([0-9]*\) s$/\1 \2 \3/p' \
+        "$out/results.md" | head -n 1)
+    [ $# = 3 ] || die "--tables: no line \"wall time N s for this call (N s training, N s\" in $out/results.md"
+    wall=$1; t_train=$2; t_eval=$3
+fi
 
 # ---- results.md
 table_head() {
@@ -370,13 +385,14 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
         echo "Command: \`$command\`. Left: the LSTM's dot attention (decoder steps × source tokens);"
         echo "right: the Transformer's last decoder layer, one panel per head."
         echo; echo "| LSTM | Transformer |"; echo "| --- | --- |"
-        L=$(config_value model dec_layers "$out/runs/tf_s1/config.ini")
+        L=$tf_layers   # tf_s1's decoder layers (HEAD_TF)
         for i in 1 2; do
             echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$L.svg) |"
         done
         echo; echo "| German | LSTM | Transformer |"; echo "| --- | --- | --- |"
         paste "$out/probes.de" "$out/attention/lstm.hyp" "$out/attention/tf.hyp" | awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }'
     fi
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"

@@ -39,6 +39,7 @@ be restarted.
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/rope_base)
 EOF
+    echo "$TABLES_USAGE"
     echo "$CONVERGE_USAGE"
     echo "$FIGURES_USAGE"
     echo "$RUN_USAGE"
@@ -94,49 +95,52 @@ trainings() {
 }
 run_trainings trainings "$out"
 
-# ---- evaluate every run with every base, both decodings; the diagnosis rows of seed 1
-echo "setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,exact_match$converge_cols" \
-    >"$out/results.csv.tmp"
-echo "setting,decoding,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
-    >"$out/positions.csv.tmp"
-for seed in $(seq_list "$seeds"); do
-    for tb in $train_bases; do
-        run=$out/runs/base$tb-s$seed
-        run_finished "$run" "$ceiling" || die "$run is not finished"
-        cells=""   # with --converge: ",CONVERGED,CPU_SECONDS" of the run
-        for eb in $eval_bases; do
-            setting="train $(short "$tb") / eval $(short "$eb")"
-            for decoding in model oracle; do
-                e=$run/eval_b${eb}_$decoding.csv p=$run/positions_b${eb}_$decoding.csv
-                # ./eval's two outputs are made together: reuse them only as a pair
-                [ -s "$p" ] || rm -f "$e"
-                cached_eval "$e" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" test_size="$test_size" \
-                    rope_base="$eb" length="$decoding" --positions "$p"
-                if [ $converge = 1 ]; then
-                    cells=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$e")" \
-                        "$(run_cpu_seconds "$run")")
-                fi
-                awk -F, -v p="$setting,$tb,$eb,$decoding,$seed" -v q="$cells" "$CSV_COLUMNS"'
-                    row && cell("split") == "test" {
-                        print p "," cells("length examples loss token_acc exact_match") q }' "$e" \
-                    >>"$out/results.csv.tmp"
-                if [ "$seed" = 1 ]; then
-                    prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
-                fi
+# (with --tables: the CSVs as they are)
+if [ $tables = 0 ]; then
+    # ---- evaluate every run with every base, both decodings; the diagnosis rows of seed 1
+    echo "setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,exact_match$converge_cols" \
+        >"$out/results.csv.tmp"
+    echo "setting,decoding,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
+        >"$out/positions.csv.tmp"
+    for seed in $(seq_list "$seeds"); do
+        for tb in $train_bases; do
+            run=$out/runs/base$tb-s$seed
+            run_finished "$run" "$ceiling" || die "$run is not finished"
+            cells=""   # with --converge: ",CONVERGED,CPU_SECONDS" of the run
+            for eb in $eval_bases; do
+                setting="train $(short "$tb") / eval $(short "$eb")"
+                for decoding in model oracle; do
+                    e=$run/eval_b${eb}_$decoding.csv p=$run/positions_b${eb}_$decoding.csv
+                    # ./eval's two outputs are made together: reuse them only as a pair
+                    [ -s "$p" ] || rm -f "$e"
+                    cached_eval "$e" "$BIN_DIR/eval" "$run" splits=none lengths="$lengths" test_size="$test_size" \
+                        rope_base="$eb" length="$decoding" --positions "$p"
+                    if [ $converge = 1 ]; then
+                        cells=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$e")" \
+                            "$(run_cpu_seconds "$run")")
+                    fi
+                    awk -F, -v p="$setting,$tb,$eb,$decoding,$seed" -v q="$cells" "$CSV_COLUMNS"'
+                        row && cell("split") == "test" {
+                            print p "," cells("length examples loss token_acc exact_match") q }' "$e" \
+                        >>"$out/results.csv.tmp"
+                    if [ "$seed" = 1 ]; then
+                        prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
+                    fi
+                done
             done
         done
     done
-done
-mv "$out/results.csv.tmp" "$out/results.csv"
-mv "$out/positions.csv.tmp" "$out/positions.csv"
-for seed in $(seq_list "$seeds"); do
-    for tb in $train_bases; do prefix_csv "$tb,$seed" "$out/runs/base$tb-s$seed/log.csv"; done
-done >"$out/curves.body"
-{ echo "train_base,seed,$(head -1 "$out/runs/base$(echo "$train_bases" | cut -d' ' -f1)-s1/log.csv")"
-  cat "$out/curves.body"; } >"$out/curves.csv"
-rm -f "$out/curves.body"
+    mv "$out/results.csv.tmp" "$out/results.csv"
+    mv "$out/positions.csv.tmp" "$out/positions.csv"
+    for seed in $(seq_list "$seeds"); do
+        for tb in $train_bases; do prefix_csv "$tb,$seed" "$out/runs/base$tb-s$seed/log.csv"; done
+    done >"$out/curves.body"
+    { echo "train_base,seed,$(head -1 "$out/runs/base$(echo "$train_bases" | cut -d' ' -f1)-s1/log.csv")"
+      cat "$out/curves.body"; } >"$out/curves.csv"
+    rm -f "$out/curves.body"
+fi
 
-draw_figures
+[ "$tables" = 1 ] || draw_figures
 
 # series SETTING DECODING LENGTH: the per-seed exact match (%), in seed order, space-separated
 series() {
@@ -243,6 +247,6 @@ long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | 
     echo
     echo "![exact match, greedy](exact_model.svg)"
     echo "![exact match, oracle length](exact_oracle.svg)"
-} >"$out/results.md.tmp"
-mv "$out/results.md.tmp" "$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 say "done in $wall s: $out/results.md"

@@ -6,21 +6,28 @@
 # inputs of exactly k digits. Question: does some configuration reach the study's target of
 # >= 90% sequence accuracy at length 32 (2x the longest training input)?
 # Run from anywhere after `make`; finished runs and evaluations are reused.
+# --tables: train and evaluate nothing, write results.md again from OUT/results.csv (--out OUT,
+# default this folder), its lines up to the provenance line kept.
 set -eu
-seeds=3
-case "${1:-}" in
-    -h|--help) echo "usage: $0 [--seeds N]"; sed -n '2,8p' "$0" | cut -c3-; exit 0 ;;
-    --seeds) seeds=${2:-}; case "$seeds" in ''|*[!0-9]*|0) echo "$0: --seeds takes a positive number" >&2; exit 2 ;; esac ;;
-    '') ;;
-    *) echo "usage: $0 [--seeds N]" >&2; exit 2 ;;
-esac
+seeds=3; out=results/lengthgen_long_lm; tables_only=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) echo "usage: $0 [--seeds N] [--tables [--out DIR]]"; sed -n '2,10p' "$0" | cut -c3-; exit 0 ;;
+        --seeds) seeds=${2:-}; case "$seeds" in ''|*[!0-9]*|0) echo "$0: --seeds takes a positive number" >&2; exit 2 ;; esac; shift ;;
+        --out) [ $# -ge 2 ] || { echo "$0: --out needs a folder" >&2; exit 2; }; out=$2; shift ;;
+        --tables) tables_only=1 ;;
+        *) echo "usage: $0 [--seeds N] [--tables [--out DIR]]" >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$out" in /*) ;; *) out=$(pwd)/$out ;; esac
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
+tables=$tables_only
 need_tools train eval
-out=results/lengthgen_long_lm
 lengths=16,17,20,24,32,40,48,64
 start=$(now)
-for steps in 3000 6000; do
+[ $tables = 1 ] || for steps in 3000 6000; do
     for seed in $(seq "$seeds"); do
         run=$out/runs/lm-copy-alibi-$steps-s$seed
         if run_finished "$run" "$steps"; then say "reuse  $run"
@@ -34,7 +41,7 @@ for steps in 3000 6000; do
         cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$lengths test_size=100
     done
 done
-{
+[ $tables = 1 ] || {
     echo "steps,seed,split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,loss_last,converged"
     for steps in 3000 6000; do for seed in $(seq "$seeds"); do
         prefix_csv "$steps,$seed" "$out/runs/lm-copy-alibi-$steps-s$seed/eval.csv"
@@ -56,5 +63,6 @@ done
     echo "## Token accuracy (teacher forcing) by input length"
     echo
     md_pivot "$out/results.csv" steps length token_acc 100 %.1f
-} >"$out/results.md"
+} >"$out/results.md.new"
+write_md "$out/results.md"
 cat "$out/results.md"
