@@ -106,11 +106,11 @@ until_over=""; converge_cols=""
 if [ $converge = 1 ]; then
     until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; steps=$((steps * CONVERGE_FACTOR))
 fi
+max_train=$(config_value task max_clauses configs/rope.ini)   # the longest training input, in clauses
 # draw_figures: exact match against clauses per variant; rope's diagnosis per variant (from
 # results.csv and positions.csv). With --partial a variant or its diagnosed scheme may have no
 # finished run yet: no plot then.
 draw_figures() {
-    max_train=$(config_value task max_clauses configs/rope.ini)
     variant_lines | cut -d'|' -f1 | while read -r variant; do
         grep -q "^$variant," "$out/results.csv" || continue
         plot --x length --y exact_match --group scheme --spread --filter variant="$variant" --vline "$max_train" \

@@ -1,4 +1,6 @@
 #!/bin/sh
+# usage: scripts/readme_outputs.sh [--out DIR] [--keep]
+#
 # The outputs README.md quotes, written by running its commands in a fresh clone of HEAD (so a
 # run folder of this checkout is neither reused nor overwritten):
 #
@@ -9,10 +11,8 @@
 # Each file starts with the command after "$ ", then what it printed, byte for byte (make's
 # compiler lines and the progress line ./train redraws on a terminal's standard error are
 # left out). OUT/outputs.md names the commit, the CPU, the cores and the wall time of each.
-# README.md quotes the files with `<!-- text: results/readme_commands/FILE -->` blocks that
+# README.md quotes the files with `<!-- table: results/readme_commands/FILE -->` blocks that
 # scripts/render_docs.sh fills in.
-#
-#   scripts/readme_outputs.sh [--out DIR] [--keep]
 #
 #   --out DIR   where the files go (default: results/readme_commands of this repository)
 #   --keep      keep the temporary clone (and its runs/rope)

@@ -68,9 +68,9 @@ until_over=""; converge_cols=""; ceiling=$steps
 if [ $converge = 1 ]; then
     until_over=$CONVERGE_UNTIL; converge_cols=",converged,cpu_seconds"; ceiling=$((steps * CONVERGE_FACTOR))
 fi
+max_train=$(config_value task max_clauses configs/rope.ini)   # the longest training input, in clauses
 # draw_figures: exact match against clauses, one panel per training base, from results.csv
 draw_figures() {
-    max_train=$(config_value task max_clauses configs/rope.ini)
     for decoding in model oracle; do
         plot --x length --y exact_match --group setting --panel train_base --spread --filter decoding="$decoding" \
             --vline "$max_train" --vline-label "trained on 1..$max_train" --dodge 3 \
