@@ -50,7 +50,7 @@ tmp=$out.tmp.$$
     echo
     echo "Findings, each fixed with a regression test in the normal test suite:"
     echo
-    echo "| target | finding | regression test |"
-    echo "| --- | --- | --- |"
-    grep -v '^#' tests/fuzz/findings.txt | awk -F'\t' 'NF >= 3 { printf "| %s | %s | %s |\n", $1, $2, $3 }'
+    echo "| target | found by | finding | regression test |"
+    echo "| --- | --- | --- | --- |"
+    grep -v '^#' tests/fuzz/findings.txt | awk -F'\t' 'NF >= 4 { printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
 } >"$tmp" && mv "$tmp" "$out" && echo "wrote $out"
