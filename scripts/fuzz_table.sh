@@ -25,6 +25,8 @@ tmp=$out.tmp.$$
     echo "Each target ran under ASan + UBSan (clang, \`-fsanitize=fuzzer,address,undefined\`) from"
     echo "its seeds in \`tests/fuzz/corpus_NAME\`. Coverage is libFuzzer's: edges (cov) and"
     echo "features (ft) of its last status line. Findings: fixed ones from \`tests/fuzz/findings.txt\`."
+    echo "The commit is the one checked out when the run started; a + marks uncommitted changes in"
+    echo "\`src/\` or \`tests/fuzz/\` then."
     echo
     echo "| target | commit | command | seconds | executions | edges | features | corpus | findings |"
     echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
