@@ -6,7 +6,7 @@
 #   make valgrind   test_train_core and a short training under valgrind memcheck (AVX2 build)
 #   make mutate     mutation testing (tests/mutants.txt; MUTANT=text picks some)
 #   make bench      training throughput, matmul and attention speed (./bench)
-#   make fuzz       libFuzzer on the safetensors reader and the INI parser (clang)
+#   make fuzz       libFuzzer on every reader of untrusted bytes (clang; FUZZ_S seconds each)
 #   make clean      remove build/ and the top-level tools
 
 CC      ?= cc
@@ -95,31 +95,40 @@ valgrind:
 bench: $(BUILD)/bin/bench
 	$(BUILD)/bin/bench
 
-# libFuzzer targets (clang): the safetensors reader and the INI parser, each run for
-# FUZZ_SECONDS with a scratch corpus in FUZZ_DIR (new inputs stay out of the repo's seeds).
-FUZZ_SECONDS ?= 600
-FUZZ_DIR     ?= /tmp/tf-fuzz
+# libFuzzer targets (clang, ASan + UBSan): one per reader of untrusted bytes, tests/fuzz/fuzz_*.c,
+# linked against the library built with the same flags. `make fuzz` runs each of FUZZ_TARGETS for
+# FUZZ_S seconds, one after another, with a scratch corpus in FUZZ_DIR seeded from
+# tests/fuzz/corpus_NAME (new inputs stay out of the repo), prints each one's executions and
+# coverage, and writes the table of every log in FUZZ_DIR to results/robustness/fuzz.md.
+FUZZ_S       ?= 600
+FUZZ_DIR     ?= build/fuzz/runs
 FUZZ_CC      ?= clang
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=all -Isrc
-FUZZ_SRC_safetensors = src/io/safetensors.c src/io/json.c src/io/fileio.c src/core/crash_point.c src/util/utf8.c src/util/strbuf.c
-# fuzz_config passes config.c the scheme registry's checks (src/pos), whose schemes use the
-# core ops (OpenMP).
-FUZZ_SRC_config      = src/config/config.c src/io/fileio.c $(wildcard src/pos/*.c src/core/*.c) -fopenmp
+                -fno-sanitize-recover=all -fopenmp -Isrc
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard src/io/*.[ch] src/config/*.[ch] src/pos/*.[ch])
+build/fuzz/obj/%.o: %.c $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_SRC_$*) -o $@ -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-psabi -c $< -o $@
 
-fuzz: build/fuzz/fuzz_safetensors build/fuzz/fuzz_config
-	@for t in safetensors config; do \
-	    mkdir -p $(FUZZ_DIR)/$$t && echo "# fuzz_$$t for $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/$$t.log)" && \
+build/fuzz/libtf.a: $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h build/fuzz/libtf.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< build/fuzz/libtf.a -o $@ -lm
+
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	    log=$(FUZZ_DIR)/$$t.log; rm -rf $(FUZZ_DIR)/$$t; mkdir -p $(FUZZ_DIR)/$$t; \
+	    echo "# fuzz_$$t for $(FUZZ_S) s (log: $$log)"; \
+	    echo "$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- src tests/fuzz || echo +)" \
+	        "make fuzz FUZZ_S=$(FUZZ_S) FUZZ_TARGETS=$$t" >$(FUZZ_DIR)/$$t.run; \
 	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
-	    if build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict \
-	        -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_DIR)/$$t tests/fuzz/corpus_$$t >$(FUZZ_DIR)/$$t.log 2>&1; \
-	    then grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss)' $(FUZZ_DIR)/$$t.log; \
-	    else tail -n 40 $(FUZZ_DIR)/$$t.log; exit 1; fi; \
-	done
+	    if build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_S) -timeout=25 -print_final_stats=1 $$dict \
+	        -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_DIR)/$$t tests/fuzz/corpus_$$t >$$log 2>&1; \
+	    then grep -E '^stat::number_of_executed_units|DONE' $$log; \
+	    else tail -n 40 $$log; exit 1; fi; \
+	done; sh scripts/fuzz_table.sh $(FUZZ_DIR)
 
 clean:
 	rm -rf build $(TOOLS)

@@ -200,6 +200,56 @@ static void test_resume_state(void) {
     config_free(&c);
 }
 
+// Rewrites the first `from` in the file at `path` with `to` (same length: offsets stay valid).
+static void patch_file(const char *from, const char *to) {
+    size_t n;
+    char err[256];
+    char *bytes = read_file(path, &n, 1 << 24, err, sizeof err), *at = NULL;
+    for (size_t i = 0; bytes && !at && i + strlen(from) <= n; i++)
+        if (!memcmp(bytes + i, from, strlen(from))) at = bytes + i;
+    CHECK(at != NULL, "'%s' not in the checkpoint", from);
+    if (at) memcpy(at, to, strlen(to));
+    if (bytes) write_file_atomic(path, bytes, n, err, sizeof err);
+    free(bytes);
+}
+
+// Found while writing tests/fuzz/fuzz_checkpoint.c's property (the state it loads is never
+// negative): the metadata numbers went through strtoull, which takes " -1" as 2^64 - 1, and
+// a step above LONG_MAX became negative when stored, so such a checkpoint resumed at step -1.
+// Every number is now digits only, within the type it is stored in.
+static void test_fuzz_state_numbers_in_range(void) {
+    Config c;
+    config_for(&c, "rope");
+    Model m;
+    model_build(&m, &c, 20, 24, 0);
+    AdamW opt;
+    adamw_init(&opt, &m.ps, 0.9f, 0.98f, 1e-9f, 0.01f);
+    char err[512] = "";
+    TrainState got, bad = { -1, { 99, 3, 17 }, 0, 0 };   // step -1 is written 2^64 - 1
+    checkpoint_save(path, &m, c.text, &opt, &bad, err, sizeof err);
+    CHECK(checkpoint_load(path, &m, &opt, &got, err, sizeof err) == -1 &&
+          strstr(err, "metadata step = '18446744073709551615' is out of range "
+                      "(at most 9223372036854775807)"), "step 2^64 - 1: '%s'", err);
+    bad = (TrainState){ 456, { 99, -1, 17 }, 0, 0 };
+    checkpoint_save(path, &m, c.text, &opt, &bad, err, sizeof err);
+    CHECK(checkpoint_load(path, &m, &opt, &got, err, sizeof err) == -1 &&
+          strstr(err, "metadata sampler_epoch = '18446744073709551615' is out of range"),
+          "epoch 2^64 - 1: '%s'", err);
+    const char *words[] = {"\" -1\"", "\"+45\"", "\"4 6\"", "\"4e6\""};
+    for (int i = 0; i < 4; i++) {
+        bad = (TrainState){ 456, { 99, 3, 17 }, 0, 0 };
+        checkpoint_save(path, &m, c.text, &opt, &bad, err, sizeof err);
+        patch_file("\"456\"", words[i]);
+        char want[96];
+        snprintf(want, sizeof want, "metadata step = '%.3s' is not a number", words[i] + 1);
+        CHECK(checkpoint_load(path, &m, &opt, &got, err, sizeof err) == -1 && strstr(err, want),
+              "step %s: '%s'", words[i], err);
+    }
+    adamw_free(&opt);
+    model_free(&m);
+    config_free(&c);
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -209,6 +259,7 @@ int main(void) {
     RUN(test_mismatch_refused);
     RUN(test_block_mismatch_refused);
     RUN(test_resume_state);
+    RUN(test_fuzz_state_numbers_in_range);
     remove(path);
     arena_free(&arena);
     return check_summary();

@@ -467,6 +467,18 @@ static void test_enum_words(void) {
     }
 }
 
+// Found by tests/fuzz/fuzz_config.c: a section name of 3000 or more characters is "too long"
+// (1000) away from every section, which close_enough took as near, and the hint read
+// SECTIONS[-1]. The hint now lists the sections.
+static void test_fuzz_long_section_name(void) {
+    static char text[3100];
+    text[0] = '[';
+    memset(text + 1, 'a', 3000);
+    strcpy(text + 3001, "]\nd_model = 64\n");
+    EXPECT_ERROR(text, 1, "unknown section [aaaaaaaaaa");
+    EXPECT_ERROR(text, 1, "a]; valid sections: [run] [task] [model] [train]");
+}
+
 int main(void) {
     strcpy(tmp_dir, "/tmp/test_config_XXXXXX");
     if (!mkdtemp(tmp_dir)) { perror("mkdtemp"); return 1; }
@@ -484,6 +496,7 @@ int main(void) {
     RUN(test_enum_words);
     RUN(test_round_trip);
     RUN(test_load_text_errors);
+    RUN(test_fuzz_long_section_name);
     const char *names[] = {"t.ini", "mini.ini", "plain", "x.ini"};
     for (int i = 0; i < 4; i++) {
         char p[128];

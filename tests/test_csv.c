@@ -162,6 +162,47 @@ static void test_write_row_quotes_only_when_needed(void) {
     free(buf);
 }
 
+// Found by tests/fuzz/fuzz_csv.c: the bytes 00 00 00 04 parsed as a header of one field cut
+// at the NUL (""), which wrote back as a blank line and did not parse again. A NUL byte is
+// now an error naming its line.
+static void test_fuzz_nul_byte_is_an_error(void) {
+    CsvTable t;
+    char err[256] = "";
+    CHECK(csv_parse("\0\0\0\x04", 4, "t.csv", &t, err, sizeof err) == -1, "NUL accepted");
+    CHECK(strcmp(err, "t.csv:1: NUL byte (a CSV file is text)") == 0, "error '%s'", err);
+    CHECK(csv_parse("a,b\n1,2\n3,x\0y\n", 14, "t.csv", &t, err, sizeof err) == -1,
+          "NUL in a field accepted");
+    CHECK(strcmp(err, "t.csv:3: NUL byte (a CSV file is text)") == 0, "error '%s'", err);
+}
+
+// Found by tests/fuzz/fuzz_csv.c: what the writer wrote had to parse back to the same table,
+// but a lone empty field was written as a blank line (skipped by the reader) and a first
+// field starting with '#' or a byte-order mark as a comment or a mark (dropped). They are
+// quoted now.
+static void test_fuzz_write_row_keeps_what_the_reader_drops(void) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *hdr[] = {"#n"}, *empty[] = {""}, *bom[] = {"\xEF\xBB\xBFx"}, *pair[] = {"#a", ""};
+    csv_write_row(f, 1, hdr);
+    csv_write_row(f, 1, empty);
+    csv_write_row(f, 1, bom);
+    csv_write_row(f, 2, pair);
+    fclose(f);
+    CHECK(strcmp(buf, "\"#n\"\n\"\"\n\"\xEF\xBB\xBFx\"\n\"#a\",\n") == 0, "wrote:\n%s", buf);
+    CsvTable t;
+    char err[256] = "";
+    int rc = csv_parse(buf, len - 6, "mem", &t, err, sizeof err);   // without the last row
+    CHECK(rc == 0, "reparse: %s", err);
+    if (rc == 0) {
+        CHECK(t.n_cols == 1 && !strcmp(t.header[0], "#n"), "header '%s'", t.header[0]);
+        CHECK(t.n_rows == 2 && !strcmp(t.rows[0][0], "") && !strcmp(t.rows[1][0], "\xEF\xBB\xBFx"),
+              "%d rows", t.n_rows);
+        csv_free(&t);
+    }
+    free(buf);
+}
+
 int main(void) {
     RUN(test_basic_table_and_lookup);
     RUN(test_quoted_fields);
@@ -170,5 +211,7 @@ int main(void) {
     RUN(test_errors_name_file_and_line);
     RUN(test_read_file_and_missing_file);
     RUN(test_write_row_quotes_only_when_needed);
+    RUN(test_fuzz_nul_byte_is_an_error);
+    RUN(test_fuzz_write_row_keeps_what_the_reader_drops);
     return check_summary();
 }

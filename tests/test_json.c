@@ -337,6 +337,19 @@ static void test_writer_escapes_and_round_trips(void) {
     strbuf_free(&b);
 }
 
+// Found by tests/fuzz/fuzz_json.c (clang's UBSan): an empty object parsed before any array or
+// object had members formed NULL + 0 (the scratch stack, not yet allocated) for the
+// duplicate-key check, undefined behaviour. gcc's UBSan does not flag it; this is the input.
+static void test_fuzz_empty_object_first(void) {
+    char err[256] = "";
+    const char in[] = "{}{\377\377}{jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj2 ";
+    JsonDoc *d = json_parse(in, sizeof in - 1, NULL, err, sizeof err);
+    CHECK(d == NULL && strstr(err, "byte 2: unexpected '{' after the end"), "error '%s'", err);
+    d = json_parse("{}", 2, NULL, err, sizeof err);
+    CHECK(d && json_root(d)->type == JSON_OBJECT && json_len(json_root(d)) == 0, "{}: %s", err);
+    json_free(d);
+}
+
 int main(void) {
     RUN(test_valid_documents);
     RUN(test_invalid_documents);
@@ -350,5 +363,6 @@ int main(void) {
     RUN(test_errors_fit_small_buffers);
     RUN(test_utf8_validator);
     RUN(test_writer_escapes_and_round_trips);
+    RUN(test_fuzz_empty_object_first);
     return check_summary();
 }

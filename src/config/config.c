@@ -242,7 +242,10 @@ static void section_hint(const char *name, char *out, size_t n) {
         int d = edit_distance(name, SECTIONS[i]);
         if (d < best_d) best = i, best_d = d;
     }
-    if (close_enough(name, best_d)) snprintf(out, n, "; did you mean [%s]?", SECTIONS[best]);
+    // best stays -1 when every distance is edit_distance's "too long" 1000, which a name of
+    // 3000 characters would count as close
+    if (best >= 0 && close_enough(name, best_d))
+        snprintf(out, n, "; did you mean [%s]?", SECTIONS[best]);
     else snprintf(out, n, "; valid sections: [run] [task] [model] [train]");
 }
 

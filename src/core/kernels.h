@@ -78,8 +78,15 @@ static inline __attribute__((always_inline)) void kernel_transpose(kernel_vf row
         for (int r = 0; r < KERNEL_VL; r++)
             if (!(r & s)) {
                 kernel_vf a = row[r], b = row[r + s];
+#ifdef __clang__   // clang (the fuzz builds) has no variable-mask shuffle: lane by lane
+                for (int l = 0; l < KERNEL_VL; l++) {
+                    row[r][l] = low[l] < KERNEL_VL ? a[low[l]] : b[low[l] - KERNEL_VL];
+                    row[r + s][l] = high[l] < KERNEL_VL ? a[high[l]] : b[high[l] - KERNEL_VL];
+                }
+#else
                 row[r] = __builtin_shuffle(a, b, low);
                 row[r + s] = __builtin_shuffle(a, b, high);
+#endif
             }
     }
 }

@@ -128,6 +128,13 @@ int csv_parse(const char *text, size_t len, const char *name, CsvTable *t, char 
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name ? name : "<csv>");
     size_t pos = 0;
+    const char *nul = memchr(text, '\0', len);   // fields are C strings: a NUL would cut one
+    if (nul) {
+        int at = 1;
+        for (const char *c = text; c < nul; c++) at += *c == '\n';
+        errorf(err, errlen, "%s:%d: NUL byte (a CSV file is text)", t->name, at);
+        return -1;
+    }
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) pos = 3;  // UTF-8 BOM
     int line = 1, cap = 0;
     while (pos < len) {
@@ -204,8 +211,13 @@ void csv_columns(const CsvTable *t, char *buf, int buflen) {
     }
 }
 
-static int needs_quotes(const char *s) {
+// Quotes keep what the reader would otherwise drop or change: a lone empty field (a blank
+// line is skipped), a first field starting with '#' (a comment before the header) or with a
+// byte-order mark (stripped at the start of a file), and edge spaces.
+static int needs_quotes(const char *s, int n_fields, int i) {
     size_t n = strlen(s);
+    if (n_fields == 1 && n == 0) return 1;
+    if (i == 0 && (s[0] == '#' || !strncmp(s, "\xEF\xBB\xBF", 3))) return 1;
     if (n && (s[0] == ' ' || s[n - 1] == ' ')) return 1;
     return strpbrk(s, ",\"\r\n") != NULL;
 }
@@ -214,7 +226,7 @@ int csv_write_row(FILE *f, int n, const char *const *fields) {
     for (int i = 0; i < n; i++) {
         const char *s = fields[i] ? fields[i] : "";
         if (i && fputc(',', f) == EOF) return -1;
-        if (!needs_quotes(s)) {
+        if (!needs_quotes(s, n, i)) {
             if (fputs(s, f) == EOF) return -1;
             continue;
         }

@@ -339,8 +339,11 @@ static int compare_members(const void *a, const void *b) {
 
 // Sorting (key, offset) puts duplicates side by side: O(n log n) even for huge objects.
 // Reports the earliest repeated occurrence in document order.
-static int check_duplicate_keys(Parser *p, JsonMember *m, size_t n) {
+// The object's members are p->stack[base .. base + n): the stack is NULL before the first push,
+// so the pointer is formed only once there are members to compare.
+static int check_duplicate_keys(Parser *p, size_t base, size_t n) {
     if (n < 2) return 0;
+    const JsonMember *m = p->stack + base;
     const JsonMember **idx = malloc(n * sizeof *idx);
     if (!idx) return out_of_memory(p);
     for (size_t i = 0; i < n; i++) idx[i] = &m[i];
@@ -427,7 +430,7 @@ static int parse_object(Parser *p, JsonValue *v, int depth) {
         }
     }
     size_t n = p->stack_len - base;
-    if (!p->lim.allow_duplicate_keys && check_duplicate_keys(p, p->stack + base, n)) return -1;
+    if (!p->lim.allow_duplicate_keys && check_duplicate_keys(p, base, n)) return -1;
     v->type = JSON_OBJECT;
     v->len = n;
     if (n) {

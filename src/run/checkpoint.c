@@ -1,5 +1,6 @@
 #include "run/checkpoint.h"
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,15 +79,26 @@ int checkpoint_read_config(const char *path, Config *c, char *err, int errlen) {
     return rc;
 }
 
-static int meta_u64(const StFile *f, const char *path, const char *key, uint64_t *out, char *err,
-                    int errlen) {
+// A metadata value: decimal digits only, at most max (the type it is stored in). strtoull
+// alone took " -1" or "+5" and wrapped past 2^64 - 1, and a step above LONG_MAX turned
+// negative once stored, so a damaged checkpoint resumed at a negative step.
+static int meta_u64(const StFile *f, const char *path, const char *key, uint64_t max,
+                    uint64_t *out, char *err, int errlen) {
     const char *v = st_meta(f, key);
-    char *end;
     if (!v || !*v) { snprintf(err, errlen, "%s: metadata has no %s", path, key); return -1; }
-    unsigned long long x = strtoull(v, &end, 10);
-    if (*end || v[0] == '-') {
-        snprintf(err, errlen, "%s: metadata %s = '%s' is not a number", path, key, v);
-        return -1;
+    uint64_t x = 0;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9') {
+            snprintf(err, errlen, "%s: metadata %s = '%.40s' is not a number", path, key, v);
+            return -1;
+        }
+        unsigned d = (unsigned)(*c - '0');
+        if (x > (max - d) / 10) {
+            snprintf(err, errlen, "%s: metadata %s = '%.40s' is out of range (at most %" PRIu64
+                     ")", path, key, v, max);
+            return -1;
+        }
+        x = 10 * x + d;
     }
     *out = x;
     return 0;
@@ -175,14 +187,15 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
         }
     }
     uint64_t v;
-    if (!rc && !meta_u64(f, path, "dropout_rng", &v, err, errlen)) m->dropout_rng.state = v;
+    if (!rc && !meta_u64(f, path, "dropout_rng", UINT64_MAX, &v, err, errlen))
+        m->dropout_rng.state = v;
     else rc = -1;
     if (!rc && st) {
         uint64_t step, seed, epoch, pos;
-        rc = meta_u64(f, path, "step", &step, err, errlen) ||
-             meta_u64(f, path, "sampler_seed", &seed, err, errlen) ||
-             meta_u64(f, path, "sampler_epoch", &epoch, err, errlen) ||
-             meta_u64(f, path, "sampler_pos", &pos, err, errlen) ? -1 : 0;
+        rc = meta_u64(f, path, "step", LONG_MAX, &step, err, errlen) ||
+             meta_u64(f, path, "sampler_seed", UINT64_MAX, &seed, err, errlen) ||
+             meta_u64(f, path, "sampler_epoch", INT64_MAX, &epoch, err, errlen) ||
+             meta_u64(f, path, "sampler_pos", INT64_MAX, &pos, err, errlen) ? -1 : 0;
         if (!rc) {
             st->step = (long)step;
             st->sampler.seed = seed;
@@ -190,7 +203,8 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
             st->sampler.pos = (int64_t)pos;
             uint64_t tokens = 0;
             st->tokens_known = st_meta(f, "tokens") != NULL;
-            if (st->tokens_known) rc = meta_u64(f, path, "tokens", &tokens, err, errlen);
+            if (st->tokens_known)
+                rc = meta_u64(f, path, "tokens", UINT64_MAX, &tokens, err, errlen);
             st->tokens = (double)tokens;
         }
     }
@@ -207,7 +221,7 @@ int checkpoint_load(const char *path, Model *m, AdamW *opt, TrainState *st, char
         } else if (check_finite(path, em->name, em->data, em->numel, err, errlen) ||
                    check_finite(path, ev->name, ev->data, ev->numel, err, errlen)) {
             rc = -1;
-        } else if (!(rc = meta_u64(f, path, "adam_step", &adam_step, err, errlen))) {
+        } else if (!(rc = meta_u64(f, path, "adam_step", LONG_MAX, &adam_step, err, errlen))) {
             memcpy(opt->m, em->data, sizeof(float) * (size_t)opt->n);
             memcpy(opt->v, ev->data, sizeof(float) * (size_t)opt->n);
             opt->step = (long)adam_step;

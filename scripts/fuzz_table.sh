@@ -1,0 +1,58 @@
+#!/bin/sh
+# The fuzzing table: for every libFuzzer log that `make fuzz` left in DIR (NAME.log, with the
+# commit and command in NAME.run), the seconds and executions of libFuzzer's final stats, the
+# coverage of its last status line (cov: edges, ft: features, corp: inputs kept), and the
+# findings: those fixed, listed in tests/fuzz/findings.txt, and an open one when the log ends
+# in a crash. Writes results/robustness/fuzz.md (with the CPU); docs/robustness.md shows it.
+#
+#   scripts/fuzz_table.sh [DIR]      (default: build/fuzz/runs, make fuzz's FUZZ_DIR)
+case "${1:-}" in
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "fuzz_table.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.." || exit 2
+dir=${1:-build/fuzz/runs}
+ls "$dir"/*.log >/dev/null 2>&1 || { echo "fuzz_table.sh: no logs in $dir (make fuzz)" >&2; exit 2; }
+out=results/robustness/fuzz.md
+mkdir -p results/robustness
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+tmp=$out.tmp.$$
+{
+    echo "# Fuzzing"
+    echo
+    echo "Written by \`sh scripts/fuzz_table.sh\` from the logs of \`make fuzz\` on ${cpu:-an unknown CPU}"
+    echo "($(nproc) logical CPUs, shared with other jobs: executions depend on the load)."
+    echo "Each target ran under ASan + UBSan (clang, \`-fsanitize=fuzzer,address,undefined\`) from"
+    echo "its seeds in \`tests/fuzz/corpus_NAME\`. Coverage is libFuzzer's: edges (cov) and"
+    echo "features (ft) of its last status line. Findings: fixed ones from \`tests/fuzz/findings.txt\`."
+    echo "The commit is the one checked out when the run started; a + marks uncommitted changes in"
+    echo "\`src/\` or \`tests/fuzz/\` then."
+    echo
+    echo "| target | commit | command | seconds | executions | edges | features | corpus | findings |"
+    echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+    for log in "$dir"/*.log; do
+        t=$(basename "$log" .log)
+        run=$(cat "$dir/$t.run" 2>/dev/null)
+        fixed=$(grep -c "^$t	" tests/fuzz/findings.txt 2>/dev/null)
+        awk -v t="$t" -v run="$run" -v fixed="${fixed:-0}" '
+            / cov: / { for (i = 1; i < NF; i++) { if ($i == "cov:") cov = $(i + 1)
+                                                  if ($i == "ft:") ft = $(i + 1)
+                                                  if ($i == "corp:") { corp = $(i + 1); sub(/\/.*/, "", corp) } } }
+            /^Done [0-9]+ runs in [0-9]+ second/ { runs = $2; secs = $5 }
+            /^stat::number_of_executed_units:/ { runs = $2 }
+            /ERROR: (libFuzzer|AddressSanitizer|UndefinedBehaviorSanitizer)|runtime error:|^SUMMARY: / { crash = 1 }
+            END {
+                commit = run; sub(/ .*/, "", commit); cmd = run; sub(/^[^ ]* /, "", cmd)
+                f = fixed " fixed"; if (crash) f = f ", 1 open (the log ends in a crash)"
+                if (secs == "") { secs = "—"; f = f ", run did not finish" }
+                printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n", t, commit, cmd, secs,
+                       runs == "" ? "—" : runs, cov, ft, corp, f
+            }' "$log"
+    done
+    echo
+    echo "Findings, each fixed with a regression test in the normal test suite:"
+    echo
+    echo "| target | found by | finding | regression test |"
+    echo "| --- | --- | --- | --- |"
+    grep -v '^#' tests/fuzz/findings.txt | awk -F'\t' 'NF >= 4 { printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
+} >"$tmp" && mv "$tmp" "$out" && echo "wrote $out"
