@@ -7,7 +7,8 @@
 //  - beam search (run/decode.c) with a beam wider than every hypothesis finds what an
 //    exhaustive search over all outputs finds (3 output tokens, at most 4 steps, each output
 //    scored by the full model's log-probability over the GNMT length penalty), for the
-//    Transformer translator and the LSTM translator, at alpha 0, 0.6 and 2.5.
+//    Transformer translator and the LSTM translator, at alpha 0, 0.6 and 2.5; and the LSTM's
+//    cached state follows beam search's parents (both h and c of every layer).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,11 +181,47 @@ static void test_beam_is_exhaustive_search(void) {
           alpha_matters);
 }
 
+// decode_reorder on the LSTM's cache: after <bos>, then 4 | 5, parents {1, 0} swap the two
+// rows and {1, 1} copy row 1 to both; the next step's logits are then the full teacher-forced
+// pass's on the reordered prefixes.
+static void test_lstm_reorder_follows_parents(void) {
+    enum { V = 8, Ts = 4 };
+    static const int src[2 * Ts] = {5, 6, 7, 3, 5, 6, 7, 3};   // the rows of one sentence
+    static const int parents[2][2] = {{1, 0}, {1, 1}};
+    for (int k = 0; k < 2; k++) {
+        Model m;
+        lstm_model(&m, 1, 2, 0.1f, V, 9);
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        DecodeState st;
+        CHECK(decode_init(&st, &m, src, 2, Ts, 4) == 0, "init");
+        int bos[2] = {TOK_BOS, TOK_BOS}, first[2] = {4, 5}, next[2] = {6, 7};
+        decode_step(&st, bos);
+        decode_step(&st, first);
+        decode_reorder(&st, parents[k]);
+        Tensor *z = decode_step(&st, next);   // (2,V)
+        float row[V];
+        memcpy(row, z->data, sizeof row);
+        double worst = 0;
+        for (int n = 0; n < 2; n++) {
+            int prefix[3] = {TOK_BOS, first[parents[k][n]], next[n]};
+            ArenaMark mark = arena_mark(&arena);
+            Tensor *full = translator_logits(&m, src, 1, Ts, prefix, 3);   // (3,V)
+            for (int v = 0; v < V; v++) worst = fmax(worst, fabs((n ? z->data[V + v] : row[v]) - full->data[2L * V + v]));
+            arena_release(&arena, mark);
+        }
+        CHECK(worst < 2e-5, "parents {%d, %d}: logits after the reorder differ by %g", parents[k][0], parents[k][1], worst);
+        decode_free(&st);
+        model_free(&m);
+    }
+}
+
 int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
     RUN(test_lstm_dropout_where_torch_puts_it);
     RUN(test_beam_is_exhaustive_search);
+    RUN(test_lstm_reorder_follows_parents);
     arena_free(&arena);
     return check_summary();
 }
