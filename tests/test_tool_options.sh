@@ -5,6 +5,8 @@
 #     run's 10 (a penalty of 10 favours long outputs);
 #   - ./generate --top-k 0 samples from every token: the text of the default (top-k 0), not
 #     refused, and not greedy's (--top-k 1);
+#   - ./eval writes an exact match of 0 as 0, not as an empty cell (a run of one step gets
+#     no validation sentence right);
 #   - ./train records model.attn_train_length (the longest training sequence) unless the
 #     config gives it: a given 7 stays 7. (tests/test_run_accounting.c computes the derived
 #     value for every task form.)
@@ -57,6 +59,13 @@ if "$TRAIN" "$TMP/lm.ini" >"$TMP/lm.log" 2>&1 &&
     if cmp -s "$TMP/g_default" "$TMP/g_all" && ! cmp -s "$TMP/g_all" "$TMP/g_one"; then ok generate_top_k_zero
     else fail generate_top_k_zero "default: $(cat "$TMP/g_default"); --top-k 0: $(cat "$TMP/g_all"); --top-k 1: $(cat "$TMP/g_one")"; fi
 else fail generate_top_k_zero "$(tail -2 "$TMP/lm.log") $(grep -v '^memory' "$TMP/g.err" | head -c 300)"; fi
+
+# ---------------------------------------------------------------- ./eval: a 0 is written
+if "$EVAL" "$RUNS/given" splits=val >"$TMP/eval_given" 2>"$TMP/eval.err"; then
+    em=$(field "$TMP/eval_given" val,0 6)
+    if [ "$em" = 0 ]; then ok eval_writes_zero_exact_match
+    else fail eval_writes_zero_exact_match "exact_match cell '$em' of a one-step run: $(cat "$TMP/eval_given")"; fi
+else fail eval_writes_zero_exact_match "$(head -c 300 "$TMP/eval.err")"; fi
 
 # ---------------------------------------------------------------- ./train model.attn_train_length
 derived=$(sed -n 's/^attn_train_length = //p' "$RUN/config.ini")
