@@ -305,7 +305,9 @@ int task_train_length(const Task *t) {
     }
     int max_src = 0, max_tgt = 0;
     split_max_lengths(&t->train, &max_src, &max_tgt);
-    return (max_src > max_tgt ? max_src : max_tgt) + 1 + t->add_cls;
+    // the classifier's sentence (data/batch.c): no <eos>, a <cls> first with pool = cls
+    if (t->batch_kind == BATCH_CLASSIFY) return max_src + t->add_cls;
+    return (max_src > max_tgt ? max_src : max_tgt) + 1;
 }
 
 static void vocab_paths(const Task *t, const char *dir, char *a, char *b, size_t n) {

@@ -55,8 +55,9 @@ void task_target_clauses(const Task *t, const int *row, int T, int *clause);
 int  task_end_token(const Task *t);
 // The longest sequence the model's self-attention saw in training (the keys of the last query):
 // lm: task.window; the decoder-only algorithmic and parallel_text forms (BATCH_PROMPT): <eos> + input + <bos> +
-// output; otherwise the longest source or target with its <eos> or <bos> (and <cls>). It is n_train
-// of model.attn_logit_scale (docs/design.md §2.4), and what a learned table must cover.
+// output; a translator's longest source or target with its <eos> or <bos>; the classifier's
+// longest sentence (it has no <eos>), with <cls> when it pools one. It is n_train of
+// model.attn_logit_scale (docs/design.md §2.4), and what a learned table must cover.
 int  task_train_length(const Task *t);
 // Vocabulary files beside a checkpoint: "vocab.txt" (classifier, lm) or
 // "src_vocab.txt" + "tgt_vocab.txt" (translator), and with BPE the merges "src_bpe.txt" +

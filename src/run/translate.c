@@ -158,10 +158,12 @@ int translate_lines(Translator *t, char *const *lines, int n, int beam, float al
     if (!rc) qsort(order, (size_t)n, sizeof(ByLength), by_length);
     for (int start = 0, B; start < n && !rc; start += B) {
         B = n - start < batch ? n - start : batch;
-        // a language model's prompts are not padded: they share the cache's positions
-        if (t->prefix)
-            for (int b = 1; b < B; b++)
-                if (order[start + b].len != order[start].len) { B = b; break; }
+        // One source length a batch: a line's output may run to 2 Ts + 10 tokens of its own
+        // source (a longer line beside it would let it run on, and beam search's cut
+        // hypotheses compete at that limit), and a language model's prompts are not padded:
+        // they share the cache's positions.
+        for (int b = 1; b < B; b++)
+            if (order[start + b].len != order[start].len) { B = b; break; }
         int Ts = order[start + B - 1].len;
         int max_len = 2 * Ts + 10;                 // targets are rarely twice the source
         int *src = calloc((size_t)B * Ts, sizeof(int)),

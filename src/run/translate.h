@@ -46,7 +46,8 @@ char *translator_text(const Translator *t, const int *ids, int n);
 // what is available; -1 with the one-line refusal, else 0 with the estimate on stderr.
 int  translate_check_memory(const Translator *t, char *const *lines, int n, int beam, int batch,
                             char *err, int errlen);
-// Translates n lines (sorted by length into batches of `batch` sentences) with beam search;
+// Translates n lines (sorted by length into batches of at most `batch` sentences of one
+// source length, so a line's translation does not depend on the others) with beam search;
 // out[i] receives a malloc'd string. 0, or -1 with a message.
 int  translate_lines(Translator *t, char *const *lines, int n, int beam, float alpha, int batch,
                      char **out, char *err, int errlen);
