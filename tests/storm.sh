@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 usage() {
     cat <<'EOT'
 usage: tests/storm.sh [--study dog|extrapolate] [--signals N] [--seed S] [--slurm]
-                      [--work DIR] [--report FILE]
+                      [--disk N] [--work DIR] [--report FILE]
 
 Runs the study once undisturbed (DIR/ref), then again in DIR/study under a storm of at least
 N signals (default 50; seed S, default 1), restarting its script each time it dies, and
@@ -31,18 +31,24 @@ checks that:
   --slurm   the study's trainings go to Slurm (--slurm; SLURM_CONF must name a running
             cluster) and a storm signal to a training is `scancel` of a random running task;
             otherwise the study runs with --jobs 2
+  --disk N  no signals: instead the study runs N times on a tmpfs (root) that fills, run k < N
+            with room for k/N of what the undisturbed run writes, run N for all but its last
+            24 KiB (the results' files). Each must stop with a
+            message naming a file and "No space left on device"; the same command with room
+            must then finish, with the checks above (skipped without root or tmpfs)
   --report FILE   also write the figures as Markdown to FILE
 Tools come from BIN_DIR (default build/opt/bin). Every process it starts runs under nice -n 10.
 EOT
 }
 
-study=dog; signals=50; seed=1; slurm=0; work=""; report=""
+study=dog; signals=50; seed=1; slurm=0; disk=0; work=""; report=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --study) study=${2:?}; shift ;;
         --signals) signals=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
         --slurm) slurm=1 ;;
+        --disk) disk=${2:?}; shift ;;
         --work) work=${2:?}; shift ;;
         --report) report=${2:?}; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -50,7 +56,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case "$signals$seed" in *[!0-9]*) usage >&2; exit 2 ;; esac
+case "$signals$seed$disk" in *[!0-9]*) usage >&2; exit 2 ;; esac
 case $study in
     dog) script="scripts/dog_bites_man.sh --quick" ;;
     extrapolate) script="scripts/extrapolate.sh --quick --views 1 --schemes rope,alibi" ;;
@@ -142,8 +148,69 @@ check_round() {
     done <"$W/finished"
 }
 
+# verdict NAME CHECK: ok NAME if $W/problems has no CHECK line, else FAIL with them
+verdict() {
+    if grep -q "^$2: " "$W/problems"; then fail "$1" "$(grep "^$2: " "$W/problems" | head -n 5 | tr '\n' ' ')"
+    else ok "$1"; fi
+}
+
+# ---- a full disk: the study on a tmpfs too small for it, then again with room
+if [ "$disk" -gt 0 ]; then
+    : >"$W/finished"; : >"$W/problems"; : >"$W/stops"
+    need=$(du -sk "$W/ref" | cut -f1)
+    mkdir -p "$S"
+    if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=64m tmpfs "$S" 2>/dev/null; then
+        skip storm_disk_full "cannot mount a tmpfs here (needs root)"; exit 0
+    fi
+    trap 'umount "$S" 2>/dev/null; rm -rf "$TMP"' EXIT
+    k=1
+    while [ "$k" -le "$disk" ]; do
+        rm -rf "$S"/* "$S"/.[!.]*
+        # the last run with room for all but the last few files (the results), the others
+        # spread evenly below it
+        if [ "$k" -eq "$disk" ]; then room=$(( need - 24 )); else room=$(( need * k / disk )); fi
+        mount -o remount,size=${room}k "$S"
+        run_study "$W/disk$k.log"; wait $driver; rc=$?
+        note_finished
+        msg=$(grep -m 1 "$S/[^ ]*.*No space left on device" "$W/disk$k.log")
+        if [ $rc -ne 0 ] && [ -n "$msg" ]; then echo "$k ${room} KiB: $msg" >>"$W/stops"
+        else echo "stop: run $k (${room} KiB): exit $rc, no message naming a file: $(tail -n 2 "$W/disk$k.log" | tr '\n' ' ')" >>"$W/problems"; fi
+        mount -o remount,size=64m "$S"
+        run_study "$W/disk$k.again.log"; wait $driver; rc=$?
+        [ $rc -eq 0 ] || echo "again: run $k: exit $rc: $(tail -n 2 "$W/disk$k.again.log" | tr '\n' ' ')" >>"$W/problems"
+        check_round
+        : >"$W/finished"
+        k=$((k + 1))
+    done
+    umount "$S"
+    echo "# $study on a full disk: $disk runs, room for $(sed 's/^[0-9]* \([0-9]*\) KiB.*/\1/' "$W/stops" | tr '\n' ' ')KiB of the $need KiB it writes (undisturbed: $ref_s s)"
+    sed 's/^/#   stopped: /' "$W/stops"
+    echo "#   $compared files compared, $watched finished runs watched"
+    verdict storm_disk_full_stops_naming_the_file stop
+    verdict storm_disk_freed_same_command_finishes again
+    verdict storm_disk_results_identical differ
+    verdict storm_disk_no_file_missing_or_left_over files
+    verdict storm_disk_nothing_retrained retrained
+    if [ -n "$report" ]; then
+        {
+            echo "## Full disk: $study"
+            echo
+            echo "Command: \`tests/storm.sh --study $study --disk $disk\`."
+            provenance
+            echo
+            echo "| run | room | the message it stopped with |"
+            echo "| ---: | ---: | --- |"
+            sed "s|$S/|OUT/|g" "$W/stops" | awk '{ k = $1; r = $2 " " $3; $1 = $2 = $3 = ""; sub(/^ +/, ""); printf "| %s | %s | `%s` |\n", k, r, $0 }'
+            echo
+            echo "Then with room: $(grep -c '^again: ' "$W/problems") of $disk calls failed; $compared files compared, $(grep -c '^differ: ' "$W/problems") differ; $(grep -c '^files: ' "$W/problems") left over or missing; $(grep -c '^retrained: ' "$W/problems") of $watched finished runs trained again."
+            echo
+        } >>"$report"
+    fi
+    exit 0
+fi
+
 : >"$W/finished"; : >"$W/sent"; : >"$W/problems"
-sent=0; restarts=0; want=""; t0=$(now)
+sent=0; restarts=0; want=""; idle=0; t0=$(now)
 run_study "$W/storm.log"
 while :; do
     random 300; sleep "$(printf '0.%03d' $(( 50 + r )))"
@@ -163,9 +230,10 @@ while :; do
     fi
     [ $sent -lt "$signals" ] || continue
     # The next signal's kind, at random: a training or an evaluation (2 in 5 each) or the script
-    # (1 in 5). Once something of that kind runs, each poll signals it with probability 1/3,
-    # so the moment falls at random in its life.
-    if [ -z "$want" ]; then
+    # (1 in 5), drawn again after 5 polls without one running. Once something of that kind
+    # runs, each poll signals it with probability 1/3, so the moment falls at random in its life.
+    if [ -z "$want" ] || [ $idle -ge 5 ]; then
+        idle=0
         random 5
         case $r in 0|1) want=training ;; 2|3) want=evaluation ;; 4) want=driver ;; esac
         [ $slurm = 0 ] || [ $want != training ] || want=slurm_task
@@ -175,7 +243,8 @@ while :; do
         slurm_task) targets=$(slurm_tasks) ;;
         *) targets=$(pids "$want") ;;
     esac
-    [ -n "$targets" ] || continue
+    [ -n "$targets" ] || { idle=$((idle + 1)); continue; }
+    idle=0
     random 3; [ $r = 0 ] || continue
     set -- $targets; random $#; shift $r; target=$1
     if [ $want = slurm_task ]; then sig=scancel; scancel "$target" 2>/dev/null || continue
@@ -198,10 +267,6 @@ for k in training slurm_task evaluation driver; do
 done
 echo "#   $compared files compared, $watched finished runs watched from their end on"
 [ "$sent" -ge "$signals" ] && ok storm_signals_sent || fail storm_signals_sent "$sent of $signals"
-verdict() {   # NAME CHECK: ok if $W/problems has no CHECK line
-    if grep -q "^$2: " "$W/problems"; then fail "$1" "$(grep "^$2: " "$W/problems" | head -n 5 | tr '\n' ' ')"
-    else ok "$1"; fi
-}
 verdict storm_results_identical differ
 verdict storm_no_file_missing_or_left_over files
 verdict storm_nothing_left_in_tmpdir tmpdir
