@@ -8,6 +8,7 @@
 #   make bench      training throughput, matmul and attention speed (./bench)
 #   make fuzz       libFuzzer on the safetensors reader and the INI parser (clang)
 #   make clean      remove build/ and the top-level tools
+#   make stress     kill storms and a full disk on a real study (minutes; results/robustness/stress.md)
 
 CC      ?= cc
 BUILD   ?= build/opt
@@ -123,3 +124,10 @@ fuzz: build/fuzz/fuzz_safetensors build/fuzz/fuzz_config
 
 clean:
 	rm -rf build $(TOOLS)
+
+# Outside `make test`: kill storms on scripts/dog_bites_man.sh --quick (--jobs 2, and Slurm
+# where it is installed) and a full disk mid-sweep (root), each checked against an undisturbed
+# run (tests/stress.sh, tests/storm.sh); the figures go to results/robustness/stress.md.
+.PHONY: stress
+stress: tools
+	@BIN_DIR=$(BUILD)/bin nice -n 10 sh tests/stress.sh

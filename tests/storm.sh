@@ -15,8 +15,8 @@ usage: tests/storm.sh [--study dog|extrapolate] [--signals N] [--seed S] [--slur
                       [--disk N] [--work DIR] [--report FILE]
 
 Runs the study once undisturbed (DIR/ref), then again in DIR/study under a storm of at least
-N signals (default 50; seed S, default 1), restarting its script each time it dies, and
-checks that:
+N signals (default 50, or none with --disk; seed S, default 1), restarting its script each
+time it dies, and checks that:
   - every file of the folder is byte-identical to the undisturbed run's, except the fields that
     are wall or CPU time by nature: results.md's "wall time" line, each run's train.out (the
     trainer's console output: seconds and tokens/s) and compute.csv (one row per invocation
@@ -31,7 +31,7 @@ checks that:
   --slurm   the study's trainings go to Slurm (--slurm; SLURM_CONF must name a running
             cluster) and a storm signal to a training is `scancel` of a random running task;
             otherwise the study runs with --jobs 2
-  --disk N  no signals: instead the study runs N times on a tmpfs (root) that fills, run k < N
+  --disk N  first (before any signal) the study runs N times on a tmpfs (root) that fills, run k < N
             with room for k/N of what the undisturbed run writes, run N for all but its last
             24 KiB (the results' files). Each must stop with a
             message naming a file and "No space left on device"; the same command with room
@@ -41,7 +41,7 @@ Tools come from BIN_DIR (default build/opt/bin). Every process it starts runs un
 EOT
 }
 
-study=dog; signals=50; seed=1; slurm=0; disk=0; work=""; report=""
+study=dog; signals=""; seed=1; slurm=0; disk=0; work=""; report=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --study) study=${2:?}; shift ;;
@@ -56,6 +56,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+[ -n "$signals" ] || if [ "$disk" -gt 0 ]; then signals=0; else signals=50; fi
 case "$signals$seed$disk" in *[!0-9]*) usage >&2; exit 2 ;; esac
 case $study in
     dog) script="scripts/dog_bites_man.sh --quick" ;;
@@ -67,7 +68,15 @@ rm -rf "$W"; mkdir -p "$W/tmp"
 W=$(cd "$W" && pwd -P)
 S=$W/study
 export TMPDIR=$W/tmp BIN_DIR
-if [ $slurm = 1 ]; then where="--slurm"; else where="--jobs 2"; fi
+where="--jobs 2"
+if [ $slurm = 1 ]; then
+    . tests/slurm_cluster.sh
+    if why=$(slurm_missing); then skip storm_slurm "$why"; exit 0; fi
+    trap 'slurm_stop; rm -rf "$TMP"' EXIT
+    slurm_start "$W/slurm" >"$W/slurm_start.out" || { fail storm_slurm_cluster_starts "$(cat "$W/slurm_start.out")"; exit 0; }
+    # the reference trains with one thread a run, as each Slurm task does (1 CPU)
+    where="--jobs $(cores)"
+fi
 
 # run_study LOG: one call of the study's script in the background (its pid in $driver).
 run_study() {
@@ -87,6 +96,7 @@ run_study "$W/ref.log"
 wait $driver || { fail storm_reference "exit $?: $(tail -n 3 "$W/ref.log")"; exit 0; }
 mv "$S" "$W/ref"
 ref_s=$(( $(now) - t0 ))
+[ $slurm = 0 ] || where="--slurm"
 
 # ---- the storm
 rnd=$seed
@@ -160,8 +170,10 @@ if [ "$disk" -gt 0 ]; then
     need=$(du -sk "$W/ref" | cut -f1)
     mkdir -p "$S"
     if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=64m tmpfs "$S" 2>/dev/null; then
-        skip storm_disk_full "cannot mount a tmpfs here (needs root)"; exit 0
+        skip storm_disk_full "cannot mount a tmpfs here (needs root)"; disk=0
     fi
+fi
+if [ "$disk" -gt 0 ]; then
     trap 'umount "$S" 2>/dev/null; rm -rf "$TMP"' EXIT
     k=1
     while [ "$k" -le "$disk" ]; do
@@ -206,7 +218,8 @@ if [ "$disk" -gt 0 ]; then
             echo
         } >>"$report"
     fi
-    exit 0
+    [ "$signals" -gt 0 ] || exit 0
+    rm -rf "$S"; rounds=0; compared=0; watched=0
 fi
 
 : >"$W/finished"; : >"$W/sent"; : >"$W/problems"
