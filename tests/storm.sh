@@ -5,7 +5,7 @@
 # Then the study's folder must equal an undisturbed run's, file for file, and nothing may be
 # left over or retrained. Prints `ok`/`FAIL` lines (tests/run.sh counts them) and `#` figures.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . tests/lib.sh
 . scripts/lib.sh
 
@@ -58,11 +58,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$signals" ] || if [ "$disk" -gt 0 ]; then signals=0; else signals=50; fi
 case "$signals$seed$disk" in *[!0-9]*) usage >&2; exit 2 ;; esac
-case $study in
-    dog) script="scripts/dog_bites_man.sh --quick" ;;
-    extrapolate) script="scripts/extrapolate.sh --quick --views 1 --schemes rope,alibi" ;;
-    *) usage >&2; exit 2 ;;
-esac
+case $study in dog|extrapolate) ;; *) usage >&2; exit 2 ;; esac
 W=${work:-$TMP/storm}
 rm -rf "$W"; mkdir -p "$W/tmp"
 W=$(cd "$W" && pwd -P)
@@ -80,11 +76,11 @@ fi
 
 # run_study LOG: one call of the study's script in the background (its pid in $driver).
 run_study() {
-    # shellcheck disable=SC2086 # the script's words
+    # shellcheck disable=SC2086 # $where is two words or one
     if [ $study = extrapolate ]; then
         nice -n 10 scripts/extrapolate.sh --quick --views 1 --schemes "rope alibi" $where --out "$S" >>"$1" 2>&1 &
     else
-        nice -n 10 $script $where --out "$S" >>"$1" 2>&1 &
+        nice -n 10 scripts/dog_bites_man.sh --quick $where --out "$S" >>"$1" 2>&1 &
     fi
     driver=$!
 }
@@ -177,7 +173,7 @@ if [ "$disk" -gt 0 ]; then
     trap 'umount "$S" 2>/dev/null; rm -rf "$TMP"' EXIT
     k=1
     while [ "$k" -le "$disk" ]; do
-        rm -rf "$S"/* "$S"/.[!.]*
+        rm -rf "${S:?}"/* "${S:?}"/.[!.]*
         # the last run with room for all but the last few files (the results), the others
         # spread evenly below it
         if [ "$k" -eq "$disk" ]; then room=$(( need - 24 )); else room=$(( need * k / disk )); fi

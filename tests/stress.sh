@@ -5,7 +5,7 @@
 # Slurm or root), and the study on a full disk at STRESS_DISK (default 6) points (a skip without
 # root). Writes the figures to results/robustness/stress.md; exits 1 if any check fails.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 case "${1:-}" in -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 export BIN_DIR=${BIN_DIR:-build/opt/bin}
 signals=${STRESS_SIGNALS:-50}; disk=${STRESS_DISK:-6}
