@@ -466,6 +466,8 @@ EOT
         [ $_tries -le 600 ] || die "processes of a killed call still run in $1 after 60 s: $(echo "$_left" | cut -d' ' -f1 | tr '\n' ' ')"
         sleep 0.1
     done
+    # what a killed call left: its claims and evaluation list (its training list is rewritten)
+    rm -rf "$1/.claims" "$1/.eval_claims" "$1/.eval_plan"
     export TF_CALL_OUT="$_abs" TF_CALL_PID=$$
 }
 

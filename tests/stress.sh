@@ -16,21 +16,31 @@ report=$work/stress.md
     echo "# Stress runs"
     echo
     echo "Written by \`make stress\` (tests/stress.sh: STRESS_SIGNALS=$signals, STRESS_DISK=$disk);"
-    echo "each section names the tests/storm.sh command that made it. Times are wall seconds on this"
-    echo "machine, loaded by whatever else ran; the storm's moments and the Slurm scheduling vary"
-    echo "between runs, the checks do not."
+    echo "each section names the tests/storm.sh command that made it. The three ran at once; times"
+    echo "are wall seconds on this machine, loaded by them and whatever else ran. The storm's"
+    echo "moments and the Slurm scheduling vary between runs, the checks do not."
     echo
 } >"$report"
-failed=0
+# The three at once (each with its folders and its part of the report): they load the machine
+# together, and their wall times say so.
+i=0
 for args in "--study dog --signals $signals --seed 1" "--study dog --signals $signals --seed 1 --slurm" \
             "--study dog --disk $disk"; do
-    echo "# tests/storm.sh $args"
+    i=$((i + 1))
+    echo "$args" >"$work/args$i"
     # shellcheck disable=SC2086 # the options are separate words
-    sh tests/storm.sh $args --work "$work/storm" --report "$report" >"$work/out" 2>&1
-    cat "$work/out"
-    grep -q '^FAIL' "$work/out" && failed=1
-    grep -q '^ok\|^skip\|^FAIL' "$work/out" || { echo "FAIL tests/storm.sh $args: no verdict"; failed=1; }
-    grep '^skip' "$work/out" | sed 's/^skip [^:]*: \(.*\)/Skipped (`tests\/storm.sh '"$args"'`): \1.\n/' >>"$report"
+    sh tests/storm.sh $args --work "$work/storm$i" --report "$work/report$i" >"$work/out$i" 2>&1 &
+done
+wait
+failed=0
+for i in 1 2 3; do
+    args=$(cat "$work/args$i")
+    echo "# tests/storm.sh $args"
+    cat "$work/out$i"
+    grep -q '^FAIL' "$work/out$i" && failed=1
+    grep -q '^ok\|^skip\|^FAIL' "$work/out$i" || { echo "FAIL tests/storm.sh $args: no verdict"; failed=1; }
+    [ ! -f "$work/report$i" ] || cat "$work/report$i" >>"$report"
+    grep '^skip' "$work/out$i" | sed 's/^skip [^:]*: \(.*\)/Skipped (`tests\/storm.sh '"$args"'`): \1.\n/' >>"$report"
 done
 mkdir -p results/robustness
 cp "$report" results/robustness/stress.md.tmp && mv results/robustness/stress.md.tmp results/robustness/stress.md

@@ -56,11 +56,15 @@ else fail storm_left_output_moved_on_reuse "$(ls "$TMP/plan")"; fi
 O=$TMP/calls; mkdir -p "$O"
 sh -c 'exit 0' & dead=$!; wait $dead
 env TF_CALL_OUT="$O" TF_CALL_PID=$dead sleep 600 & orphan=$!
+mkdir -p "$O/.claims/1" "$O/.eval_claims/2"; : >"$O/.eval_plan"   # its claims and lists too
 sh -c '. scripts/lib.sh; run_lock "$1"; echo "marked $TF_CALL_PID"' - "$O" >"$TMP/lock.out" 2>&1
 if ! kill -0 $orphan 2>/dev/null && grep -q "stopping what a killed call left running in $O" "$TMP/lock.out" &&
         grep -q '^marked [0-9]' "$TMP/lock.out"; then ok storm_orphans_of_a_killed_call_stopped
 else kill $orphan 2>/dev/null; fail storm_orphans_of_a_killed_call_stopped "$(cat "$TMP/lock.out")"; fi
 wait $orphan 2>/dev/null
+left=$(ls -A "$O" | grep -v '^\.lock$')
+if [ -z "$left" ]; then ok storm_claims_of_a_killed_call_removed
+else fail storm_claims_of_a_killed_call_removed "left: $left"; fi
 rm -rf "$O/.lock"
 sleep 600 & caller=$!
 env TF_CALL_OUT="$O" TF_CALL_PID=$caller sleep 600 & worker=$!
