@@ -163,10 +163,11 @@ verdict() {
 # ---- a full disk: the study on a tmpfs too small for it, then again with room
 if [ "$disk" -gt 0 ]; then
     : >"$W/finished"; : >"$W/problems"; : >"$W/stops"
-    need=$(du -sk "$W/ref" | cut -f1)
     mkdir -p "$S"
     if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=64m tmpfs "$S" 2>/dev/null; then
         skip storm_disk_full "cannot mount a tmpfs here (needs root)"; disk=0
+    else   # what the undisturbed run's files take on the tmpfs (du elsewhere counts otherwise)
+        cp -Rp "$W/ref/." "$S/"; need=$(df -k "$S" | awk 'NR == 2 { print $3 }')
     fi
 fi
 if [ "$disk" -gt 0 ]; then
@@ -208,7 +209,8 @@ if [ "$disk" -gt 0 ]; then
             echo
             echo "| run | room | the message it stopped with |"
             echo "| ---: | ---: | --- |"
-            sed "s|$S/|OUT/|g" "$W/stops" | awk '{ k = $1; r = $2 " " $3; $1 = $2 = $3 = ""; sub(/^ +/, ""); printf "| %s | %s | `%s` |\n", k, r, $0 }'
+            sed "s|$S/|OUT/|g; s/^\([0-9]*\) \([0-9]*\) KiB: /\1 \2 /" "$W/stops" |
+                awk '{ k = $1; r = $2; $1 = $2 = ""; sub(/^ +/, ""); printf "| %s | %s KiB | `%s` |\n", k, r, $0 }'
             echo
             echo "Then with room: $(grep -c '^again: ' "$W/problems") of $disk calls failed; $compared files compared, $(grep -c '^differ: ' "$W/problems") differ; $(grep -c '^files: ' "$W/problems") left over or missing; $(grep -c '^retrained: ' "$W/problems") of $watched finished runs trained again."
             echo
@@ -308,5 +310,6 @@ if [ -n "$report" ]; then
         echo "| files left over or missing, in the folder or TMPDIR | $left + $(grep -c '^tmpdir: ' "$W/problems") |"
         echo "| processes left running | $(grep -c '^process: ' "$W/problems") |"
         echo "| finished runs trained again | $retrained of $watched |"
+        echo
     } >>"$report"
 fi
