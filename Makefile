@@ -8,6 +8,7 @@
 #   make bench      training throughput, matmul and attention speed (./bench)
 #   make fuzz       libFuzzer on every reader of untrusted bytes (clang; FUZZ_S seconds each)
 #   make clean      remove build/ and the top-level tools
+#   make stress     kill storms and a full disk on a real study (minutes; results/robustness/stress.md)
 
 CC      ?= cc
 BUILD   ?= build/opt
@@ -132,3 +133,10 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 
 clean:
 	rm -rf build $(TOOLS)
+
+# Outside `make test`: kill storms on scripts/dog_bites_man.sh --quick (--jobs 2, and Slurm
+# where it is installed) and a full disk mid-sweep (root), each checked against an undisturbed
+# run (tests/stress.sh, tests/storm.sh); the figures go to results/robustness/stress.md.
+.PHONY: stress
+stress: tools
+	@BIN_DIR=$(BUILD)/bin nice -n 10 sh tests/stress.sh

@@ -79,12 +79,15 @@ if [ $tables = 0 ]; then
     rm -f "$out/curves.body"
 
     # ---- permutation equivariance of each scheme's seed-1 encoder, bidirectional and causal
+    # (not a pipeline into awk: a ./permute that fails or is killed must stop the script, where
+    # in a pipeline only awk's status would count and permute.csv would lack that scheme's rows)
     say "permute: out(PX) against P out(X)"
-    {
-        for scheme in $SCHEMES; do
-            "$BIN_DIR/permute" "$out/runs/$scheme-s1" || die "./permute failed on $scheme"
-        done
-    } | awk 'NR == 1 || !/^pos,/' >"$out/permute.csv.tmp"
+    : >"$out/permute.body"
+    for scheme in $SCHEMES; do
+        "$BIN_DIR/permute" "$out/runs/$scheme-s1" >>"$out/permute.body" || die "./permute failed on $scheme"
+    done
+    awk 'NR == 1 || !/^pos,/' "$out/permute.body" >"$out/permute.csv.tmp"
+    rm -f "$out/permute.body"
     mv "$out/permute.csv.tmp" "$out/permute.csv"
 fi
 

@@ -80,11 +80,12 @@ seq_list() { _i=1; _o=""; while [ "$_i" -le "$1" ]; do _o="$_o $_i"; _i=$((_i + 
 # each_claimed PLAN N WORKERS CLAIMS COMMAND: WORKERS processes at once, each taking the next
 # of the N tasks (lines of PLAN) nobody has claimed (mkdir CLAIMS/I is atomic) and running
 # COMMAND PLAN I, until none is left; a failed task does not stop its worker.
+# A worker whose script has died (killed) claims nothing more: a later call does the rest.
 each_claimed() {
     for _w in $(seq_list "$3"); do
         (
             _i=1
-            while [ $_i -le "$2" ]; do
+            while [ $_i -le "$2" ] && kill -0 $$ 2>/dev/null; do
                 if mkdir "$4/$_i" 2>/dev/null; then "$5" "$1" $_i || :; fi
                 _i=$((_i + 1))
             done
@@ -132,17 +133,21 @@ cached_eval() {
 # listed evaluations are done, as usual, every evaluation cached.
 EVAL_PLAN=""
 eval_task() { _line=$(sed -n "$2p" "$1"); eval "cached_eval $_line"; }   # PLAN I: its line I
+# The list and the claims go into the folder of the call's trainings (run_lock), where a call
+# killed midway leaves them for the next to replace, rather than into TMPDIR.
 run_evaluations() {
     [ "$tables" = 0 ] || return 0
     if [ "$run_jobs" -gt 1 ]; then
-        EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX")
+        if [ -n "${TF_CALL_OUT:-}" ]; then EVAL_PLAN=$TF_CALL_OUT/.eval_plan; : >"$EVAL_PLAN"
+        else EVAL_PLAN=$(mktemp "${TMPDIR:-/tmp}/evals.XXXXXX"); fi
         "$1"
         _plan=$EVAL_PLAN; EVAL_PLAN=""
         _n=$(grep -c . "$_plan" || :)
         if [ "$_n" -gt 0 ]; then
             _workers=$(( run_jobs < _n ? run_jobs : _n ))
             say "$_n evaluations, $_workers at once"
-            _claims=$(mktemp -d "${TMPDIR:-/tmp}/eval_claims.XXXXXX")
+            if [ -n "${TF_CALL_OUT:-}" ]; then _claims=$TF_CALL_OUT/.eval_claims; rm -rf "$_claims"; mkdir "$_claims"
+            else _claims=$(mktemp -d "${TMPDIR:-/tmp}/eval_claims.XXXXXX"); fi
             each_claimed "$_plan" "$_n" "$_workers" "$_claims" eval_task
             rm -rf "$_claims"
         fi
@@ -313,13 +318,25 @@ run_option() {
     esac
 }
 
-# run_finished DIR STEPS: DIR holds the finished run: a checkpoint, and a validation row at
-# STEPS or a stop row saying that train.until or train.patience stopped it before (a run
-# stopped at a lower ceiling is not finished: train_task resumes it up to STEPS).
+# checkpoint_step FILE: the training step of the checkpoint FILE (from its header), or nothing.
+checkpoint_step() {
+    _hl=$(od -An -tu8 -N8 "$1" 2>/dev/null | tr -d ' ')
+    case "$_hl" in ''|*[!0-9]*) return 0 ;; esac
+    [ "$_hl" -le 104857600 ] || return 0
+    head -c $((8 + _hl)) "$1" | tr -c '[:print:]' '\n' | sed -n 's/.*"step":"\([0-9]*\)".*/\1/p' | head -n 1
+}
+
+# run_finished DIR STEPS: DIR holds the finished run: a checkpoint of step STEPS with its
+# validation row, or a stop row saying that train.until or train.patience stopped it at the
+# checkpoint's step (a run stopped at a lower ceiling is not finished: train_task resumes it up
+# to STEPS). The trainer logs a step's rows before it saves its checkpoint, so a run killed in
+# between has the rows of a step its checkpoint does not hold: it is not finished.
 run_finished() {
-    [ -f "$1/model.safetensors" ] &&
-        awk -F, -v s="$2" '($1 == s && $2 == "val") || $2 == "converged" || $2 == "patience" { f = 1 }
-            END { exit !f }' "$1/log.csv" 2>/dev/null
+    [ -f "$1/model.safetensors" ] || return 1
+    awk -F, -v s="$2" -v ck="$(checkpoint_step "$1/model.safetensors")" '
+        ck != "" && (($1 == s && $2 == "val" && ck == s) ||
+                     (($2 == "converged" || $2 == "patience") && $1 == ck)) { f = 1 }
+        END { exit !f }' "$1/log.csv" 2>/dev/null
 }
 
 # ---- Training until convergence (--converge): each run stops once its in-distribution exact
@@ -375,14 +392,28 @@ shell_quote() { printf "'%s' " "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 
 # train_run DIR STEPS CONFIG [overrides...]: one training for run_trainings to do, unless DIR
 # already holds the finished run.
+# A call killed after the training ended but before train_task moved its output into the run
+# left DIR.train.out beside it: it goes where an unbroken call puts it.
 train_run() {
-    if run_finished "$1" "$2"; then say "reuse  $1 (step $2)"; return 0; fi
+    if run_finished "$1" "$2"; then
+        [ ! -f "$1.train.out" ] || mv "$1.train.out" "$1/train.out"
+        say "reuse  $1 (step $2)"; return 0
+    fi
     for _w in "$@"; do shell_quote "$_w"; done >>"$RUN_PLAN"
     echo >>"$RUN_PLAN"
 }
 
 # wait_pid PID: wait until the child PID exits, also when a trapped signal interrupts the wait.
 wait_pid() { while kill -0 "$1" 2>/dev/null; do wait "$1" || :; done; }
+
+# watch_driver PID: in the background, stop the training PID with SIGTERM (it saves a checkpoint
+# and exits) once this script has died, so that no training goes on alone after a kill; prints
+# the watcher's pid, for train_task to end it.
+watch_driver() {
+    ( while kill -0 $$ 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done
+      kill -0 $$ 2>/dev/null || kill -TERM "$1" 2>/dev/null ) >/dev/null 2>&1 &
+    echo $!
+}
 
 # train_task DIR STEPS CONFIG [overrides...]: train DIR. A folder with a checkpoint (a run
 # interrupted by a signal or a crash) resumes from it; one without is started afresh. The
@@ -393,12 +424,15 @@ train_task() {
     if [ -f "$_dir/model.safetensors" ]; then _resume="train.resume=$_dir"; say "resume $_dir"
     else rm -rf "$_dir" "$_dir.train.out"; fi
     mkdir -p "$(dirname "$_dir")"
+    kill -0 $$ 2>/dev/null || return 1   # the script died meanwhile: start nothing
     _t0=$(now)
     # shellcheck disable=SC2086 # RUN_THREADS and _resume are one word or none
     "$BIN_DIR/train" "$_cfg" run.out_dir="$(dirname "$_dir")" run.name="$(basename "$_dir")" \
         train.steps="$_steps" "$@" $RUN_THREADS $_resume >>"$_dir.train.out" 2>&1 &
     TRAIN_PID=$!
+    _watch=$(watch_driver $TRAIN_PID)
     wait_pid $TRAIN_PID
+    kill "$_watch" 2>/dev/null || :
     TRAIN_PID=""
     if ! run_finished "$_dir" "$_steps"; then
         tail -n 5 "$_dir.train.out" >&2
@@ -419,10 +453,13 @@ task_run() {
 # cores: the cores this process may use.
 cores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN; }
 
-# run_lock OUT: one call at a time trains into OUT (two would share its task list and train
-# into the same run folders): OUT/.lock holds the pid of the call that trains there; a second
-# call stops with a message while that process lives, and takes over a lock whose process
-# has ended (a call that was killed). run_trainings releases it when its trainings are done.
+# run_lock OUT: one call at a time works in OUT (two would share its task list and train
+# into the same run folders). Every process a call starts carries TF_CALL_OUT=OUT and
+# TF_CALL_PID=its pid in its environment; a call that finds processes of another live call
+# there stops with a message, and stops those a killed call left (SIGTERM: a training saves a
+# checkpoint) and waits for them to end before it goes on. OUT/.lock holds the pid of the call
+# that trains there (two calls starting at once: one takes it); a lock whose process has ended
+# is taken over. run_trainings releases it when its trainings are done.
 run_lock() {
     mkdir -p "$1"
     if ! mkdir "$1/.lock" 2>/dev/null; then
@@ -433,6 +470,42 @@ run_lock() {
         rm -rf "$1/.lock"; mkdir "$1/.lock" || die "cannot lock $1"
     fi
     echo $$ >"$1/.lock/pid"
+    call_claim "$1"
+}
+
+# call_processes OUT: "PID CALL" for each process (but this call's) that a call into OUT
+# started, CALL being that call's pid (read from /proc/*/environ; none where there is no /proc).
+call_processes() {
+    grep -lsazxF "TF_CALL_OUT=$1" /proc/[0-9]*/environ 2>/dev/null | while read -r _env; do
+        _p=${_env#/proc/}; _p=${_p%/environ}
+        _c=$(tr '\0' '\n' 2>/dev/null <"$_env" | sed -n 's/^TF_CALL_PID=//p')
+        [ -z "$_c" ] || [ "$_c" = $$ ] || echo "$_p $_c"
+    done
+}
+
+# call_claim OUT: what run_lock says of the processes of other calls into OUT; then marks the
+# processes this call starts.
+call_claim() {
+    _abs=$(cd "$1" && pwd -P)
+    _tries=0
+    while _left=$(call_processes "$_abs") && [ -n "$_left" ]; do
+        while read -r _p _c; do
+            if kill -0 "$_c" 2>/dev/null; then
+                rm -rf "$1/.lock"
+                die "$1 is in use: process $_c is working there (another call of this or another script); wait for it, or give this call another --out"
+            fi
+            kill -TERM "$_p" 2>/dev/null || :
+        done <<EOT
+$_left
+EOT
+        [ $_tries -gt 0 ] || say "stopping what a killed call left running in $1"
+        _tries=$((_tries + 1))
+        [ $_tries -le 600 ] || die "processes of a killed call still run in $1 after 60 s: $(echo "$_left" | cut -d' ' -f1 | tr '\n' ' ')"
+        sleep 0.1
+    done
+    # what a killed call left: its claims and evaluation list (its training list is rewritten)
+    rm -rf "$1/.claims" "$1/.eval_claims" "$1/.eval_plan"
+    export TF_CALL_OUT="$_abs" TF_CALL_PID=$$
 }
 
 # run_trainings FUNCTION OUT: FUNCTION calls train_run for every training; do those not yet
@@ -442,7 +515,7 @@ run_trainings() {
     [ "$tables" = 0 ] || return 0
     if [ $run_slurm = 1 ]; then
         [ "$run_jobs_given" = 0 ] || [ "$run_jobs" = 1 ] || die "--jobs and --slurm do not go together: choose this machine or the cluster"
-        slurm_trainings "$@"; return
+        call_claim "$2"; slurm_trainings "$@"; return
     fi
     [ $run_wait = 1 ] && [ -z "$run_sbatch_args" ] || die "--no-wait and --sbatch-args go with --slurm"
     # Never train here what a Slurm job may be training into the same folders.
@@ -488,8 +561,9 @@ slurm_trainings() {
     # B:USR1 goes to the task's shell (scripts/run_task.sh), which passes it on to the trainer as
     # SIGTERM: checkpoint and stop, 3 minutes before the limit. scancel's SIGTERM reaches the
     # trainer directly, so it never gets two.
+    # The tasks are the job's, not this call's: a later call waits for the job, never stops them.
     # shellcheck disable=SC2086 # the sbatch arguments are separate words
-    _id=$(sbatch --parsable --array=1-"$_n" --job-name="$(basename "$0" .sh)" --output="$_sd/%A_%a.out" \
+    _id=$(env -u TF_CALL_OUT -u TF_CALL_PID sbatch --parsable --array=1-"$_n" --job-name="$(basename "$0" .sh)" --output="$_sd/%A_%a.out" \
             --signal=B:USR1@180 $run_sbatch_args --wrap="exec scripts/run_task.sh $RUN_PLAN" 2>&1) \
         || die "--slurm: sbatch failed: $(echo "$_id" | head -n 1)"
     _id=${_id%%;*}

@@ -1,6 +1,7 @@
 // Tests for whole-file I/O (src/io/fileio.c): atomic writes, bounded reads, mkdir -p.
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -114,6 +115,33 @@ static void test_atomic_temp_names(void) {
     for (int i = 0; i < 7; i++) CHECK(!is_atomic_temp(others[i]), "%s taken for a temporary", others[i]);
 }
 
+// A writer killed mid-write leaves path.tmp.<its pid>; the next write of path removes it, and
+// leaves alone a temporary of a live process, of another file, or one that only looks alike.
+static void test_dead_writers_temps_removed(void) {
+    char p[256], dead[300], live[300], other[300], odd[300], err[512];
+    path_in_tmp(p, sizeof p, "eval.csv");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, NULL, 0);   // a pid that no longer runs (reaped)
+    snprintf(dead, sizeof dead, "%s.tmp.%ld", p, (long)child);
+    snprintf(live, sizeof live, "%s.tmp.%ld", p, (long)getppid());
+    path_in_tmp(other, sizeof other, "log.csv");
+    snprintf(other + strlen(other), sizeof other - strlen(other), ".tmp.%ld", (long)child);
+    snprintf(odd, sizeof odd, "%s.tmp.%ldx", p, (long)child);
+    const char *all[] = {dead, live, other, odd};
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(all[i], "w");
+        CHECK(f != NULL, "cannot create %s", all[i]);
+        if (f) fclose(f);
+    }
+    CHECK(write_file_atomic(p, "x", 1, err, sizeof err) == 0, "%s", err);
+    CHECK(access(dead, F_OK) != 0, "the dead writer's temporary %s is still there", dead);
+    CHECK(access(live, F_OK) == 0, "a live process's temporary was removed");
+    CHECK(access(other, F_OK) == 0, "another file's temporary was removed");
+    CHECK(access(odd, F_OK) == 0, "a name that is not a temporary was removed");
+    for (int i = 1; i < 4; i++) unlink(all[i]);
+}
+
 int main(void) {
     if (tmpdir_create("test_fileio")) return 1;
     RUN(test_write_then_read);
@@ -121,6 +149,7 @@ int main(void) {
     RUN(test_write_errors_leave_nothing_behind);
     RUN(test_make_dirs);
     RUN(test_atomic_temp_names);
+    RUN(test_dead_writers_temps_removed);
     tmpdir_remove();
     return check_summary();
 }

@@ -5,6 +5,18 @@
 . tests/lib.sh
 scripts/dog_bites_man.sh --quick --out "$TMP/seq" >"$TMP/seq.out" 2>&1 || fail jobs_sequential_reference "$(tail -n 3 "$TMP/seq.out")"
 
+# A ./permute that fails (here a stand-in for rope-s1's; a kill does the same) stops the script
+# with its message, rather than leaving a permute.csv short of that scheme's rows. The runs are
+# a copy of the finished ones, so only ./permute runs.
+P=$TMP/permwrap; mkdir -p "$P"
+for tool in train eval plot; do ln -s "$PWD/$BIN_DIR/$tool" "$P/$tool"; done
+printf '#!/bin/sh\ncase "$1" in *rope-s1) exit 1 ;; esac\nexec "%s" "$@"\n' "$PWD/$BIN_DIR/permute" >"$P/permute"
+chmod +x "$P/permute"
+cp -Rp "$TMP/seq" "$TMP/perm"; rm -f "$TMP/perm/permute.csv"
+expect_error jobs_failed_permute_stops "^scripts/dog_bites_man.sh: ./permute failed on rope$" \
+    env BIN_DIR="$P" scripts/dog_bites_man.sh --quick --out "$TMP/perm"
+[ ! -e "$TMP/perm/permute.csv" ] || fail jobs_failed_permute_leaves_no_table "permute.csv written without rope's rows"
+
 n_schemes=$("$TRAIN" --list-schemes | wc -l)   # --quick: one seed, so one training per scheme
 if scripts/dog_bites_man.sh --quick --jobs 2 --out "$TMP/j2" >"$TMP/j2.out" 2>&1 &&
         grep -q "$n_schemes trainings, 2 at once, run.threads=[0-9]* each" "$TMP/j2.out"; then

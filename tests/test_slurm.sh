@@ -5,69 +5,13 @@
 # resubmitted by the next call, resuming from its checkpoint, and --slurm without a reachable
 # controller stops with one line. Skipped where Slurm is not installed or we are not root.
 . tests/lib.sh
-for tool in munged slurmctld slurmd sbatch squeue sinfo scancel; do
-    if ! command -v $tool >/dev/null 2>&1; then
-        skip slurm "$tool not installed (Debian: apt-get install slurm-wlm munge)"; exit 0
-    fi
-done
-if [ "$(id -u)" -ne 0 ]; then skip slurm "slurmd must run as root to start jobs as any user"; exit 0; fi
+. tests/slurm_cluster.sh
+if why=$(slurm_missing); then skip slurm "$why"; exit 0; fi
 
 # ------------------------------------------------------------------------------ the cluster
-S=$TMP/slurm; mkdir -p "$S/state" "$S/spool"
-pids=""
-trap 'for p in $pids; do kill $p 2>/dev/null; done; for p in $pids; do wait $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
-head -c 1024 /dev/urandom >"$S/munge.key"; chmod 400 "$S/munge.key"
-munged -F -f --key-file="$S/munge.key" --socket="$S/munge.sock" --pid-file="$S/munged.pid" \
-    --log-file="$S/munged.log" --seed-file="$S/munged.seed" >"$S/munged.out" 2>&1 &
-pids="$pids $!"
-port=$((20000 + $$ % 10000 * 2))   # two ports of our own, so that test runs never share one
-host=$(hostname -s)
-cat >"$S/slurm.conf" <<EOT
-ClusterName=tftest
-SlurmctldHost=$host
-SlurmUser=root
-SlurmdUser=root
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-AuthInfo=socket=$S/munge.sock
-CredType=cred/munge
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
-SlurmctldLogFile=$S/slurmctld.log
-SlurmdLogFile=$S/slurmd.log
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-ReturnToService=2
-MpiDefault=none
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-KillWait=5
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-EOT
-export SLURM_CONF=$S/slurm.conf
-until [ -S "$S/munge.sock" ]; do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
-slurmctld -D -i -f "$SLURM_CONF" >"$S/slurmctld.out" 2>&1 &
-pids="$pids $!"
-slurmd -D -f "$SLURM_CONF" >"$S/slurmd.out" 2>&1 &
-pids="$pids $!"
-# Up when the node reports idle; two minutes is far more than the few seconds it takes.
-tries=0
-until [ "$(sinfo -h -n "$host" -o %t 2>/dev/null)" = idle ]; do
-    tries=$((tries + 1))
-    if [ $tries -gt 240 ]; then
-        fail slurm_cluster_starts "node not idle after 2 min: $(tail -n 3 "$S"/*.log "$S"/*.out | tr '\n' ' ' | head -c 600)"
-        exit 0
-    fi
-    sleep 0.5
-done
+S=$TMP/slurm
+trap 'slurm_stop; rm -rf "$TMP"' EXIT
+if ! slurm_start "$S" >"$TMP/slurm_start.out"; then fail slurm_cluster_starts "$(cat "$TMP/slurm_start.out")"; exit 0; fi
 ok slurm_cluster_starts
 
 # ------------------------------------------------------------------------------ the reference
@@ -154,7 +98,7 @@ else
 fi
 
 # ------------------------------------------------------------------------------ no controller
-sed "s/^SlurmctldPort=.*/SlurmctldPort=$((port + 2))/" "$SLURM_CONF" >"$S/nobody.conf"
+sed "s/^SlurmctldPort=.*/SlurmctldPort=$((slurm_port + 2))/" "$SLURM_CONF" >"$S/nobody.conf"
 SLURM_CONF=$S/nobody.conf scripts/dog_bites_man.sh --quick --slurm --out "$TMP/nobody" >/dev/null 2>"$TMP/n.err"
 rc=$?
 if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/n.err")" -eq 1 ] &&

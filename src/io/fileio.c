@@ -2,8 +2,10 @@
 #include "io/fileio.h"
 #include "core/crash_point.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +38,38 @@ static void sync_dir(const char *path) {
     close(fd);
 }
 
+// The temporaries of path that a writer killed mid-write left (path.tmp.<pid> with no live
+// process <pid> on this machine): each write of path removes them, so a later write leaves
+// nothing behind however many were killed before it. A live writer's temporary is its own.
+static void remove_dead_temps(const char *path) {
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t k = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, k) || strncmp(name + k, ".tmp.", 5) || !is_atomic_temp(name))
+            continue;
+        long pid = strtol(name + k + 5, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char stale[8192];
+        snprintf(stale, sizeof stale, "%s/%s", dir, name);
+        unlink(stale);
+    }
+    closedir(d);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t n, char *err, int errlen) {
     if (err && errlen > 0) err[0] = '\0';
     if (!path || !*path) {
         if (err && errlen > 0) snprintf(err, (size_t)errlen, "write_file_atomic: empty path");
         return -1;
     }
+    remove_dead_temps(path);
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);
     if (!tmp) { set_err(err, errlen, path, "write failed", ENOMEM); return -1; }

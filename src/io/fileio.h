@@ -11,6 +11,8 @@
 // fwrite'n, fflush'ed and fsync'ed, the file is closed, then renamed over `path`. On any error
 // the temporary file is removed and an existing file at `path` is left untouched. After the
 // rename the directory is fsync'ed too (best effort), so the new name itself is durable.
+// Temporaries of `path` left by writers that were killed (their pid no longer runs on this
+// machine) are removed first.
 int write_file_atomic(const char *path, const void *data, size_t n, char *err, int errlen);
 
 // 1 if a file name has the form write_file_atomic gives its temporaries (NAME.tmp.<digits>):

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 // "TOOL: what is wrong", with a pointer to --help when the command line's shape is wrong
 // (a misspelt option) rather than one value.
@@ -69,4 +71,18 @@ int cli_float(const char *tool, const char *name, const char *word, double lo, d
                                            name, lo, hi, word);
     *out = (float)v;
     return 0;
+}
+
+int cli_stdout_done(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    int why = errno;
+    struct statvfs fs;   // an earlier write failed: errno is gone, a full disk is not
+    if (!why && fstatvfs(STDOUT_FILENO, &fs) == 0 && fs.f_bavail == 0) why = ENOSPC;
+    char target[512];
+    ssize_t k = readlink("/proc/self/fd/1", target, sizeof target - 1);
+    target[k > 0 ? k : 0] = '\0';
+    fprintf(stderr, "error: %s%sstandard output%s: write failed: %s\n", target,
+            k > 0 ? " (" : "", k > 0 ? ")" : "", strerror(why ? why : EIO));
+    return 1;
 }

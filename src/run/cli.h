@@ -27,4 +27,9 @@ int cli_int(const char *tool, const char *name, const char *word, long long lo, 
             long long *out);
 int cli_float(const char *tool, const char *name, const char *word, double lo, double hi,
               float *out);
+
+// The end of a tool whose standard output is data (a CSV a script redirects into a file):
+// flushes it and returns 0, or prints "error: FILE (standard output): write failed: WHY" and
+// returns 1, so that a full disk is an error, not a short file and exit status 0.
+int cli_stdout_done(void);
 #endif

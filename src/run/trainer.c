@@ -150,6 +150,18 @@ static void log_stop(Training *tr, long step, StopReason why) {
     printf("stopped at step %ld: %s (%s)\n", step, stop_reason_names[why], what);
 }
 
+// What a run records (config.ini, the config in each checkpoint) is its config, not how this
+// invocation started: a resumed run records the same text as an unbroken one.
+static int record_config(Config *c, char *err, int errlen) {
+    char resume[sizeof c->resume];
+    memcpy(resume, c->resume, sizeof resume);
+    c->resume[0] = '\0';
+    char *text = config_to_ini(c);
+    memcpy(c->resume, resume, sizeof resume);
+    if (!text) snprintf(err, errlen, "out of memory");
+    return text ? 0 : -1;
+}
+
 int train_run(Config *c, char *err, int errlen) {
     Training tr;
     memset(&tr, 0, sizeof tr);
@@ -180,6 +192,7 @@ int train_run(Config *c, char *err, int errlen) {
     if (!rc) rc = make_dirs(tr.dir, err, errlen);   // only once everything loaded: no empty folders
     if (!rc) memory_report(&tr.memory, c, stdout);
     if (!rc) train_remove_stale_temps(tr.dir);
+    if (!rc) rc = record_config(c, err, errlen);
     if (!rc) {
         char path[600];
         snprintf(path, sizeof path, "%s/config.ini", tr.dir);

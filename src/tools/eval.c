@@ -250,5 +250,5 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s\n", err);
         return 1;
     }
-    return 0;
+    return cli_stdout_done();
 }

@@ -168,5 +168,5 @@ int main(int argc, char **argv) {
     free_lines(lines, n);
     translator_close(&t);
     arena_free(&arena);
-    return rc ? 1 : 0;
+    return rc ? 1 : cli_stdout_done();
 }
