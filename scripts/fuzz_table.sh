@@ -1,11 +1,11 @@
 #!/bin/sh
+# usage: scripts/fuzz_table.sh [DIR]      (default: build/fuzz/runs, make fuzz's FUZZ_DIR)
+#
 # The fuzzing table: for every libFuzzer log that `make fuzz` left in DIR (NAME.log, with the
 # commit and command in NAME.run), the seconds and executions of libFuzzer's final stats, the
 # coverage of its last status line (cov: edges, ft: features, corp: inputs kept), and the
 # findings: those fixed, listed in tests/fuzz/findings.txt, and an open one when the log ends
 # in a crash. Writes results/robustness/fuzz.md (with the CPU); docs/robustness.md shows it.
-#
-#   scripts/fuzz_table.sh [DIR]      (default: build/fuzz/runs, make fuzz's FUZZ_DIR)
 case "${1:-}" in
     -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz_table.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
