@@ -53,7 +53,7 @@ static void test_gemm_matches_naive(void) {
             float *c = random_floats((long)M * ldc, 300 + s), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * ldc);
             memcpy(ref, c, sizeof(float) * (size_t)M * ldc);
             MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
-            gemm(M, N, K, A, B, c, ldc, acc, bias);
+            gemm(tensor_arena(), M, N, K, A, B, c, ldc, acc, bias);
             gemm_naive(M, N, K, A, B, ref, ldc, acc, bias);
             double d = max_rel_diff(c, ref, (long)M * ldc);
             if (!(d <= worst)) { worst = d; worst_case = s * 16 + variant; }
@@ -83,7 +83,7 @@ static void test_gemm_odd_shapes(void) {
             float *c = random_floats((long)M * N, 700 + s), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
             memcpy(ref, c, sizeof(float) * (size_t)M * N);
             MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
-            gemm(M, N, K, A, B, c, N, acc, NULL);
+            gemm(tensor_arena(), M, N, K, A, B, c, N, acc, NULL);
             gemm_naive(M, N, K, A, B, ref, N, acc, NULL);
             double d = max_rel_diff(c, ref, (long)M * N);
             if (!(d <= worst)) { worst = d; worst_case = s * 8 + variant; }
@@ -106,7 +106,7 @@ static void test_gemm_transposed_a_in_chunks(void) {
     float *a = random_floats((long)M * K, 21), *b = random_floats((long)K * N, 22), *bias = random_floats(N, 23);
     float *c = random_floats((long)M * N, 24), *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
     memcpy(ref, c, sizeof(float) * (size_t)M * N);
-    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c, N, 1, bias);
+    gemm(tensor_arena(), M, N, K, mat_cols(a, M), mat_rows(b, N), c, N, 1, bias);
     gemm_naive(M, N, K, mat_cols(a, M), mat_rows(b, N), ref, N, 1, bias);
     double d = max_rel_diff(c, ref, (long)M * N);
     CHECK(d <= 1e-5, "gemm vs naive: relative difference %g", d);
@@ -125,12 +125,12 @@ static void test_gemm_same_bits_in_slices(void) {
         float *whole = random_floats((long)M * N, 34), *sliced = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
         memcpy(sliced, whole, sizeof(float) * (size_t)M * N);
         MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
-        gemm(M, N, K, A, B, whole, N, acc, bias);
+        gemm(tensor_arena(), M, N, K, A, B, whole, N, acc, bias);
         for (int i0 = 0; i0 < M; i0 += 37)
             for (int j0 = 0; j0 < N; j0 += 101) {
                 int m = M - i0 < 37 ? M - i0 : 37, n = N - j0 < 101 ? N - j0 : 101;
                 MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs}, Bj = {B.p + j0 * B.cs, B.rs, B.cs};
-                gemm(m, n, K, Ai, Bj, sliced + (long)i0 * N + j0, N, acc, bias + j0);
+                gemm(tensor_arena(), m, n, K, Ai, Bj, sliced + (long)i0 * N + j0, N, acc, bias + j0);
             }
         if (memcmp(whole, sliced, sizeof(float) * (size_t)M * N) != 0) bad |= 1 << variant;
         arena_release(&arena, mark);
@@ -157,9 +157,9 @@ static void test_gemm_same_for_any_thread_count(void) {
     memcpy(c2, c1, sizeof(float) * (size_t)M * N);
     int threads = omp_get_max_threads();
     omp_set_num_threads(1);
-    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c1, N, 1, NULL);
+    gemm(tensor_arena(), M, N, K, mat_cols(a, M), mat_rows(b, N), c1, N, 1, NULL);
     omp_set_num_threads(3);
-    gemm(M, N, K, mat_cols(a, M), mat_rows(b, N), c2, N, 1, NULL);
+    gemm(tensor_arena(), M, N, K, mat_cols(a, M), mat_rows(b, N), c2, N, 1, NULL);
     omp_set_num_threads(threads);
     CHECK(memcmp(c1, c2, sizeof(float) * (size_t)M * N) == 0, "1 and 3 threads differ");
 }

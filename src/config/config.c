@@ -87,7 +87,7 @@ static const Key KEYS[] = {
     // parallel_text: BPE merges per language (0 = words)
     INT("task", bpe_merges, "0", 0, 1 << 20),
     // algorithmic: the rule
-    ENUM("task", algorithm, "copy", "copy", "reverse", "duplicate", "sort"),
+    ENUM("task", algorithm, "copy", ALGORITHM_WORDS),
     // algorithmic: symbols "0".."alphabet-1" (ALGO_MAX_ALPHABET)
     INT("task", alphabet, "10", 1, 1000),
     // algorithmic: training input lengths (ALGO_MAX_LENGTH)

@@ -18,8 +18,11 @@ typedef enum {
     TASK_LM,
     TASK_ALGORITHMIC
 } TaskKind;
-// task.algorithm, the rule of the algorithmic task (data/algorithmic.h applies it).
+// task.algorithm, the rule of the algorithmic task (data/algorithmic.h applies it), and its
+// words in the order of the constants: the one list, read by config.c's key table and by
+// algo_parse.
 typedef enum { ALGO_COPY, ALGO_REVERSE, ALGO_DUPLICATE, ALGO_SORT } Algorithm;
+#define ALGORITHM_WORDS "copy", "reverse", "duplicate", "sort"
 // MODEL_LSTM: the recurrent translator (docs/design.md §2.8), on the translator's tasks.
 typedef enum { MODEL_CLASSIFIER, MODEL_TRANSLATOR, MODEL_LM, MODEL_LSTM } ModelKind;
 // Does the model translate (an encoder, then a decoder attending to it)?
@@ -99,7 +102,7 @@ typedef struct Config {
     int   lowercase;           // parallel_text: lower-case before tokenising
     int   min_freq;            // parallel_text: vocabulary cut-off
     int   bpe_merges;          // parallel_text: BPE merges learned per language (0 = whole words)
-    Algorithm algorithm;       // algorithmic: copy | reverse | duplicate | sort
+    Algorithm algorithm;       // algorithmic: the rule (ALGORITHM_WORDS)
     int   alphabet;            // algorithmic: number of symbols (2 = binary, 10 = digits)
     // algorithmic: input lengths of the training (and val, test) examples
     int   min_length, max_length;

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
-#include "core/tensor.h"
+#include "core/arena.h"
 
 // Vector width and register tiles: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
 // a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
@@ -367,8 +367,8 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     }
 }
 
-void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
-          const float *bias) {
+void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
+          int accumulate, const float *bias) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {   // empty sum
         for (int i = 0; i < M; i++)
@@ -383,17 +383,17 @@ void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int acc
     // A transposed A is packed whole, or past GEMM_A_PACK_MAX floats in chunks of rows (a
     // multiple of every tile's rows); B is packed once. Row-major A needs one edge panel.
     int rows = A.cs == 1 ? M : (int)gemm_a_chunk_rows(M, K);
-    Arena *arena = tensor_arena();
-    ArenaMark mark = arena_mark(arena);
-    float *Bp = arena_alloc(arena, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
-    float *Ap = arena_alloc(arena, sizeof(float) * (size_t)gemm_a_pack_floats(M, N, K, A.cs != 1));
-    if (A.cs != 1) arena_trace_pack(arena, M, N, K);
+    ArenaMark mark = arena_mark(scratch);
+    float *Bp = arena_alloc(scratch, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
+    float *Ap = arena_alloc(scratch,
+                            sizeof(float) * (size_t)gemm_a_pack_floats(M, N, K, A.cs != 1));
+    if (A.cs != 1) arena_trace_pack(scratch, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
                   wide, Ap, Bp, i0 == 0);
     }
-    arena_release(arena, mark);
+    arena_release(scratch, mark);
 }
 
 void kernel_zero(float *p, long n) {

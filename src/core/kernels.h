@@ -8,6 +8,7 @@
 #define KERNELS_H
 #include <omp.h>
 #include <stdint.h>
+#include "core/arena.h"   // gemm's scratch
 #include "util/hash.h"   // hash_uniform: dropout masks
 
 // The micro-kernel's register tiles (kernels.c): rows of A by columns of B. With AVX-512 a
@@ -102,10 +103,11 @@ static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}
 //   accumulate = 0:  C  = A B (+ bias)       accumulate = 1:  C += A B (+ bias)
 // with A (M,K), B (K,N) any strided views and bias (N) added to every row, or NULL.
 // Per element: s = 0; s += A[i,k] B[k,j] for k ascending; then C = s or C = C + s; then + bias.
-// Packs A and B into panels in the tensor arena (released before returning), so it must be
-// called where ops may allocate. Runs on OpenMP threads when the product is large enough.
-void gemm(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
-          const float *bias);
+// Packs A and B into panels allocated from `scratch` (released before returning): the ops pass
+// the tensor arena, so gemm must be called where ops may allocate. Runs on OpenMP threads
+// when the product is large enough.
+void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
+          int accumulate, const float *bias);
 
 // p[0..n) = 0, on the OpenMP threads when n is large (zeroing gradients is memory-bound
 // work that one thread would do alone while the other waits).

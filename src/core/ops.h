@@ -6,7 +6,7 @@
 //   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
 //   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias,
 //                    pack/unpack rows
-//   ops_attention.c  fused multi-head attention, rope
+//   ops_attention.c  fused multi-head attention; ops_rope.c  rope
 //   ops_rmsnorm.c    rmsnorm; ops_swiglu.c  swiglu (the Llama-style block, docs/design.md §2.5)
 //   ops_lstm.c       lstm; ops_additive.c  additive_scores (the recurrent translator, §2.8)
 // Shapes are written (B,T,C) style; "..." means any leading dimensions.
@@ -120,8 +120,10 @@ float attn_logit_factor(int n, int n_train);
 // times v -> (B,Tq,H*D).
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
-// Rotary embedding: in each head (width D) the pair (2i,2i+1) at position pos[t] is rotated
-// by pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
+
+// --- rotary embedding -----------------------------------------------------------------
+// In each head (width D) the pair (2i,2i+1) at position pos[t] is rotated by
+// pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
 // rotation; YaRN scales q and k so). x (B,T,H*D), pos (T).
 Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq,
                      float factor);

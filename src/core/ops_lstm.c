@@ -105,8 +105,8 @@ static void lstm_backward(const Node *n) {
             lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dcb, dat);
         }
         // dh_{prev} = da_t W_hh for the steps that ran; a padded step passes dh through.
-        gemm(B, H, G, mat_rows(da + (long)t * G, (long)T * G), mat_rows(W_hh->data, H), dh_prev,
-             H, 0, NULL);
+        gemm(arena, B, H, G, mat_rows(da + (long)t * G, (long)T * G), mat_rows(W_hh->data, H),
+             dh_prev, H, 0, NULL);
         for (int b = 0; b < B; b++)
             if (step_runs(s->lengths, b, t))
                 memcpy(dh + (long)b * H, dh_prev + (long)b * H, sizeof(float) * (size_t)H);
@@ -127,7 +127,7 @@ static void lstm_backward(const Node *n) {
                 else if (h0) memcpy(dst, h0->data + (long)b * H, sizeof(float) * H);
                 else memset(dst, 0, sizeof(float) * H);
             }
-        gemm(G, H, B * T, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
+        gemm(arena, G, H, B * T, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
              grad_accumulates(W_hh), NULL);
     }
     if (b_hh && b_hh->grad) {
@@ -184,10 +184,11 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
         // gates_t += h_{prev} W_hh^T + b_hh: rows of step t are T*4H apart
         if (!first)
-            gemm(B, G, H, mat_rows(hs + (long)prev * H, (long)T * H), mat_cols(w->w_hh->data, H),
-                 gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
+            gemm(arena, B, G, H, mat_rows(hs + (long)prev * H, (long)T * H),
+                 mat_cols(w->w_hh->data, H), gates + (long)t * G, (long)T * G, 1,
+                 w->b_hh ? w->b_hh->data : NULL);
         else if (init.h)
-            gemm(B, G, H, mat_rows(init.h->data, H), mat_cols(w->w_hh->data, H),
+            gemm(arena, B, G, H, mat_rows(init.h->data, H), mat_cols(w->w_hh->data, H),
                  gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
         else if (w->b_hh)
             for (int b = 0; b < B; b++)

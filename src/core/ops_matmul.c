@@ -26,20 +26,21 @@ static void matmul_backward(const Node *n) {
     int ta = n->i[0], tb = n->i[1], batch = n->i[2], M = n->i[3], N = n->i[4], K = n->i[5];
     int shared_b = n->f[0] != 0;
     int acc_a = a->grad && grad_accumulates(a), acc_b = b->grad && grad_accumulates(b);
+    Arena *scratch = tensor_arena();
     for (int e = 0; e < batch; e++) {
         const float *dC = n->out->grad + (long)e * M * N;               // (M,N)
         MatView A = view_of(a->data + (long)e * M * K, M, K, ta);       // (M,K)
         MatView B = view_of(b->data + (shared_b ? 0 : (long)e * K * N), K, N, tb);   // (K,N)
         if (a->grad) {   // dA (M,K) += dC (M,N) B^T; stored transposed: dA^T (K,M) += B dC^T
             float *dA = a->grad + (long)e * M * K;
-            if (!ta) gemm(M, K, N, mat_rows(dC, N), transpose(B), dA, K, acc_a, NULL);
-            else     gemm(K, M, N, B, mat_cols(dC, N), dA, M, acc_a, NULL);
+            if (!ta) gemm(scratch, M, K, N, mat_rows(dC, N), transpose(B), dA, K, acc_a, NULL);
+            else     gemm(scratch, K, M, N, B, mat_cols(dC, N), dA, M, acc_a, NULL);
         }
         if (b->grad) {   // dB (K,N) += A^T dC; stored transposed: dB^T (N,K) += dC^T A
             float *dB = b->grad + (shared_b ? 0 : (long)e * K * N);
             int acc = acc_b || (shared_b && e > 0);   // a shared B sums over the batch
-            if (!tb) gemm(K, N, M, transpose(A), mat_rows(dC, N), dB, N, acc, NULL);
-            else     gemm(N, K, M, mat_cols(dC, N), A, dB, K, acc, NULL);
+            if (!tb) gemm(scratch, K, N, M, transpose(A), mat_rows(dC, N), dB, N, acc, NULL);
+            else     gemm(scratch, N, K, M, mat_cols(dC, N), A, dB, K, acc, NULL);
         }
     }
 }
@@ -63,7 +64,7 @@ Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b) {
     int grad = tape_needs_grad(a, b, NULL);
     Tensor *out = tensor_new(a->ndim, shape, grad);
     for (long e = 0; e < batch; e++)
-        gemm(M, N, K, view_of(a->data + e * M * K, M, K, trans_a),
+        gemm(tensor_arena(), M, N, K, view_of(a->data + e * M * K, M, K, trans_a),
              view_of(b->data + (shared_b ? 0 : e * K * N), K, N, trans_b), out->data + e * M * N, N,
              0, NULL);
     if (grad) {
@@ -100,12 +101,12 @@ static void linear_backward(const Node *n) {
     const float *dY = n->out->grad;                                     // (R,out)
     // dX += dY W
     if (x->grad)
-        gemm(R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in, grad_accumulates(x),
-             NULL);
+        gemm(tensor_arena(), R, in, out, mat_rows(dY, out), mat_rows(W->data, in), x->grad, in,
+             grad_accumulates(x), NULL);
     // dW += dY^T X
     if (W->grad)
-        gemm(out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in, grad_accumulates(W),
-             NULL);
+        gemm(tensor_arena(), out, in, R, mat_cols(dY, out), mat_rows(x->data, in), W->grad, in,
+             grad_accumulates(W), NULL);
     if (b && b->grad) column_sums_add(dY, R, out, grad_zeroed(b));
 }
 
@@ -123,8 +124,8 @@ Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b) {
     int grad = tape_needs_grad(x, W, b);
     Tensor *y = tensor_new(x->ndim, shape, grad);
     // W^T is a strided view of W: gemm's packing reads it in place, nothing is transposed.
-    gemm(R, out, in, mat_rows(x->data, in), mat_cols(W->data, in), y->data, out, 0,
-         b ? b->data : NULL);
+    gemm(tensor_arena(), R, out, in, mat_rows(x->data, in), mat_cols(W->data, in), y->data, out,
+         0, b ? b->data : NULL);
     if (grad) tape_record("linear", linear_backward, y, x, W, b);
     return y;
 }

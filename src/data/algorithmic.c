@@ -5,7 +5,7 @@
 #include <string.h>
 #include "core/rng.h"
 
-static const char *NAMES[] = {"copy", "reverse", "duplicate", "sort"};
+static const char *NAMES[] = {ALGORITHM_WORDS};
 #define N_ALGOS (int)(sizeof NAMES / sizeof NAMES[0])
 
 int algo_parse(const char *name) {

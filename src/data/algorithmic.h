@@ -29,7 +29,7 @@
 #define ALGO_MAX_ALPHABET 1000
 #define ALGO_SYMBOL_ID(s) (TOK_EOS + 1 + (s))
 
-// The algorithm named `name` ("copy", "reverse", "duplicate", "sort"), or -1.
+// The algorithm named `name` (a word of ALGORITHM_WORDS, config/config.h), or -1.
 int  algo_parse(const char *name);
 // Output length for an input of n symbols (-1 for an unknown algorithm).
 int  algo_output_length(int algo, int n);

@@ -14,8 +14,6 @@
 // Measured: the resident memory of a tool before its first allocation of any size (code,
 // libc, libgomp and its thread stacks, malloc arenas), with a margin.
 #define PROGRAM_BYTES (4.0 * (1 << 20))
-#define LM_VAL_TOKENS 200000.0        // run/task.c
-#define LM_MAX_TRAIN_TOKENS 268435456.0
 
 static double limit_of(const Config *c, char *source, size_t n);
 
@@ -82,7 +80,7 @@ static double file_size(const char *path) {
 
 double memory_data_bytes(const Config *c) {
     if (c->task == TASK_LM) {
-        double train = fmin((double)c->train_size * (c->window + 1), LM_MAX_TRAIN_TOKENS);
+        double train = fmin((double)c->train_size * (c->window + 1), (double)LM_MAX_TRAIN_TOKENS);
         return 4 * (train + LM_VAL_TOKENS);
     }
     if (c->task == TASK_PARALLEL_TEXT) {
@@ -221,7 +219,7 @@ static void note_split_eval(Est *x, int n, MemoryPass p, const char *what) {
 // evaluate_lm: windows of T tokens, about 64k tokens a batch.
 static void note_lm_eval(Est *x, int T) {
     int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;
-    int windows = (int)((LM_VAL_TOKENS - 1) / T) < 256 ? (int)((LM_VAL_TOKENS - 1) / T) : 256;
+    int windows = (LM_VAL_TOKENS - 1) / T < 256 ? (LM_VAL_TOKENS - 1) / T : 256;
     MemoryPass p = {bs < windows ? bs : windows, 0, T, 0, 0};
     if (p.B < 1) return;   // longer than the text: evaluate_lm refuses it
     char setting[96];

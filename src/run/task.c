@@ -9,7 +9,6 @@
 #define VAL_SEED  0x5eed0001u
 #define TEST_SEED 0x5eed0002u
 #define TEST_LENGTH_SEED(k) (0x5eed1000u + (unsigned)(k))
-#define LM_VAL_TOKENS 200000
 // algorithmic: the held-out seeds above 2^32, out of reach of run.seed (an int), so no run trains
 // on the data it is scored on. (toy_translate and lm keep the plain seeds: their sets stay as they
 // were.)
@@ -95,7 +94,7 @@ static int load_lm(Task *t, char *err, int errlen) {
     vocab_free(&unused);
     t->batch_kind = BATCH_TRANSLATE;
     long train_tokens = (long)c->train_size * (c->window + 1);
-    if (train_tokens > (1L << 28)) train_tokens = 1L << 28;
+    if (train_tokens > LM_MAX_TRAIN_TOKENS) train_tokens = LM_MAX_TRAIN_TOKENS;
     if (toy_lm_stream(&t->toy, (uint64_t)c->seed, (int)train_tokens, &t->src_vocab, &t->lm_train,
                       &t->n_lm_train) ||
         toy_lm_stream(&t->toy, VAL_SEED, LM_VAL_TOKENS, &t->src_vocab, &t->lm_val, &t->n_lm_val)) {

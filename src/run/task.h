@@ -21,6 +21,11 @@
 #include "data/vocab.h"
 #include "config/config.h"
 
+// lm: the tokens of the validation stream, and the most training tokens a run generates
+// (task.train_size windows of task.window + 1 tokens, capped); the memory estimate counts them.
+#define LM_VAL_TOKENS 200000
+#define LM_MAX_TRAIN_TOKENS (1L << 28)
+
 typedef struct Task {
     Config cfg;                  // copy (text not owned)
     Vocab src_vocab, tgt_vocab;  // classifier and lm use src_vocab only

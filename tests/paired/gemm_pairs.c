@@ -16,7 +16,7 @@
 #include "core/kernels.h"
 #include "core/tensor.h"
 
-typedef void GemmFn(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
+typedef void GemmFn(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate, const float *bias);
 GemmFn gemm_a, gemm_b;
 
 // 64-byte aligned, as the arena's tensors are (arena_alloc): an unaligned start would make
@@ -39,9 +39,9 @@ static const char *kind_name[KINDS] = {"forward", "dX", "dW"};
 
 static double run(GemmFn *g, int kind, int R, int in, int out, float *x, float *W, float *dy, float *dx, float *dW) {
     double t0 = wall_seconds();
-    if (kind == 0) g(R, out, in, mat_rows(x, in), mat_cols(W, in), dy, out, 0, NULL);
-    if (kind == 1) g(R, in, out, mat_rows(dy, out), mat_rows(W, in), dx, in, 1, NULL);
-    if (kind == 2) g(out, in, R, mat_cols(dy, out), mat_rows(x, in), dW, in, 1, NULL);
+    if (kind == 0) g(tensor_arena(), R, out, in, mat_rows(x, in), mat_cols(W, in), dy, out, 0, NULL);
+    if (kind == 1) g(tensor_arena(), R, in, out, mat_rows(dy, out), mat_rows(W, in), dx, in, 1, NULL);
+    if (kind == 2) g(tensor_arena(), out, in, R, mat_cols(dy, out), mat_rows(x, in), dW, in, 1, NULL);
     return wall_seconds() - t0;
 }
 
