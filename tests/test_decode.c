@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "seq_logprob.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
@@ -231,25 +232,6 @@ static void test_length_oracle_on_every_scheme(void) {
     CHECK(ends_seen > 0, "the end token was never chosen where it is allowed: the test shows nothing about it");
 }
 
-// Sum of log-probabilities of seq (len tokens) given the source, by the full model.
-static double seq_logprob(Model *m, const int *src, int Ts, const int *seq, int len) {
-    int in[8], V = m->tgt_vocab;
-    in[0] = TOK_BOS;
-    for (int i = 1; i < len; i++) in[i] = seq[i - 1];
-    ArenaMark mark = arena_mark(&arena);
-    Tensor *z = translator_logits(m, src, 1, Ts, in, len);
-    double lp = 0;
-    for (int i = 0; i < len; i++) {
-        const float *row = z->data + (long)i * V;
-        double mx = row[0], sum = 0;
-        for (int v = 1; v < V; v++) mx = fmax(mx, row[v]);
-        for (int v = 0; v < V; v++) sum += exp(row[v] - mx);
-        lp += row[seq[i]] - mx - log(sum);
-    }
-    arena_release(&arena, mark);
-    return lp;
-}
-
 static void test_wide_beam_is_exact(void) {
     int V = 6, max_len = 3, Ts = 3, src[3] = {4, 5, 3};
     for (int seed = 1; seed <= 4; seed++) {
@@ -266,7 +248,7 @@ static void test_wide_beam_is_exact(void) {
             int ok = 1;
             for (int i = 0; i < len; i++) ok &= seq[i] != TOK_PAD && seq[i] != TOK_BOS && (i == len - 1 || seq[i] != TOK_EOS);
             if (!ok || (len < 3 && seq[len - 1] != TOK_EOS)) continue;
-            double lp = seq_logprob(&m, src, Ts, seq, len);
+            double lp = seq_logprob(&arena, &m, src, Ts, seq, len);
             if (lp > best) { best = lp; best_len = len; memcpy(best_seq, seq, sizeof seq); }
         }
         int out[3];

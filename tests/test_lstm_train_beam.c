@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "seq_logprob.h"
 #include "config_words.h"
 #include "lstm_reference.h"
 #include "core/arena.h"
@@ -98,25 +99,6 @@ static void translator_model(Model *m, int V, int seed) {
     randomise_biases(m, (uint64_t)seed);
 }
 
-// Sum of log-probabilities of seq (len tokens) by the full model on the whole prefix.
-static double seq_logprob(Model *m, const int *src, int Ts, const int *seq, int len) {
-    int in[8], V = m->tgt_vocab;
-    in[0] = TOK_BOS;
-    for (int i = 1; i < len; i++) in[i] = seq[i - 1];
-    ArenaMark mark = arena_mark(&arena);
-    Tensor *z = translator_logits(m, src, 1, Ts, in, len);
-    double lp = 0;
-    for (int i = 0; i < len; i++) {
-        const float *row = z->data + (long)i * V;
-        double mx = row[0], sum = 0;
-        for (int v = 1; v < V; v++) mx = fmax(mx, row[v]);
-        for (int v = 0; v < V; v++) sum += exp(row[v] - mx);
-        lp += row[seq[i]] - mx - log(sum);
-    }
-    arena_release(&arena, mark);
-    return lp;
-}
-
 // V = 6: <pad> <unk> <bos> <eos> and two words; a hypothesis takes <unk>, <eos> or a word
 // (never <pad> or <bos>), so there are 1 + 3 + 9 + 27 outputs ending in <eos> within 4 steps
 // and 81 cut at the fourth. Each scored as beam search documents: log p / ((5 + len) / 6)^alpha,
@@ -151,7 +133,7 @@ static void test_beam_is_exhaustive_search(void) {
                                 ok &= seq[i] != TOK_PAD && seq[i] != TOK_BOS &&
                                       (seq[i] != TOK_EOS || i == len - 1);
                             if (!ok || (len < MAX && seq[len - 1] != TOK_EOS)) continue;
-                            double score = seq_logprob(&m, srcs[s], Ts, seq, len) /
+                            double score = seq_logprob(&arena, &m, srcs[s], Ts, seq, len) /
                                            pow((5.0 + len) / 6.0, alphas[a]);
                             if (score > best) {
                                 best = score;
