@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "seq_logprob.h"
+#include "decode_reference.h"
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
@@ -261,9 +261,8 @@ static void test_wide_beam_is_exact(void) {
     }
 }
 
-// decode_reorder moves each row's cached prefix to the rows that continue it (beam search's
-// parents): after steps <bos>, then 4 | 5, parents {1, 0} swap the two rows and {1, 1} copy
-// row 1 to both; the next step's logits are then the full model's on the reordered prefixes.
+// decode_reorder moves each row's cached prefix to the rows that continue it, for every scheme
+// (decode_reference.h's reorder_gap): parents {1, 0} swap the two rows, {1, 1} copy row 1 to both.
 static void test_reorder_follows_parents(void) {
     int V = 13, Ts = 5, src[10], parents[2][2] = {{1, 0}, {1, 1}};
     memcpy(src, SRC, sizeof(int) * 5);
@@ -272,26 +271,9 @@ static void test_reorder_follows_parents(void) {
         for (int k = 0; k < 2; k++) {
             Model m;
             translator(&m, pos_scheme_at(s)->name, 1, V, 2);
-            model_set_training(&m, 0);
-            tape_set_enabled(0);
-            DecodeState st;
-            CHECK(decode_init(&st, &m, src, 2, Ts, 4) == 0, "init");
-            int bos[2] = {TOK_BOS, TOK_BOS}, first[2] = {4, 5}, next[2] = {6, 7};
-            decode_step(&st, bos);
-            decode_step(&st, first);
-            decode_reorder(&st, parents[k]);
-            Tensor *z = decode_step(&st, next);   // (2,V)
-            double worst = 0;
-            for (int n = 0; n < 2; n++) {
-                int prefix[3] = {TOK_BOS, first[parents[k][n]], next[n]};
-                ArenaMark mark = arena_mark(&arena);
-                Tensor *full = translator_logits(&m, SRC, 1, Ts, prefix, 3);   // (3,V)
-                for (int v = 0; v < V; v++) worst = fmax(worst, fabs(z->data[(long)n * V + v] - full->data[2L * V + v]));
-                arena_release(&arena, mark);
-            }
+            double worst = reorder_gap(&arena, &m, src, SRC, Ts, parents[k]);
             CHECK(worst < 2e-5, "%s parents {%d, %d}: logits after the reorder differ by %g", pos_scheme_at(s)->name,
                   parents[k][0], parents[k][1], worst);
-            decode_free(&st);
             model_free(&m);
         }
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "seq_logprob.h"
+#include "decode_reference.h"
 #include "config_words.h"
 #include "lstm_reference.h"
 #include "core/arena.h"
@@ -163,9 +163,8 @@ static void test_beam_is_exhaustive_search(void) {
           alpha_matters);
 }
 
-// decode_reorder on the LSTM's cache: after <bos>, then 4 | 5, parents {1, 0} swap the two
-// rows and {1, 1} copy row 1 to both; the next step's logits are then the full teacher-forced
-// pass's on the reordered prefixes.
+// decode_reorder on the LSTM's cache (decode_reference.h's reorder_gap): parents {1, 0} swap
+// the two rows, {1, 1} copy row 1 to both.
 static void test_lstm_reorder_follows_parents(void) {
     enum { V = 8, Ts = 4 };
     static const int src[2 * Ts] = {5, 6, 7, 3, 5, 6, 7, 3};   // the rows of one sentence
@@ -173,27 +172,8 @@ static void test_lstm_reorder_follows_parents(void) {
     for (int k = 0; k < 2; k++) {
         Model m;
         lstm_model(&m, 1, 2, 0.1f, V, 9);
-        model_set_training(&m, 0);
-        tape_set_enabled(0);
-        DecodeState st;
-        CHECK(decode_init(&st, &m, src, 2, Ts, 4) == 0, "init");
-        int bos[2] = {TOK_BOS, TOK_BOS}, first[2] = {4, 5}, next[2] = {6, 7};
-        decode_step(&st, bos);
-        decode_step(&st, first);
-        decode_reorder(&st, parents[k]);
-        Tensor *z = decode_step(&st, next);   // (2,V)
-        float row[V];
-        memcpy(row, z->data, sizeof row);
-        double worst = 0;
-        for (int n = 0; n < 2; n++) {
-            int prefix[3] = {TOK_BOS, first[parents[k][n]], next[n]};
-            ArenaMark mark = arena_mark(&arena);
-            Tensor *full = translator_logits(&m, src, 1, Ts, prefix, 3);   // (3,V)
-            for (int v = 0; v < V; v++) worst = fmax(worst, fabs((n ? z->data[V + v] : row[v]) - full->data[2L * V + v]));
-            arena_release(&arena, mark);
-        }
+        double worst = reorder_gap(&arena, &m, src, src, Ts, parents[k]);
         CHECK(worst < 2e-5, "parents {%d, %d}: logits after the reorder differ by %g", parents[k][0], parents[k][1], worst);
-        decode_free(&st);
         model_free(&m);
     }
 }
