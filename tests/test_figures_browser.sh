@@ -7,11 +7,7 @@
 # Skips where no Chromium is installed (Debian: apt-get install chromium).
 . tests/lib.sh
 
-case "$BIN_DIR" in
-    build/opt/bin|*/build/opt/bin) ;;
-    *) skip figures_browser "tools from $BIN_DIR: the committed figures do not depend on the build, checked once with the optimised one"
-       exit 0 ;;
-esac
+only_optimised figures_browser "the committed figures do not depend on the build: checked once with the optimised one"
 browser=""
 for b in chromium chromium-browser google-chrome; do
     if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi

@@ -19,11 +19,7 @@
 #    (on both builds).
 . tests/lib.sh
 REF=results/extrapolate
-case "$BIN_DIR" in
-    build/opt/bin|*/build/opt/bin) ;;
-    *) skip first_command "tools from $BIN_DIR, not the optimised build the committed rows were made with (1000 steps under sanitizers take minutes)"
-       exit 0 ;;
-esac
+only_optimised first_command "not the optimised build the committed rows were made with (1000 steps under sanitizers take minutes)"
 if [ ! -f "$REF/curves.csv" ]; then skip first_command "no $REF/curves.csv"; exit 0; fi
 
 if "$TRAIN" configs/rope.ini run.out_dir="$TMP/runs" run.name=rope >"$TMP/train.out" 2>&1; then

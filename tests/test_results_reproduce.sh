@@ -14,11 +14,7 @@
 . tests/lib.sh
 export BIN_DIR
 REF=results/dog_bites_man
-case "$BIN_DIR" in
-    build/opt/bin|*/build/opt/bin) ;;
-    *) skip results_reproduce "tools from $BIN_DIR, not the optimised build the results were made with (a full rerun under sanitizers would take many minutes)"
-       exit 0 ;;
-esac
+only_optimised results_reproduce "not the optimised build the results were made with (a full rerun under sanitizers would take many minutes)"
 if [ ! -f "$REF/runs.csv" ]; then skip results_reproduce "no $REF/runs.csv"; exit 0; fi
 
 if scripts/dog_bites_man.sh --out "$TMP/dbm" >"$TMP/dbm.out" 2>&1; then
