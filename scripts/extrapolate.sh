@@ -1,12 +1,6 @@
 #!/bin/sh
-# Lesson 2, length generalisation, end to end: train (or reuse) one model per positional scheme
-# and seed, evaluate each beyond its training length with ./eval, and write results.csv,
-# results.md and SVG plots. Three views:
-#   1. longer sentences: the translator, trained on 1-3 clauses, on test sets of 1..12 clauses
-#   2. shifted positions: the held-out 1-3-clause sentences with every position index + k
-#   3. longer windows: a decoder-only LM trained on 32-token windows, on windows up to 1024
-# plus the RoPE stretches (position interpolation, a larger base) in views 1 and 3.
-# Run from the top level after `make`.
+# Lesson 2, length generalisation (docs/lessons.md): one model per scheme and seed, evaluated
+# beyond its training length in three views, into results/extrapolate/. After `make`.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -15,41 +9,24 @@ run_jobs=$(cores)   # small models: one 1-thread training per core (results/benc
 usage() {
     cat <<'EOF'
 usage: scripts/extrapolate.sh [--quick] [--seeds N] [--views LIST] [--out DIR] [--schemes LIST]
-                              [--converge]
-                              [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
+                              [--converge] [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
-Trains configs/<scheme>.ini (translator, toy_translate, 1-3 clauses) and configs/lm/<scheme>.ini
-(language model, 32-token windows) for every scheme (./train --list-schemes) and seeds 1..N,
-evaluates them with ./eval and writes into DIR:
-  (view 1 also has the row lstm: configs/lstm.ini, the recurrent translator, no positions)
-  results.csv   view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last
-                view length: x = clauses (test sets of x clauses)
-                view offset: x = k, every position index shifted by k (validation split)
-                view window: x = tokens per evaluation window (language model)
-                schemes rope_pi4 / rope_base40k: the rope models evaluated with
-                rope_scale=4 (position interpolation) / rope_base=40000
-  curves.csv    every run's log.csv with model, scheme and seed columns in front
-  positions.csv view 1: scheme,seed, then ./eval --positions columns (split,length,by,index,
-                tokens,token_acc,reached,departures,departure_rate,early_eos,early_end)
-  converge.csv  with --converge: scheme,task,seed,converged,cpu_seconds of each translator run
-  results.md    tables (mean ± sample sd over seeds), the command, the seeds, the wall time
-  *.svg         training and validation loss against step, loss / accuracy against length
-Finished runs (DIR/runs/...) and evaluations (DIR/runs/*/eval_*.csv) are reused, so an
-interrupted run can simply be restarted.
+Trains configs/<scheme>.ini (translator, 1-3 clauses; the row lstm: configs/lstm.ini) and
+configs/lm/<scheme>.ini (language model, 32-token windows) per scheme and seed, and writes
+into DIR the evaluations beyond the training length (results.csv; view 1: longer sentences,
+view 2: every position shifted by k, view 3: longer windows; rope_pi4 and rope_base40k: the
+rope models with rope_scale=4 and rope_base=40000), positions.csv, curves.csv, results.md and
+SVG figures. Finished runs and evaluations are reused. Lesson 2 in docs/lessons.md; the
+files: docs/design.md (experiment scripts).
 
-  --quick       a smoke test with tiny models and step counts (1 seed unless --seeds);
-                DIR defaults to results/quick/extrapolate
+  --quick       tiny models, few steps, 1 seed (unless --seeds); DIR results/quick/extrapolate
   --seeds N     seeds 1..N (default 3)
   --views LIST  which views to run, e.g. 1,2 (default 1,2,3)
   --out DIR     output folder (default results/extrapolate)
   --schemes LIST  the rows (default: every scheme, and lstm in view 1)
 EOF
-    echo "$TABLES_USAGE"
-    echo "$CONVERGE_USAGE"
-    echo "              (the translator runs only; results.md gets a table of them)"
-    echo "$FIGURES_USAGE"
-    echo "$RUN_USAGE"
-    echo "Tools are taken from BIN_DIR (default: the top level)."
+    printf '%s\n' "$TABLES_USAGE" "$CONVERGE_USAGE" "              (the translator runs only; also converge.csv)" \
+        "$FIGURES_USAGE" "$RUN_USAGE" "Tools are taken from BIN_DIR (default: the top level)."
 }
 
 quick=0; seeds=""; out=""; views=1,2,3; converge=0; schemes="$SCHEMES lstm"
@@ -65,7 +42,7 @@ done
 case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'" ;; esac
 case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac
 want_view() { case ",$views," in *,$1,*) return 0 ;; esac; return 1; }
-need_tools train eval plot
+need_tools train eval plot table
 for scheme in $schemes; do
     case " $SCHEMES lstm " in *" $scheme "*) ;; *) die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)" ;; esac
 done
@@ -286,7 +263,10 @@ if [ $converge = 1 ] && [ ! -f "$out/converge.csv" ] && { want_view 1 || want_vi
 fi
 # md_table TITLE METRIC SCALE FORMAT VIEW: a blank line, TITLE, a blank line, and the table of
 # METRIC * SCALE (FORMAT) of VIEW, one row per scheme and one column per x (see md_pivot).
-md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$3" "$4" view="$5"; }
+md_table() {
+    heading "$1"
+    "$BIN_DIR/table" --rows scheme --cols x --value "$2" --scale "$3" --format "$4" --filter view="$5" "$out/results.csv"
+}
 {
     echo "## Extrapolation: length generalisation"
     echo
@@ -302,28 +282,18 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
         md_table "Token accuracy (%):" token_acc 100 %.1f length
         md_table "Exact match (%, greedy decoding):" exact_match 100 %.1f length
         md_table "Loss (token cross-entropy):" loss 1 %.3f length
-        echo
-        echo "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
-        echo
+        heading "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
         echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause),"
         echo "on the test sets of $(echo $diag_lengths | sed 's/ / and /') clauses:"
         for k in $diag_lengths; do
-            echo
-            awk -F, -v k="$k" "$CSV_COLUMNS"'head { print "scheme,seed,clause,token_acc" }
-                row && cell("length") == k && cell("by") == "clause" {
-                print cell("scheme") "," cell("seed") "," cell("index") "," cell("token_acc") }' \
-                "$out/positions.csv" >"$out/by_clause.tmp"
-            echo "$k clauses:"
-            echo
-            md_pivot "$out/by_clause.tmp" scheme clause token_acc 100 %.1f
+            heading "$k clauses:"
+            "$BIN_DIR/table" --rows scheme --cols index --value token_acc --scale 100 --filter length="$k" \
+                --filter by=clause "$out/positions.csv"
         done
-        rm -f "$out/by_clause.tmp"
     fi
     if [ $converge = 1 ] && { want_view 1 || want_view 2; }; then
-        echo
-        echo "### Steps to converge (validation exact match >= 99%, ceiling $tr_steps steps) and CPU seconds"
-        echo
-        converge_table "$out/converge.csv" scheme task
+        heading "### Steps to converge (validation exact match >= 99%, ceiling $tr_steps steps) and CPU seconds"
+        "$BIN_DIR/table" --steps --rows scheme --cols task "$out/converge.csv"
     fi
     if want_view 2; then
         echo
@@ -342,9 +312,7 @@ md_table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" scheme x "$2" "$
         echo "### 3. Longer windows (language model trained on 32-token windows)"
         md_table "Loss over the whole window:" loss 1 %.3f window
         md_table "Loss on the last 32 tokens of each window (loss_last):" loss_last 1 %.3f window
-        echo
-        echo "![loss](lm_window_loss.svg) ![loss on the last 32 tokens](lm_window_loss_last.svg)"
-        echo
+        heading "![loss](lm_window_loss.svg) ![loss on the last 32 tokens](lm_window_loss_last.svg)"
         echo "Training curves: ![training loss](lm_train_loss.svg) ![validation loss 1x](lm_val_loss_1x.svg) ![validation loss 4x](lm_val_loss_4x.svg)"
     fi
 } >"$out/results.md.new"

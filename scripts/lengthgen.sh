@@ -158,7 +158,7 @@ scheme_overrides() {
 }
 for variant in $variants; do variant_overrides "$variant" >/dev/null; done
 for scheme in $TR_SCHEMES; do scheme_overrides "$scheme" >/dev/null; done
-if [ $figures = 1 ]; then command=""; else begin_experiment lengthgen.sh train eval plot; fi
+if [ $figures = 1 ]; then command=""; else begin_experiment lengthgen.sh train eval plot table; fi
 command="$command --variants '$variants'$(if [ -n "$tasks" ]; then echo " --tasks '$tasks'"; fi)$(if [ "$TR_SCHEMES" != "$SCHEMES lstm" ]; then echo " --schemes '$TR_SCHEMES'"; fi)$(if [ "$part" != all ]; then echo " --part $part"; fi)$(if [ $converge = 1 ]; then echo " --converge"; fi)$(if [ -n "$ceiling" ]; then echo " --ceiling $ceiling"; fi)"
 
 # ---- the decoder-only part (Kazemnejad et al. 2023): functions, called at the end (or alone
@@ -280,11 +280,15 @@ lm_plots() {
 # has), mean and spread over seeds, training length marked; one panel per variant (as trained,
 # random positions scored on drawn ones, and on 0..n-1), a variant column taken from the rows'
 # names ("rope + random (plain)")
-tr_plots() {
+# variant_csv: results.csv with a variant column taken from the rows' names ("rope + random
+# (plain)": random (plain); "rope + random": random; else plain).
+variant_csv() {
     awk -F, "$CSV_COLUMNS"'head { print $0 ",variant" }
         row { v = "plain"; if (cell("scheme") ~ / \+ random \(plain\)$/) v = "random (plain)"
-              else if (cell("scheme") ~ / \+ random$/) v = "random"; print $0 "," v }' \
-        "$out/results.csv" >"$out/plot.tmp.csv"
+              else if (cell("scheme") ~ / \+ random$/) v = "random"; print $0 "," v }' "$out/results.csv"
+}
+tr_plots() {
+    variant_csv >"$out/plot.tmp.csv"
     for task in $TASKS; do
         grep -q "^$task," "$out/results.csv" || continue
         for m in exact_match:exact:"sequence accuracy" token_acc:token_acc:"token accuracy"; do
@@ -306,6 +310,7 @@ if [ $figures = 1 ]; then
 fi
 
 # decoder_only.md: the ranking first, then the tables it comes from.
+lm_pivot() { "$BIN_DIR/table" --rows scheme --cols length --value "$@" --scale 100 "$out/lm_results.csv"; }
 lm_report() {
     names=$(echo "$LM_VARIANTS" | cut -d'|' -f1)
     {
@@ -352,14 +357,14 @@ lm_report() {
                 echo
                 echo "## $task ($name): sequence accuracy (exact match, greedy continuation) by input length"
                 echo
-                md_pivot "$out/lm_results.csv" scheme length exact_match 100 %.1f task="$task" variant="$name"
+                lm_pivot exact_match --filter task="$task" --filter variant="$name"
             done
             for name in $names; do
                 [ "$name" != logscale ] || continue
                 echo
                 echo "## $task ($name): token accuracy (teacher forcing) by input length"
                 echo
-                md_pivot "$out/lm_results.csv" scheme length token_acc 100 %.1f task="$task" variant="$name"
+                lm_pivot token_acc --filter task="$task" --filter variant="$name"
             done
         done
         if [ $converge = 1 ]; then
@@ -367,12 +372,9 @@ lm_report() {
             echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of lm_copy) steps) and CPU seconds"
             echo
             # one row a trained model: the plain runs, and "SCHEME + random" for the random ones
-            awk -F, -v OFS=, "$CSV_COLUMNS"'head { print; next }
-                row && cell("variant") != "logscale" {
-                    if (cell("variant") != "plain") $(col["scheme"]) = cell("scheme") " + " cell("variant")
-                    print }' "$out/lm_results.csv" >"$out/lm_converge.tmp"
-            converge_table "$out/lm_converge.tmp" scheme task
-            rm -f "$out/lm_converge.tmp"
+            set --; for s in $SCHEMES; do set -- "$@" --label "$s + plain=$s"; done
+            "$BIN_DIR/table" --steps --rows "scheme={scheme} + {variant}" --cols task --filter variant!=logscale \
+                "$@" "$out/lm_results.csv"
         fi
         echo
         for task in $LM_TASKS; do
@@ -473,6 +475,7 @@ tr_plots
 
 # ---- results.md
 wall=$(( $(now) - start ))
+tr_pivot() { "$BIN_DIR/table" --rows scheme --cols length --value "$@" --scale 100; }
 {
     echo "# Length generalisation on algorithmic tasks"
     echo
@@ -493,11 +496,11 @@ wall=$(( $(now) - start ))
         echo
         echo "## $task: sequence accuracy (exact match, greedy decoding) by input length"
         echo
-        md_pivot "$out/results.csv" scheme length exact_match 100 %.1f task="$task"
+        tr_pivot exact_match --filter task="$task" "$out/results.csv"
         echo
         echo "## $task: token accuracy (teacher forcing) by input length"
         echo
-        md_pivot "$out/results.csv" scheme length token_acc 100 %.1f task="$task"
+        tr_pivot token_acc --filter task="$task" "$out/results.csv"
     done
     if [ $converge = 1 ]; then
         echo
@@ -507,7 +510,7 @@ wall=$(( $(now) - start ))
         echo "$(config_value train eval_every configs/algorithmic/copy.ini) steps; seeds 1..$seeds separated by \"/\"; CPU s: the mean over the seeds of"
         echo "user + system seconds of every ./train invocation of the run (its compute.csv)."
         echo
-        converge_table "$out/results.csv" scheme task
+        "$BIN_DIR/table" --steps --rows scheme --cols task "$out/results.csv"
     fi
     case " $variants " in *" random "*)
         echo
@@ -517,22 +520,11 @@ wall=$(( $(now) - start ))
         echo "then mean ± sample sd of those averages over seeds 1..$seeds, in % (Ruoss et al. report the"
         echo "same kind of average: +12.0 points for randomized over plain on their tasks)."
         echo
-        echo "| task | variant | sequence accuracy | token accuracy |"
-        echo "| --- | --- | ---: | ---: |"
-        awk -F, -v S="$seeds" "$CSV_COLUMNS"'row && cell("length") + 0 > 16 {
-                v = "plain"; base = cell("scheme"); seed = cell("seed")
-                if (base ~ / \+ random \(plain\)$/) { v = "random, on 0..n-1"; sub(/ \+ random \(plain\)$/, "", base) }
-                else if (base ~ / \+ random$/) { v = "random"; sub(/ \+ random$/, "", base) }
-                if (base == "none") next
-                k = cell("task") SUBSEP v; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-                e[k, seed] += cell("exact_match"); t[k, seed] += cell("token_acc"); c[k, seed]++ }
-            END { for (i = 1; i <= n; i++) { k = order[i]; split(k, p, SUBSEP)
-                    me = mt = 0; m = 0
-                    for (sd = 1; sd <= S; sd++) if (c[k, sd]) { ae[++m] = 100 * e[k, sd] / c[k, sd]; at[m] = 100 * t[k, sd] / c[k, sd]; me += ae[m]; mt += at[m] }
-                    me /= m; mt /= m; ve = vt = 0
-                    for (j = 1; j <= m; j++) { ve += (ae[j] - me) ^ 2; vt += (at[j] - mt) ^ 2 }
-                    if (m > 1) printf "| %s | %s | %.1f ± %.1f | %.1f ± %.1f |\n", p[1], p[2], me, sqrt(ve / (m - 1)), mt, sqrt(vt / (m - 1))
-                    else printf "| %s | %s | %.1f | %.1f |\n", p[1], p[2], me, mt } }' "$out/results.csv"
+        variant_csv >"$out/variant.tmp.csv"
+        "$BIN_DIR/table" --rows task --rows variant --value "sequence accuracy=exact_match" \
+            --value "token accuracy=token_acc" --per seed --scale 100 --filter "length>16" --filter scheme!=none \
+            --label "random (plain)=random, on 0..n-1" "$out/variant.tmp.csv"
+        rm -f "$out/variant.tmp.csv"
     esac
     echo
     for task in $TASKS; do echo "![$task: sequence accuracy against input length](${task}_exact.svg)"; done

@@ -9,7 +9,7 @@ scripts/dog_bites_man.sh --quick --out "$TMP/seq" >"$TMP/seq.out" 2>&1 || fail j
 # with its message, rather than leaving a permute.csv short of that scheme's rows. The runs are
 # a copy of the finished ones, so only ./permute runs.
 P=$TMP/permwrap; mkdir -p "$P"
-for tool in train eval plot; do ln -s "$PWD/$BIN_DIR/$tool" "$P/$tool"; done
+for tool in train eval plot table; do ln -s "$PWD/$BIN_DIR/$tool" "$P/$tool"; done
 printf '#!/bin/sh\ncase "$1" in *rope-s1) exit 1 ;; esac\nexec "%s" "$@"\n' "$PWD/$BIN_DIR/permute" >"$P/permute"
 chmod +x "$P/permute"
 cp -Rp "$TMP/seq" "$TMP/perm"; rm -f "$TMP/perm/permute.csv"

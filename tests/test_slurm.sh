@@ -39,7 +39,7 @@ fi
 # step 1 and holds no checkpoint yet (the config saves one at step 800 only). Any resumed
 # training goes straight to ./train.
 W=$TMP/wrapped; mkdir -p "$W"
-for tool in eval permute plot; do ln -s "$PWD/$BIN_DIR/$tool" "$W/$tool"; done
+for tool in eval permute plot table; do ln -s "$PWD/$BIN_DIR/$tool" "$W/$tool"; done
 cat >"$W/train" <<EOT
 #!/bin/sh
 case " \$* " in *" run.name=rope-s1 "*)

@@ -1,5 +1,5 @@
-# The tables the experiment scripts write into results.md, from their CSVs (scripts/lib.sh's
-# md_pivot and converge_table, and each script's own table code through --tables):
+# The tables the experiment scripts write into results.md, from their CSVs (./table, which
+# tests/test_pivot.c checks rule by rule, and each script's tables through --tables):
 #  * tiny hand-made CSVs against tables computed by hand (means, sample standard deviations with
 #    n - 1, rounding, units, the order of rows and columns);
 #  * every committed results/*/results.md (and decoder_only.md, memory.md) written again from its
@@ -24,7 +24,7 @@ has_lines() {
 # stub_md FILE: a results.md whose head (kept by --tables) is a provenance line alone.
 stub_md() { printf '# head\nProduced by commit 0000000; tools: hand; CPU: hand.\n' >"$1"; }
 
-# ---- md_pivot: means, the sample sd (n - 1), the scale, printf rounding, rows in first-seen
+# ---- ./table: means, the sample sd (n - 1), the scale, printf rounding, rows in first-seen
 # order, columns in numeric order (2 before 10), the filter, a bare mean for one seed, an empty
 # cell for none. rope at 2: 50, 70, 90 -> 70.0 ± 20.0 (with n it would be 16.3); at 10: 10, 20
 # -> 15.0 ± 7.1 (sqrt(50); with n 5.0); none at 2: 25.0; at 10: no row (view b is filtered out).
@@ -38,7 +38,7 @@ a,rope,3,2,0.9
 b,none,1,10,0.99
 a,none,1,2,0.25
 CSV
-md_pivot "$TMP/pivot.csv" scheme x acc 100 %.1f view=a >"$TMP/pivot.md"
+"$BIN_DIR/table" --rows scheme --cols x --value acc --scale 100 --filter view=a "$TMP/pivot.csv" >"$TMP/pivot.md"
 cat >"$TMP/pivot.want" <<'MD'
 | scheme | 2 | 10 |
 | --- | ---: | ---: |
@@ -48,10 +48,10 @@ MD
 same md_pivot_by_hand "$TMP/pivot.md" "$TMP/pivot.want"
 # %.3f of a loss: 1.2345 and 1.2365 -> mean 1.2355, sd 0.001414 -> "1.236 ± 0.001"
 printf 'scheme,seed,x,loss\nt5,1,3,1.2345\nt5,2,3,1.2365\n' >"$TMP/loss.csv"
-got=$(md_pivot "$TMP/loss.csv" scheme x loss 1 %.3f | tail -1)
+got=$("$BIN_DIR/table" --rows scheme --cols x --value loss --format %.3f "$TMP/loss.csv" | tail -1)
 if [ "$got" = "| t5 | 1.236 ± 0.001 |" ]; then ok md_pivot_format; else fail md_pivot_format "got [$got]"; fi
 
-# ---- md_pivot with a converged column: a row whose seeds stopped at the ceiling says so, each
+# ---- ./table with a converged column: a row whose seeds stopped at the ceiling says so, each
 # seed counted once however many rows (lengths) it has.
 cat >"$TMP/conv.csv" <<'CSV'
 scheme,seed,length,exact_match,converged
@@ -62,7 +62,7 @@ rope,2,32,0.25,not in 300 steps
 alibi,1,16,0,not in 300 steps
 alibi,2,16,0.5,not in 300 steps
 CSV
-md_pivot "$TMP/conv.csv" scheme length exact_match 100 %.1f >"$TMP/conv.md"
+"$BIN_DIR/table" --rows scheme --cols length --value exact_match --scale 100 "$TMP/conv.csv" >"$TMP/conv.md"
 cat >"$TMP/conv.want" <<'MD'
 | scheme | 16 | 32 |
 | --- | ---: | ---: |
@@ -71,7 +71,7 @@ cat >"$TMP/conv.want" <<'MD'
 MD
 same md_pivot_converged_by_hand "$TMP/conv.md" "$TMP/conv.want"
 
-# ---- converge_table: per cell the steps of each seed ("-": not converged), then the mean CPU
+# ---- ./table --steps: per cell the steps of each seed ("-": not converged), then the mean CPU
 # seconds of the runs, each run once (rope copy seed 1 has two rows): (10.0 + 20.6) / 2 = 15.3.
 cat >"$TMP/steps.csv" <<'CSV'
 scheme,task,seed,length,converged,cpu_seconds
@@ -81,7 +81,7 @@ rope,copy,2,16,not in 300 steps,20.6
 rope,reverse,1,16,200,3
 none,reverse,1,16,250,1.04
 CSV
-converge_table "$TMP/steps.csv" scheme task >"$TMP/steps.md"
+"$BIN_DIR/table" --steps --rows scheme --cols task "$TMP/steps.csv" >"$TMP/steps.md"
 cat >"$TMP/steps.want" <<'MD'
 | scheme | copy: steps | copy: CPU s | reverse: steps | reverse: CPU s |
 | --- | ---: | ---: | ---: | ---: |
@@ -91,6 +91,18 @@ cat >"$TMP/steps.want" <<'MD'
 "-": did not converge (not in 300 steps).
 MD
 same converge_table_by_hand "$TMP/steps.md" "$TMP/steps.want"
+
+# ---- ./table on bad input: `table: FILE:LINE: what is wrong`, exit status 1, nothing on stdout
+printf 'scheme,x,acc\nrope,2,0.5\nrope,2\nrope,3,high\n' >"$TMP/bad.csv"
+"$BIN_DIR/table" --rows scheme --cols x --value acc "$TMP/bad.csv" >"$TMP/bad.out" 2>"$TMP/bad.err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$TMP/bad.out" ] && grep -q "^table: $TMP/bad.csv:3: " "$TMP/bad.err"; then ok table_ragged_row
+else fail table_ragged_row "exit $rc, stderr [$(cat "$TMP/bad.err")]"; fi
+sed -i 3d "$TMP/bad.csv"
+"$BIN_DIR/table" --rows scheme --cols x --value acc "$TMP/bad.csv" >"$TMP/bad.out" 2>"$TMP/bad.err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$TMP/bad.out" ] && grep -qF "bad.csv:3: column \"acc\": \"high\" is not a number" "$TMP/bad.err"
+then ok table_not_a_number; else fail table_not_a_number "exit $rc, stderr [$(cat "$TMP/bad.err")]"; fi
 
 # ---- each script's own table code, through --tables on a folder of hand-made CSVs
 # tables NAME DIR SCRIPT ARGS...: SCRIPT ARGS --tables --out DIR (stub results.md) finishes.

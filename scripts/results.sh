@@ -1,0 +1,149 @@
+# What the experiment scripts write (POSIX sh; sourced by scripts/lib.sh, not run): CSV columns
+# read by name, the Markdown tables (./table), the figures (./plot), results.md with --tables
+# and its provenance line.
+case ${0##*/} in
+    results.sh)   # run rather than sourced: say what it is
+        echo "usage: . scripts/results.sh   (through scripts/lib.sh, from another script: not a command)"
+        echo
+        echo "The experiment scripts' CSV columns by name, tables (./table), figures (./plot) and results.md."
+        case ${1:-} in -h|--help) exit 0 ;; *) exit 2 ;; esac ;;
+esac
+# CSV_COLUMNS: an awk prelude for reading CSV columns by name rather than by position. Put it
+# in front of the program, awk -F, "$CSV_COLUMNS"'...': on each file's header line (its first
+# line that is not a `#` comment) it sets col[NAME] to the column's index; head is 1 on that
+# line and row on each line after it (both 0 elsewhere); cell("exact_match") is that field of
+# the current row, cells("length loss") several joined by commas. A name the header lacks
+# stops awk with `FILE:LINE: no column "NAME"` on stderr and exit status 2.
+CSV_COLUMNS='
+function cell(name) {
+    if (!(name in col)) {
+        printf "%s:%d: no column \"%s\"\n", FILENAME, FNR, name > "/dev/stderr"; exit 2
+    }
+    return $(col[name])
+}
+function cells(names,   n, i, w, s) {
+    n = split(names, w, " "); s = cell(w[1])
+    for (i = 2; i <= n; i++) s = s "," cell(w[i])
+    return s
+}
+FNR == 1 { csv_seen_head = 0 }
+{ head = 0; row = csv_seen_head }
+!csv_seen_head && !/^#/ {
+    csv_seen_head = head = 1; split("", col)
+    for (csv_i = 1; csv_i <= NF; csv_i++) col[$csv_i] = csv_i
+}
+'
+
+# prefix_csv PREFIX_VALUES FILE: the data rows of FILE (comment lines and header dropped), each prefixed.
+prefix_csv() { awk -v p="$1" '/^#/ && !h { next } !h { h = 1; next } NF { print p "," $0 }' "$2"; }
+
+# md_pivot CSV ROWCOL COLCOL METRIC SCALE FORMAT [FILTER...] and converge_table CSV ROWCOL
+# COLCOL: ./table's two commonest tables (./table --help), as the scripts call them.
+md_pivot() {
+    _f=$1 _r=$2 _c=$3 _m=$4 _s=$5 _fmt=$6; shift 6
+    for _x in "$@"; do set -- "$@" --filter "$_x"; shift; done
+    "$BIN_DIR/table" --rows "$_r" --cols "$_c" --value "$_m" --scale "$_s" --format "$_fmt" "$@" "$_f"
+}
+converge_table() { "$BIN_DIR/table" --steps --rows "$2" --cols "$3" "$1"; }
+
+# heading TEXT: TEXT between blank lines (a Markdown heading or sentence before a table).
+heading() { printf '\n%s\n\n' "$*"; }
+
+# plot ARGS...: ./plot, failing loudly (nothing with --tables).
+plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot failed: $*"; }
+
+# write_md FILE [LAST]: FILE.new (the Markdown a script has just written) becomes FILE. With
+# --tables FILE must exist already: its lines up to its provenance line (the first that matches
+# the extended regular expression LAST, default `^Produced by commit `: the command, wall time
+# and machine of the runs behind the CSVs) are kept, and FILE.new's own lines up to its
+# provenance line dropped.
+write_md() {
+    if [ "$tables" = 1 ]; then
+        _last=${2:-'^Produced by commit '}
+        grep -Eq -- "$_last" "$1" 2>/dev/null ||
+            die "--tables: $1 is missing or has no provenance line to keep"
+        awk -v last="$_last" 'NR == FNR { if (!kept) print; if ($0 ~ last) kept = 1; next }
+             past { print } $0 ~ last { past = 1 }' "$1" "$1.new" >"$1.tmp"
+        mv "$1.tmp" "$1.new"
+    fi
+    mv "$1.new" "$1"
+}
+
+# ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
+# or --slurm as one Slurm job array. A script lists its trainings in a function that calls
+# train_run for each, and hands it to run_trainings; evaluation follows once all are finished.
+# Finished runs are never redone; a run with a checkpoint resumes from it. The trainings are
+# deterministic per seed, so where they ran does not change the results.
+# A script of small models sets run_jobs=$(cores) after sourcing this file: two 1-thread
+# trainings at once did 1.9-2.8x the tokens/s of one 2-thread training (results/bench/jobs.md).
+run_jobs=1; run_jobs_given=0; run_slurm=0; run_sbatch_args=""; run_wait=1
+RUN_THREADS=""        # run.threads=N appended to each training (--jobs, --slurm), else the config's
+TRAIN_PID=""          # the training in progress, for the Slurm warning (scripts/run_task.sh)
+RUN_USAGE='  --jobs N    up to N trainings at once on this machine, each with run.threads = cores / N
+              (default 1; the cores for the scripts of small models: extrapolate, lengthgen)
+  --slurm     train the remaining runs as one Slurm job array (sbatch --array, one task per run,
+              Slurm logs in DIR/slurm/), wait for it, then evaluate as without it. A failed task
+              is reported with its log and resubmitted by the next call; a task stopped by the
+              time limit (warned with SIGTERM 3 minutes before) resumes from its checkpoint.
+  --sbatch-args "ARGS"  extra sbatch options, e.g. "--time=2:00:00 --cpus-per-task=4 -p gpu"
+              (each task trains with run.threads = its --cpus-per-task, default 1)
+  --no-wait   with --slurm: submit and return; run the same command again to collect'
+
+# run_option ARGS...: if $1 is one of the options above, take it (and its value) and set
+# run_shift to the number of extra words used; else return 1.
+run_option() {
+    run_shift=0
+    case "$1" in
+        --jobs) [ $# -ge 2 ] || die "--jobs needs a number"
+                case "$2" in ''|*[!0-9]*|0) die "--jobs wants a positive number, not '$2'" ;; esac
+                run_jobs=$2; run_jobs_given=1; run_shift=1 ;;
+        --slurm) run_slurm=1 ;;
+        --sbatch-args) [ $# -ge 2 ] || die "--sbatch-args needs the options in one word, e.g. \"--time=1:00:00\""
+                run_sbatch_args=$2; run_shift=1 ;;
+        --no-wait) run_wait=0 ;;
+        *) return 1 ;;
+    esac
+}
+
+# checkpoint_step FILE: the training step of the checkpoint FILE (from its header), or nothing.
+checkpoint_step() {
+    _hl=$(od -An -tu8 -N8 "$1" 2>/dev/null | tr -d ' ')
+    case "$_hl" in ''|*[!0-9]*) return 0 ;; esac
+    [ "$_hl" -le 104857600 ] || return 0
+    head -c $((8 + _hl)) "$1" | tr -c '[:print:]' '\n' | sed -n 's/.*"step":"\([0-9]*\)".*/\1/p' | head -n 1
+}
+
+# run_finished DIR STEPS: DIR holds the finished run: a checkpoint of step STEPS with its
+# validation row, or a stop row saying that train.until or train.patience stopped it at the
+# checkpoint's step (a run stopped at a lower ceiling is not finished: train_task resumes it up
+# to STEPS). The trainer logs a step's rows before it saves its checkpoint, so a run killed in
+# between has the rows of a step its checkpoint does not hold: it is not finished.
+run_finished() {
+    [ -f "$1/model.safetensors" ] || return 1
+    awk -F, -v s="$2" -v ck="$(checkpoint_step "$1/model.safetensors")" '
+        ck != "" && (($1 == s && $2 == "val" && ck == s) ||
+                     (($2 == "converged" || $2 == "patience") && $1 == ck)) { f = 1 }
+        END { exit !f }' "$1/log.csv" 2>/dev/null
+}
+
+# run_cpu_seconds RUN: the CPU seconds every ./train invocation of RUN took (its compute.csv).
+run_cpu_seconds() {
+    awk -F, "$CSV_COLUMNS"'row { s += cell("cpu_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
+}
+
+# provenance: the line every results.md carries, naming the commit, the build of the tools and
+# the CPU that made its numbers. They are bit-identical for the same build on the same CPU
+# (any thread count); -march=native makes another CPU a different build (docs/usage.md, testing).
+provenance() {
+    _rev=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git checkout)")
+    git diff --quiet HEAD -- src Makefile 2>/dev/null || _rev="$_rev with uncommitted changes to src/ or Makefile"
+    # gcc records the compiler and its options, -march=native resolved, in the debug info.
+    # ./eval, not ./train: every tool is one build, and a wrapper around ./train (a Slurm test
+    # stops it mid-run that way) still leaves ./eval the real binary.
+    _cc=$(LC_ALL=C grep -a -o -m1 'GNU C[0-9]* [[:print:]]*' "$BIN_DIR/eval" 2>/dev/null | head -1)
+    _build="unknown build"
+    [ -n "$_cc" ] && _build="$(echo "$_cc" | grep -o '^GNU C[0-9]* [0-9.]*')$(echo "$_cc" |
+        grep -o -- ' -march=[^ ]*\| -O[^ ]*\| -ffp-contract=[^ ]*\| -fsanitize=[^ ]*' | tr -d '\n')"
+    _cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -1)
+    echo "Produced by commit $_rev; tools: $_build; CPU: ${_cpu:-unknown}."
+}
