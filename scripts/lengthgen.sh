@@ -1,11 +1,7 @@
 #!/bin/sh
-# Length generalisation on algorithmic tasks: train the copy and reverse translators on inputs of
-# 1..16 symbols with every positional scheme and several seeds, then score each on held-out
-# inputs of 16..64 symbols (sequence accuracy = exact match, and per-symbol accuracy). The
-# decoder-only part does the same with a decoder-only model (copy, reverse, duplicate), with
-# and without the attention temperature at evaluation, and ranks the schemes by mean
-# reciprocal rank as Kazemnejad et al. (2023) do.
-# Writes CSV, Markdown and SVG into the output folder. Run from the top level after `make`.
+# Length generalisation on algorithmic tasks (docs/length_generalisation.md): translators and
+# decoder-only models per scheme and seed, trained on 1..16 symbols and scored on 16..64,
+# into results/lengthgen/. Run from the top level after `make`.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -16,62 +12,26 @@ usage() {
 usage: scripts/lengthgen.sh [--quick] [--seeds N] [--out DIR] [--variants LIST] [--schemes LIST]
                             [--tasks LIST] [--part translator|decoder|all] [--converge [--ceiling F]]
 
-Trains configs/algorithmic/<task>.ini (task: copy, reverse; inputs of 1..16 digits) with
-model.pos = each scheme of `./train --list-schemes` and seeds 1..N, evaluates each
-run with ./eval on test sets of exactly k input symbols (k = 16, 17, 20, 24, 32, 40, 48, 64;
-100 inputs each). Each scheme is trained plainly and, as the variant "random", with
-randomized positions (model.pos_random=2048, docs/design.md §2.3.8; learned gets
-max_len=2048; none has no positions to randomize and is not repeated). The row "lstm" is
-the recurrent translator instead (model.model=lstm: a bidirectional LSTM encoder and an
-LSTM decoder with dot-product attention, no positions, d_model 56: 85,302 parameters
-against the Transformer's 86,670; plain variant only); a randomized run
-is scored on drawn positions (rows "SCHEME + random") and on 0..n-1 ("SCHEME + random
-(plain)"). Writes into DIR:
-  results.csv    task,scheme,seed,length,examples,loss,token_acc,exact_match
-  positions.csv  task,scheme,seed, then ./eval --positions columns (plain variant, every seed):
-                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
-                 early_eos,early_end
-  curves.csv     every run's log.csv, with task, scheme and seed columns in front
-  results.md     sequence and token accuracy tables (mean ± sample sd over seeds), the
-                 command and the wall time
-  <task>_exact.svg, <task>_token_acc.svg   accuracy against input length, one line per scheme,
-                 one panel per variant
-Finished runs (DIR/runs/<task>-<scheme>-s<seed>) and evaluations are reused, so an interrupted
-run can be restarted.
+Trains configs/algorithmic/<task>.ini (copy, reverse; the row lstm: the recurrent translator)
+and the decoder-only configs/algorithmic/lm_<task>.ini (copy, reverse, duplicate) per scheme
+and seed, plainly and with randomized positions, scores them on inputs of 16..64 symbols and
+writes results.csv, positions.csv, curves.csv, results.md, lm_results.csv, lm_curves.csv,
+lm_mrr.csv (scripts/mrr.sh), decoder_only.md and SVG figures into DIR; finished runs and
+evaluations are reused. The study, its files and how to read them:
+docs/length_generalisation.md ("Algorithmic tasks"); the columns: docs/design.md.
 
-The decoder-only part trains configs/algorithmic/lm_<task>.ini (task: copy, reverse, duplicate;
-model = lm, one sequence <eos> input <bos> output <eos>, docs/design.md §5.8) the same way
-(runs DIR/runs/lm-<task>-<scheme>-s<seed>), evaluates each on the same lengths once per
-variant (plain: as trained; logscale: ./eval attn_logit_scale=log, docs/design.md §2.4; both
-come with --variants plain), trains the variant random (runs DIR/runs/lm-<task>-<scheme>-
-random-s<seed>, every scheme but none, scored on drawn positions) with --variants random, and
-writes:
-  lm_results.csv task,scheme,variant,seed,length,examples,loss,token_acc,exact_match
-  lm_curves.csv  every decoder-only run's log.csv, with task, scheme and seed columns in front
-  lm_mrr.csv     variant,scheme,mrr,tasks: mean reciprocal rank over the tasks of the sequence
-                 accuracy averaged over seeds and the lengths beyond 16 (scripts/mrr.sh)
-  decoder_only.md  the tables, the MRR beside Kazemnejad et al.'s, the command and wall time
-  lm_<task>_<variant>_exact.svg  sequence accuracy against input length, one line per scheme
-
-  --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds),
-              lengths 16 and 32 with 20 inputs each; DIR defaults to results/quick/lengthgen
+  --quick     tiny models, 30 steps, 1 seed (unless --seeds), lengths 16 and 32; DIR
+              defaults to results/quick/lengthgen
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/lengthgen)
   --variants LIST  which variants, of "plain random" (the default: both)
   --schemes LIST   the translator part's rows (default: every scheme, then lstm)
-  --tasks LIST     only these of the tasks (copy, reverse: both parts; duplicate: the
-                   decoder-only part)
+  --tasks LIST     only these tasks (copy, reverse: both parts; duplicate: decoder-only)
   --part P    translator, decoder (the decoder-only part) or all (default)
+  --ceiling F with --converge: a ceiling of F x the steps instead
 EOF
-    echo "$TABLES_USAGE (and decoder_only.md)"
-    echo "$CONVERGE_USAGE"
-    echo "              (results.csv and lm_results.csv get the columns converged,cpu_seconds;"
-    echo "              results.md and decoder_only.md a table of them)"
-    echo "  --ceiling F with --converge: a ceiling of F x the steps instead; the runs that stopped"
-    echo "              at a lower one train on, the converged ones are reused"
-    echo "$FIGURES_USAGE"
-    echo "$RUN_USAGE"
-    echo "Tools are taken from BIN_DIR (default: the top level)."
+    printf '%s\n' "$TABLES_USAGE (and decoder_only.md)" "$CONVERGE_USAGE" "$FIGURES_USAGE" "$RUN_USAGE" \
+        "Tools are taken from BIN_DIR (default: the top level)."
 }
 
 quick=0; seeds=""; out=""; variants="plain random"; part=all; converge=0; tasks=""; ceiling=""
@@ -319,28 +279,12 @@ lm_report() {
         echo "Command: \`$command\` ($1 s wall for the decoder-only part of this invocation; finished runs and"
         echo "evaluations are reused)."
         provenance
-        echo "Decoder-only models (configs/algorithmic/lm_<task>.ini$lm_size; one line changed per scheme:"
-        echo "model.pos) read \`<eos> input <bos> output <eos>\` and"
-        echo "are trained on inputs of 1..$lm_train_max digits, scored on $test_size held-out inputs of exactly k"
-        echo "digits: sequence accuracy by greedy continuation after \`<bos>\`, token accuracy under teacher"
-        echo "forcing. Variants: \`plain\`; \`logscale\` = the same models scored with"
-        echo "\`./eval attn_logit_scale=log\` (self-attention scores times log(n)/log(n_train) past the"
-        echo "training length, docs/design.md §2.4); \`random\` = models of their own trained with"
-        echo "\`$(variant_overrides random)\` (positions drawn from 0..2047, sorted, docs/design.md"
-        echo "§2.3.8; none has none to draw) and scored on drawn positions. Cells: mean ± sample standard"
-        echo "deviation over seeds 1..$seeds, in %."
-        echo
-        echo "## Mean reciprocal rank"
-        echo
-        echo "Per task and variant, the schemes are ranked by sequence accuracy averaged over the seeds"
-        echo "and the test lengths beyond $lm_train_max; tied schemes share their places and each gets the mean"
-        echo "of 1/rank over them (scripts/mrr.sh). MRR = the mean over the tasks ($LM_TASKS)."
-        echo "Kazemnejad et al. (2023) ranked their schemes by accuracy beyond the training length on each"
-        echo "of their tasks (copy, reverse, addition, sorting, SCAN, PCFG, ...; trained on length ≤ 20,"
-        echo "tested up to 40, models of about 107M parameters, many more steps) and averaged the reciprocal"
-        echo "ranks; how they broke ties and pooled seeds is not reproduced here. Their absolute scheme is"
-        echo "sinusoidal; they had no learned table."
-        echo
+        echo "Decoder-only models (configs/algorithmic/lm_<task>.ini$lm_size), trained on inputs of"
+        echo "1..$lm_train_max digits, scored on $test_size held-out inputs of exactly k digits; variants $(echo $names)."
+        echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %. The model, the variants, the"
+        echo "ranking (scripts/mrr.sh, over $LM_TASKS) and how to read them:"
+        echo "[docs/length_generalisation.md](../../docs/length_generalisation.md#decoder-only-ranking)."
+        heading "## Mean reciprocal rank"
         line="| scheme |"; sep="| --- |"
         for name in $names; do line="$line MRR ($name) |"; sep="$sep ---: |"; done
         echo "$line Kazemnejad et al. |"; echo "$sep ---: |"
@@ -354,23 +298,17 @@ lm_report() {
         done
         for task in $LM_TASKS; do
             for name in $names; do
-                echo
-                echo "## $task ($name): sequence accuracy (exact match, greedy continuation) by input length"
-                echo
+                heading "## $task ($name): sequence accuracy (exact match, greedy continuation) by input length"
                 lm_pivot exact_match --filter task="$task" --filter variant="$name"
             done
             for name in $names; do
                 [ "$name" != logscale ] || continue
-                echo
-                echo "## $task ($name): token accuracy (teacher forcing) by input length"
-                echo
+                heading "## $task ($name): token accuracy (teacher forcing) by input length"
                 lm_pivot token_acc --filter task="$task" --filter variant="$name"
             done
         done
         if [ $converge = 1 ]; then
-            echo
-            echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of lm_copy) steps) and CPU seconds"
-            echo
+            heading "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of lm_copy) steps) and CPU seconds"
             # one row a trained model: the plain runs, and "SCHEME + random" for the random ones
             set --; for s in $SCHEMES; do set -- "$@" --label "$s + plain=$s"; done
             "$BIN_DIR/table" --steps --rows "scheme={scheme} + {variant}" --cols task --filter variant!=logscale \
@@ -481,31 +419,18 @@ tr_pivot() { "$BIN_DIR/table" --rows scheme --cols length --value "$@" --scale 1
     echo
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
     provenance
-    echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini, one line"
-    echo "changed per scheme: model.pos), scored on $test_size held-out inputs of exactly k digits."
-    # (results.csv's rows, not the options: an older results.csv made without lstm has none)
-    if awk -F, "$CSV_COLUMNS"'row && cell("scheme") == "lstm" { f = 1 } END { exit !f }' "$out/results.csv"; then
-        echo "Row lstm: the recurrent translator (\`$LSTM_OVERRIDES\`: bidirectional LSTM"
-        echo "encoder, LSTM decoder with dot-product attention, no positions; 85,302 parameters against"
-        echo "the Transformer's 86,670). Per-position diagnosis of the plain runs: positions.csv."
-    fi
-    echo "\"SCHEME + random\": trained with model.pos_random=2048 (positions drawn from 0..2047, sorted;"
-    echo "docs/design.md §2.3.8) and scored on drawn positions; \"(plain)\": the same runs scored on 0..n-1."
-    echo "Cells: mean ± sample standard deviation over seeds 1..$seeds, in %."
+    echo "Translators trained on inputs of 1..16 digits (configs/algorithmic/<task>.ini), scored on"
+    echo "$test_size held-out inputs of exactly k digits; \"SCHEME + random\": positions drawn from 0..2047,"
+    echo "\"(plain)\": the same runs on 0..n-1. Cells: mean ± sample standard deviation over seeds 1..$seeds,"
+    echo "in %. The rows and how to read them: [docs/length_generalisation.md](../../docs/length_generalisation.md#algorithmic-tasks-copy-reverse-duplicate-sort)."
     for task in $TASKS; do
-        echo
-        echo "## $task: sequence accuracy (exact match, greedy decoding) by input length"
-        echo
+        heading "## $task: sequence accuracy (exact match, greedy decoding) by input length"
         tr_pivot exact_match --filter task="$task" "$out/results.csv"
-        echo
-        echo "## $task: token accuracy (teacher forcing) by input length"
-        echo
+        heading "## $task: token accuracy (teacher forcing) by input length"
         tr_pivot token_acc --filter task="$task" "$out/results.csv"
     done
     if [ $converge = 1 ]; then
-        echo
-        echo "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of copy) steps) and CPU seconds"
-        echo
+        heading "## Steps to converge (validation exact match >= 99%, ceiling $(steps_of copy) steps) and CPU seconds"
         echo "Per run: the step at which \`$CONVERGE_UNTIL\` stopped it, checked every"
         echo "$(config_value train eval_every configs/algorithmic/copy.ini) steps; seeds 1..$seeds separated by \"/\"; CPU s: the mean over the seeds of"
         echo "user + system seconds of every ./train invocation of the run (its compute.csv)."
@@ -513,9 +438,7 @@ tr_pivot() { "$BIN_DIR/table" --rows scheme --cols length --value "$@" --scale 1
         "$BIN_DIR/table" --steps --rows scheme --cols task "$out/results.csv"
     fi
     case " $variants " in *" random "*)
-        echo
-        echo "## Randomized against plain, on average beyond the training lengths"
-        echo
+        heading "## Randomized against plain, on average beyond the training lengths"
         echo "Per task and seed: accuracy averaged over every scheme but none and the lengths 17..64;"
         echo "then mean ± sample sd of those averages over seeds 1..$seeds, in % (Ruoss et al. report the"
         echo "same kind of average: +12.0 points for randomized over plain on their tasks)."
