@@ -28,7 +28,6 @@ EOF
     printf '%s\n' "$TABLES_USAGE" "$CONVERGE_USAGE" "              (the translator runs only; also converge.csv)" \
         "$FIGURES_USAGE" "$RUN_USAGE" "Tools are taken from BIN_DIR (default: the top level)."
 }
-
 quick=0; seeds=""; out=""; views=1,2,3; converge=0; schemes="$SCHEMES lstm"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,13 +45,11 @@ need_tools train eval plot table
 for scheme in $schemes; do
     case " $SCHEMES lstm " in *" $scheme "*) ;; *) die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)" ;; esac
 done
-# The positional schemes (views 2 and 3 need positions); the translator rows of views 1 and 2.
+# The positional schemes (views 2, 3); the translator rows of views 1 and 2.
 pos_schemes=$(echo "$schemes" | tr ' ' '\n' | grep -vx lstm | tr '\n' ' ')
 if want_view 1; then tr_schemes=$schemes; else tr_schemes=$pos_schemes; fi
 suffix=$([ $converge = 0 ] || echo _converge)
-
-# Settings per mode. The full mode trains with the configs as they are (their steps);
-# quick mode shrinks the models and data so that the whole script takes seconds.
+# The full mode trains the configs as they are; quick mode shrinks the models and data.
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/extrapolate$suffix}
     tr_steps=20; lm_steps=20
@@ -66,54 +63,12 @@ else
     lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
     diag_lengths="3 12"   # the clause tables of results.md
 fi
-# draw_figures: the SVGs, from results.csv, offsets.csv and curves.csv
-draw_figures() {
-    rm -f "$out"/*.svg
-    p_curve() {   # NAME MODEL SPLIT LENGTH TITLE YLABEL
-        plot --x step --y loss --group scheme --spread --logy --filter model="$2" --filter split="$3" \
-            --filter length="$4" --title "$5" --ylabel "$6" -o "$out/$1.svg" "$out/curves.csv"
-    }
-    if want_view 1 || want_view 2; then
-        p_curve tr_train_loss translator train 0 "Translator: training loss" "training loss (batch, label smoothing 0.1)"
-        p_curve tr_val_loss_1x translator val 3 "Translator: validation loss on 3-clause sentences (1x)" "validation loss"
-        p_curve tr_val_loss_4x translator val 12 "Translator: validation loss on 12-clause sentences (4x)" "validation loss"
-    fi
-    if want_view 1; then
-        for m in loss:"loss":--logy token_acc:"token accuracy": exact_match:"exact match (greedy)":; do
-            col=${m%%:*}; rest=${m#*:}; label=${rest%%:*}; logy=${rest#*:}
-            # exact match is 0 for every scheme past 5 clauses: show 1-6, the schemes apart
-            xrange=""; [ "$col" = exact_match ] && xrange="--xmax 6 --dodge 4"
-            # shellcheck disable=SC2086
-            plot --x x --y "$col" --group scheme --spread $logy --filter view=length --vline 3 \
-                --vline-label "longest training sentences" --title "Translator: $label against sentence length" \
-                --xlabel "clauses per sentence (trained on 1-3)" --ylabel "$label" $xrange \
-                -o "$out/tr_length_$col.svg" "$out/results.csv"
-        done
-    fi
-    if want_view 2; then
-        plot --x offset_plus_1 --y loss --group scheme --spread --logx --logy \
-            --title "Translator: loss with every position shifted by k" --xlabel "k + 1 (position offset k, log scale)" \
-            --ylabel "validation loss" -o "$out/tr_offset_loss.svg" "$out/offsets.csv"
-        plot --x offset_plus_1 --y token_acc --group scheme --spread --logx \
-            --title "Translator: token accuracy with every position shifted by k" \
-            --xlabel "k + 1 (position offset k, log scale)" --ylabel "token accuracy" \
-            -o "$out/tr_offset_token_acc.svg" "$out/offsets.csv"
-    fi
-    if want_view 3; then
-        p_curve lm_train_loss lm train 0 "Language model: training loss (32-token windows)" "training loss (batch)"
-        p_curve lm_val_loss_1x lm val 32 "Language model: validation loss, 32-token windows (1x)" "validation loss"
-        if [ $quick = 1 ]; then four=64; else four=128; fi
-        p_curve lm_val_loss_4x lm val $four "Language model: validation loss, $four-token windows" "validation loss"
-        for col in loss loss_last; do
-            label="loss over the whole window"; [ $col = loss_last ] && label="loss on the last 32 tokens"
-            plot --x x --y $col --group scheme --spread --logx --filter view=window --vline 32 \
-                --vline-label "training window" --title "Language model: $label" \
-                --xlabel "evaluation window (tokens, log scale)" --ylabel "$label" \
-                -o "$out/lm_window_$col.svg" "$out/results.csv"
-        done
-    fi
+# report figures|tables: scripts/extrapolate_report.sh with this call's settings
+report() {
+    out=$out views=$views quick=$quick seeds=$seeds converge=$converge tables=$tables command=${command:-} \
+        tr_steps=$tr_steps lm_steps=$lm_steps wall=${wall:-0} diag_lengths=$diag_lengths sh scripts/extrapolate_report.sh "$1"
 }
-if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
+if [ $figures = 1 ]; then need_tools plot; report figures; exit 0; fi
 [ $tables = 1 ] || mkdir -p "$out/runs"
 start=$(now)
 command="scripts/extrapolate.sh$(if [ $quick = 1 ]; then echo ' --quick'; fi) --seeds $seeds --views $views"
@@ -124,20 +79,16 @@ if [ $converge = 1 ]; then
     command="$command --converge"; until_over=$CONVERGE_UNTIL; tr_steps=$((tr_steps * CONVERGE_FACTOR))
 fi
 seed_list=$(seq_list "$seeds")
-
 # rope stretches at evaluation time: name and ./eval overrides (when rope is a row)
 stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
 case " $schemes " in *" rope "*) ;; *) stretches="" ;; esac
-
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
 add_rows() {
     awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
         (split_ == "" || cell("split") == split_) { print p "," (x == "" ? cell("length") : x) "," \
         cells("examples loss token_acc exact_match loss_last") }' "$4" >>"$out/results.body"
 }
-
-# train_all KIND CONFIG_DIR STEPS SCHEMES [OVERRIDES...]: trains (or reuses)
-# CONFIG_DIR/<scheme>.ini for every scheme of SCHEMES and seed into $out/runs/KIND-<scheme>-s<seed>.
+# train_all KIND CONFIG_DIR STEPS SCHEMES [OVERRIDES...]: CONFIG_DIR/<scheme>.ini per scheme, seed.
 train_all() {
     _kind=$1; _cfg_dir=$2; _steps=$3; _schemes=$4; shift 4
     for scheme in $_schemes; do
@@ -146,7 +97,6 @@ train_all() {
         done
     done
 }
-
 # add_curves KIND MODEL SCHEMES: every KIND run's log.csv to the curves, as model MODEL.
 add_curves() {
     for scheme in $3; do
@@ -155,8 +105,6 @@ add_curves() {
         done
     done
 }
-
-# Every training of the chosen views (here, --jobs N at once, or on Slurm) before any evaluation.
 trainings() {
     # shellcheck disable=SC2086
     if want_view 1 || want_view 2; then train_all tr configs "$tr_steps" "$tr_schemes" $tr_over $until_over; fi
@@ -166,11 +114,9 @@ trainings() {
 t_view=$(now)
 run_trainings trainings "$out"
 say "training: $(( $(now) - t_view )) s"
-
-# eval_all KIND VIEW NAME SCHEMES EVAL-ARGS...: ./eval RUN EVAL-ARGS for every scheme of SCHEMES
-# and seed (cached in RUN/eval_NAME.csv), then for the rope runs once per stretch
-# (RUN/eval_NAME_<stretch>.csv, reported as scheme <stretch>), all added to the results as VIEW.
-# View length also gets the per-position diagnosis (RUN/positions_NAME.csv, into positions.csv).
+# eval_all KIND VIEW NAME SCHEMES EVAL-ARGS...: ./eval RUN EVAL-ARGS per scheme and seed (cached
+# in RUN/eval_NAME.csv), then the rope runs once per stretch (as scheme <stretch>), all as VIEW;
+# view length also gets the per-position diagnosis (RUN/positions_NAME.csv).
 eval_all() {
     _kind=$1; _view=$2; _name=$3; _schemes=$4; shift 4
     for scheme in $_schemes; do
@@ -195,13 +141,10 @@ eval_all() {
         done
     done
 }
-
-# evaluate_views: every view's evaluations into results.body (and view 1's per-position
-# diagnosis into positions.body), afresh; run_evaluations runs it (lib.sh).
+# evaluate_views: every view's evaluations into results.body and positions.body, afresh.
 evaluate_views() {
     : >"$out/results.body"
     : >"$out/positions.body"
-    # view 1: longer sentences; view 2: shifted positions
     if want_view 1; then eval_all tr length lengths "$schemes" splits=none lengths="$lengths"; fi
     if want_view 2; then
         for scheme in $pos_schemes; do
@@ -214,7 +157,6 @@ evaluate_views() {
             done
         done
     fi
-    # view 3: the language model on longer windows
     if want_view 3; then eval_all lm window windows "$pos_schemes" lengths="$windows"; fi
 }
 # ---- gather the evaluations, curves and positions into the CSVs (with --tables: as they are)
@@ -225,9 +167,8 @@ if [ $tables = 0 ]; then
     t_view=$(now)
     run_evaluations evaluate_views
     say "evaluated: $(( $(now) - t_view )) s"
-
     { echo "view,scheme,seed,x,examples,loss,token_acc,exact_match,loss_last"; cat "$out/results.body"; } >"$out/results.csv"
-    # --converge: the step each translator run converged at (or "not in N steps") and its CPU seconds
+    # --converge: each translator run's step of convergence (or "not in N steps"), CPU seconds
     if [ $converge = 1 ] && { want_view 1 || want_view 2; }; then
         echo "scheme,task,seed,converged,cpu_seconds" >"$out/converge.csv.tmp"
         for scheme in $tr_schemes; do
@@ -240,82 +181,20 @@ if [ $tables = 0 ]; then
         done
         mv "$out/converge.csv.tmp" "$out/converge.csv"
     fi
-    # the columns of ./train's log.csv, from any run of this invocation
     for f in "$out"/runs/*/log.csv; do log_header=$(head -1 "$f"); break; done
     { echo "model,scheme,seed,$log_header"; cat "$out/curves.body"; } >"$out/curves.csv"
-    if [ -n "${pos_header:-}" ]; then
-        { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
-    fi
+    [ -z "${pos_header:-}" ] || { echo "scheme,seed,$pos_header"; cat "$out/positions.body"; } >"$out/positions.csv"
     rm -f "$out/results.body" "$out/curves.body" "$out/positions.body"
 fi
-
 # Offsets on a log axis: k + 1, so that k = 0 (the unshifted baseline) has a place.
 awk -F, "$CSV_COLUMNS"'head { print $0 ",offset_plus_1" }
     row && cell("view") == "offset" { print $0 "," cell("x") + 1 }' \
     "$out/results.csv" >"$out/offsets.csv"
-
-[ "$tables" = 1 ] || draw_figures
-
-# ---- tables
+[ "$tables" = 1 ] || report figures
 wall=$(( $(now) - start ))
 if [ $converge = 1 ] && [ ! -f "$out/converge.csv" ] && { want_view 1 || want_view 2; }; then
     die "no $out/converge.csv: its runs were made before the script wrote one; run without --tables"
 fi
-# md_table TITLE METRIC SCALE FORMAT VIEW: a blank line, TITLE, a blank line, and the table of
-# METRIC * SCALE (FORMAT) of VIEW, one row per scheme and one column per x (see md_pivot).
-md_table() {
-    heading "$1"
-    "$BIN_DIR/table" --rows scheme --cols x --value "$2" --scale "$3" --format "$4" --filter view="$5" "$out/results.csv"
-}
-{
-    echo "## Extrapolation: length generalisation"
-    echo
-    echo "Command: \`$command\` (seeds $(echo $seed_list | tr ' ' ','); translator configs/<scheme>.ini, $tr_steps steps;"
-    echo "language model configs/lm/<scheme>.ini, $lm_steps steps$([ $quick = 1 ] && echo '; quick mode: tiny models, not meaningful'));"
-    echo "wall time ${wall} s on this machine (finished runs and evaluations are reused, so a rerun is faster)."
-    provenance
-    echo "Cells: mean ± sample standard deviation over the seeds. rope_pi4 = the rope models evaluated with"
-    echo "\`rope_scale=4\` (position interpolation), rope_base40k = with \`rope_base=40000\`; no retraining."
-    if want_view 1; then
-        echo
-        echo "### 1. Longer sentences (translator trained on 1-3 clauses; test sets of k clauses)"
-        md_table "Token accuracy (%):" token_acc 100 %.1f length
-        md_table "Exact match (%, greedy decoding):" exact_match 100 %.1f length
-        md_table "Loss (token cross-entropy):" loss 1 %.3f length
-        heading "![loss](tr_length_loss.svg) ![token accuracy](tr_length_token_acc.svg) ![exact match](tr_length_exact_match.svg)"
-        echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv, by = clause),"
-        echo "on the test sets of $(echo $diag_lengths | sed 's/ / and /') clauses:"
-        for k in $diag_lengths; do
-            heading "$k clauses:"
-            "$BIN_DIR/table" --rows scheme --cols index --value token_acc --scale 100 --filter length="$k" \
-                --filter by=clause "$out/positions.csv"
-        done
-    fi
-    if [ $converge = 1 ] && { want_view 1 || want_view 2; }; then
-        heading "### Steps to converge (validation exact match >= 99%, ceiling $tr_steps steps) and CPU seconds"
-        "$BIN_DIR/table" --steps --rows scheme --cols task "$out/converge.csv"
-    fi
-    if want_view 2; then
-        echo
-        echo "### 2. Shifted positions (validation sentences, 1-3 clauses, every position index + k)"
-        md_table "Loss:" loss 1 %.4f offset
-        md_table "Token accuracy (%):" token_acc 100 %.2f offset
-        echo
-        echo "![loss](tr_offset_loss.svg) ![token accuracy](tr_offset_token_acc.svg)"
-    fi
-    if want_view 1 || want_view 2; then
-        echo
-        echo "Training curves: ![training loss](tr_train_loss.svg) ![validation loss 1x](tr_val_loss_1x.svg) ![validation loss 4x](tr_val_loss_4x.svg)"
-    fi
-    if want_view 3; then
-        echo
-        echo "### 3. Longer windows (language model trained on 32-token windows)"
-        md_table "Loss over the whole window:" loss 1 %.3f window
-        md_table "Loss on the last 32 tokens of each window (loss_last):" loss_last 1 %.3f window
-        heading "![loss](lm_window_loss.svg) ![loss on the last 32 tokens](lm_window_loss_last.svg)"
-        echo "Training curves: ![training loss](lm_train_loss.svg) ![validation loss 1x](lm_val_loss_1x.svg) ![validation loss 4x](lm_val_loss_4x.svg)"
-    fi
-} >"$out/results.md.new"
-write_md "$out/results.md"
+report tables
 cat "$out/results.md"
 say "done in ${wall} s: $out/results.md"
