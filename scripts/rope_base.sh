@@ -6,32 +6,18 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/launch.sh
 
 usage() {
     cat <<'EOF'
 usage: scripts/rope_base.sh [--quick] [--seeds N] [--out DIR] [--converge]
 
-Trains configs/rope.ini (toy_translate, 1..3 clauses) with model.rope_base = 10000 (the
-default), 40000 and 160000, seeds 1..N, and evaluates every run with ./eval rope_base = 10000,
-20000, 40000, 80000 and 160000 on test sets of exactly 3, 4, 6, 8 and 12 clauses (200
-sentences each), decoded two ways:
-  model     greedy, stopping at the model's own <eos>
-  oracle    ./eval length=oracle: decoded to the reference length (the length decision
-            removed, what is left is the content)
-with the per-position diagnosis (./eval --positions) of every evaluation. Writes into DIR:
-  results.csv    setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,
-                 exact_match (setting = "train B1 / eval B2"; with --converge also
-                 converged,cpu_seconds)
-  positions.csv  setting,decoding,seed, then ./eval --positions' rows by clause (seed 1):
-                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
-                 early_eos,early_end
-  curves.csv     every run's log.csv, with train_base and seed columns in front
-  results.md     exact match by clauses for each setting and decoding (mean ± sample sd over
-                 seeds), the diagnosis at 4 and 6 clauses, the comparisons with their 95%
-                 intervals (scripts/verdicts.sh), the command and the wall time
-  exact_model.svg, exact_oracle.svg   exact match against clauses, one line per setting
-Finished runs (DIR/runs/base<B>-s<seed>) and evaluations are reused, so an interrupted run can
-be restarted.
+Trains configs/rope.ini (toy_translate, 1..3 clauses) with model.rope_base = 10000, 40000 and
+160000, seeds 1..N, and evaluates every run with ./eval rope_base = 10000 ... 160000 on test
+sets of 3, 4, 6, 8 and 12 clauses (200 sentences each), greedy (model) and decoded to the
+reference length (oracle), with ./eval --positions' diagnosis. The setting and the reading:
+docs/length_generalisation.md ("The RoPE base, diagnosed ..."); the files written into DIR:
+docs/design.md (4.8). Finished runs (DIR/runs/base<B>-s<seed>) and evaluations are reused.
 
   --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds), bases
               10000 and 160000 only, lengths 3 and 4 with 20 sentences each; DIR defaults to
@@ -39,10 +25,7 @@ be restarted.
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/rope_base)
 EOF
-    echo "$TABLES_USAGE"
-    echo "$CONVERGE_USAGE"
-    echo "$FIGURES_USAGE"
-    echo "$RUN_USAGE"
+    echo "$TABLES_USAGE"; echo "$CONVERGE_USAGE"; echo "$FIGURES_USAGE"; echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
@@ -119,10 +102,8 @@ if [ $tables = 0 ]; then
                         cells=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$e")" \
                             "$(run_cpu_seconds "$run")")
                     fi
-                    awk -F, -v p="$setting,$tb,$eb,$decoding,$seed" -v q="$cells" "$CSV_COLUMNS"'
-                        row && cell("split") == "test" {
-                            print p "," cells("length examples loss token_acc exact_match") q }' "$e" \
-                        >>"$out/results.csv.tmp"
+                    eval_rows "$e" test "" "$setting,$tb,$eb,$decoding,$seed" \
+                        "length examples loss token_acc exact_match" "$cells" >>"$out/results.csv.tmp"
                     if [ "$seed" = 1 ]; then
                         prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
                     fi
@@ -133,24 +114,16 @@ if [ $tables = 0 ]; then
     mv "$out/results.csv.tmp" "$out/results.csv"
     mv "$out/positions.csv.tmp" "$out/positions.csv"
     for seed in $(seq_list "$seeds"); do
-        for tb in $train_bases; do prefix_csv "$tb,$seed" "$out/runs/base$tb-s$seed/log.csv"; done
-    done >"$out/curves.body"
-    { echo "train_base,seed,$(head -1 "$out/runs/base$(echo "$train_bases" | cut -d' ' -f1)-s1/log.csv")"
-      cat "$out/curves.body"; } >"$out/curves.csv"
-    rm -f "$out/curves.body"
+        for tb in $train_bases; do echo "$tb,$seed $out/runs/base$tb-s$seed/log.csv"; done
+    done | curves_csv "$out/curves.csv" train_base,seed
 fi
 
 [ "$tables" = 1 ] || draw_figures
 
-# series SETTING DECODING LENGTH: the per-seed exact match (%), in seed order, space-separated
-series() {
-    awk -F, -v s="$1" -v d="$2" -v l="$3" "$CSV_COLUMNS"'row && cell("setting") == s && cell("decoding") == d &&
-        cell("length") == l { v[cell("seed") + 0] = 100 * cell("exact_match"); if (cell("seed") + 0 > n) n = cell("seed") + 0 }
-        END { for (i = 1; i <= n; i++) if (i in v) printf "%s%s", (i > 1 ? " " : ""), v[i] }' "$out/results.csv"
-}
 # compare PAIRING LABEL A:DECODING B:DECODING LENGTH: a table row "A - B" with its 95% interval
 compare() {
-    _a=$(series "${3%:*}" "${3##*:}" "$5"); _b=$(series "${4%:*}" "${4##*:}" "$5")
+    _a=$(seed_values "$out/results.csv" exact_match 100 setting="${3%:*}" decoding="${3##*:}" length="$5")
+    _b=$(seed_values "$out/results.csv" exact_match 100 setting="${4%:*}" decoding="${4##*:}" length="$5")
     [ -n "$_a" ] && [ -n "$_b" ] || return 0
     set -- "$@" $(scripts/verdicts.sh --"$1" "$_a" "$_b")
     printf '| %s | %s (%s) | %s (%s) | %s clauses | %+.1f | [%+.1f, %+.1f] | %s |\n' "$2" "${3%:*}" "${3##*:}" \
