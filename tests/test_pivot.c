@@ -1,0 +1,231 @@
+// The Markdown tables of results.md (src/stats/pivot.c, ./table): small CSV texts against
+// tables worked out by hand: means, sample standard deviations (n - 1), scale and rounding,
+// the order of rows and columns, filters, per-seed averages, sums, steps to converge, labels,
+// alignment, and the errors on bad input.
+#include <string.h>
+
+#include "check.h"
+#include "io/csv.h"
+#include "stats/pivot.h"
+
+// The table of csv under spec into got (rc returned); err holds the message on error.
+static int table(const char *csv, const PivotSpec *spec, char *got, int n, char *err) {
+    CsvTable t;
+    if (csv_parse(csv, strlen(csv), "t.csv", &t, err, 256)) return -2;
+    StrBuf b = {0};
+    int rc = pivot_markdown(spec, &t, &b, err, 256);
+    snprintf(got, n, "%s", b.s ? b.s : "");
+    strbuf_free(&b);
+    csv_free(&t);
+    return rc;
+}
+
+#define CHECK_TABLE(csv, spec, want)                                                \
+    do {                                                                           \
+        char got_[2048], err_[256] = "";                                           \
+        int rc_ = table(csv, spec, got_, sizeof got_, err_);                       \
+        CHECK(rc_ == 0 && !strcmp(got_, want), "rc %d %s\n--- got\n%s--- want\n%s", \
+              rc_, err_, got_, want);                                              \
+    } while (0)
+
+// rope at 2: 50, 70, 90 -> 70.0 ± 20.0 (sd with n: 16.3); at 10: 10, 20 -> 15.0 ± 7.1
+// (sqrt(50); with n: 5.0); none at 2: 25.0 alone, at 10 nothing (view b is filtered out);
+// columns 2 before 10; lstm's only value is empty: no row.
+static void test_mean_sd_by_hand(void) {
+    const char *csv = "view,scheme,seed,x,acc\n"
+                      "a,rope,1,10,0.1\n" "a,rope,1,2,0.5\n" "a,rope,2,2,0.7\n"
+                      "a,rope,2,10,0.2\n" "a,rope,3,2,0.9\n" "b,none,1,10,0.99\n"
+                      "a,lstm,1,2,\n" "a,none,1,2,0.25\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "scheme";
+    s.cols = "x";
+    s.values[s.n_values++] = "acc";
+    s.filters[s.n_filters++] = "view=a";
+    s.scale = 100;
+    CHECK_TABLE(csv, &s, "| scheme | 2 | 10 |\n| --- | ---: | ---: |\n"
+                         "| rope | 70.0 ± 20.0 | 15.0 ± 7.1 |\n| none | 25.0 | |\n");
+}
+
+// %.3f: 1.2345 and 1.2365 -> mean 1.2355, sd 0.0014142 -> "1.236 ± 0.001"; %d truncates as
+// awk's does: 3 and 4 -> 3.5 -> "3", sd 0.707 -> "0".
+static void test_formats_by_hand(void) {
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "scheme";
+    s.cols = "x";
+    s.values[s.n_values++] = "v";
+    s.format = "%.3f";
+    CHECK_TABLE("scheme,x,v\nt5,3,1.2345\nt5,3,1.2365\n", &s,
+                "| scheme | 3 |\n| --- | ---: |\n| t5 | 1.236 ± 0.001 |\n");
+    s.format = "%d";
+    CHECK_TABLE("scheme,x,v\nt5,3,3\nt5,3,4\n", &s,
+                "| scheme | 3 |\n| --- | ---: |\n| t5 | 3 ± 0 |\n");
+}
+
+// Columns in numeric order, words (0 to awk) first and in the order they came: b, a, 2, 10.
+static void test_column_order(void) {
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "k";
+    s.cols = "c";
+    s.values[s.n_values++] = "v";
+    s.format = "%.0f";
+    CHECK_TABLE("k,c,v\nr,b,1\nr,10,2\nr,a,3\nr,2,4\n", &s,
+                "| k | b | a | 2 | 10 |\n| --- | ---: | ---: | ---: | ---: |\n"
+                "| r | 1 | 3 | 4 | 2 |\n");
+}
+
+// A converged column: rope's seed 2 stopped at the ceiling (1 of 2, each seed counted once
+// over its two lengths), alibi's both: 16 -> 0 and 50 -> 25.0 ± 35.4; 1, 0.5 -> 75.0 ± 35.4.
+static void test_converged_by_hand(void) {
+    const char *csv = "scheme,seed,length,exact_match,converged\n"
+                      "rope,1,16,1,150\n" "rope,1,32,0.5,150\n"
+                      "rope,2,16,0.5,not in 300 steps\n" "rope,2,32,0.25,not in 300 steps\n"
+                      "alibi,1,16,0,not in 300 steps\n" "alibi,2,16,0.5,not in 300 steps\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "scheme";
+    s.cols = "length";
+    s.values[s.n_values++] = "exact_match";
+    s.scale = 100;
+    CHECK_TABLE(csv, &s, "| scheme | 16 | 32 |\n| --- | ---: | ---: |\n"
+                         "| rope (1 of 2 seeds not in 300 steps) | 75.0 ± 35.4 | 37.5 ± 17.7 |\n"
+                         "| alibi (not in 300 steps) | 25.0 ± 35.4 | |\n");
+}
+
+// Steps to converge: each run once (rope copy seed 1 has two rows); CPU (10.0 + 20.6) / 2 =
+// 15.3; 1.04 -> 1.0; the ceiling noted.
+static void test_steps_by_hand(void) {
+    const char *csv = "scheme,task,seed,length,converged,cpu_seconds\n"
+                      "rope,copy,1,16,150,10.0\n" "rope,copy,1,32,150,10.0\n"
+                      "rope,copy,2,16,not in 300 steps,20.6\n" "rope,reverse,1,16,200,3\n"
+                      "none,reverse,1,16,250,1.04\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "scheme";
+    s.cols = "task";
+    s.cell = PIVOT_STEPS;
+    CHECK_TABLE(csv, &s,
+                "| scheme | copy: steps | copy: CPU s | reverse: steps | reverse: CPU s |\n"
+                "| --- | ---: | ---: | ---: | ---: |\n"
+                "| rope | 150 / - | 15.3 | 200 | 3.0 |\n| none | | | 250 | 1.0 |\n"
+                "\n\"-\": did not converge (not in 300 steps).\n");
+}
+
+// Per seed, then over seeds, two value columns, two row columns, filters != and >, a label.
+// plain (rope, alibi beyond 16): exact seed 1 (0.2 + 0.4) / 2 = 30, seed 2 (0.4 + 0.8) / 2 =
+// 60 -> 45.0 ± 21.2; tokens 70, 80 -> 75.0 ± 7.1. random: 60, 50 -> 55.0 ± 7.1 and 80, 60 ->
+// 70.0 ± 14.1; on 0..n-1: 10, 10 -> 10.0 ± 0.0 and 20, 40 -> 30.0 ± 14.1. none and the length
+// 16 are left out (with them plain's seed 1 would be (0.2 + 0.4 + 1) / 3 or (1 + 0.2 + 0.4) / 3).
+static void test_per_seed_by_hand(void) {
+    const char *csv = "task,scheme,variant,seed,length,exact_match,token_acc\n"
+                      "copy,rope,plain,1,32,0.2,0.5\n" "copy,rope,plain,1,16,1,1\n"
+                      "copy,alibi,plain,1,32,0.4,0.9\n" "copy,none,plain,1,32,1,1\n"
+                      "copy,rope + random,random,1,32,0.6,0.8\n"
+                      "copy,rope + random (plain),random (plain),1,32,0.1,0.2\n"
+                      "copy,rope,plain,2,32,0.4,0.7\n" "copy,alibi,plain,2,32,0.8,0.9\n"
+                      "copy,none,plain,2,32,1,1\n" "copy,rope + random,random,2,32,0.5,0.6\n"
+                      "copy,rope + random (plain),random (plain),2,32,0.1,0.4\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "task";
+    s.rows[s.n_rows++] = "variant";
+    s.values[s.n_values++] = "sequence accuracy=exact_match";
+    s.values[s.n_values++] = "token accuracy=token_acc";
+    s.filters[s.n_filters++] = "length>16";
+    s.filters[s.n_filters++] = "scheme!=none";
+    s.labels[s.n_labels++] = "random (plain)=random, on 0..n-1";
+    s.per = "seed";
+    s.scale = 100;
+    CHECK_TABLE(csv, &s, "| task | variant | sequence accuracy | token accuracy |\n"
+                         "| --- | --- | ---: | ---: |\n"
+                         "| copy | plain | 45.0 ± 21.2 | 75.0 ± 7.1 |\n"
+                         "| copy | random | 55.0 ± 7.1 | 70.0 ± 14.1 |\n"
+                         "| copy | random, on 0..n-1 | 10.0 ± 0.0 | 30.0 ± 14.1 |\n");
+}
+
+// Sums of rope's test rows by clause per variant and length: 3 + 2, 1 + 2, 2 + 2 at 4 and 7 at
+// 12; the clauses column holds numbers: right-aligned. Rows by position, alibi's, val: out.
+static void test_sum_by_hand(void) {
+    const char *csv = "variant,scheme,split,length,by,departures,early_eos,early_end\n"
+                      "eos,rope,test,4,clause,3,1,2\n" "eos,rope,test,4,clause,2,2,2\n"
+                      "eos,rope,test,4,position,7,7,7\n" "eos,alibi,test,4,clause,9,9,9\n"
+                      "eos,rope,val,4,clause,5,5,5\n" "eos,rope,test,12,clause,7,0,1\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "variant";
+    s.rows[s.n_rows++] = "clauses=length";
+    s.values[s.n_values++] = "wrong=departures";
+    s.values[s.n_values++] = "early_eos";
+    s.values[s.n_values++] = "early_end";
+    s.filters[s.n_filters++] = "scheme=rope";
+    s.filters[s.n_filters++] = "by=clause";
+    s.filters[s.n_filters++] = "split=test";
+    s.cell = PIVOT_SUM;
+    s.format = "%d";
+    CHECK_TABLE(csv, &s, "| variant | clauses | wrong | early_eos | early_end |\n"
+                         "| --- | ---: | ---: | ---: | ---: |\n"
+                         "| eos | 4 | 5 | 3 | 4 |\n| eos | 12 | 7 | 0 | 1 |\n");
+}
+
+// A row named by a text of columns; two values of one column both kept (any of them), a
+// column value relabelled: rope eos 0.5, rope random 1 and 0 -> 50.0 ± 70.7; oracle rows out.
+static void test_template_and_any_of(void) {
+    const char *csv = "variant,scheme,seed,length,exact_match\n"
+                      "eos,rope,1,4,0.5\n" "oracle,rope,1,4,0.9\n"
+                      "random,rope,1,4,1\n" "random,rope,2,4,0\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "run={scheme} {variant} at";
+    s.cols = "length";
+    s.values[s.n_values++] = "exact_match";
+    s.filters[s.n_filters++] = "variant=eos";
+    s.filters[s.n_filters++] = "variant=random";
+    s.labels[s.n_labels++] = "4=four";
+    s.scale = 100;
+    CHECK_TABLE(csv, &s, "| run | four |\n| --- | ---: |\n"
+                         "| rope eos at | 50.0 |\n| rope random at | 50.0 ± 70.7 |\n");
+}
+
+// Bad input: a message naming the file (and line), nothing written.
+static void test_errors(void) {
+    const char *csv = "scheme,x,acc\nrope,2,0.5\nrope,2,abc\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "scheme";
+    s.cols = "x";
+    s.values[s.n_values++] = "acc";
+    char got[512], err[256];
+    int rc = table(csv, &s, got, sizeof got, err);
+    CHECK(rc == -1 && !strcmp(err, "t.csv:3: column \"acc\": \"abc\" is not a number") && !got[0],
+          "rc %d err [%s] got [%s]", rc, err, got);
+    const char *fine = "scheme,x,acc\nrope,2,0.5\n";
+    s.values[0] = "nope";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "t.csv: no column \"nope\"") && !got[0], "rc %d err [%s]", rc,
+          err);
+    s.values[0] = "acc";
+    const char *bad_formats[] = {"%s", "%.1f %.1f", "%*d", "x", "%ld"};
+    for (int i = 0; i < 5; i++) {
+        s.format = bad_formats[i];
+        rc = table(fine, &s, got, sizeof got, err);
+        CHECK(rc == -1 && strstr(err, "one number conversion") && !got[0], "%s: rc %d err [%s]",
+              bad_formats[i], rc, err);
+    }
+    s.format = "%.1f";
+    s.filters[s.n_filters++] = "x~2";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "filter \"x~2\""), "rc %d err [%s]", rc, err);
+    s.filters[0] = "x>two";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "\"two\" is not a number"), "rc %d err [%s]", rc, err);
+    s.n_filters = 0;
+    s.rows[0] = "{scheme";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "without its '}'"), "rc %d err [%s]", rc, err);
+}
+
+int main(void) {
+    RUN(test_mean_sd_by_hand);
+    RUN(test_formats_by_hand);
+    RUN(test_column_order);
+    RUN(test_converged_by_hand);
+    RUN(test_steps_by_hand);
+    RUN(test_per_seed_by_hand);
+    RUN(test_sum_by_hand);
+    RUN(test_template_and_any_of);
+    RUN(test_errors);
+    return check_summary();
+}
