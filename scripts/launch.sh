@@ -78,8 +78,11 @@ m30k_overrides() {
 scored_translation() {
     _t=$1 _h=$2 _s=$3 _r=$4; shift 4
     [ -s "$_t" ] && ! [ "$1/model.safetensors" -nt "$_t" ] && return 0
-    say "translate $1 $*"
+    say "translate $*" >&2
     "$BIN_DIR/translate" "$@" --ref "$_r" <"$_s" >"$_h" 2>"$_t.tmp" ||
         { cat "$_t.tmp" >&2; die "./translate failed on $1"; }
     mv "$_t.tmp" "$_t"
 }
+
+# md_table ARGS...: ./table (a Markdown table of a CSV file, src/stats/pivot.h), failing loudly.
+md_table() { "$BIN_DIR/table" "$@" || die "./table failed: $*"; }
