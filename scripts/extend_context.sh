@@ -95,16 +95,14 @@ finetune() {
             train.init_from="$out/runs/$block-pre-rope-s$seed"
     done
 }
-pretrainings() { for_runs pretrain; }
-finetunings() { for_runs finetune; }
+pretrainings() { for_runs pretrain; }; finetunings() { for_runs finetune; }
 t_phase=$(now)
 run_trainings pretrainings "$out"
 wall_pre=$(( $(now) - t_phase )); t_phase=$(now)
 run_trainings finetunings "$out"
 wall_ft=$(( $(now) - t_phase )); t_phase=$(now)
 
-# ---- 3. evaluate every model on every window
-# The evaluated models: METHOD KIND RUN [overrides]; RUN is the run's name without block and seed.
+# ---- 3. evaluate every model (METHOD KIND RUN [overrides]; RUN: the name without block and seed)
 models() {
     for scheme in $SCHEMES; do echo "$scheme scheme pre-$scheme"; done
     for method in rope_dynamic rope_linear rope_ntk rope_yarn; do echo "$method rope pre-rope $(stretch_of "$method")"; done
