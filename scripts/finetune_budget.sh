@@ -57,14 +57,14 @@ for b in $budgets; do
     case $b in ''|*[!0-9]*|0) die "--budgets: '$b' is not a positive number of steps" ;; esac
 done
 # draw_figures: loss at each window against the fine-tuning steps, from results.csv
-draw_figures() {
-    for w in $windows; do   # the fine-tuned models (budget > 0: a log axis)
-        awk -F, "$CSV_COLUMNS"'head || (row && cell("budget") > 0)' "$out/results.csv" >"$out/plot.tmp.csv"
-        plot --x budget --y loss_last --group method --spread --logx --filter window="$w" \
+draw_figures() {   # the fine-tuned models only (budget > 0: a log axis)
+    _keep=""; for b in $budgets; do _keep="$_keep --filter budget=$b"; done
+    for w in $windows; do
+        # shellcheck disable=SC2086 # one --filter budget=B per budget
+        plot --x budget --y loss_last --group method --spread --logx --filter window="$w" $_keep \
             --title "loss on the last 32 tokens of $w-token windows, against the fine-tuning steps" \
-            --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/plot.tmp.csv"
+            --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/results.csv"
     done
-    rm -f "$out/plot.tmp.csv"
 }
 if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment finetune_budget.sh train eval plot
