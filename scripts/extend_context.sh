@@ -124,10 +124,10 @@ every_eval() { for w in $windows; do for_runs evals_here; done; }
 evaluations() {
     every_eval >"$out/evals.tmp"
     while read -r file run w block method seed over; do
+        [ -n "$EVAL_PLAN" ] || eval_is_fresh "$file" || say "eval   $file"
         # shellcheck disable=SC2046,SC2086 # the overrides are separate words
         cached_eval --refused "beyond float32's safe" "$file" "$BIN_DIR/eval" "$run" lengths="$w" $(cap_of "$w") $over || :
-    done <"$out/evals.tmp"
-    rm -f "$out/evals.tmp"
+    done <"$out/evals.tmp"; rm -f "$out/evals.tmp"
 }
 # gather: this block and seed's rows of results.csv (models, then windows)
 gather() {
