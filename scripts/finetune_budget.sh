@@ -8,30 +8,18 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/launch.sh
 
 usage() {
     cat <<'EOF'
 usage: scripts/finetune_budget.sh [--quick] [--seeds N] [--budgets "LIST"] [--out DIR]
 
-Pretrains configs/lm/rope.ini (task lm, 32-token windows, 600 steps) with seeds 1..N, then
-fine-tunes each seed's model at a 128-token window (16 windows a step, lr 5e-4, cosine, warm-up
-a tenth of the steps) for every budget of LIST (default "40 200 1000" steps) with
-  rope_ft          plain RoPE (no stretch), the control
-  rope_linear_ft   rope_scaling=linear (position interpolation), s = 4
-  rope_ntk_ft      rope_scaling=ntk, s = 4
-  rope_yarn_ft     rope_scaling=yarn, s = 4, yarn_alpha=0.5, yarn_beta=4
-(rope_original_len = 32; the stretches and fine-tuning recipe of scripts/extend_context.sh),
-and scores every model with ./eval on windows of 32, 128 and 512 tokens of the held-out text
-(at most 256 windows each). Writes into DIR:
-  results.csv    method,budget,seed,window,examples,loss,token_acc,loss_last,cpu_seconds
-                 (pretrained: budget 0, the model before fine-tuning)
-  curves.csv     every run's log.csv, with method, budget and seed columns in front
-  results.md     loss on the last 32 tokens by method and budget at each window (mean ± sample
-                 sd over seeds), each stretch against the control at each budget with its 95%
-                 interval (paired per seed, scripts/verdicts.sh), the command, the CPU time
-  loss_last_w<W>.svg   loss on the last 32 tokens against the budget, one line per method
-Finished runs (DIR/runs/) and evaluations are reused, so an interrupted run can be restarted
-and a new budget trains only its fine-tunings.
+Pretrains configs/lm/rope.ini at a 32-token window (seeds 1..N), fine-tunes each seed's model
+at 128 tokens for every budget of LIST with each RoPE stretch (rope_linear_ft, rope_ntk_ft,
+rope_yarn_ft) and without one (rope_ft, the control), and scores every model with ./eval on
+windows of 32, 128 and 512 tokens. The setting: docs/longer_contexts.md ("The fine-tuning
+budget"); the files written into DIR: docs/design.md (4.8). Finished runs and evaluations are
+reused, so an interrupted call resumes and a new budget trains only its fine-tunings.
 
   --quick        a smoke test: tiny models (d_model 16), 30 pretraining steps, budgets "4 8",
                  1 seed (unless --seeds), windows 32 and 128; DIR defaults to
@@ -56,7 +44,6 @@ while [ $# -gt 0 ]; do
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
-factor=4; original=32; long=128
 if [ $quick = 1 ]; then
     seeds=${seeds:-1}; out=${out:-results/quick/finetune_budget}; budgets=${budgets:-"4 8"}
     windows="32 128"; pre_steps=30
@@ -70,29 +57,19 @@ for b in $budgets; do
     case $b in ''|*[!0-9]*|0) die "--budgets: '$b' is not a positive number of steps" ;; esac
 done
 # draw_figures: loss at each window against the fine-tuning steps, from results.csv
-draw_figures() {
-    for w in $windows; do   # the fine-tuned models (budget > 0: a log axis)
-        awk -F, "$CSV_COLUMNS"'head || (row && cell("budget") > 0)' "$out/results.csv" >"$out/plot.tmp.csv"
-        plot --x budget --y loss_last --group method --spread --logx --filter window="$w" \
+draw_figures() {   # the fine-tuned models only (budget > 0: a log axis)
+    _keep=""; for b in $budgets; do _keep="$_keep --filter budget=$b"; done
+    for w in $windows; do
+        # shellcheck disable=SC2086 # one --filter budget=B per budget
+        plot --x budget --y loss_last --group method --spread --logx --filter window="$w" $_keep \
             --title "loss on the last 32 tokens of $w-token windows, against the fine-tuning steps" \
-            --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/plot.tmp.csv"
+            --xlabel "fine-tuning steps at $long tokens" -o "$out/loss_last_w$w.svg" "$out/results.csv"
     done
-    rm -f "$out/plot.tmp.csv"
 }
 if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
 begin_experiment finetune_budget.sh train eval plot
 command="$command --budgets \"$(echo $budgets)\""
 
-METHODS="rope_ft rope_linear_ft rope_ntk_ft rope_yarn_ft"
-# stretch_of METHOD: the overrides that stretch RoPE for METHOD
-stretch_of() {
-    case $1 in
-        rope_ft) rope_stretch none ;;
-        rope_linear_ft) rope_stretch linear $factor $original ;;
-        rope_ntk_ft) rope_stretch ntk $factor $original ;;
-        rope_yarn_ft) rope_stretch yarn $factor $original ;;
-    esac
-}
 # ft_over STEPS: the fine-tuning recipe for a budget of STEPS (warm-up a tenth, at least 1 step)
 ft_over() {
     _w=$(( $1 / 10 )); [ $_w -ge 1 ] || _w=1
@@ -107,7 +84,7 @@ pretrainings() {
 finetunings() {
     for seed in $(seq_list "$seeds"); do
         for b in $budgets; do
-            for m in $METHODS; do
+            for m in $FT_METHODS; do
                 # shellcheck disable=SC2046,SC2086
                 train_run "$out/runs/$m-n$b-s$seed" "$b" configs/lm/rope.ini run.seed="$seed" $extra \
                     $(ft_over "$b") $(stretch_of "$m") train.init_from="$out/runs/pre-s$seed"
@@ -124,7 +101,7 @@ wall_train=$(( $(now) - t0 )); t0=$(now)
 models() {
     for seed in $(seq_list "$seeds"); do
         echo "pretrained 0 $seed $out/runs/pre-s$seed"
-        for b in $budgets; do for m in $METHODS; do echo "$m $b $seed $out/runs/$m-n$b-s$seed"; done; done
+        for b in $budgets; do for m in $FT_METHODS; do echo "$m $b $seed $out/runs/$m-n$b-s$seed"; done; done
     done
 }
 # (with --tables: the CSVs as they are)
@@ -135,30 +112,22 @@ if [ $tables = 0 ]; then
         cpu=$(run_cpu_seconds "$run")
         for w in $windows; do
             cached_eval "$run/eval_w$w.csv" "$BIN_DIR/eval" "$run" lengths="$w"
-            awk -F, -v p="$m,$b,$seed" -v w="$w" -v cpu="$cpu" "$CSV_COLUMNS"'row && cell("split") == "val" &&
-                cell("length") + 0 == w + 0 { print p "," cells("length examples loss token_acc loss_last") "," cpu }' \
-                "$run/eval_w$w.csv" >>"$out/results.csv.tmp"
+            eval_rows "$run/eval_w$w.csv" val "$w" "$m,$b,$seed" "length examples loss token_acc loss_last" ",$cpu"
         done
-    done
+    done >>"$out/results.csv.tmp"
     mv "$out/results.csv.tmp" "$out/results.csv"
-    models | while read -r m b seed run; do prefix_csv "$m,$b,$seed" "$run/log.csv"; done >"$out/curves.body"
-    { echo "method,budget,seed,$(grep -v '^#' "$out/runs/pre-s1/log.csv" | head -n 1)"; cat "$out/curves.body"; } >"$out/curves.csv"
-    rm -f "$out/curves.body"
+    models | while read -r m b seed run; do echo "$m,$b,$seed $run/log.csv"; done |
+        curves_csv "$out/curves.csv" method,budget,seed
 fi
 
 wall_eval=$(( $(now) - t0 ))
 
 [ "$tables" = 1 ] || draw_figures
 
-# series METHOD BUDGET WINDOW: the per-seed loss_last, in seed order, space-separated
-series() {
-    awk -F, -v m="$1" -v b="$2" -v w="$3" "$CSV_COLUMNS"'row && cell("method") == m && cell("budget") == b &&
-        cell("window") == w { v[cell("seed") + 0] = cell("loss_last"); if (cell("seed") + 0 > n) n = cell("seed") + 0 }
-        END { for (i = 1; i <= n; i++) if (i in v) printf "%s%s", (i > 1 ? " " : ""), v[i] }' "$out/results.csv"
-}
 # compare A B BUDGET WINDOW: a table row "A - B" with its paired 95% interval
 compare() {
-    _a=$(series "$1" "$3" "$4"); _b=$(series "$2" "$3" "$4")
+    _a=$(seed_values "$out/results.csv" loss_last 1 method="$1" budget="$3" window="$4")
+    _b=$(seed_values "$out/results.csv" loss_last 1 method="$2" budget="$3" window="$4")
     [ -n "$_a" ] && [ -n "$_b" ] || return 0
     _n=$(echo "$_a" | wc -w)
     if [ "$_n" -lt 2 ]; then
@@ -200,7 +169,7 @@ wall=$(( $(now) - start ))
     for w in $windows; do
         [ "$w" = "$original" ] && continue
         for b in $budgets; do
-            for m in $METHODS; do [ $m = rope_ft ] || compare "$m" rope_ft "$b" "$w"; done
+            for m in $FT_METHODS; do [ $m = rope_ft ] || compare "$m" rope_ft "$b" "$w"; done
         done
     done
     echo

@@ -1,5 +1,5 @@
-# Markdown helpers shared by scripts/render_docs.sh and tests/test_docs.sh, which put this text
-# in front of their awk programs; a library, not a command. POSIX awk (mawk, gawk).
+# Markdown helpers shared by scripts/render_docs.sh (awk -f, before scripts/render_docs.awk) and
+# tests/test_docs.sh (put in front of its awk programs); a library, not a command. POSIX awk.
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 # fenced(s, st): st[1] is the open fence character ("" when none), st[2] its length; returns 1
 # when s opens or closes a fenced code block (``` or ~~~, up to 3 spaces in).

@@ -6,6 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/launch.sh
 
 usage() {
     cat <<'EOF'
@@ -13,17 +14,10 @@ usage: scripts/multi30k.sh [--quick] [--schemes "LIST"] [--data DIR] [--out DIR]
                            [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]] [-- KEY=VALUE ...]
 
 For every scheme in LIST (default: all, ./train --list-schemes) trains
-configs/multi30k/<scheme>.ini into DIR/runs/<scheme> (a finished run is reused, so an
-interrupted script can be restarted), translates DIR/test_2016_flickr.de with
-./translate (the config's beam and length penalty) and scores it against the .en references.
-Writes into DIR:
-  bleu.csv         scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,
-                   bleu_cased,bleu_lower (test_2016_flickr, sacreBLEU-compatible corpus BLEU)
-  curves.csv       every run's log.csv, with a scheme column in front
-  train_loss.svg   training loss against step, one line per scheme
-  probes.tsv       six German probe sentences (two pairs: the same words in another order)
-                   and every scheme's translation of them
-  results.md       the table, the command and the wall time
+configs/multi30k/<scheme>.ini into DIR/runs/<scheme> (a finished run is reused), translates
+test_2016_flickr.de with ./translate and scores corpus BLEU against the .en references, and
+translates six probe sentences. The setting and the reading: docs/multi30k.md; the files
+written into DIR: docs/design.md (4.8).
 
   --quick          a smoke test: a tiny model (d 32, 1+1 layers, 200 BPE merges), 30 steps,
                    the first 40 test sentences, greedy decoding; DIR defaults to results/quick/multi30k
@@ -32,9 +26,7 @@ Writes into DIR:
   --out DIR        output folder (default results/multi30k)
   -- KEY=VALUE...  extra config overrides for every run, e.g. -- run.threads=1 train.steps=850
 EOF
-    echo "$FIGURES_USAGE"
-    echo "$TABLES_USAGE"
-    echo "$RUN_USAGE"
+    echo "$FIGURES_USAGE"; echo "$TABLES_USAGE"; echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level). Each full run takes about 27 minutes"
     echo "with 2 threads on a quiet 2-core machine."
 }
@@ -68,14 +60,9 @@ fi
 for scheme in $schemes; do
     [ -f "configs/multi30k/$scheme.ini" ] || die "no configs/multi30k/$scheme.ini (schemes: $SCHEMES)"
 done
-for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
-    [ $tables = 1 ] || [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
-done
+m30k_data "$data"
 need_tools train translate plot
-if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
-    overrides="task.train_src=$data/train.de task.train_tgt=$data/train.en task.val_src=$data/val.de
-               task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en $overrides"
-fi
+[ "$data" = data/multi30k ] || overrides="$(m30k_overrides "$data") $overrides"
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
 if [ $quick = 1 ]; then
     out=${out:-results/quick/multi30k}
@@ -115,16 +102,10 @@ done
 if [ $tables = 0 ]; then
     # ---- translate and score every scheme
     echo "scheme,steps,threads,train_s,tokens_per_s,load_start,load_end,val_loss,bleu_cased,bleu_lower" >"$out/bleu.csv.tmp"
-    : >"$out/curves.body"
     for scheme in $schemes; do
         steps=$(steps_of "$scheme")
         run=$out/runs/$scheme
-        if [ ! -s "$run/bleu.txt" ]; then
-            say "translate $run"
-            "$BIN_DIR/translate" "$run" --ref "$test_ref" <"$test_src" >"$run/test.hyp" 2>"$run/bleu.tmp" \
-                || { cat "$run/bleu.tmp" >&2; die "./translate failed on $run"; }
-            mv "$run/bleu.tmp" "$run/bleu.txt"
-        fi
+        scored_translation "$run/bleu.txt" "$run/test.hyp" "$test_src" "$test_ref" "$run"
         # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
         train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
         tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
@@ -134,13 +115,10 @@ if [ $tables = 0 ]; then
         [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
         threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
         echo "$scheme,$steps,$threads,$train_s,$tok_s,$(tr ' ' , <"$run/load"),$val_loss,$bleu" >>"$out/bleu.csv.tmp"
-        prefix_csv "$scheme" "$run/log.csv" >>"$out/curves.body"
         say "$scheme: BLEU $bleu (cased, lower-cased), trained in $train_s s"
     done
     mv "$out/bleu.csv.tmp" "$out/bleu.csv"
-    first=$(echo $schemes | cut -d' ' -f1)
-    { echo "scheme,$(head -n 1 "$out/runs/$first/log.csv")"; cat "$out/curves.body"; } >"$out/curves.csv"
-    rm -f "$out/curves.body"
+    for scheme in $schemes; do echo "$scheme $out/runs/$scheme/log.csv"; done | curves_csv "$out/curves.csv" scheme
 fi
 
 [ "$tables" = 1 ] || draw_figures

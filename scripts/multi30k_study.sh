@@ -1,12 +1,10 @@
 #!/bin/sh
 # Multi30k De->En: the LSTM translator against a Transformer of the same parameter count, and
-# what depth, width, decoding (beam, length penalty) and the positional scheme change. Trains
-# configs/multi30k/study_{lstm,transformer}.ini and their variants (finished runs are reused,
-# interrupted ones resume), scores corpus BLEU and chrF2 on test_2016_flickr, and writes CSV,
-# Markdown and the attention maps of both models on the same probe sentences.
+# what depth, width, decoding and the positional scheme change (docs/multi30k_study.md).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/launch.sh
 
 PARTS_ALL="headline budget cross depth width positions beam attention"
 usage() {
@@ -14,28 +12,20 @@ usage() {
 usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
                                  [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
-Multi30k German -> English (test_2016_flickr), every model trained with the same data
-(lower-cased words seen twice, as the course), recipe and steps; BLEU (sacreBLEU 13a) and
-chrF2 of ./translate --ref; CPU minutes from each run's compute.csv. Parts (default: all):
-  headline   configs/multi30k/study_lstm.ini (bidirectional LSTM, d 256, 1 + 1 layers, dot
-             attention, tied output) and configs/multi30k/study_transformer.ini (d 176,
-             2 + 2 layers, sinusoidal), N seeds each; the parameter counts are read from the
-             checkpoints and must agree within 5% (else the script stops)
-  budget     the seed-1 pair trained 3 times as many steps (the cosine schedule stretched
-             with them): does the gap hold when both train longer?
-  cross      what cross-attention adds: the seed-1 Transformer against a decoder-only model
-             reading <eos> German <bos> English as one sequence (configs/multi30k/
-             study_prefix.ini: the same parameter count, d 168 x 2 layers, a joint vocabulary;
-             and d 176 x 4 layers, the Transformer's width and depth) (seed 1)
-  depth      the Transformer with 1, 2, 3, 6 encoder and decoder layers at d 176 (seed 1)
-  width      the Transformer at about the same parameter count: d 128 x 6 layers, d 176 x 2,
-             d 208 x 1 (seed 1), each count and its deviation in the table
-  positions  the headline Transformer without positions, with the course's sinusoidal and
-             learned tables, and with rope and alibi (seed 1)
-  beam       beam 1, 2, 4, 8 without and with the length penalty (alpha 1) on the seed-1
-             checkpoints of both headline models
-  attention  ./translate --attention of both seed-1 models on two probe sentences, side by side
-Writes into DIR: runs.csv, beam.csv, results.md, attention/*.svg, runs/<name>/.
+Multi30k German -> English (test_2016_flickr): configs/multi30k/study_lstm.ini against
+configs/multi30k/study_transformer.ini of the same parameter count (within 5%, else the script
+stops), every model trained alike and scored with BLEU and chrF2 of ./translate --ref. Parts
+(default: all; the models and the reading: docs/multi30k_study.md):
+  headline   the pair, N seeds each
+  budget     the seed-1 pair trained 3 times as many steps
+  cross      the Transformer against decoder-only models (configs/multi30k/study_prefix.ini)
+  depth      1, 2, 3, 6 encoder and decoder layers at d 176
+  width      d 128 x 6 layers, d 176 x 2, d 208 x 1: about the same parameter count
+  positions  none, sinusoidal, learned, rope and alibi in the headline Transformer
+  beam       beam 1, 2, 4, 8 without and with the length penalty (alpha 1)
+  attention  ./translate --attention of both seed-1 models on two probe sentences
+The parts but headline use seed 1. Writes into DIR: runs.csv, beam.csv, results.md,
+attention/*.svg, runs/<name>/.
 
   --quick        a smoke test: tiny models (LSTM d 32, Transformer d 28, 1 + 1 layers), 30
                  steps, the first 40 test sentences; DIR defaults to results/quick/multi30k_study
@@ -64,26 +54,19 @@ for p in $parts; do
     case " $PARTS_ALL " in *" $p "*) ;; *) die "unknown part '$p' (parts: $PARTS_ALL)" ;; esac
 done
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
-for f in train.de train.en val.de val.en test_2016_flickr.de test_2016_flickr.en; do
-    [ $tables = 1 ] || [ -s "$data/$f" ] || die "$data/$f missing: run scripts/get_data.sh --from ../shared/data/multi30k"
-done
+m30k_data "$data"
 if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_study}; else out=${out:-results/multi30k_study}; fi
 begin_experiment multi30k_study.sh train translate
 ref_note="cased"
 if [ "$(config_value task lowercase configs/multi30k/study_transformer.ini)" = true ]; then
     # The models write lower-cased text (as the course's): they are scored against lower-cased
-    # references (ASCII tr: the English test sets have no other capitals), or every capital
-    # would count as an error.
+    # references (ASCII tr: the English test sets have no other capitals).
     [ $tables = 1 ] || tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/runs/test_ref.en"
     ref_note="against lower-cased references"
 fi
 command="$command --parts \"$parts\""
 LSTM=configs/multi30k/study_lstm.ini; TF=configs/multi30k/study_transformer.ini
-overrides=""
-if [ "$data" != data/multi30k ]; then   # the configs name data/multi30k/*
-    overrides="task.train_src=$data/train.de task.train_tgt=$data/train.en task.val_src=$data/val.de
-               task.val_tgt=$data/val.en task.test_src=$data/test_2016_flickr.de task.test_tgt=$data/test_2016_flickr.en"
-fi
+overrides=$(m30k_overrides "$data")
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
 [ -f "$out/runs/test_ref.en" ] && test_ref=$out/runs/test_ref.en
 if [ $quick = 1 ]; then
@@ -113,80 +96,62 @@ long_steps=$((3 * steps))   # the budget part
 DEPTHS="1 2 3 6"
 # The positions part: the course's choices (none, and the two absolute schemes of its
 # notebooks) and the relative ones of current models; a selection, not the registry's list.
-POSITIONS="none sinusoidal learned"
-POSITIONS="$POSITIONS rope alibi"
+POSITIONS="none sinusoidal learned rope alibi"
 
-# ---- the runs: name, config, overrides. Variants equal to the seed-1 headline Transformer
-# (depth 2, width 176, sinusoidal) are that run.
+# ---- the runs. Variants equal to the seed-1 headline Transformer (depth 2, width 176,
+# sinusoidal) are that run.
 tf_name() {   # tf_name D LAYERS POS -> the run that trains this Transformer
     if [ "$1" = $tf_d ] && [ "$2" = $tf_layers ] && [ "$3" = sinusoidal ]; then echo tf_s1
     elif [ "$1" != $tf_d ]; then echo "tf_d$1"
     elif [ "$2" != $tf_layers ]; then echo "tf_L$2"
     else echo "tf_$3"; fi
 }
-trainings() {
-    if has headline || has beam || has attention || has cross || has budget; then
-        for s in $(seq_list "$seeds"); do
-            has headline || [ "$s" = 1 ] || continue
-            # shellcheck disable=SC2086 # overrides are separate KEY=VALUE words
-            train_run "$out/runs/lstm_s$s" "$steps" "$LSTM" run.seed=$s $lstm_size $overrides
-            # shellcheck disable=SC2086
-            train_run "$out/runs/tf_s$s" "$steps" "$TF" run.seed=$s $HEAD_TF $overrides
-        done
-    fi
+# plan: every row of runs.csv of the chosen parts, GROUP|VARIANT|RUN|SEED|STEPS|CONFIG|OVERRIDES
+# (GROUP empty: the seed-1 pair trained for the beam and attention parts alone, no row)
+plan() {
+    if has headline; then for s in $(seq_list "$seeds"); do
+        echo "headline|LSTM|lstm_s$s|$s|$steps|$LSTM|$lstm_size"
+        echo "headline|Transformer|tf_s$s|$s|$steps|$TF|$HEAD_TF"
+    done; fi
+    if has beam || has attention; then
+        echo "|LSTM|lstm_s1|1|$steps|$LSTM|$lstm_size"; echo "|Transformer|tf_s1|1|$steps|$TF|$HEAD_TF"; fi
     if has budget; then
-        # shellcheck disable=SC2086
-        train_run "$out/runs/lstm_long" "$long_steps" "$LSTM" run.seed=1 $lstm_size $overrides
-        # shellcheck disable=SC2086
-        train_run "$out/runs/tf_long" "$long_steps" "$TF" run.seed=1 $HEAD_TF $overrides
+        echo "budget|LSTM ($steps steps)|lstm_s1|1|$steps|$LSTM|$lstm_size"
+        echo "budget|LSTM ($long_steps steps)|lstm_long|1|$long_steps|$LSTM|$lstm_size"
+        echo "budget|Transformer ($steps steps)|tf_s1|1|$steps|$TF|$HEAD_TF"
+        echo "budget|Transformer ($long_steps steps)|tf_long|1|$long_steps|$TF|$HEAD_TF"
     fi
     if has cross; then
-        # shellcheck disable=SC2086
-        train_run "$out/runs/prefix_same" "$steps" "$PREFIX" run.seed=1 $prefix_same $overrides
-        # shellcheck disable=SC2086
-        train_run "$out/runs/prefix_deep" "$steps" "$PREFIX" run.seed=1 $PREFIX_DEEP $overrides
+        echo "cross|Transformer (cross-attention)|tf_s1|1|$steps|$TF|$HEAD_TF"
+        echo "cross|decoder-only (same parameters)|prefix_same|1|$steps|$PREFIX|$prefix_same"
+        echo "cross|decoder-only (same width and depth)|prefix_deep|1|$steps|$PREFIX|$PREFIX_DEEP"
     fi
     if has depth; then for L in $DEPTHS; do
-        n=$(tf_name $tf_d "$L" sinusoidal); [ "$n" = tf_s1 ] && continue
-        # shellcheck disable=SC2086
-        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $(tf_size $tf_d "$L" $tf_ff) $overrides
-    done; fi
+        echo "depth|$L|$(tf_name $tf_d "$L" sinusoidal)|1|$steps|$TF|$(tf_size $tf_d "$L" $tf_ff)"; done; fi
     if has width; then for w in $widths; do
-        IFS=: read -r d L ff <<EOF
-$w
-EOF
-        n=$(tf_name "$d" "$L" sinusoidal); [ "$n" = tf_s1 ] && continue
-        # shellcheck disable=SC2086
-        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $(tf_size "$d" "$L" "$ff") $overrides
-    done; fi
+        d=${w%%:*} L=${w#*:} ff=${w##*:}; L=${L%%:*}
+        echo "width|$d|$(tf_name "$d" "$L" sinusoidal)|1|$steps|$TF|$(tf_size "$d" "$L" "$ff")"; done; fi
     if has positions; then for p in $POSITIONS; do
-        n=$(tf_name $tf_d $tf_layers "$p"); [ "$n" = tf_s1 ] && continue
-        # shellcheck disable=SC2086
-        train_run "$out/runs/$n" "$steps" "$TF" run.seed=1 $HEAD_TF model.pos="$p" $overrides
-    done; fi
+        echo "positions|$p|$(tf_name $tf_d $tf_layers "$p")|1|$steps|$TF|$HEAD_TF model.pos=$p"; done; fi
+}
+# trainings: each run of the plan once (its first line)
+trainings() {
+    plan | awk -F'|' '!seen[$3]++' | while IFS='|' read -r g v run s st cfg size; do
+        # shellcheck disable=SC2086 # sizes and overrides are separate KEY=VALUE words
+        train_run "$out/runs/$run" "$st" "$cfg" run.seed="$s" $size $overrides
+    done
 }
 t_train=$(now)
 run_trainings trainings "$out"
 t_train=$(( $(now) - t_train ))
 
-# ckpt_params FILE: the number of model parameters in a checkpoint (its safetensors header:
-# every tensor's shape, the optimizer's moments left out).
-ckpt_params() {
-    _len=$(od -An -t u8 -N 8 "$1" | tr -d ' ')
-    head -c $((8 + _len)) "$1" | tail -c "$_len" |
-        grep -o '"[^"]*":{"dtype":"[A-Z0-9]*","shape":\[[0-9,]*\]' | grep -v '^"optimizer\.' |
-        sed 's/.*"shape":\[//; s/\]$//' |
-        awk -F, '{ p = 1; for (i = 1; i <= NF; i++) p *= $i; s += p } END { printf "%d\n", s }'
-}
+# run_params RUN: the model's parameters as the trainer counted them (its first line "run ...")
+run_params() { sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$1/train.out" | head -n 1; }
 # score RUN BEAM ALPHA -> "bleu,chrf" of RUN's test translation, cached in RUN/score_bB_aA.txt
 # (redone when the checkpoint is newer; atomic, so an interrupted one is simply redone)
 score() {
     _f=$1/score_b$2_a$3.txt
-    if [ ! -s "$_f" ] || [ "$1/model.safetensors" -nt "$_f" ]; then
-        "$BIN_DIR/translate" "$1" --beam "$2" --alpha "$3" --ref "$test_ref" --threads 1 \
-            <"$test_src" >"$1/test_b$2_a$3.hyp" 2>"$_f.tmp" || { cat "$_f.tmp" >&2; die "./translate failed on $1"; }
-        mv "$_f.tmp" "$_f"
-    fi
+    scored_translation "$_f" "$1/test_b$2_a$3.hyp" "$test_src" "$test_ref" "$1" --beam "$2" --alpha "$3" --threads 1
     _b=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$_f")
     _c=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$_f")
     [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
@@ -196,10 +161,9 @@ score() {
 run_wall_seconds() {
     awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
 }
-# row GROUP VARIANT RUN SEED [STEPS]: one line of runs.csv (greedy decoding, the course's);
-# STEPS: the run's training steps (default: the study's)
+# row GROUP VARIANT RUN SEED STEPS: one line of runs.csv (greedy decoding, the course's)
 row() {
-    _r=$out/runs/$3 _steps=${5:-$steps}
+    _r=$out/runs/$3 _steps=$5
     _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
@@ -209,35 +173,16 @@ row() {
         s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
         if (s > 3 * q) { b += cell("loss"); nb++ } }
         END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
-    echo "$1,$2,$3,$4,$_shape$_steps,$(ckpt_params "$_r/model.safetensors"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
+    echo "$1,$2,$3,$4,$_shape$_steps,$(run_params "$_r"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
 }
 
 t_eval=$(now)
 # (with --tables: runs.csv, beam.csv and attention/*.hyp as they are)
 if [ $tables = 0 ]; then
     echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_q2,train_loss_q4" >"$out/runs.csv.tmp"
-    if has headline; then for s in $(seq_list "$seeds"); do
-        row headline LSTM "lstm_s$s" "$s" >>"$out/runs.csv.tmp"
-        row headline Transformer "tf_s$s" "$s" >>"$out/runs.csv.tmp"
-    done; fi
-    if has budget; then
-        row budget "LSTM ($steps steps)" lstm_s1 1 >>"$out/runs.csv.tmp"
-        row budget "LSTM ($long_steps steps)" lstm_long 1 "$long_steps" >>"$out/runs.csv.tmp"
-        row budget "Transformer ($steps steps)" tf_s1 1 >>"$out/runs.csv.tmp"
-        row budget "Transformer ($long_steps steps)" tf_long 1 "$long_steps" >>"$out/runs.csv.tmp"
-    fi
-    if has cross; then
-        row cross "Transformer (cross-attention)" tf_s1 1 >>"$out/runs.csv.tmp"
-        row cross "decoder-only (same parameters)" prefix_same 1 >>"$out/runs.csv.tmp"
-        row cross "decoder-only (same width and depth)" prefix_deep 1 >>"$out/runs.csv.tmp"
-    fi
-    if has depth; then for L in $DEPTHS; do
-        row depth "$L" "$(tf_name $tf_d "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
-    if has width; then for w in $widths; do
-        d=${w%%:*}; L=${w#*:}; L=${L%%:*}
-        row width "$d" "$(tf_name "$d" "$L" sinusoidal)" 1 >>"$out/runs.csv.tmp"; done; fi
-    if has positions; then for p in $POSITIONS; do
-        row positions "$p" "$(tf_name $tf_d $tf_layers "$p")" 1 >>"$out/runs.csv.tmp"; done; fi
+    plan >"$out/plan.tmp"
+    while IFS='|' read -r g v run s st rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s" "$st"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
+    rm -f "$out/plan.tmp"
     mv "$out/runs.csv.tmp" "$out/runs.csv"
 fi
 
@@ -286,16 +231,13 @@ if [ $tables = 1 ]; then   # the times of the call that made the CSVs, from its 
     wall=$1; t_train=$2; t_eval=$3
 fi
 
-# ---- results.md
+# ---- results.md (what the columns measure: docs/multi30k_study.md, "Results")
 table_head() {
     echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
     echo "translating and scoring; finished runs and translations are reused)."
 }
 # headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
-headline_values() {
-    awk -F, -v v="$1" -v c="$2" "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("variant") == v {
-        printf "%s%s", (n++ ? " " : ""), cell(c) }' "$out/runs.csv"
-}
+headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
 md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
     awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
     row && cell("group") == g {
@@ -319,21 +261,17 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
                 L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
     }' "$out/runs.csv"
 }
+# part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
+part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
 {
     echo "## Multi30k De→En: the LSTM against a Transformer of the same size"
     echo
     provenance
     echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
     echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
-    echo "BLEU: sacreBLEU-compatible corpus BLEU (13a); chrF2: sacreBLEU's default chrF; both $ref_note,"
-    echo "of \`./translate --ref\`. Parameters: read from each checkpoint. CPU and wall minutes of the"
-    echo "training: compute.csv (a wall time well above the CPU time: the run shared the machine)."
-    echo "Train loss: the training loss (label-smoothed, with dropout), the mean of the rows logged in"
-    echo "the second quarter of the $steps steps and in the last quarter, mean over the seeds; a fixed"
-    echo "budget, so a loss still falling in the last quarter says the model had not converged."
+    echo "BLEU (13a) and chrF2 of \`./translate --ref\`, both $ref_note; the columns: docs/multi30k_study.md."
     if has headline; then
-        echo; echo "### Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))"; echo
-        table_head; echo; md_runs headline model
+        part "Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))" headline model
         echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
         if [ "$seeds" -ge 2 ]; then   # different trained models: Welch's interval (scripts/verdicts.sh)
             for m in bleu chrf; do
@@ -343,33 +281,16 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
             done
         fi
     fi
-    if has budget; then
-        echo; echo "### A longer budget: the seed-1 pair at $steps and $long_steps steps"; echo
-        echo "The same configs trained $long_steps steps (the cosine schedule and warm-up as configured, over"
-        echo "the longer run); train loss: the second and last quarter of each run's own steps."
-        echo; table_head; echo; md_runs budget model
-    fi
+    if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
     if has cross; then
-        echo; echo "### What cross-attention adds (1 seed)"; echo
-        echo "The decoder-only rows read \`<eos> German <bos> English\` as one sequence in one vocabulary"
-        echo "of both languages, trained on the English half; layers: the Transformer's encoder and"
-        echo "decoder have that many each, the decoder-only model that many in all."
-        echo; table_head; echo; md_runs cross model
+        part "What cross-attention adds (1 seed)" cross model
         prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
             END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
         echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
     fi
-    if has depth; then
-        echo; echo "### Depth at width $tf_d (1 seed)"; echo; table_head; echo; md_runs depth layers
-    fi
-    if has width; then
-        echo; echo "### Width at about the same parameter count (1 seed)"; echo; table_head; echo
-        md_runs width d_model
-    fi
-    if has positions; then
-        echo; echo "### Positions on real text, the headline Transformer (1 seed)"; echo; table_head; echo
-        md_runs positions pos
-    fi
+    if has depth; then part "Depth at width $tf_d (1 seed)" depth layers; fi
+    if has width; then part "Width at about the same parameter count (1 seed)" width d_model; fi
+    if has positions; then part "Positions on real text, the headline Transformer (1 seed)" positions pos; fi
     if has beam; then
         echo; echo "### Beam size and length penalty ((5 + len) / 6)^alpha, seed-1 checkpoints"; echo
         table_head; echo
@@ -382,12 +303,10 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd ov
     fi
     if has attention; then
         echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo
-        echo "Command: \`$command\`. Left: the LSTM's dot attention (decoder steps × source tokens);"
-        echo "right: the Transformer's last decoder layer, one panel per head."
+        echo "Command: \`$command\`. Left: the LSTM's dot attention; right: the Transformer's last decoder layer."
         echo; echo "| LSTM | Transformer |"; echo "| --- | --- |"
-        L=$tf_layers   # tf_s1's decoder layers (HEAD_TF)
-        for i in 1 2; do
-            echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$L.svg) |"
+        for i in 1 2; do   # tf_s1 has tf_layers decoder layers
+            echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$tf_layers.svg) |"
         done
         echo; echo "| German | LSTM | Transformer |"; echo "| --- | --- | --- |"
         paste "$out/probes.de" "$out/attention/lstm.hyp" "$out/attention/tf.hyp" | awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }'

@@ -1,37 +1,19 @@
 #!/bin/sh
-# The RoPE base against longer inputs: does a larger base (NTK-aware scaling's idea: slower
-# rotations, so positions past the training length land on angles the model has seen) let the
-# toy translator, trained on 1..3 clauses, reach 4 and 6 clauses, and is it better to train
-# with the larger base or to set it only at evaluation? Run from the top level after `make`.
+# The RoPE base against longer inputs: the toy translator trained on 1..3 clauses with larger
+# bases, or stretched to them at evaluation, at 4..12 clauses (docs/length_generalisation.md).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. scripts/launch.sh
 
 usage() {
     cat <<'EOF'
 usage: scripts/rope_base.sh [--quick] [--seeds N] [--out DIR] [--converge]
 
-Trains configs/rope.ini (toy_translate, 1..3 clauses) with model.rope_base = 10000 (the
-default), 40000 and 160000, seeds 1..N, and evaluates every run with ./eval rope_base = 10000,
-20000, 40000, 80000 and 160000 on test sets of exactly 3, 4, 6, 8 and 12 clauses (200
-sentences each), decoded two ways:
-  model     greedy, stopping at the model's own <eos>
-  oracle    ./eval length=oracle: decoded to the reference length (the length decision
-            removed, what is left is the content)
-with the per-position diagnosis (./eval --positions) of every evaluation. Writes into DIR:
-  results.csv    setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,
-                 exact_match (setting = "train B1 / eval B2"; with --converge also
-                 converged,cpu_seconds)
-  positions.csv  setting,decoding,seed, then ./eval --positions' rows by clause (seed 1):
-                 split,length,by,index,tokens,token_acc,reached,departures,departure_rate,
-                 early_eos,early_end
-  curves.csv     every run's log.csv, with train_base and seed columns in front
-  results.md     exact match by clauses for each setting and decoding (mean ± sample sd over
-                 seeds), the diagnosis at 4 and 6 clauses, the comparisons with their 95%
-                 intervals (scripts/verdicts.sh), the command and the wall time
-  exact_model.svg, exact_oracle.svg   exact match against clauses, one line per setting
-Finished runs (DIR/runs/base<B>-s<seed>) and evaluations are reused, so an interrupted run can
-be restarted.
+Trains configs/rope.ini (toy_translate) with model.rope_base = 10000, 40000 and 160000, seeds
+1..N, and scores every run with ./eval rope_base = 10000 ... 160000 at 3, 4, 6, 8 and 12 clauses
+(200 sentences each), greedy and to the reference length (oracle), with ./eval --positions:
+docs/length_generalisation.md. Finished runs and evaluations are reused.
 
   --quick     a smoke test: tiny models (d_model 16), 30 steps, 1 seed (unless --seeds), bases
               10000 and 160000 only, lengths 3 and 4 with 20 sentences each; DIR defaults to
@@ -39,10 +21,7 @@ be restarted.
   --seeds N   seeds 1..N (default 3)
   --out DIR   output folder (default results/rope_base)
 EOF
-    echo "$TABLES_USAGE"
-    echo "$CONVERGE_USAGE"
-    echo "$FIGURES_USAGE"
-    echo "$RUN_USAGE"
+    echo "$TABLES_USAGE"; echo "$CONVERGE_USAGE"; echo "$FIGURES_USAGE"; echo "$RUN_USAGE"
     echo "Tools are taken from BIN_DIR (default: the top level)."
 }
 
@@ -61,8 +40,7 @@ if [ $quick = 1 ]; then
 else
     seeds=${seeds:-3}; out=${out:-results/rope_base$suffix}
     train_bases="10000 40000 160000"; eval_bases="10000 20000 40000 80000 160000"
-    lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini)
-    extra=""
+    lengths=3,4,6,8,12; test_size=200; steps=$(config_value train steps configs/rope.ini); extra=""
 fi
 until_over=""; converge_cols=""; ceiling=$steps
 if [ $converge = 1 ]; then
@@ -79,10 +57,9 @@ draw_figures() {
     done
 }
 if [ $figures = 1 ]; then need_tools plot; draw_figures; exit 0; fi
-begin_experiment rope_base.sh train eval plot
+begin_experiment rope_base.sh train eval plot table
 if [ $converge = 1 ]; then command="$command --converge"; fi
-# a base as the tables write it: 10000 -> 10k
-short() { echo "$(($1 / 1000))k"; }
+short() { echo "$(($1 / 1000))k"; }   # a base as the tables write it: 10000 -> 10k
 
 trainings() {
     for seed in $(seq_list "$seeds"); do
@@ -98,10 +75,8 @@ run_trainings trainings "$out"
 # (with --tables: the CSVs as they are)
 if [ $tables = 0 ]; then
     # ---- evaluate every run with every base, both decodings; the diagnosis rows of seed 1
-    echo "setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,exact_match$converge_cols" \
-        >"$out/results.csv.tmp"
-    echo "setting,decoding,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" \
-        >"$out/positions.csv.tmp"
+    echo "setting,train_base,eval_base,decoding,seed,length,examples,loss,token_acc,exact_match$converge_cols" >"$out/results.csv.tmp"
+    echo "setting,decoding,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" >"$out/positions.csv.tmp"
     for seed in $(seq_list "$seeds"); do
         for tb in $train_bases; do
             run=$out/runs/base$tb-s$seed
@@ -119,38 +94,25 @@ if [ $tables = 0 ]; then
                         cells=$(printf ',%s,%s' "$(awk -F, "$CSV_COLUMNS"'row { print cell("converged"); exit }' "$e")" \
                             "$(run_cpu_seconds "$run")")
                     fi
-                    awk -F, -v p="$setting,$tb,$eb,$decoding,$seed" -v q="$cells" "$CSV_COLUMNS"'
-                        row && cell("split") == "test" {
-                            print p "," cells("length examples loss token_acc exact_match") q }' "$e" \
-                        >>"$out/results.csv.tmp"
-                    if [ "$seed" = 1 ]; then
-                        prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
-                    fi
+                    eval_rows "$e" test "" "$setting,$tb,$eb,$decoding,$seed" \
+                        "length examples loss token_acc exact_match" "$cells" >>"$out/results.csv.tmp"
+                    [ "$seed" != 1 ] || prefix_csv "$setting,$decoding,$seed" "$p" | awk -F, '$6 == "clause"' >>"$out/positions.csv.tmp"
                 done
             done
         done
     done
     mv "$out/results.csv.tmp" "$out/results.csv"
     mv "$out/positions.csv.tmp" "$out/positions.csv"
-    for seed in $(seq_list "$seeds"); do
-        for tb in $train_bases; do prefix_csv "$tb,$seed" "$out/runs/base$tb-s$seed/log.csv"; done
-    done >"$out/curves.body"
-    { echo "train_base,seed,$(head -1 "$out/runs/base$(echo "$train_bases" | cut -d' ' -f1)-s1/log.csv")"
-      cat "$out/curves.body"; } >"$out/curves.csv"
-    rm -f "$out/curves.body"
+    for seed in $(seq_list "$seeds"); do for tb in $train_bases; do echo "$tb,$seed $out/runs/base$tb-s$seed/log.csv"; done; done |
+        curves_csv "$out/curves.csv" train_base,seed
 fi
 
 [ "$tables" = 1 ] || draw_figures
 
-# series SETTING DECODING LENGTH: the per-seed exact match (%), in seed order, space-separated
-series() {
-    awk -F, -v s="$1" -v d="$2" -v l="$3" "$CSV_COLUMNS"'row && cell("setting") == s && cell("decoding") == d &&
-        cell("length") == l { v[cell("seed") + 0] = 100 * cell("exact_match"); if (cell("seed") + 0 > n) n = cell("seed") + 0 }
-        END { for (i = 1; i <= n; i++) if (i in v) printf "%s%s", (i > 1 ? " " : ""), v[i] }' "$out/results.csv"
-}
 # compare PAIRING LABEL A:DECODING B:DECODING LENGTH: a table row "A - B" with its 95% interval
 compare() {
-    _a=$(series "${3%:*}" "${3##*:}" "$5"); _b=$(series "${4%:*}" "${4##*:}" "$5")
+    _a=$(seed_values "$out/results.csv" exact_match 100 setting="${3%:*}" decoding="${3##*:}" length="$5")
+    _b=$(seed_values "$out/results.csv" exact_match 100 setting="${4%:*}" decoding="${4##*:}" length="$5")
     [ -n "$_a" ] && [ -n "$_b" ] || return 0
     set -- "$@" $(scripts/verdicts.sh --"$1" "$_a" "$_b")
     printf '| %s | %s (%s) | %s (%s) | %s clauses | %+.1f | [%+.1f, %+.1f] | %s |\n' "$2" "${3%:*}" "${3##*:}" \
@@ -179,11 +141,7 @@ long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | 
         echo
         echo "## Steps to converge (validation exact match >= 99%, ceiling $ceiling steps) and CPU seconds"
         echo
-        awk -F, "$CSV_COLUMNS"'head { print "train_base,task,seed,converged,cpu_seconds" }
-            row && cell("decoding") == "model" { print cell("train_base") ",toy_translate," cells("seed converged cpu_seconds") }' \
-            "$out/results.csv" >"$out/converge.tmp"
-        converge_table "$out/converge.tmp" train_base task
-        rm -f "$out/converge.tmp"
+        md_table --rows train_base --cols decoding --steps --filter decoding=model --label model=toy_translate "$out/results.csv"
     fi
     for decoding in model oracle; do
         echo
@@ -205,8 +163,7 @@ long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | 
     echo "| --- | --- | --- | --- | ---: | --- | --- |"
     for k in $long_lengths; do
         for eb in $eval_bases; do
-            [ "$eb" = "$first_base" ] && continue
-            compare paired "a larger base at evaluation" "train $base / eval $(short "$eb"):model" \
+            [ "$eb" = "$first_base" ] || compare paired "a larger base at evaluation" "train $base / eval $(short "$eb"):model" \
                 "train $base / eval $base:model" "$k"
         done
         for tb in $train_bases; do
@@ -224,26 +181,17 @@ long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | 
     echo
     echo "Teacher-forced token accuracy (%) by clause (0 = the first; positions.csv):"
     echo
-    awk -F, "$CSV_COLUMNS"'head { print "set," $0 }
-        row && cell("decoding") == "model" { print cell("setting") " at " cell("length") "," $0 }' \
-        "$out/positions.csv" >"$out/by_clause.tmp"
-    md_pivot "$out/by_clause.tmp" set index token_acc 100 %.1f
+    md_table --rows "set={setting} at {length}" --cols index --value token_acc --scale 100 --filter decoding=model "$out/positions.csv"
     echo
     echo "Greedy outputs whose first wrong token is in clause k:"
     echo
-    md_pivot "$out/by_clause.tmp" set index departures 1 %d
-    rm -f "$out/by_clause.tmp"
+    md_table --rows "set={setting} at {length}" --cols index --value departures --format %d --filter decoding=model "$out/positions.csv"
     echo
     echo "Of the $test_size greedy outputs of k clauses: how many go wrong, and how many of those by"
     echo "ending early (\`<eos>\`, or \`.\` before the sentence is over):"
     echo
-    echo "| setting | clauses | wrong | of them early \`<eos>\` | early end (\`<eos>\` or \`.\`) |"
-    echo "| --- | ---: | ---: | ---: | ---: |"
-    awk -F, "$CSV_COLUMNS"'row && cell("decoding") == "model" && cell("split") == "test" {
-            k = cell("setting") SUBSEP cell("length"); if (!(k in d)) order[++n] = k
-            d[k] += cell("departures"); e[k] += cell("early_eos"); f[k] += cell("early_end") }
-        END { for (i = 1; i <= n; i++) { split(order[i], p, SUBSEP); k = order[i]
-              printf "| %s | %s | %d | %d | %d |\n", p[1], p[2], d[k], e[k], f[k] } }' "$out/positions.csv"
+    md_table --rows setting --rows clauses=length --value wrong=departures --value "of them early \`<eos>\`=early_eos" \
+        --value "early end (\`<eos>\` or \`.\`)=early_end" --sum --format %d --filter decoding=model --filter split=test "$out/positions.csv"
     echo
     echo "![exact match, greedy](exact_model.svg)"
     echo "![exact match, oracle length](exact_oracle.svg)"

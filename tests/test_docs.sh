@@ -404,7 +404,7 @@ fi
 make_repo() {
     mkdir -p "$1/scripts" "$1/results/t" "$1/docs"
     cp "$RENDER" "$1/scripts/render_docs.sh"
-    cp scripts/markdown.awk "$1/scripts/markdown.awk"
+    cp scripts/markdown.awk scripts/render_docs.awk "$1/scripts/"
     cat >"$1/results/t/src.md" <<'EOF'
 ## Source tables
 

@@ -27,12 +27,16 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts "headline budget cross be
     rows=$(awk -F, 'NR > 1 && $1 == "headline" && NF == 16 && $13 >= 0 && $13 <= 100 && $14 > 0 && $14 <= 100' "$OUT/runs.csv" | wc -l)
     if [ "$rows" = 4 ] && grep -q '^| Transformer | tf_s2 | 28 | 1 | sinusoidal |' "$OUT/results.md"; then ok study_quick
     else fail study_quick "$rows well-formed headline rows of 4: $(cat "$OUT/runs.csv")"; fi
-    # parameters: the checkpoint's tensors (optimizer moments left out) = the trainer's count
+    # parameters: the trainer's count (runs.csv) = the checkpoint's tensor shapes summed from its
+    # safetensors header, the optimizer's moments left out
     bad=""
     for run in lstm_s1 tf_s1 lstm_s2; do
-        want=$(sed -n 's/.*, \([0-9]*\) parameters,.*/\1/p' "$OUT/runs/$run/train.out")
+        f=$OUT/runs/$run/model.safetensors; len=$(od -An -t u8 -N 8 "$f" | tr -d ' ')
+        want=$(head -c $((8 + len)) "$f" | tail -c "$len" |
+            grep -o '"[^"]*":{"dtype":"[A-Z0-9]*","shape":\[[0-9,]*\]' | grep -v '^"optimizer\.' |
+            sed 's/.*"shape":\[//; s/\]$//' | awk -F, '{ p = 1; for (i = 1; i <= NF; i++) p *= $i; s += p } END { printf "%d", s }')
         got=$(awk -F, -v r="$run" '$1 == "headline" && $3 == r { print $10 }' "$OUT/runs.csv")
-        [ -n "$want" ] && [ "$got" = "$want" ] || bad="$bad $run: $got (trainer: $want)"
+        [ -n "$want" ] && [ "$got" = "$want" ] || bad="$bad $run: $got (checkpoint: $want)"
     done
     if [ -z "$bad" ]; then ok study_params_from_checkpoint; else fail study_params_from_checkpoint "$bad"; fi
     # the training loss of the second and the last quarter of the 30 steps: the means of the
