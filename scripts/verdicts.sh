@@ -10,7 +10,7 @@ usage: scripts/verdicts.sh [--out DIR]
 
 Runs ./verdicts (from BIN_DIR, default the top level) at the top of the checkout: every line
 of data/claims.csv compared, with the words of data/remedies.csv, into DIR/verdicts.csv,
-DIR/verdicts.md, DIR/summary.md and DIR/mrr_KEY.csv (DIR: results/verdicts); `./verdicts
+DIR/verdicts.md, DIR/summary.md, DIR/summary.svg and DIR/mrr_KEY.csv (DIR: results/verdicts); `./verdicts
 --help` has the rules. Then DIR/compute.md: the CPU hours of the studies trained to
 convergence, per results file (each run's cpu_seconds counted once).
 --paired and --welch print "effect lo hi df t" of one 95% interval and exit.

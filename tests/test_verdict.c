@@ -112,7 +112,7 @@ static void test_floor_rows(void) {
     verdict_is(&v[0], "floor (both arms at 0%)");
     verdict_is(&v[1], "floor (both arms at 100%)");
     Remedies none = {0};
-    Report r = {v, 3, &none, "x"};
+    Report r = {v, 3, &none, "x", NULL, 0};
     char tally[128];
     report_tally(&r, "k", tally, sizeof tally);
     CHECK(!strcmp(tally, "1 rows: 1 reproduced (and 2 floor, left out)"), "tally '%s'", tally);
@@ -177,7 +177,7 @@ static void test_headline_row(void) {
     if (compare_lines(lines, v)) return;
     Remedy m = {2, "k", "the remedy", "a paper", "claim", "setting", "", "intro", 1};
     Remedies rem = {.n = 1, .rows = &m};
-    Report r = {v, 2, &rem, "x"};
+    Report r = {v, 2, &rem, "x", NULL, 0};
     char *text = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&text, &n);

@@ -34,6 +34,8 @@ if ! $V --out "$TMP/v" --commit x >"$TMP/out" 2>&1; then
     fail "verdicts: reproduces the committed files" "$(head -c 300 "$TMP/out")"
 elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv &&
      cmp -s "$TMP/v/summary.md" results/verdicts/summary.md &&
+     cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg &&
+     cmp -s "$TMP/v/mrr_nope_rank_converged.csv" results/verdicts/mrr_nope_rank_converged.csv &&
      [ "$(sed 3d "$TMP/v/verdicts.md")" = "$(sed 3d results/verdicts/verdicts.md)" ]; then
     ok "verdicts: reproduces the committed files"
 else fail "verdicts: reproduces the committed files" "$(diff "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv | head -5)"; fi
@@ -79,6 +81,14 @@ if [ -n "$far" ] && [ -n "$near" ] && echo "$far" | grep -q ',2.287,0.074,2.126,
    ! row rope_ntk_ft "$TMP/v/verdicts.csv" | grep -q "wants 5 seeds"; then
     ok "verdicts: rows within twice the spread want 5 seeds"
 else fail "verdicts: rows within twice the spread want 5 seeds" "$far / $near / $(head -c 300 "$TMP/out3")"; fi
+
+# The summary plot: a row per claim key, each its headline row (tests/test_svg.c pins the
+# forest plot's geometry by hand).
+if [ -r "$TMP/v/summary.svg" ] &&
+   [ "$(grep -c '<g class="row">' "$TMP/v/summary.svg")" -eq "$(grep -c '^## [a-z][a-z_0-9]*$' "$TMP/v/verdicts.md")" ] &&
+   grep -q '>rope_base_converged</text>.*+8.6 \[-0.2, +17.4\] points: untested</text>' "$TMP/v/summary.svg"; then
+    ok "verdicts: summary plot, a row per claim key"
+else fail "verdicts: summary plot, a row per claim key" "$(head -c 400 "$TMP/v/summary.svg" 2>/dev/null)"; fi
 
 # A bad claims file: the tool names its file and line and exits non-zero.
 { head -2 data/claims.csv; sed -n 3p data/claims.csv | sed 's/,A>B,/,upwards,/'; } >"$TMP/bad.csv"

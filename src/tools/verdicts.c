@@ -20,7 +20,8 @@ static void usage(FILE *f) {
         "Compares row A against row B for every line of the claims file and writes\n"
         "OUT/verdicts.csv (every number of every row), OUT/verdicts.md (a summary line per\n"
         "claim key, then its paragraph and rows), OUT/summary.md (the keys the remedies file\n"
-        "places at a glance, one line each, quoting the key's headline row) and, for each key\n"
+        "places at a glance, one line each, quoting the key's headline row), OUT/summary.svg\n"
+        "(every key's headline row as a forest plot, one scale a row) and, for each key\n"
         "whose rows rank schemes by MRR, OUT/mrr_KEY.csv (each scheme's per-seed MRR).\n"
         "\n"
         "  --claims FILE    one line per compared row (default data/claims.csv): key, paper,\n"
@@ -188,14 +189,16 @@ int main(int argc, char **argv) {
     }
     bad = bad || write_out(o.out, "verdicts.csv", (Writer)report_csv, &r) ||
           write_out(o.out, "verdicts.md", (Writer)report_md, &r) ||
-          write_out(o.out, "summary.md", (Writer)report_summary, &r);
+          write_out(o.out, "summary.md", (Writer)report_summary, &r) ||
+          write_out(o.out, "summary.svg", (Writer)report_svg, &r);
     for (int i = 0; i < r.n_mrr && !bad; i++) {
         char name[256];
         snprintf(name, sizeof name, "mrr_%s.csv", r.mrr[i].key);
         bad = write_out(o.out, name, (Writer)report_mrr_csv, &r.mrr[i]);
     }
     if (!bad)
-        printf("wrote %s/verdicts.csv, verdicts.md and summary.md (%d rows)\n", o.out, claims.n);
+        printf("wrote %s/verdicts.csv, verdicts.md, summary.md and summary.svg (%d rows)\n",
+               o.out, claims.n);
     free((void *)r.mrr);
     free(rows);
     results_free(&results);
