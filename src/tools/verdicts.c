@@ -9,6 +9,7 @@
 #include "stats/t_dist.h"
 #include "verdict/claims.h"
 #include "verdict/compare.h"
+#include "verdict/mrr_file.h"
 #include "verdict/report.h"
 
 static void usage(FILE *f) {
@@ -16,6 +17,7 @@ static void usage(FILE *f) {
         "usage: ./verdicts [--claims FILE] [--remedies FILE] [--root DIR] [--out DIR]\n"
         "                  [--commit HASH]\n"
         "       ./verdicts --paired \"A1 A2 ...\" \"B1 B2 ...\" | --welch \"A1 ...\" \"B1 ...\"\n"
+        "       ./verdicts --mrr CSV [--beyond L] [--metric COL]\n"
         "\n"
         "Compares row A against row B for every line of the claims file and writes\n"
         "OUT/verdicts.csv (every number of every row), OUT/verdicts.md (a summary line per\n"
@@ -42,6 +44,11 @@ static void usage(FILE *f) {
         "  --welch A B      the same with Welch's standard error and the Welch-Satterthwaite\n"
         "                   df (fractional), as the study tables print it; df and t are 0\n"
         "                   when there is no spread\n"
+        "  --mrr CSV        print \"variant,scheme,mrr,tasks\": each scheme's mean reciprocal\n"
+        "                   rank over the tasks of CSV (columns task, scheme, length, the metric,\n"
+        "                   an optional variant), scored by the metric's mean over all its rows\n"
+        "                   with length > L (--beyond, default 0; --metric, default exact_match);\n"
+        "                   tied schemes share their places (the mean of 1/r over them)\n"
         "  -h, --help       this help\n"
         "\n"
         "Intervals at 95%%: paired, the t interval of the per-seed differences (n - 1 df);\n"
@@ -108,6 +115,37 @@ static int print_interval(const char *mode, const char *ta, const char *tb) {
     return 0;
 }
 
+// --mrr CSV [--beyond L] [--metric COL]: the MRR table on stdout.
+static int print_mrr(int argc, char **argv) {
+    const char *csv = NULL, *metric = "exact_match";
+    int beyond = 0;
+    for (int i = 2; i < argc; i++) {
+        char *end = NULL;
+        if (!strcmp(argv[i], "--beyond") && i + 1 < argc) {
+            beyond = (int)strtol(argv[++i], &end, 10);
+            if (!argv[i][0] || *end || beyond < 0) {
+                fprintf(stderr, "verdicts: --beyond wants a length, not '%s'\n", argv[i]);
+                return 1;
+            }
+        } else if (!strcmp(argv[i], "--metric") && i + 1 < argc) {
+            metric = argv[++i];
+        } else if (!csv && argv[i][0] != '-') {
+            csv = argv[i];
+        } else {
+            fprintf(stderr, "verdicts: --mrr: unexpected '%s' (see --help)\n", argv[i]);
+            return 1;
+        }
+    }
+    if (!csv) { fprintf(stderr, "verdicts: --mrr needs a CSV file\n"); return 1; }
+    CsvTable t;
+    char err[512];
+    int bad = csv_read(csv, &t, err, sizeof err) || mrr_by_variant(&t, beyond, metric, stdout,
+                                                                    err, sizeof err);
+    if (bad) fprintf(stderr, "%s\n", err);
+    if (t.header) csv_free(&t);
+    return bad ? 1 : 0;
+}
+
 typedef struct {
     const char *claims, *remedies, *root, *out, *commit;
 } Options;
@@ -158,6 +196,7 @@ int main(int argc, char **argv) {
         }
         return print_interval(argv[1], argv[2], argv[3]);
     }
+    if (argc >= 2 && !strcmp(argv[1], "--mrr")) return print_mrr(argc, argv);
     Options o;
     int a = parse_args(argc, argv, &o);
     if (a) { usage(a > 0 ? stdout : stderr); return a > 0 ? 0 : 1; }
