@@ -88,6 +88,22 @@ static void test_unpaired_by_hand(void) {
     CHECK(f.lo == 0 && f.hi == 0 && f.df == 0, "[%g, %g] df %g", f.lo, f.hi, f.df);
 }
 
+// Welch-Satterthwaite: 1 2 3 (variance 1) against 2 4 6 (variance 4): se^2 = 1/3 + 4/3 = 5/3,
+// df = (5/3)^2 / ((1/3)^2 / 2 + (4/3)^2 / 2) = 50/17, t_{0.975, 50/17} = 3.218759 (Simpson
+// integration of the t density), half-width 3.218759 * 1.290994 = 4.155400. Against 5 5 5 (no
+// spread) the df is the other arm's n - 1 = 2.
+static void test_welch_by_hand(void) {
+    double a[] = {1, 2, 3}, b[] = {2, 4, 6}, c[] = {5, 5, 5};
+    Interval iv = interval_welch(a, 3, b, 3, 0.95);
+    CHECK_NEAR(iv.effect, -2, 1e-12);
+    CHECK_NEAR(iv.df, 50.0 / 17, 1e-12);
+    CHECK_NEAR(iv.lo, -6.155400, 2e-6);
+    CHECK_NEAR(iv.hi, 2.155400, 2e-6);
+    Interval one = interval_welch(a, 3, c, 3, 0.95);
+    CHECK_NEAR(one.df, 2, 1e-12);
+    CHECK_NEAR(one.lo, -3 - 4.3026527 / sqrt(3), 1e-6);
+}
+
 // 93, 97, 87, 82, 44 against a target of 90: mean 80.6, squared deviations 153.76 + 268.96 +
 // 40.96 + 1.96 + 1339.56 = 1805.2, sd sqrt(451.3) = 21.243822, half-width 2.7764451 *
 // 21.243822 / sqrt(5) = 26.377690: -9.4 [-35.777690, +16.977690].
@@ -237,6 +253,7 @@ int main(void) {
     RUN(test_mean_and_sd_by_hand);
     RUN(test_paired_by_hand);
     RUN(test_unpaired_by_hand);
+    RUN(test_welch_by_hand);
     RUN(test_one_sample_by_hand);
     RUN(test_percentile_bounds_by_hand);
     RUN(test_bootstrap_seed_draw_by_hand);

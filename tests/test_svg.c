@@ -11,6 +11,7 @@
 
 #include "util/hash.h"
 #include "check.h"
+#include "plot/forest.h"
 #include "plot/svg.h"
 
 // ---------------------------------------------------------------- a minimal XML checker
@@ -573,8 +574,28 @@ static void test_panels_share_ranges_by_hand(void) {
     plot_free(&p[1]);
 }
 
+// A forest row on its own scale: point -0.385690 in [-0.771379, 0]: the farthest from zero is
+// 0.771379, so the bar runs from 400 - 150 = 250 to 400 and the dot sits at 400 - 75 = 325; a
+// row of zeros is drawn at zero; labels are escaped and the document is well formed.
+static void test_forest_row_by_hand(void) {
+    ForestRow rows[] = {{"none <vs> alibi", -0.385690, -0.771379, 0, "-0.386 & so on", "#c8c8c8"},
+                        {"floor", 0, 0, 0, "0.0 [0.0, 0.0]", "#6e7781"}};
+    Forest f = {"Effects", "each row on its own scale", rows, 2};
+    char *svg = forest_svg(&f), msg[256];
+    CHECK(svg != NULL, "no svg");
+    if (!svg) return;
+    CHECK(strstr(svg, "<line x1=\"250.00\" y1=\"66\" x2=\"400.00\" y2=\"66\" stroke=\"#c8c8c8\"")
+          != NULL, "first row's bar:\n%s", svg);
+    CHECK(strstr(svg, "<circle cx=\"325.00\" cy=\"66\"") != NULL, "first row's dot");
+    CHECK(strstr(svg, "<line x1=\"400.00\" y1=\"94\" x2=\"400.00\"") != NULL, "the zero row");
+    CHECK(strstr(svg, "none &lt;vs&gt; alibi") && strstr(svg, "-0.386 &amp; so on"), "escapes");
+    CHECK(xml_check(svg, msg, sizeof msg) == 0, "not well formed: %s", msg);
+    free(svg);
+}
+
 int main(void) {
     RUN(test_xml_checker_can_fail);
+    RUN(test_forest_row_by_hand);
     RUN(test_linear_ticks_known_ranges);
     RUN(test_linear_ticks_properties);
     RUN(test_log_ticks_known_ranges);

@@ -26,4 +26,7 @@ double sample_sd(const double *x, int n);     // divides by n - 1; 0 for n < 2
 Interval interval_paired(const double *a, const double *b, int n, double level);
 Interval interval_unpaired(const double *a, int na, const double *b, int nb, double level);
 Interval interval_one_sample(const double *a, int n, double target, double level);
+// Welch's standard error with the Welch-Satterthwaite df (fractional), for the study tables
+// that print it (`./verdicts --welch`); the verdicts take interval_unpaired, which covers.
+Interval interval_welch(const double *a, int na, const double *b, int nb, double level);
 #endif

@@ -1,0 +1,34 @@
+// Writing the verdicts: verdicts.csv (one line per compared row, every number), verdicts.md
+// (a summary line per claim key quoting its headline row, then each key's paragraph, claims and
+// rows), summary.md (the keys data/remedies.csv places at a glance, one line each) and
+// summary.svg (every key's headline row as a forest plot). The
+// words come from data/claims.csv and data/remedies.csv; the numbers from verdict/compare.h.
+#ifndef VERDICT_REPORT_H
+#define VERDICT_REPORT_H
+
+#include <stdio.h>
+
+#include "verdict/claims.h"
+#include "verdict/compare.h"
+#include "verdict/mrr_table.h"
+
+typedef struct {
+    const VerdictRow *rows;
+    int n;
+    const Remedies *remedies;
+    const char *commit;       // named in verdicts.md's first paragraph
+    const MrrTable *mrr;      // [n_mrr] the keys ranked by MRR
+    int n_mrr;
+} Report;
+
+int report_csv(FILE *f, const Report *r);
+int report_md(FILE *f, const Report *r);
+int report_summary(FILE *f, const Report *r);
+// summary.svg: every key's headline row as a forest plot (plot/forest.h), coloured by verdict.
+int report_svg(FILE *f, const Report *r);
+// mrr_KEY.csv: scheme,mrr_of_seed_means,mrr_mean,mrr_sd,lo95,hi95,indist
+int report_mrr_csv(FILE *f, const MrrTable *t);
+// The tally of key's rows: "8 rows: 2 reproduced, 6 within the spread; 1 want 5 seeds"
+// (floor rows left out and counted after it).
+void report_tally(const Report *r, const char *key, char *buf, int len);
+#endif

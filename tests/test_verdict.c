@@ -1,0 +1,252 @@
+// The verdicts (src/verdict): hand-made results and claims files small enough to work every
+// row by hand: the gate on both arms, floor rows, the direction of an interval, the pairing,
+// one seed, the headline row, a seed's mean over combinations, ranks with ties, bad files.
+#include <string.h>
+
+#include "check.h"
+#include "fs_helpers.h"
+#include "verdict/claims.h"
+#include "verdict/compare.h"
+#include "verdict/rank.h"
+#include "verdict/report.h"
+
+// Seeds 1-3 unless said. Length 3 is "in distribution" (the gate), length 4 the test.
+static const char *results_csv =
+    "variant,seed,length,exact_match,token_acc\n"
+    "a,1,4,0.6,0.6\na,2,4,0.7,0.7\na,3,4,0.8,0.8\na,1,3,1,1\na,2,3,1,1\na,3,3,1,1\n"
+    "b,1,4,0.1,0.1\nb,2,4,0.2,0.2\nb,3,4,0.3,0.3\nb,1,3,0.5,0.5\nb,2,3,0.5,0.5\nb,3,3,0.5,0.5\n"
+    "d,1,4,0.1,0.1\nd,2,4,0.3,0.3\nd,3,4,0.2,0.2\nd,1,3,1,1\nd,2,3,1,1\nd,3,3,1,1\n"
+    "f,1,4,0.4,0.4\nf,2,4,0.6,0.6\nf,3,4,0.8,0.8\nf,1,3,1,1\nf,2,3,1,1\nf,3,3,1,1\n"
+    "z,1,4,0,0\nz,2,4,0,0\nz,3,4,0,0\nz,1,3,1,1\nz,2,3,1,1\nz,3,3,1,1\n"
+    "y,1,4,0,0\ny,2,4,0,0\ny,3,4,0,0\ny,1,3,1,1\ny,2,3,1,1\ny,3,3,1,1\n"
+    "h,1,4,1,1\nh,2,4,1,1\nh,3,4,1,1\nh,1,3,1,1\nh,2,3,1,1\nh,3,3,1,1\n"
+    "t,1,4,0,0.9\nt,2,4,0,0.8\nt,3,4,0,0.85\nt,1,3,0.5,0.95\nt,2,3,0.5,0.95\nt,3,3,0.5,0.95\n"
+    "o,1,4,0.2,0.2\no,1,3,1,1\n"
+    "g,1,4,0.45,0.45\ng,2,4,0.55,0.55\ng,3,4,0.65,0.65\ng,1,3,1,1\ng,2,3,1,1\ng,3,3,1,1\n"
+    "m,1,17,0.2,0.2\nm,1,20,0.4,0.4\nm,2,17,0.6,0.6\nm,2,20,0.8,0.8\nm,3,17,0.5,0.5\n";
+
+static const char *claims_header =
+    "key,paper,claim,model,task,steps,evaluation,metric,direction,pairing,row_a,file_a,"
+    "select_a,row_b,file_b,select_b,gate,quote,note\n";
+
+static Claims claims;
+static Results results;
+static char claims_path[256];
+
+static void write_text(const char *name, const char *text) {
+    char path[256];
+    path_in_tmp(path, sizeof path, name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
+// Reads claims.csv made of the header and `lines`; 0, or -1 with err.
+static int read_claims(const char *lines, char *err, int errlen) {
+    static char text[8192];
+    snprintf(text, sizeof text, "%s%s", claims_header, lines);
+    write_text("claims.csv", text);
+    claims_free(&claims);
+    return claims_read(claims_path, &claims, err, errlen);
+}
+
+// The row of "A against B" on `metric` at length 4, gated at length 3.
+static int compare(const char *a, const char *b, const char *metric, const char *dir,
+                   const char *pairing, VerdictRow *v) {
+    char line[512], err[512];
+    snprintf(line, sizeof line, "k,,c,m,t,s,4,%s,%s,%s,A,r.csv,variant=%s;length=4,B,r.csv,"
+             "variant=%s;length=4,length=3,headline,\n", metric, dir, pairing, a, b);
+    int bad = read_claims(line, err, sizeof err) ||
+              compare_claim(&results, &claims.rows[0], claims_path, v, err, sizeof err);
+    CHECK(!bad, "%s", err);
+    return bad;
+}
+
+static void verdict_is(const VerdictRow *v, const char *want) {
+    char got[128];
+    verdict_text(v, got, sizeof got);
+    CHECK(!strcmp(got, want), "verdict '%s', expected '%s'", got, want);
+}
+
+// A at 100 % in distribution, B at 50 %: untested, whichever arm is low.
+static void test_gate_on_both_arms(void) {
+    VerdictRow v;
+    if (compare("a", "b", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK_NEAR(v.gate_a, 1.0, 1e-12);
+    CHECK_NEAR(v.gate_b, 0.5, 1e-12);
+    CHECK(v.label.kind == VERDICT_UNTESTED && v.label.why == UNTESTED_NOT_LEARNED, "untested");
+    verdict_is(&v, "untested (not learned: 50.0% in distribution)");
+    CHECK(strstr(v.note, "interval alone: reproduced") != NULL, "note '%s'", v.note);
+    if (compare("b", "a", "exact_match", "A<B", "unpaired", &v)) return;
+    verdict_is(&v, "untested (not learned: 50.0% in distribution)");
+}
+
+// A token-accuracy row is gated on exact match: t has 95 % tokens but 50 % exact at length 3.
+static void test_gate_scores_exact_match(void) {
+    VerdictRow v;
+    if (compare("t", "a", "token_acc", "A>B", "unpaired", &v)) return;
+    CHECK_NEAR(v.gate_a, 0.5, 1e-12);
+    verdict_is(&v, "untested (not learned: 50.0% in distribution)");
+}
+
+// Compares every line of `lines` into v[]; 0, or -1 after a failed CHECK.
+static int compare_lines(const char *lines, VerdictRow *v) {
+    char err[512];
+    int bad = read_claims(lines, err, sizeof err);
+    for (int i = 0; !bad && i < claims.n; i++)
+        bad = compare_claim(&results, &claims.rows[i], claims_path, &v[i], err, sizeof err);
+    CHECK(!bad, "%s", err);
+    return bad;
+}
+
+// 0 % against 0 %, 100 % against 100 %: floor, left out of the tally.
+static void test_floor_rows(void) {
+    VerdictRow v[3];
+    const char *lines =
+        "k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant=z;length=4,B,r.csv,"
+        "variant=y;length=4,length=3,,\n"
+        "k,,c,m,t,s,4,exact_match,A>B,paired,A,r.csv,variant=h;length=4,B,r.csv,"
+        "variant=h;length=4,length=3,,\n"
+        "k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant=a;length=4,B,r.csv,"
+        "variant=d;length=4,length=3,headline,\n";
+    if (compare_lines(lines, v)) return;
+    verdict_is(&v[0], "floor (both arms at 0%)");
+    verdict_is(&v[1], "floor (both arms at 100%)");
+    Remedies none = {0};
+    Report r = {v, 3, &none, "x", NULL, 0};
+    char tally[128];
+    report_tally(&r, "k", tally, sizeof tally);
+    CHECK(!strcmp(tally, "1 rows: 1 reproduced (and 2 floor, left out)"), "tally '%s'", tally);
+}
+
+// a = 0.6, 0.7, 0.8 and d = 0.1, 0.3, 0.2: differences 0.5, 0.4, 0.6.
+//   unpaired: sd 0.1 each, se = sqrt(0.01/3 + 0.01/3) = 0.0816497, df 2 (Hsu),
+//             t_{0.975,2} = 4.3026527: 0.5 +- 0.351310 = [0.148690, 0.851310]
+//   paired:   sd of the differences 0.1, se 0.0577350: 0.5 +- 0.248414 = [0.251586, 0.748414]
+static void test_direction_by_hand(void) {
+    VerdictRow v;
+    if (compare("a", "d", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK_NEAR(v.iv.lo, 0.148690, 1e-6);
+    CHECK_NEAR(v.iv.hi, 0.851310, 1e-6);
+    CHECK_NEAR(v.iv.df, 2, 0);
+    verdict_is(&v, "reproduced: +50.0 [+14.9, +85.1]");
+    if (compare("a", "d", "exact_match", "A<B", "unpaired", &v)) return;
+    verdict_is(&v, "opposite: +50.0 [+14.9, +85.1]");
+    if (compare("a", "d", "exact_match", "any", "unpaired", &v)) return;
+    verdict_is(&v, "effect: +50.0 [+14.9, +85.1]");
+    if (compare("a", "d", "exact_match", "A>B", "paired", &v)) return;
+    CHECK_NEAR(v.iv.lo, 0.251586, 1e-6);
+    CHECK_NEAR(v.iv.hi, 0.748414, 1e-6);
+    verdict_is(&v, "reproduced: +50.0 [+25.2, +74.8]");
+    CHECK(strstr(v.note, "A-B per seed: +50.0, +40.0, +60.0") != NULL, "note '%s'", v.note);
+}
+
+// a = 0.6, 0.7, 0.8 against f = 0.4, 0.6, 0.8: +0.1, se = sqrt(0.01/3 + 0.04/3) = 0.1290994,
+// half-width 4.3026527 * 0.1290994 = 0.555470: [-0.455470, 0.655470] holds 0.
+static void test_within_by_hand(void) {
+    VerdictRow v;
+    if (compare("a", "f", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK_NEAR(v.iv.lo, -0.455470, 1e-6);
+    verdict_is(&v, "within the spread");
+}
+
+// Three seeds whose means lie within twice the larger sd want five: a (0.7 +- 0.1) against
+// g (0.55 +- 0.1) is 0.15 apart, within 2 x 0.1 (not within 1 x 0.1); a against d (0.5 apart)
+// is not.
+static void test_wants_five_seeds(void) {
+    VerdictRow v;
+    if (compare("a", "g", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK(v.wants_5 && strstr(v.note, "wants 5 seeds, has 3") != NULL, "note '%s'", v.note);
+    if (compare("a", "d", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK(!v.wants_5, "a against d wants 5 seeds");
+}
+
+static void test_one_seed(void) {
+    VerdictRow v;
+    if (compare("a", "o", "exact_match", "A>B", "unpaired", &v)) return;
+    verdict_is(&v, "untested (one seed: no interval)");
+}
+
+// Two rows of one key: summary.md quotes the headline one, not the second.
+static void test_headline_row(void) {
+    const char *lines =
+        "k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant=a;length=4,B,r.csv,"
+        "variant=f;length=4,length=3,second,\n"
+        "k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant=a;length=4,B,r.csv,"
+        "variant=d;length=4,length=3,headline,\n";
+    VerdictRow v[2];
+    if (compare_lines(lines, v)) return;
+    Remedy m = {2, "k", "the remedy", "a paper", "claim", "setting", "", "intro", 1};
+    Remedies rem = {.n = 1, .rows = &m};
+    Report r = {v, 2, &rem, "x", NULL, 0};
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    report_summary(f, &r);
+    fclose(f);
+    CHECK(strstr(text, "| the remedy | a paper | reproduced | +50.0 [+14.9, +85.1] | setting |")
+          != NULL, "summary:\n%s", text);
+    free(text);
+}
+
+// m: seed 1 0.2 and 0.4, seed 2 0.6 and 0.8 at lengths 17 and 20; seed 3 lacks length 20.
+static void test_series_mean_of_combinations(void) {
+    char err[256];
+    Selection s;
+    Series out;
+    const CsvTable *t = results_table(&results, "r.csv", err, sizeof err);
+    CHECK(t && !selection_parse("variant=m;length=17|20", &s, err, sizeof err), "%s", err);
+    if (!t || series_select(t, &s, "exact_match", &out, err, sizeof err)) {
+        CHECK(0, "%s", err);
+        return;
+    }
+    CHECK(out.n == 2 && out.seed[0] == 1 && out.seed[1] == 2, "seeds: %d", out.n);
+    CHECK_NEAR(out.value[0], 0.3, 1e-12);
+    CHECK_NEAR(out.value[1], 0.7, 1e-12);
+}
+
+// 0.9, 0.5, 0.5, 0.1: the tie shares places 2 and 3, (1/2 + 1/3) / 2 = 5/12.
+static void test_reciprocal_rank_ties(void) {
+    double s[] = {0.9, 0.5, 0.5, 0.1};
+    CHECK_NEAR(reciprocal_rank(s, 4, 0), 1.0, 1e-12);
+    CHECK_NEAR(reciprocal_rank(s, 4, 1), 5.0 / 12, 1e-12);
+    CHECK_NEAR(reciprocal_rank(s, 4, 3), 0.25, 1e-12);
+}
+
+// A bad claims line names its file and line; a missing column names the results file.
+static void test_bad_files(void) {
+    char err[512];
+    int bad = read_claims("k,,c,m,t,s,4,exact_match,up,unpaired,A,r.csv,variant=a,B,r.csv,"
+                          "variant=d,,,\n", err, sizeof err);
+    CHECK(bad && strstr(err, "claims.csv:2: direction 'up'"), "err '%s'", err);
+    bad = read_claims("k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,colour=a,B,r.csv,"
+                      "variant=d,,,\n", err, sizeof err);
+    CHECK(!bad, "%s", err);
+    VerdictRow v;
+    bad = !bad && compare_claim(&results, &claims.rows[0], claims_path, &v, err, sizeof err);
+    CHECK(bad && strstr(err, "claims.csv:2: ") && strstr(err, "no column 'colour'"), "'%s'", err);
+    bad = read_claims("k,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant,B,r.csv,"
+                      "variant=d,,,\n", err, sizeof err);
+    CHECK(bad && strstr(err, "claims.csv:2: 'variant' is not col=value"), "err '%s'", err);
+}
+
+int main(void) {
+    if (tmpdir_create("test_verdict")) return 1;
+    write_text("r.csv", results_csv);
+    path_in_tmp(claims_path, sizeof claims_path, "claims.csv");
+    results.root = tmpdir;
+    RUN(test_gate_on_both_arms);
+    RUN(test_gate_scores_exact_match);
+    RUN(test_floor_rows);
+    RUN(test_direction_by_hand);
+    RUN(test_within_by_hand);
+    RUN(test_wants_five_seeds);
+    RUN(test_one_seed);
+    RUN(test_headline_row);
+    RUN(test_series_mean_of_combinations);
+    RUN(test_reciprocal_rank_ties);
+    RUN(test_bad_files);
+    claims_free(&claims);
+    results_free(&results);
+    tmpdir_remove();
+    return check_summary();
+}
