@@ -148,8 +148,8 @@ static void lstm_backward(const Node *n) {
 
 static int has_grad(const Tensor *t) { return t && t->grad; }
 
-Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
-                LstmState *final) {
+// Shapes and lengths a call must have; anything else is a programming error: abort.
+static void lstm_check(const Tensor *x, const LstmWeights *w, LstmState init, const int *lengths) {
     int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
     if (x->ndim != 3 || w->w_ih->ndim != 2 || w->w_ih->shape[0] != G
         || w->w_ih->shape[1] != x->shape[2] || w->w_hh->shape[0] != G
@@ -165,6 +165,26 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
                     b, T);
             abort();
         }
+}
+
+// The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
+static void lstm_final(LstmState *final, LstmState init, const float *hs, const float *cs,
+                       int B, int T, int H, int reverse) {
+    for (int b = 0; b < B; b++) {
+        long row = (long)b * T + (reverse ? 0 : T - 1);
+        for (int j = 0; j < H; j++) {
+            final->h->data[(long)b * H + j] =
+                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
+            final->c->data[(long)b * H + j] =
+                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
+        }
+    }
+}
+
+Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
+                LstmState *final) {
+    int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
+    lstm_check(x, w, init, lengths);
     Tensor *gx = op_linear(x, w->w_ih, w->b_ih);                         // (B,T,4H)
     int grad = tape_enabled() && (has_grad(gx) || has_grad(w->w_hh) || has_grad(w->b_hh)
                                   || has_grad(init.h) || has_grad(init.c));
@@ -210,29 +230,14 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
             lstm_cell(H, gt, cp, ct, tct, ht, yt);
         }
     }
-    // The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
-    for (int b = 0; b < B; b++) {
-        long row = (long)b * T + (reverse ? 0 : T - 1);
-        for (int j = 0; j < H; j++) {
-            final->h->data[(long)b * H + j] =
-                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
-            final->c->data[(long)b * H + j] =
-                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
-        }
-    }
+    lstm_final(final, init, hs, cs, B, T, H, reverse);
     if (grad) {
         Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
         n->in[3] = init.h;
         LstmSaved *s = arena_alloc(arena, sizeof *s);
-        s->c0 = init.c;
-        s->h_n = final->h;
-        s->c_n = final->c;
-        s->lengths = lengths ? tape_save_ints(lengths, B) : NULL;
-        s->gates = gates;
-        s->hs = hs;
-        s->cs = cs;
-        s->tcs = tcs;
-        s->zeros = zeros;
+        *s = (LstmSaved){ .c0 = init.c, .h_n = final->h, .c_n = final->c, .gates = gates,
+                          .lengths = lengths ? tape_save_ints(lengths, B) : NULL, .hs = hs,
+                          .cs = cs, .tcs = tcs, .zeros = zeros };
         n->aux = s;
         n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = reverse;
     }
