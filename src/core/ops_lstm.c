@@ -91,6 +91,8 @@ static void lstm_backward(const Node *n) {
     float *dh_prev = arena_alloc(arena, sizeof(float) * (size_t)B * H);
     memcpy(dh, grad_zeroed(s->h_n), sizeof(float) * (size_t)B * H);
     memcpy(dc, grad_zeroed(s->c_n), sizeof(float) * (size_t)B * H);
+    ArenaMark mark = arena_mark(arena);   // W_hh packed once for the T steps' products
+    PackedB w_hh = gemm_pack_b(arena, H, G, mat_rows(W_hh->data, H));
     for (int k = T - 1; k >= 0; k--) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
@@ -105,12 +107,13 @@ static void lstm_backward(const Node *n) {
             lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dcb, dat);
         }
         // dh_{prev} = da_t W_hh for the steps that ran; a padded step passes dh through.
-        gemm(arena, B, H, G, mat_rows(da + (long)t * G, (long)T * G), mat_rows(W_hh->data, H),
-             dh_prev, H, 0, NULL);
+        gemm_packed(arena, B, &w_hh, mat_rows(da + (long)t * G, (long)T * G), dh_prev, H, 0,
+                    NULL);
         for (int b = 0; b < B; b++)
             if (step_runs(s->lengths, b, t))
                 memcpy(dh + (long)b * H, dh_prev + (long)b * H, sizeof(float) * (size_t)H);
     }
+    arena_release(arena, mark);
     if (gx->grad) {
         int acc = grad_accumulates(gx);
         for (long e = 0; e < gx->size; e++) gx->grad[e] = (acc ? gx->grad[e] : 0.0f) + da[e];
@@ -199,17 +202,18 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     float *tcs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
     float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
     memcpy(gates, gx->data, sizeof(float) * (size_t)B * T * G);
+    ArenaMark mark = arena_mark(arena);   // W_hh^T packed once for the T steps' products
+    PackedB w_hh_t = gemm_pack_b(arena, G, H, mat_cols(w->w_hh->data, H));
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
         // gates_t += h_{prev} W_hh^T + b_hh: rows of step t are T*4H apart
         if (!first)
-            gemm(arena, B, G, H, mat_rows(hs + (long)prev * H, (long)T * H),
-                 mat_cols(w->w_hh->data, H), gates + (long)t * G, (long)T * G, 1,
-                 w->b_hh ? w->b_hh->data : NULL);
+            gemm_packed(arena, B, &w_hh_t, mat_rows(hs + (long)prev * H, (long)T * H),
+                        gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
         else if (init.h)
-            gemm(arena, B, G, H, mat_rows(init.h->data, H), mat_cols(w->w_hh->data, H),
-                 gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
+            gemm_packed(arena, B, &w_hh_t, mat_rows(init.h->data, H), gates + (long)t * G,
+                        (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
         else if (w->b_hh)
             for (int b = 0; b < B; b++)
                 for (int j = 0; j < G; j++) gates[((long)b * T + t) * G + j] += w->b_hh->data[j];
@@ -230,6 +234,7 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
             lstm_cell(H, gt, cp, ct, tct, ht, yt);
         }
     }
+    arena_release(arena, mark);
     lstm_final(final, init, hs, cs, B, T, H, reverse);
     if (grad) {
         Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
