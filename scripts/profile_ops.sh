@@ -94,7 +94,7 @@ cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
 {
     echo "CPU: $cpu, $(getconf _NPROCESSORS_ONLN) cores; load average when recorded: $load"
     echo
-    echo "Commit $commit. Written by \`scripts/profile_ops.sh --only $(echo $shapes | tr ' ' ,) --runs $runs\`:"
+    echo "Commit $commit. Written by \`scripts/profile_ops.sh --only $(echo "$shapes" | sed "s/^ //; s/ /,/g") --runs $runs\`:"
     echo "\`perf record -F 4000 -e cpu-clock\` of one thread, each function's own samples in the row"
     echo "of the source file that defines it, as a share of the samples outside bench's peak loop:"
     echo
