@@ -1,6 +1,6 @@
 // Kernels against naive references: the packed gemm on odd shapes with every transpose,
-// accumulate and bias; its results identical for 1 and 2 threads; the inline dropout hash
-// equal to rng.c's; and the fused ops' thread-count independence.
+// accumulate and bias, and with B packed once (gemm_packed); its results identical for 1 and 2
+// threads; the inline dropout hash equal to rng.c's; and the fused ops' thread-count independence.
 #include <omp.h>
 #include <string.h>
 #include "check.h"
