@@ -1,6 +1,6 @@
 // Kernels against naive references: the packed gemm on odd shapes with every transpose,
-// accumulate and bias; its results identical for 1 and 2 threads; the inline dropout hash
-// equal to rng.c's; and the fused ops' thread-count independence.
+// accumulate and bias, and with B packed once (gemm_packed); its results identical for 1 and 2
+// threads; the inline dropout hash equal to rng.c's; and the fused ops' thread-count independence.
 #include <omp.h>
 #include <string.h>
 #include "check.h"
@@ -148,6 +148,36 @@ static void test_gemm_tile_choice(void) {
         CHECK(!gemm_wide_tile(narrow[i]), "N = %d takes the wide tile", narrow[i]);
         CHECK(gemm_wide_tile(wide[i]), "N = %d takes the narrow tile", wide[i]);
     }
+}
+
+// B packed once (gemm_pack_b) for several products, as the LSTM's steps use W_hh: by hand on
+// 2 x 2, then bit for bit gemm's on shapes with edge panels (N = 37: two narrow panels, the
+// second partly padding; N = 100: four), B stored both ways, with and without accumulate.
+static void test_gemm_packed_b(void) {
+    ArenaMark mark = arena_mark(&arena);
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4] = {1, 1, 1, 1}, bias[2] = {10, 20};
+    PackedB pb = gemm_pack_b(&arena, 2, 2, mat_rows(b, 2));
+    gemm_packed(&arena, 2, &pb, mat_rows(a, 2), c, 2, 1, bias);   // 1 + AB + bias
+    float want[4] = {1 + 19 + 10, 1 + 22 + 20, 1 + 43 + 10, 1 + 50 + 20};
+    for (int i = 0; i < 4; i++) CHECK(c[i] == want[i], "c[%d] = %g, expected %g", i, c[i], want[i]);
+    static const int Ns[2] = {37, 100};
+    for (int variant = 0; variant < 8; variant++) {
+        int N = Ns[variant & 1], tb = variant >> 1 & 1, acc = variant >> 2 & 1, M = 29, K = 53;
+        float *x = random_floats((long)M * K, 41), *w = random_floats((long)K * N, 42);
+        float *b1 = random_floats(N, 43), *c1 = random_floats((long)M * N, 44);
+        float *c2 = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+        memcpy(c2, c1, sizeof(float) * (size_t)M * N);
+        MatView B = stored(w, K, N, tb);
+        gemm(&arena, M, N, K, mat_rows(x, K), B, c1, N, acc, b1);
+        PackedB p = gemm_pack_b(&arena, N, K, B);
+        for (int i0 = 0; i0 < M; i0 += 10)   // three products on the same packed B
+            gemm_packed(&arena, M - i0 < 10 ? M - i0 : 10, &p, mat_rows(x + (long)i0 * K, K),
+                        c2 + (long)i0 * N, N, acc, b1);
+        CHECK(memcmp(c1, c2, sizeof(float) * (size_t)M * N) == 0,
+              "packed B differs from gemm (N %d, B %s, accumulate %d)", N,
+              tb ? "transposed" : "row-major", acc);
+    }
+    arena_release(&arena, mark);
 }
 
 static void test_gemm_same_for_any_thread_count(void) {
@@ -312,6 +342,7 @@ int main(void) {
     RUN(test_gemm_same_bits_in_slices);
     RUN(test_gemm_tile_choice);
     RUN(test_gemm_same_for_any_thread_count);
+    RUN(test_gemm_packed_b);
     RUN(test_expf_accuracy);
     RUN(test_erff_accuracy);
     RUN(test_hash_uniform_exact);

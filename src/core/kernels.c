@@ -245,12 +245,14 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
                 float *c = g->C + i0 * g->ldc + j0;
                 float *out = c, tile[MR_MAX * GEMM_WIDE_NR];
                 long ldo = g->ldc;
-                // edge: work on a full tile copy, write back the valid part
+                // edge: work on a full tile copy, write back the valid part. SET writes the
+                // whole tile without reading it; the other modes read it, zeros outside C.
                 if (nr < MR || nc < NR) {
-                    memset(tile, 0, sizeof tile);
-                    if (mode != SET)
+                    if (mode != SET) {
+                        memset(tile, 0, sizeof(float) * MR * NR);
                         for (int r = 0; r < nr; r++)
                             memcpy(tile + r * NR, c + r * g->ldc, sizeof(float) * nc);
+                    }
                     out = tile;
                     ldo = NR;
                 }
@@ -367,8 +369,9 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     }
 }
 
-void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
-          int accumulate, const float *bias) {
+// gemm with B packed by the caller (Bp, from gemm_pack_b) or, Bp NULL, here.
+static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B, const float *Bp,
+                      float *C, long ldc, int accumulate, const float *bias) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {   // empty sum
         for (int i = 0; i < M; i++)
@@ -384,16 +387,37 @@ void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, l
     // multiple of every tile's rows); B is packed once. Row-major A needs one edge panel.
     int rows = A.cs == 1 ? M : (int)gemm_a_chunk_rows(M, K);
     ArenaMark mark = arena_mark(scratch);
-    float *Bp = arena_alloc(scratch, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
+    float *own_Bp = Bp ? NULL
+                       : arena_alloc(scratch, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
     float *Ap = arena_alloc(scratch,
                             sizeof(float) * (size_t)gemm_a_pack_floats(M, N, K, A.cs != 1));
     if (A.cs != 1) arena_trace_pack(scratch, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
-                  wide, Ap, Bp, i0 == 0);
+                  wide, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
     }
     arena_release(scratch, mark);
+}
+
+void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
+          int accumulate, const float *bias) {
+    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias);
+}
+
+PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
+    int wide = gemm_wide_tile(N), NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR, np = (N + NR - 1) / NR;
+    float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * (K > 0 ? K : 1));
+    if (N > 0 && K > 0) {
+        if (wide) pack_b(B, N, K, 0, np, GEMM_WIDE_NR, Bp);
+        else      pack_b(B, N, K, 0, np, GEMM_NARROW_NR, Bp);
+    }
+    return (PackedB){B, Bp, N, K};
+}
+
+void gemm_packed(Arena *scratch, int M, const PackedB *B, MatView A, float *C, long ldc,
+                 int accumulate, const float *bias) {
+    gemm_with(scratch, M, B->N, B->K, A, B->view, B->panels, C, ldc, accumulate, bias);
 }
 
 void kernel_zero(float *p, long n) {

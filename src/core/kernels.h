@@ -109,6 +109,14 @@ static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}
 void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
           int accumulate, const float *bias);
 
+// One B (K,N) for many products (the LSTM's W_hh at every step): packed once into panels in
+// `arena` (the caller releases them), then gemm_packed(A) = gemm(A, B), bit for bit, without
+// packing B again. view is B itself (the empty-sum case reads nothing of it).
+typedef struct { MatView view; const float *panels; int N, K; } PackedB;
+PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B);
+void gemm_packed(Arena *scratch, int M, const PackedB *B, MatView A, float *C, long ldc,
+                 int accumulate, const float *bias);
+
 // p[0..n) = 0, on the OpenMP threads when n is large (zeroing gradients is memory-bound
 // work that one thread would do alone while the other waits).
 void kernel_zero(float *p, long n);

@@ -91,6 +91,8 @@ static void lstm_backward(const Node *n) {
     float *dh_prev = arena_alloc(arena, sizeof(float) * (size_t)B * H);
     memcpy(dh, grad_zeroed(s->h_n), sizeof(float) * (size_t)B * H);
     memcpy(dc, grad_zeroed(s->c_n), sizeof(float) * (size_t)B * H);
+    ArenaMark mark = arena_mark(arena);   // W_hh packed once for the T steps' products
+    PackedB w_hh = gemm_pack_b(arena, H, G, mat_rows(W_hh->data, H));
     for (int k = T - 1; k >= 0; k--) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
@@ -105,12 +107,13 @@ static void lstm_backward(const Node *n) {
             lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dcb, dat);
         }
         // dh_{prev} = da_t W_hh for the steps that ran; a padded step passes dh through.
-        gemm(arena, B, H, G, mat_rows(da + (long)t * G, (long)T * G), mat_rows(W_hh->data, H),
-             dh_prev, H, 0, NULL);
+        gemm_packed(arena, B, &w_hh, mat_rows(da + (long)t * G, (long)T * G), dh_prev, H, 0,
+                    NULL);
         for (int b = 0; b < B; b++)
             if (step_runs(s->lengths, b, t))
                 memcpy(dh + (long)b * H, dh_prev + (long)b * H, sizeof(float) * (size_t)H);
     }
+    arena_release(arena, mark);
     if (gx->grad) {
         int acc = grad_accumulates(gx);
         for (long e = 0; e < gx->size; e++) gx->grad[e] = (acc ? gx->grad[e] : 0.0f) + da[e];
@@ -148,8 +151,8 @@ static void lstm_backward(const Node *n) {
 
 static int has_grad(const Tensor *t) { return t && t->grad; }
 
-Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
-                LstmState *final) {
+// Shapes and lengths a call must have; anything else is a programming error: abort.
+static void lstm_check(const Tensor *x, const LstmWeights *w, LstmState init, const int *lengths) {
     int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
     if (x->ndim != 3 || w->w_ih->ndim != 2 || w->w_ih->shape[0] != G
         || w->w_ih->shape[1] != x->shape[2] || w->w_hh->shape[0] != G
@@ -165,6 +168,26 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
                     b, T);
             abort();
         }
+}
+
+// The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
+static void lstm_final(LstmState *final, LstmState init, const float *hs, const float *cs,
+                       int B, int T, int H, int reverse) {
+    for (int b = 0; b < B; b++) {
+        long row = (long)b * T + (reverse ? 0 : T - 1);
+        for (int j = 0; j < H; j++) {
+            final->h->data[(long)b * H + j] =
+                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
+            final->c->data[(long)b * H + j] =
+                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
+        }
+    }
+}
+
+Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
+                LstmState *final) {
+    int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
+    lstm_check(x, w, init, lengths);
     Tensor *gx = op_linear(x, w->w_ih, w->b_ih);                         // (B,T,4H)
     int grad = tape_enabled() && (has_grad(gx) || has_grad(w->w_hh) || has_grad(w->b_hh)
                                   || has_grad(init.h) || has_grad(init.c));
@@ -179,17 +202,18 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     float *tcs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
     float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
     memcpy(gates, gx->data, sizeof(float) * (size_t)B * T * G);
+    ArenaMark mark = arena_mark(arena);   // W_hh^T packed once for the T steps' products
+    PackedB w_hh_t = gemm_pack_b(arena, G, H, mat_cols(w->w_hh->data, H));
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
         // gates_t += h_{prev} W_hh^T + b_hh: rows of step t are T*4H apart
         if (!first)
-            gemm(arena, B, G, H, mat_rows(hs + (long)prev * H, (long)T * H),
-                 mat_cols(w->w_hh->data, H), gates + (long)t * G, (long)T * G, 1,
-                 w->b_hh ? w->b_hh->data : NULL);
+            gemm_packed(arena, B, &w_hh_t, mat_rows(hs + (long)prev * H, (long)T * H),
+                        gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
         else if (init.h)
-            gemm(arena, B, G, H, mat_rows(init.h->data, H), mat_cols(w->w_hh->data, H),
-                 gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
+            gemm_packed(arena, B, &w_hh_t, mat_rows(init.h->data, H), gates + (long)t * G,
+                        (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
         else if (w->b_hh)
             for (int b = 0; b < B; b++)
                 for (int j = 0; j < G; j++) gates[((long)b * T + t) * G + j] += w->b_hh->data[j];
@@ -210,29 +234,15 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
             lstm_cell(H, gt, cp, ct, tct, ht, yt);
         }
     }
-    // The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
-    for (int b = 0; b < B; b++) {
-        long row = (long)b * T + (reverse ? 0 : T - 1);
-        for (int j = 0; j < H; j++) {
-            final->h->data[(long)b * H + j] =
-                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
-            final->c->data[(long)b * H + j] =
-                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
-        }
-    }
+    arena_release(arena, mark);
+    lstm_final(final, init, hs, cs, B, T, H, reverse);
     if (grad) {
         Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
         n->in[3] = init.h;
         LstmSaved *s = arena_alloc(arena, sizeof *s);
-        s->c0 = init.c;
-        s->h_n = final->h;
-        s->c_n = final->c;
-        s->lengths = lengths ? tape_save_ints(lengths, B) : NULL;
-        s->gates = gates;
-        s->hs = hs;
-        s->cs = cs;
-        s->tcs = tcs;
-        s->zeros = zeros;
+        *s = (LstmSaved){ .c0 = init.c, .h_n = final->h, .c_n = final->c, .gates = gates,
+                          .lengths = lengths ? tape_save_ints(lengths, B) : NULL, .hs = hs,
+                          .cs = cs, .tcs = tcs, .zeros = zeros };
         n->aux = s;
         n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = reverse;
     }
