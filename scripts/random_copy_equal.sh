@@ -18,6 +18,7 @@ scored by ./eval on 100 held-out inputs of exactly 16, 17, 20, 24, 32, 40, 48, 6
 (randomized runs on drawn positions). Writes into DIR (default results/random_copy_equal):
   tuning.csv   arm,lr,seed,val_exact_match,chosen
   results.csv  task,scheme,seed,length,examples,loss,token_acc,exact_match,steps,lr
+  val.csv      task,scheme,seed,lengths,val_exact_match (the last val row of each log.csv)
   compute.csv  run,steps,cpu_seconds (every training, tuning trials included)
   results.md   the tuning and result tables, the command
 Finished runs (DIR/runs/...) and evaluations are reused; a killed call resumes from checkpoints.
@@ -35,14 +36,12 @@ while [ $# -gt 0 ]; do
     shift "$used"
 done
 case "$steps" in ''|*[!0-9]*|0) die "--steps wants a positive number, not '$steps'" ;; esac
-RANGE=819; GRID="3e-3 1e-3"; TUNE_SEED=100; LENGTHS=16,17,20,24,32,40,48,64
+RANGE=819; GRID="3e-3 1e-3"; TUNE_SEED=100; LENGTHS=16,17,20,24,32,40,48,64   # RANGE: 16 x 2048 / 40
 begin_experiment random_copy_equal.sh train eval
 command="$command --steps $steps --schemes '$schemes'"
 arms() { for s in $schemes; do printf '%s\n%s + random\n' "$s" "$s"; done; }   # one a line
-arm_over() {   # ARM: its training overrides
-    case "$1" in *" + random") echo "model.pos=${1%% *} model.pos_random=$RANGE model.max_len=$RANGE" ;;
-                 *) echo "model.pos=$1" ;; esac
-}
+arm_over() { case "$1" in   # ARM: its training overrides
+    *" + random") echo "model.pos=${1%% *} model.pos_random=$RANGE model.max_len=$RANGE" ;; *) echo "model.pos=$1" ;; esac; }
 arm_dir() { echo "$1" | sed 's/ + random/-random/'; }
 train_arm() {   # RUN_DIR ARM SEED LR
     # shellcheck disable=SC2046 # the overrides are separate words
@@ -68,8 +67,9 @@ echo "run,steps,cpu_seconds" >"$out/compute.csv"
 for r in "$out"/runs/tune/*/ "$out"/runs/copy-*/; do
     r=${r%/}; echo "${r#"$out"/runs/},$steps,$(run_cpu_seconds "$r")" >>"$out/compute.csv"; done
 echo "task,scheme,seed,length,examples,loss,token_acc,exact_match,steps,lr" >"$out/results.csv"
+echo "task,scheme,seed,lengths,val_exact_match" >"$out/val.csv"
 for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
-    run=$out/runs/copy-$(arm_dir "$arm")-s$seed
+    run=$out/runs/copy-$(arm_dir "$arm")-s$seed; echo "copy,$arm,$seed,1..16,$(last_val "$run")" >>"$out/val.csv"
     cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=100
     awk -F, -v p="copy,$arm,$seed" -v q="$steps,$(chosen_lr "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
         print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/eval.csv" >>"$out/results.csv"
@@ -81,21 +81,19 @@ wall=$(( $(now) - start ))
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
     provenance
     echo "2 + 2 layers, d_model 64, $steps steps each (cosine), random range L = $RANGE; learning rate"
-    echo "chosen per arm on validation exact match (lengths 1..16) of seed $TUNE_SEED. Cells: mean ± sample"
-    echo "sd over seeds 1..$seeds, in %. CPU: $(awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s }' "$out/compute.csv") s for every training."
+    echo "chosen per arm on validation exact match (lengths 1..16) of seed $TUNE_SEED; randomized runs scored on"
+    echo "drawn positions. Cells: mean ± sample sd over seeds 1..$seeds, in %. CPU seconds of every training"
+    echo "(compute.csv), tuning included: $(awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s }' "$out/compute.csv")."
     echo
     echo "## Tuning (seed $TUNE_SEED, validation exact match)"
     echo
     echo "| arm | lr | val exact match | chosen |"; echo "| --- | ---: | ---: | --- |"
     awk -F, 'NR > 1 { printf "| %s | %s | %.1f | %s |\n", $1, $2, 100 * $4, $5 }' "$out/tuning.csv"
-    echo
-    echo "## Sequence accuracy (exact match, greedy decoding) by input length"
-    echo
-    md_pivot "$out/results.csv" scheme length exact_match 100 %.1f task=copy
-    echo
-    echo "## Token accuracy (teacher forcing) by input length"
-    echo
-    md_pivot "$out/results.csv" scheme length token_acc 100 %.1f task=copy
+    printf '\n## Validation exact match (200 inputs of 1..16 symbols, step %s)\n\n' "$steps"
+    md_pivot "$out/val.csv" scheme lengths val_exact_match 100 %.1f task=copy
+    for m in "exact_match|Sequence accuracy (exact match, greedy decoding)" "token_acc|Token accuracy (teacher forcing)"; do
+        printf '\n## %s by input length\n\n' "${m#*|}"; md_pivot "$out/results.csv" scheme length "${m%%|*}" 100 %.1f task=copy
+    done
 } >"$out/results.md.new"
 write_md "$out/results.md"
 say "done in $wall s: $out/results.md"
