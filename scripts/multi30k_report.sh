@@ -7,13 +7,33 @@ _tables=${tables:-0}
 . scripts/lib.sh
 . scripts/launch.sh
 tables=$_tables
+# row GROUP VARIANT RUN SEED STEPS BLEU,CHRF: RUN's line of runs.csv, from its config.ini,
+# train.out, compute.csv and log.csv in $out/runs/RUN
+row() {
+    _r=$out/runs/$3 _steps=$5
+    _shape=""
+    for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
+    # the model's parameters as the trainer counted them (its first line "run ...")
+    _params=$(sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$_r/train.out" | head -n 1)
+    # the wall seconds of every ./train invocation of RUN
+    _wall=$(awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$_r/compute.csv")
+    # the training loss, mean of the rows logged in the second quarter of the steps and in the
+    # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
+    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
+        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
+        if (s > 3 * q) { b += cell("loss"); nb++ } }
+        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
+    echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$6,$_loss"
+}
 case "${1:-}" in
     tables) ;;
-    -h|--help) echo "usage: scripts/multi30k_report.sh tables   (run by scripts/multi30k_study.sh: its"
+    row) [ $# = 7 ] || die "row GROUP VARIANT RUN SEED STEPS BLEU,CHRF"; shift; row "$@"; exit 0 ;;
+    -h|--help) echo "usage: scripts/multi30k_report.sh tables|row   (run by scripts/multi30k_study.sh: its"
                echo "settings out, parts, quick, seeds, steps, long_steps, tf_d, tf_layers, ref_note,"
-               echo "ratio, ratio_ok, command and the times wall, t_train, t_eval in the environment;"
-               echo "see scripts/multi30k_study.sh --help)"; exit 0 ;;
-    *) die "tables? (run by scripts/multi30k_study.sh)" ;;
+               echo "command and the times wall, t_train, t_eval in the environment;"
+               echo "see scripts/multi30k_study.sh --help); row GROUP VARIANT RUN SEED STEPS BLEU,CHRF:"
+               echo "RUN's line of runs.csv (out in the environment)"; exit 0 ;;
+    *) die "tables or row? (run by scripts/multi30k_study.sh)" ;;
 esac
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ "$tables" = 1 ]; then   # the times of the call that made the CSVs, from its results.md
@@ -22,6 +42,18 @@ if [ "$tables" = 1 ]; then   # the times of the call that made the CSVs, from it
         "$out/results.md" | head -n 1)
     [ $# = 3 ] || die "--tables: no line \"wall time N s for this call (N s training, N s\" in $out/results.md"
     wall=$1; t_train=$2; t_eval=$3
+fi
+
+# The headline pair must have the same budget: parameters within 5% (every seed). Stops the
+# full study before its results.md; --quick (tiny models, sized for the test's data) reports
+# it in results.md.
+ratio_ok=1; ratio=""
+if has headline; then
+    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
+        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
+    [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
+        die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
 
 # ---- results.md (what the columns measure: docs/multi30k_study.md, "Results")

@@ -137,8 +137,6 @@ t_train=$(now)
 run_trainings trainings "$out"
 t_train=$(( $(now) - t_train ))
 
-# run_params RUN: the model's parameters as the trainer counted them (its first line "run ...")
-run_params() { sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$1/train.out" | head -n 1; }
 # score RUN BEAM ALPHA -> "bleu,chrf" of RUN's test translation, cached in RUN/score_bB_aA.txt
 # (redone when the checkpoint is newer; atomic, so an interrupted one is simply redone)
 score() {
@@ -149,23 +147,10 @@ score() {
     [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
     echo "$_b,$_c"
 }
-# run_wall_seconds RUN: the wall seconds of every ./train invocation of RUN (its compute.csv).
-run_wall_seconds() {
-    awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
-}
 # row GROUP VARIANT RUN SEED STEPS: one line of runs.csv (greedy decoding, the course's)
 row() {
-    _r=$out/runs/$3 _steps=$5
-    _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
-    _shape=""
-    for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
-    # the training loss, mean of the rows logged in the second quarter of the steps and in the
-    # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
-        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
-        if (s > 3 * q) { b += cell("loss"); nb++ } }
-        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
-    echo "$1,$2,$3,$4,$_shape$_steps,$(run_params "$_r"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
+    _s=$(score "$out/runs/$3" 1 0)   # an assignment, so that a failed translation stops the script
+    out=$out sh scripts/multi30k_report.sh row "$@" "$_s"
 }
 
 t_eval=$(now)
@@ -176,17 +161,6 @@ if [ $tables = 0 ]; then
     while IFS='|' read -r g v run s st rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s" "$st"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
     rm -f "$out/plan.tmp"
     mv "$out/runs.csv.tmp" "$out/runs.csv"
-fi
-
-# The headline pair must have the same budget: parameters within 5% (every seed). Stops the
-# full study; --quick (tiny models, sized for the test's data) reports it in results.md.
-ratio_ok=1; ratio=""
-if has headline; then
-    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
-        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
-    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
-    [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
-        die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
 
 if [ $tables = 0 ]; then
@@ -213,10 +187,9 @@ if [ $tables = 0 ]; then
     fi
 fi
 
-t_eval=$(( $(now) - t_eval ))
-wall=$(( t_train + t_eval ))
+t_eval=$(( $(now) - t_eval )); wall=$(( t_train + t_eval ))
 # results.md: scripts/multi30k_report.sh with this call's settings
 out=$out parts=$parts quick=$quick seeds=$seeds steps=$steps long_steps=$long_steps tf_d=$tf_d \
-    tf_layers=$tf_layers ref_note=$ref_note ratio=$ratio ratio_ok=$ratio_ok command=$command \
+    tf_layers=$tf_layers ref_note=$ref_note command=$command \
     wall=$wall t_train=$t_train t_eval=$t_eval tables=$tables sh scripts/multi30k_report.sh tables
 say "done in ${wall} s: $out/results.md"
