@@ -1,6 +1,8 @@
 #!/bin/sh
-# results.md of scripts/multi30k_study.sh from its runs.csv, beam.csv and attention/: run by it
-# (its settings in the environment), for it to stay a launcher of the trainings and translations.
+# The lines of runs.csv of scripts/multi30k_study.sh (from each run's logs) and its results.md
+# (from runs.csv, beam.csv and attention/): run by it, its settings in the environment, for it
+# to stay a launcher of the trainings and translations.
+# shellcheck disable=SC2154 # out, parts, steps and the other settings come in the environment
 set -eu
 cd "$(dirname "$0")/.."
 _tables=${tables:-0}
@@ -139,3 +141,4 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
 } >"$out/results.md.new"
 write_md "$out/results.md"
 cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"

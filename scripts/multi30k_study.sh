@@ -192,4 +192,3 @@ t_eval=$(( $(now) - t_eval )); wall=$(( t_train + t_eval ))
 out=$out parts=$parts quick=$quick seeds=$seeds steps=$steps long_steps=$long_steps tf_d=$tf_d \
     tf_layers=$tf_layers ref_note=$ref_note command=$command \
     wall=$wall t_train=$t_train t_eval=$t_eval tables=$tables sh scripts/multi30k_report.sh tables
-say "done in ${wall} s: $out/results.md"
