@@ -14,17 +14,9 @@ usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data 
 
 Multi30k German -> English (test_2016_flickr): configs/multi30k/study_lstm.ini against
 configs/multi30k/study_transformer.ini of the same parameter count (within 5%, else the script
-stops), every model trained alike and scored with BLEU and chrF2 of ./translate --ref. Parts
-(default: all; the models and the reading: docs/multi30k_study.md):
-  headline   the pair, N seeds each
-  budget     the seed-1 pair trained 3 times as many steps
-  cross      the Transformer against decoder-only models (configs/multi30k/study_prefix.ini)
-  depth      1, 2, 3, 6 encoder and decoder layers at d 176
-  width      d 128 x 6 layers, d 176 x 2, d 208 x 1: about the same parameter count
-  positions  none, sinusoidal, learned, rope and alibi in the headline Transformer
-  beam       beam 1, 2, 4, 8 without and with the length penalty (alpha 1)
-  attention  ./translate --attention of both seed-1 models on two probe sentences
-The parts but headline use seed 1. Writes into DIR: runs.csv, beam.csv, results.md,
+stops), scored with BLEU and chrF2 of ./translate --ref. Parts (default: all; what each trains
+and how to read it: docs/multi30k_study.md): $PARTS_ALL.
+Writes into DIR: runs.csv, beam.csv, results.md (by scripts/multi30k_report.sh),
 attention/*.svg, runs/<name>/.
 
   --quick        a smoke test: tiny models (LSTM d 32, Transformer d 28, 1 + 1 layers), 30
@@ -145,8 +137,6 @@ t_train=$(now)
 run_trainings trainings "$out"
 t_train=$(( $(now) - t_train ))
 
-# run_params RUN: the model's parameters as the trainer counted them (its first line "run ...")
-run_params() { sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$1/train.out" | head -n 1; }
 # score RUN BEAM ALPHA -> "bleu,chrf" of RUN's test translation, cached in RUN/score_bB_aA.txt
 # (redone when the checkpoint is newer; atomic, so an interrupted one is simply redone)
 score() {
@@ -157,23 +147,10 @@ score() {
     [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
     echo "$_b,$_c"
 }
-# run_wall_seconds RUN: the wall seconds of every ./train invocation of RUN (its compute.csv).
-run_wall_seconds() {
-    awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
-}
 # row GROUP VARIANT RUN SEED STEPS: one line of runs.csv (greedy decoding, the course's)
 row() {
-    _r=$out/runs/$3 _steps=$5
-    _s=$(score "$_r" 1 0)   # an assignment, so that a failed translation stops the script
-    _shape=""
-    for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
-    # the training loss, mean of the rows logged in the second quarter of the steps and in the
-    # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
-        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
-        if (s > 3 * q) { b += cell("loss"); nb++ } }
-        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
-    echo "$1,$2,$3,$4,$_shape$_steps,$(run_params "$_r"),$(run_cpu_seconds "$_r"),$(run_wall_seconds "$_r"),$_s,$_loss"
+    _s=$(score "$out/runs/$3" 1 0)   # an assignment, so that a failed translation stops the script
+    out=$out sh scripts/multi30k_report.sh row "$@" "$_s"
 }
 
 t_eval=$(now)
@@ -184,17 +161,6 @@ if [ $tables = 0 ]; then
     while IFS='|' read -r g v run s st rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s" "$st"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
     rm -f "$out/plan.tmp"
     mv "$out/runs.csv.tmp" "$out/runs.csv"
-fi
-
-# The headline pair must have the same budget: parameters within 5% (every seed). Stops the
-# full study; --quick (tiny models, sized for the test's data) reports it in results.md.
-ratio_ok=1; ratio=""
-if has headline; then
-    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
-        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
-    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
-    [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
-        die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
 
 if [ $tables = 0 ]; then
@@ -221,97 +187,8 @@ if [ $tables = 0 ]; then
     fi
 fi
 
-t_eval=$(( $(now) - t_eval ))
-wall=$(( t_train + t_eval ))
-if [ $tables = 1 ]; then   # the times of the call that made the CSVs, from its results.md
-    # shellcheck disable=SC2046 # three numbers
-    set -- $(sed -n 's/.*; wall time \([0-9]*\) s for this call (\([0-9]*\) s training, \([0-9]*\) s$/\1 \2 \3/p' \
-        "$out/results.md" | head -n 1)
-    [ $# = 3 ] || die "--tables: no line \"wall time N s for this call (N s training, N s\" in $out/results.md"
-    wall=$1; t_train=$2; t_eval=$3
-fi
-
-# ---- results.md (what the columns measure: docs/multi30k_study.md, "Results")
-table_head() {
-    echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
-    echo "translating and scoring; finished runs and translations are reused)."
-}
-# headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
-headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
-md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
-    awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
-    row && cell("group") == g {
-        v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
-        k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
-        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
-        b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
-        lh[v] += cell("train_loss_q2"); le[v] += cell("train_loss_q4")
-    }
-    function ms(a, v,   i, s, m, ss) {
-        for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
-        if (k[v] == 1) return sprintf("%.2f", m)
-        for (i = 1; i <= k[v]; i++) ss += (a[v, i] - m) ^ 2
-        return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
-    }
-    END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
-        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        for (i = 1; i <= n; i++) { v = order[i]
-            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
-                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
-    }' "$out/runs.csv"
-}
-# part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
-part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
-{
-    echo "## Multi30k De→En: the LSTM against a Transformer of the same size"
-    echo
-    provenance
-    echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
-    echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
-    echo "BLEU (13a) and chrF2 of \`./translate --ref\`, both $ref_note; the columns: docs/multi30k_study.md."
-    if has headline; then
-        part "Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))" headline model
-        echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
-        if [ "$seeds" -ge 2 ]; then   # different trained models: Welch's interval (scripts/verdicts.sh)
-            for m in bleu chrf; do
-                set -- $(scripts/verdicts.sh --welch "$(headline_values Transformer $m)" "$(headline_values LSTM $m)")
-                printf 'Transformer − LSTM, %s: %+.2f [%+.2f, %+.2f] (95%% interval, Welch, %s seeds each).\n' \
-                    "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
-            done
-        fi
-    fi
-    if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
-    if has cross; then
-        part "What cross-attention adds (1 seed)" cross model
-        prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
-            END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
-        echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
-    fi
-    if has depth; then part "Depth at width $tf_d (1 seed)" depth layers; fi
-    if has width; then part "Width at about the same parameter count (1 seed)" width d_model; fi
-    if has positions; then part "Positions on real text, the headline Transformer (1 seed)" positions pos; fi
-    if has beam; then
-        echo; echo "### Beam size and length penalty ((5 + len) / 6)^alpha, seed-1 checkpoints"; echo
-        table_head; echo
-        echo "| model | alpha | beam 1 BLEU | beam 2 | beam 4 | beam 8 | beam 1 chrF2 | beam 2 | beam 4 | beam 8 |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        awk -F, "$CSV_COLUMNS"'row { k = cell("model") "," cell("alpha"); if (!(k in seen)) { seen[k] = 1; o[++n] = k }
-            b[k] = b[k] " " cell("bleu") " |"; c[k] = c[k] " " cell("chrf") " |" }
-            END { for (i = 1; i <= n; i++) { split(o[i], f, ","); printf "| %s | %s |%s%s\n",
-                  (f[1] == "tf" ? "Transformer" : "LSTM"), f[2], b[o[i]], c[o[i]] } }' "$out/beam.csv"
-    fi
-    if has attention; then
-        echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo
-        echo "Command: \`$command\`. Left: the LSTM's dot attention; right: the Transformer's last decoder layer."
-        echo; echo "| LSTM | Transformer |"; echo "| --- | --- |"
-        for i in 1 2; do   # tf_s1 has tf_layers decoder layers
-            echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$tf_layers.svg) |"
-        done
-        echo; echo "| German | LSTM | Transformer |"; echo "| --- | --- | --- |"
-        paste "$out/probes.de" "$out/attention/lstm.hyp" "$out/attention/tf.hyp" | awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }'
-    fi
-} >"$out/results.md.new"
-write_md "$out/results.md"
-cat "$out/results.md"
-say "done in ${wall} s: $out/results.md"
+t_eval=$(( $(now) - t_eval )); wall=$(( t_train + t_eval ))
+# results.md: scripts/multi30k_report.sh with this call's settings
+out=$out parts=$parts quick=$quick seeds=$seeds steps=$steps long_steps=$long_steps tf_d=$tf_d \
+    tf_layers=$tf_layers ref_note=$ref_note command=$command \
+    wall=$wall t_train=$t_train t_eval=$t_eval tables=$tables sh scripts/multi30k_report.sh tables

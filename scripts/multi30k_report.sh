@@ -1,0 +1,144 @@
+#!/bin/sh
+# The lines of runs.csv of scripts/multi30k_study.sh (from each run's logs) and its results.md
+# (from runs.csv, beam.csv and attention/): run by it, its settings in the environment, for it
+# to stay a launcher of the trainings and translations.
+# shellcheck disable=SC2154 # out, parts, steps and the other settings come in the environment
+set -eu
+cd "$(dirname "$0")/.."
+_tables=${tables:-0}
+. scripts/lib.sh
+. scripts/launch.sh
+tables=$_tables
+# row GROUP VARIANT RUN SEED STEPS BLEU,CHRF: RUN's line of runs.csv, from its config.ini,
+# train.out, compute.csv and log.csv in $out/runs/RUN
+row() {
+    _r=$out/runs/$3 _steps=$5
+    _shape=""
+    for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
+    # the model's parameters as the trainer counted them (its first line "run ...")
+    _params=$(sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$_r/train.out" | head -n 1)
+    # the wall seconds of every ./train invocation of RUN
+    _wall=$(awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$_r/compute.csv")
+    # the training loss, mean of the rows logged in the second quarter of the steps and in the
+    # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
+    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
+        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
+        if (s > 3 * q) { b += cell("loss"); nb++ } }
+        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
+    echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$6,$_loss"
+}
+case "${1:-}" in
+    tables) ;;
+    row) [ $# = 7 ] || die "row GROUP VARIANT RUN SEED STEPS BLEU,CHRF"; shift; row "$@"; exit 0 ;;
+    -h|--help) echo "usage: scripts/multi30k_report.sh tables|row   (run by scripts/multi30k_study.sh: its"
+               echo "settings out, parts, quick, seeds, steps, long_steps, tf_d, tf_layers, ref_note,"
+               echo "command and the times wall, t_train, t_eval in the environment;"
+               echo "see scripts/multi30k_study.sh --help); row GROUP VARIANT RUN SEED STEPS BLEU,CHRF:"
+               echo "RUN's line of runs.csv (out in the environment)"; exit 0 ;;
+    *) die "tables or row? (run by scripts/multi30k_study.sh)" ;;
+esac
+has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+if [ "$tables" = 1 ]; then   # the times of the call that made the CSVs, from its results.md
+    # shellcheck disable=SC2046 # three numbers
+    set -- $(sed -n 's/.*; wall time \([0-9]*\) s for this call (\([0-9]*\) s training, \([0-9]*\) s$/\1 \2 \3/p' \
+        "$out/results.md" | head -n 1)
+    [ $# = 3 ] || die "--tables: no line \"wall time N s for this call (N s training, N s\" in $out/results.md"
+    wall=$1; t_train=$2; t_eval=$3
+fi
+
+# The headline pair must have the same budget: parameters within 5% (every seed). Stops the
+# full study before its results.md; --quick (tiny models, sized for the test's data) reports
+# it in results.md.
+ratio_ok=1; ratio=""
+if has headline; then
+    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
+        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
+    [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
+        die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
+fi
+
+# ---- results.md (what the columns measure: docs/multi30k_study.md, "Results")
+table_head() {
+    echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
+    echo "translating and scoring; finished runs and translations are reused)."
+}
+# headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
+headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
+md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
+    awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
+    row && cell("group") == g {
+        v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
+        k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
+        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
+        b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
+        lh[v] += cell("train_loss_q2"); le[v] += cell("train_loss_q4")
+    }
+    function ms(a, v,   i, s, m, ss) {
+        for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
+        if (k[v] == 1) return sprintf("%.2f", m)
+        for (i = 1; i <= k[v]; i++) ss += (a[v, i] - m) ^ 2
+        return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
+    }
+    END {
+        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
+        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        for (i = 1; i <= n; i++) { v = order[i]
+            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
+                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
+    }' "$out/runs.csv"
+}
+# part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
+part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
+{
+    echo "## Multi30k De→En: the LSTM against a Transformer of the same size"
+    echo
+    provenance
+    echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
+    echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
+    echo "BLEU (13a) and chrF2 of \`./translate --ref\`, both $ref_note; the columns: docs/multi30k_study.md."
+    if has headline; then
+        part "Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))" headline model
+        echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
+        if [ "$seeds" -ge 2 ]; then   # different trained models: Welch's interval (scripts/verdicts.sh)
+            for m in bleu chrf; do
+                set -- $(scripts/verdicts.sh --welch "$(headline_values Transformer $m)" "$(headline_values LSTM $m)")
+                printf 'Transformer − LSTM, %s: %+.2f [%+.2f, %+.2f] (95%% interval, Welch, %s seeds each).\n' \
+                    "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
+            done
+        fi
+    fi
+    if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
+    if has cross; then
+        part "What cross-attention adds (1 seed)" cross model
+        prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
+            END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
+        echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
+    fi
+    if has depth; then part "Depth at width $tf_d (1 seed)" depth layers; fi
+    if has width; then part "Width at about the same parameter count (1 seed)" width d_model; fi
+    if has positions; then part "Positions on real text, the headline Transformer (1 seed)" positions pos; fi
+    if has beam; then
+        echo; echo "### Beam size and length penalty ((5 + len) / 6)^alpha, seed-1 checkpoints"; echo
+        table_head; echo
+        echo "| model | alpha | beam 1 BLEU | beam 2 | beam 4 | beam 8 | beam 1 chrF2 | beam 2 | beam 4 | beam 8 |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        awk -F, "$CSV_COLUMNS"'row { k = cell("model") "," cell("alpha"); if (!(k in seen)) { seen[k] = 1; o[++n] = k }
+            b[k] = b[k] " " cell("bleu") " |"; c[k] = c[k] " " cell("chrf") " |" }
+            END { for (i = 1; i <= n; i++) { split(o[i], f, ","); printf "| %s | %s |%s%s\n",
+                  (f[1] == "tf" ? "Transformer" : "LSTM"), f[2], b[o[i]], c[o[i]] } }' "$out/beam.csv"
+    fi
+    if has attention; then
+        echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo
+        echo "Command: \`$command\`. Left: the LSTM's dot attention; right: the Transformer's last decoder layer."
+        echo; echo "| LSTM | Transformer |"; echo "| --- | --- |"
+        for i in 1 2; do   # tf_s1 has tf_layers decoder layers
+            echo "| ![LSTM](attention/lstm/line${i}_decoder_cross_layer1.svg) | ![Transformer](attention/tf/line${i}_decoder_cross_layer$tf_layers.svg) |"
+        done
+        echo; echo "| German | LSTM | Transformer |"; echo "| --- | --- | --- |"
+        paste "$out/probes.de" "$out/attention/lstm.hyp" "$out/attention/tf.hyp" | awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }'
+    fi
+} >"$out/results.md.new"
+write_md "$out/results.md"
+cat "$out/results.md"
+say "done in ${wall} s: $out/results.md"
