@@ -13,6 +13,7 @@
 #include "data/vocab.h"
 #include "run/decode.h"
 #include "run/diagnose.h"
+#include "models/loss.h"
 #include "run/evaluate.h"
 #include "run/grad_dump.h"
 #include "io/safetensors.h"

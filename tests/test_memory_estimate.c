@@ -9,7 +9,7 @@
 #include <string.h>
 #include "core/byte_size.h"
 #include "core/tape.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 #include "run/decode.h"
 #include "run/memory_estimate.h"
 #include "run/memory_probe.h"

@@ -15,7 +15,7 @@
 #include "core/tape.h"
 #include "io/fileio.h"
 #include "data/vocab.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 #include "run/micro_batches.h"
 #include "run/train_log.h"
 #include "run/train_step.h"

@@ -1,19 +1,11 @@
-// Losses and metrics of a model on batches and whole splits (dropout off, no tape).
+// Losses and metrics of a model on whole splits (dropout off, no tape); the loss of one
+// batch is models/loss.h's.
 #ifndef EVALUATE_H
 #define EVALUATE_H
 #include "data/batch.h"
 #include "models/model.h"
 #include "run/diagnose.h"
 #include "run/task.h"
-
-// The mean token cross-entropy of a batch over its non-pad targets (the classifier's targets
-// are the labels). logits (or NULL) receives the logits of every position (classifier (B,C);
-// translator and lm (B*T,V)), as evaluation reads them; without it a padded batch's head runs
-// on its token rows only (the training step). correct (or NULL) receives the number of scored
-// targets the logits' argmax gets right.
-Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits, long *correct);
-// Number of rows of `logits` whose argmax equals the target (targets == ignore skipped).
-long    count_correct(const Tensor *logits, const int *targets, int n, int ignore);
 
 typedef struct EvalResult {
     double loss;          // mean over all non-pad target tokens (token-weighted)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "core/tape.h"
 #include "io/safetensors.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 
 // The data ./eval scores, as one batch.
 static int dump_batch(const Model *m, const Task *t, const Config *c, Batch *b, char *err,

@@ -7,7 +7,7 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "run/decode.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 
 #define MAX_BASIS 12
 

@@ -5,7 +5,7 @@
 #include "core/kernels.h"
 #include "core/ops.h"
 #include "data/vocab.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 
 int micro_batches_init(MicroBatches *mb, const Model *m, int k, char *err, int errlen) {
     *mb = (MicroBatches){.k = k};

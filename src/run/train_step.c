@@ -1,7 +1,7 @@
 #include "run/train_step.h"
 #include <math.h>
 #include "core/tape.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 
 int train_step(Model *m, const Batch *b, AdamW *opt, StepArgs args, StepResult *out) {
     arena_reset(tensor_arena());

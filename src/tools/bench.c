@@ -22,7 +22,7 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "models/model.h"
-#include "run/evaluate.h"
+#include "models/loss.h"
 #include "run/memory_estimate.h"
 #include "run/model_flops.h"
 #include "run/train_step.h"
