@@ -15,7 +15,7 @@
 #include "core/tape.h"
 #include "pos/pos.h"
 #include "run/evaluate.h"
-#include "run/task.h"
+#include "data/task.h"
 
 static Arena arena;
 static char dir[64];

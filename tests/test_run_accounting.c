@@ -28,7 +28,7 @@
 #include "run/memory_estimate.h"
 #include "run/generate.h"
 #include "run/memory_probe.h"
-#include "run/task.h"
+#include "data/task.h"
 #include "run/train_compute.h"
 
 static Arena arena;

@@ -5,7 +5,7 @@
 #include "data/batch.h"
 #include "models/model.h"
 #include "run/diagnose.h"
-#include "run/task.h"
+#include "data/task.h"
 
 typedef struct EvalResult {
     double loss;          // mean over all non-pad target tokens (token-weighted)

@@ -15,7 +15,7 @@
 #ifndef GRAD_DUMP_H
 #define GRAD_DUMP_H
 #include "models/model.h"
-#include "run/task.h"
+#include "data/task.h"
 
 int grad_dump(Model *m, const Task *t, Config *c, const char *path, char *err, int errlen);
 #endif

@@ -21,7 +21,7 @@
 #define MEMORY_ESTIMATE_H
 #include <stdio.h>
 #include "config/config.h"
-#include "run/task.h"
+#include "data/task.h"
 
 typedef struct MemoryEstimate {
     double params, activations, data, program;   // bytes

@@ -16,7 +16,7 @@
 #include "core/arena.h"
 #include "models/model.h"
 #include "run/memory_estimate.h"
-#include "run/task.h"
+#include "data/task.h"
 
 typedef struct Run {
     Config cfg;

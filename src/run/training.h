@@ -12,7 +12,7 @@
 #include "models/model.h"
 #include "run/micro_batches.h"
 #include "run/memory_estimate.h"
-#include "run/task.h"
+#include "data/task.h"
 #include "run/train_log.h"
 #include "run/train_stop.h"
 

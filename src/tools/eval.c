@@ -10,7 +10,7 @@
 #include "run/evaluate.h"
 #include "run/grad_dump.h"
 #include "run/run_dir.h"
-#include "run/task.h"
+#include "data/task.h"
 #include "run/train_stop.h"
 
 static const char *USAGE =

@@ -1,4 +1,4 @@
-#include "run/task.h"
+#include "data/task.h"
 #include "core/errors.h"
 #include <stdio.h>
 #include <stdlib.h>
