@@ -1,21 +1,18 @@
-// Memory estimate and check, see memory_estimate.h. What a pass takes is not described here:
+// Memory estimate, see memory_estimate.h. What a pass takes is not described here:
 // run/memory_probe.c runs the code that allocates and reads the arena's record.
 #include "run/memory_estimate.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "core/byte_size.h"
-#include "core/errors.h"
 #include "data/dataset.h"
 #include "data/vocab.h"
+#include "run/memory_limit.h"
 #include "run/memory_probe.h"
 
 // Measured: the resident memory of a tool before its first allocation of any size (code,
 // libc, libgomp and its thread stacks, malloc arenas), with a margin.
 #define PROGRAM_BYTES (4.0 * (1 << 20))
-
-static double limit_of(const Config *c, char *source, size_t n);
 
 // ------------------------------------------------------------------------- passes
 
@@ -141,7 +138,7 @@ typedef struct {
 static MemoryProbe *probe_of(Est *x) {
     if (!x->state) {
         char source[64];
-        double limit = limit_of(x->c, source, sizeof source);
+        double limit = memory_limit(x->c, source, sizeof source);
         int room = limit < 0 || x->e->params + x->e->data + PROGRAM_BYTES <= limit;
         x->state = room && !probe_open(&x->probe, x->c, x->v) ? 1 : -1;
         x->e->partial = x->state < 0;
@@ -338,134 +335,4 @@ void memory_estimate_generate(const Config *c, MemoryVocab v, int positions, int
         note_bytes(&x, decoding(p, 1, positions, chunk, positions), setting,
                    "Ask for fewer --tokens or a shorter text");
     finish(&x);
-}
-
-// ------------------------------------------------------------------------- what is available
-
-// The first number after `key` in a file like /proc/meminfo ("MemAvailable:  123 kB").
-static double read_number(const char *path, const char *key) {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char line[256];
-    double v = -1;
-    size_t k = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, k)) {
-            char *end;
-            v = strtod(line + k, &end);
-            if (end == line + k) v = -1;
-            break;
-        }
-    fclose(f);
-    return v;
-}
-
-// Room left in this process's cgroup: limit - usage, or -1 when there is no limit.
-static double cgroup_room(char *source, size_t n) {
-    char rel[512] = "", path[700];
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (f) {
-        char line[600];
-        while (fgets(line, sizeof line, f)) {
-            char *p = strchr(line, ':'), *q = p ? strchr(p + 1, ':') : NULL;
-            if (!q) continue;
-            q[strcspn(q, "\n")] = '\0';
-            if ((p[1] == ':' && !rel[0]) || strstr(p, "memory"))
-                snprintf(rel, sizeof rel, "%s", q + 1);
-        }
-        fclose(f);
-    }
-    static const char *files[][3] = {
-        {"/sys/fs/cgroup", "memory.max", "memory.current"},
-        {"/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"}};
-    double best = -1;
-    for (int i = 0; i < 2; i++)
-        for (int inner = 0; inner < 2; inner++) {   // the process's own cgroup, then the root seen
-            snprintf(path, sizeof path, "%s%s/%s", files[i][0], inner ? "" : rel, files[i][1]);
-            double limit = read_number(path, "");
-            // "max" reads as no number; v1 uses a huge value
-            if (limit <= 0 || limit >= 1e18) continue;
-            snprintf(path, sizeof path, "%s%s/%s", files[i][0], inner ? "" : rel, files[i][2]);
-            double used = read_number(path, "");
-            double room = limit - (used > 0 ? used : 0);
-            if (best < 0 || room < best) {
-                best = room;
-                snprintf(source, n, "cgroup %s", files[i][1]);
-            }
-        }
-    return best;
-}
-
-double memory_available(char *source, size_t n) {
-    double kb = read_number("/proc/meminfo", "MemAvailable:");
-    double avail = kb >= 0 ? kb * 1024 : -1;
-    snprintf(source, n, "MemAvailable");
-    char cg[64];
-    double room = cgroup_room(cg, sizeof cg);
-    if (room >= 0 && (avail < 0 || room < avail)) {
-        avail = room;
-        snprintf(source, n, "%s", cg);
-    }
-    return avail;
-}
-
-static void breakdown(const MemoryEstimate *e, char *out, size_t n) {
-    char p[32], a[32], d[32], g[32];
-    byte_size_format(e->params, p, sizeof p);
-    byte_size_format(e->activations, a, sizeof a);
-    byte_size_format(e->data, d, sizeof d);
-    byte_size_format(e->program, g, sizeof g);
-    if (e->partial)
-        snprintf(out, n, "%s %s, data %s, program %s; activations not counted", e->params_label,
-                 p, d, g);
-    else
-        snprintf(out, n, "activations %s, %s %s, data %s, program %s", a, e->params_label, p, d,
-                 g);
-}
-
-// The limit a run is held to: run.max_memory, or what is available (-1: unknown).
-static double limit_of(const Config *c, char *source, size_t n) {
-    double limit;
-    if (!strcmp(c->max_memory, "auto")) return memory_available(source, n);
-    byte_size_parse(c->max_memory, &limit);   // config_validate has checked it
-    snprintf(source, n, "run.max_memory = %s", c->max_memory);
-    return limit;
-}
-
-int memory_check(const MemoryEstimate *e, const Config *c, char *err, int errlen) {
-    char total[32], limit_text[32], parts[200], source[64];
-    double limit = limit_of(c, source, sizeof source);
-    if (limit < 0 || e->total <= limit) return 0;
-    byte_size_format(e->total, total, sizeof total);
-    byte_size_format(limit, limit_text, sizeof limit_text);
-    breakdown(e, parts, sizeof parts);
-    if (strcmp(c->max_memory, "auto"))
-        return errorf(err, errlen,
-                      "%s needs %s %s (%s); %s allows %s. %s or raise run.max_memory.",
-                      e->setting, e->partial ? "more than" : "about", total, parts, source,
-                      limit_text, e->advice);
-    return errorf(err, errlen,
-                  "%s needs %s %s (%s); %s are available (%s). %s or set run.max_memory.",
-                  e->setting, e->partial ? "more than" : "about", total, parts, limit_text,
-                  source, e->advice);
-}
-
-void memory_report(const MemoryEstimate *e, const Config *c, FILE *out) {
-    char total[32], limit_text[32], parts[200], source[64];
-    double limit = limit_of(c, source, sizeof source);
-    byte_size_format(e->total, total, sizeof total);
-    breakdown(e, parts, sizeof parts);
-    if (limit < 0) {
-        fprintf(out, "memory: about %s (%s); what is available is unknown\n", total, parts);
-    } else {
-        byte_size_format(limit, limit_text, sizeof limit_text);
-        fprintf(out, "memory: about %s (%s); %s %s\n", total, parts, limit_text,
-                strcmp(c->max_memory, "auto") ? "allowed by run.max_memory" : "available");
-    }
-    fflush(out);
-}
-
-int memory_check_train(const Config *c, const Task *t, MemoryEstimate *e, char *err, int errlen) {
-    memory_estimate_train(c, t, e);
-    return memory_check(e, c, err, errlen);
 }

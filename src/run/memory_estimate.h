@@ -1,5 +1,4 @@
-// Memory a run will need, estimated from its shapes before any of it is allocated, and the
-// refusal when that is more than the machine allows.
+// Memory a run will need, estimated from its shapes before any of it is allocated.
 //
 // The estimate adds up what a run holds at its peak:
 //   parameters   weights and gradients, the AdamW moments, and the checkpoint written from
@@ -12,11 +11,7 @@
 // Each term follows the code that allocates it (core/ops_*.c, run/evaluate.c, run/decode.c);
 // tests/test_memory.sh measures runs' peak resident memory against it (docs/robustness.md).
 //
-// What is available: MemAvailable (/proc/meminfo), lowered to the cgroup's room (v2
-// memory.max - memory.current, v1 memory.limit_in_bytes - memory.usage_in_bytes) where a
-// limit is set. run.max_memory = auto compares with that; run.max_memory = 8G compares with
-// 8 GiB instead, less or more than is available: a tighter budget, or going ahead on purpose.
-// It is a check before the run, not a limit on the process (use ulimit or a cgroup for that).
+// run/memory_check.h compares an estimate with what the run may use (run/memory_limit.h).
 #ifndef MEMORY_ESTIMATE_H
 #define MEMORY_ESTIMATE_H
 #include <stdio.h>
@@ -67,21 +62,4 @@ void memory_estimate_translate(const Config *c, MemoryVocab v, int batch, int be
 // layer, allocated whole before the first token) and one pass of `chunk` new tokens against it.
 void memory_estimate_generate(const Config *c, MemoryVocab v, int positions, int chunk,
                               MemoryEstimate *e);
-
-// ./train's check: memory_estimate_train into e, then memory_check. Called before the data
-// is loaded (t = NULL: refuses an absurd model or batch without reading any data) and after.
-int  memory_check_train(const Config *c, const Task *t, MemoryEstimate *e, char *err, int errlen);
-
-// Bytes available to this process and where the figure comes from ("MemAvailable",
-// "cgroup memory.max"); a negative value when neither can be read.
-double memory_available(char *source, size_t n);
-
-// Compares e with the limit (run.max_memory, or what is available). Over it: -1 and one
-// line in err, e.g. "train.batch_size = 1048576 needs about 310 GiB (activations 305 GiB,
-// parameters and Adam 3 MiB, data 5 MiB, program 4 MiB); 21 GiB are available
-// (MemAvailable). Lower batch_size or set run.max_memory." Else 0.
-int  memory_check(const MemoryEstimate *e, const Config *c, char *err, int errlen);
-// The estimate as one line, for the start of a run once nothing can fail any more:
-// "memory: about 172 MiB (activations 156 MiB, ...); 21.9 GiB available".
-void memory_report(const MemoryEstimate *e, const Config *c, FILE *out);
 #endif

@@ -10,6 +10,7 @@
 #include "io/fileio.h"
 #include "pos/pos.h"
 #include "run/evaluate.h"
+#include "run/memory_check.h"
 #include "run/train_checkpoint.h"
 #include "run/train_compute.h"
 #include "run/train_eval.h"

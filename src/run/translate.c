@@ -7,7 +7,7 @@
 #include "data/tokenize.h"
 #include "run/checkpoint.h"
 #include "run/decode.h"
-#include "run/memory_estimate.h"
+#include "run/memory_check.h"
 #include "core/errors.h"
 #include "run/run_dir.h"
 

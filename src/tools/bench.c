@@ -23,7 +23,7 @@
 #include "data/vocab.h"
 #include "models/model.h"
 #include "models/loss.h"
-#include "run/memory_estimate.h"
+#include "run/memory_check.h"
 #include "run/model_flops.h"
 #include "run/train_step.h"
 

@@ -10,7 +10,7 @@
 #include "io/csv.h"
 #include "run/cli.h"
 #include "run/generate.h"
-#include "run/memory_estimate.h"
+#include "run/memory_check.h"
 #include "run/run_dir.h"
 
 static const char *USAGE =
