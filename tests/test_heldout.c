@@ -14,7 +14,7 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "pos/pos.h"
-#include "run/evaluate.h"
+#include "score/evaluate.h"
 #include "data/task.h"
 
 static Arena arena;

@@ -16,9 +16,9 @@
 #include "io/fileio.h"
 #include "data/vocab.h"
 #include "models/loss.h"
-#include "run/micro_batches.h"
-#include "run/train_log.h"
-#include "run/train_step.h"
+#include "train/micro_batches.h"
+#include "train/train_log.h"
+#include "train/train_step.h"
 
 static Arena arena;
 

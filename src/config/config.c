@@ -134,7 +134,7 @@ static const Key KEYS[] = {
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
     // split each batch into this many runs of rows, forwarded and backpropagated at once, one
-    // a thread, their gradients summed (run/micro_batches.h); 1 = the whole batch, ops parallel
+    // a thread, their gradients summed (train/micro_batches.h); 1 = the whole batch, ops parallel
     INT("train", micro_batches, "1", 1, 256),
     FLT("train", lr, "1e-3", 0, 10, LO_OPEN),
     ENUM("train", schedule, "cosine", "constant", "cosine", "noam"),
@@ -716,7 +716,7 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (pc->yarn_alpha >= pc->yarn_beta)
         return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
                        "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
-    // train.until: a number the task's validation row has (run/train_eval.h)
+    // train.until: a number the task's validation row has (train/train_eval.h)
     if (c->until_compare != UNTIL_OFF && c->task == TASK_LM &&
         c->until_metric == METRIC_VAL_EXACT_MATCH)
         return invalid(c, "until", NULL, err, errlen,

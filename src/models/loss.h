@@ -1,5 +1,5 @@
 // The loss of a model on one batch: what a training step minimises (with label smoothing)
-// and what evaluation averages over a split (run/evaluate.h), and the count of targets the
+// and what evaluation averages over a split (score/evaluate.h), and the count of targets the
 // logits get right.
 #ifndef LOSS_H
 #define LOSS_H

@@ -8,7 +8,7 @@
 #include "pos/pos.h"
 #include "core/tensor.h"
 #include "run/checkpoint.h"
-#include "run/memory_check.h"
+#include "memory/memory_check.h"
 
 enum { OPENED_ARENA = 1, OPENED_TASK = 2, OPENED_MODEL = 4 };
 

@@ -23,9 +23,9 @@
 #include "data/vocab.h"
 #include "models/model.h"
 #include "models/loss.h"
-#include "run/memory_check.h"
-#include "run/model_flops.h"
-#include "run/train_step.h"
+#include "memory/memory_check.h"
+#include "models/model_flops.h"
+#include "train/train_step.h"
 
 static const char *USAGE =
     "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--micro-batches K] [--busy]\n"
@@ -41,7 +41,7 @@ static const char *USAGE =
     "  --only LIST      any of: toy, multi30k, lstm, lstm30k, lm, llama, lm256, lm768, lm768x4,\n"
     "                   copy, lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
     "  --micro-batches K  training steps split each batch into K micro-batches, run at once\n"
-    "                   (train.micro_batches, src/run/micro_batches.h; default 1)\n"
+    "                   (train.micro_batches, src/train/micro_batches.h; default 1)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
@@ -49,7 +49,7 @@ static const char *USAGE =
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
     "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n"
     "GFLOP/s: model FLOPs of the steps (6 per weight per position + 12 d per query, key and\n"
-    "layer for attention; src/run/model_flops.h) over the wall time;\n"
+    "layer for attention; src/models/model_flops.h) over the wall time;\n"
     "% peak: that against `peak`, a register-only FMA loop on the same number of threads\n"
     "(GFLOP/s by the wall clock, and per CPU-second of all threads). Each timed run is paired\n"
     "with a 0.1 s peak loop just before it, and % peak is the median of the runs' ratios.\n";
@@ -145,7 +145,7 @@ static int token(int b, int t, int step, int V) {
 static void shape_config(const Shape *s, Config *c);
 
 // The batch of one step; tokens counted as the positions the model reads (non-pad source +
-// target), *flops its model FLOPs (run/model_flops.h) over the rows' non-pad lengths.
+// target), *flops its model FLOPs (models/model_flops.h) over the rows' non-pad lengths.
 static void make_batch(const Shape *s, int step, Batch *bt, long *tokens, double *flops) {
     memset(bt, 0, sizeof *bt);
     Config c;
@@ -304,7 +304,7 @@ static Result bench_model(const Shape *s, int runs) {
     double flops[NB];
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i], &flops[i]);
     double base = peak_mib();
-    // The trainer's step (run/train_step.h) at a fixed learning rate. Warm-up: size the arena.
+    // The trainer's step (train/train_step.h) at a fixed learning rate. Warm-up: size the arena.
     MicroBatches micro;
     char err[128];
     if (micro_batches_init(&micro, &m, micro_batches, err, sizeof err)) {

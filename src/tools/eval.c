@@ -6,12 +6,12 @@
 #include "config/config.h"
 #include "io/fileio.h"
 #include "run/cli.h"
-#include "run/diagnose.h"
-#include "run/evaluate.h"
-#include "run/grad_dump.h"
+#include "score/diagnose.h"
+#include "score/evaluate.h"
+#include "score/grad_dump.h"
 #include "run/run_dir.h"
 #include "data/task.h"
-#include "run/train_stop.h"
+#include "train/train_stop.h"
 
 static const char *USAGE =
     "usage: ./eval CHECKPOINT [key=value ...] [--table] [--positions FILE] [--dump-grads FILE]\n"
@@ -67,7 +67,7 @@ static const char *USAGE =
     "batch.labels (the ids the model saw), loss, and grad.NAME for every parameter NAME;\n"
     "metadata: the resolved config. Meant for small runs: the split is one batch.\n";
 
-// The run's `converged` cell (run/train_stop.h), the last of every row.
+// The run's `converged` cell (train/train_stop.h), the last of every row.
 static char converged[64];
 // --table: rows for reading, accuracies in percent, instead of the CSV scripts read
 static int as_table;
