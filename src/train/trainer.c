@@ -6,11 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/crash_point.h"
+#include "core/errors.h"
 #include "core/runtime.h"
 #include "io/fileio.h"
 #include "pos/pos.h"
-#include "score/evaluate.h"
 #include "memory/memory_check.h"
+#include "score/evaluate.h"
 #include "train/train_checkpoint.h"
 #include "train/train_compute.h"
 #include "train/train_eval.h"
@@ -163,6 +164,75 @@ static int record_config(Config *c, char *err, int errlen) {
     return text ? 0 : -1;
 }
 
+// Once everything is loaded: bucketed sampling (*lengths, freed by the caller), the run folder
+// (made only now: a failed set-up leaves no empty folder) with config.ini, the vocabularies
+// and the log's header, the log opened for appending, and the run's first lines on stdout.
+static int open_run_folder(Training *tr, long start, int **lengths, char *err, int errlen) {
+    Config *c = tr->c;
+    if (c->bucket && tr->task.cfg.task != TASK_LM) {
+        if (!(*lengths = bucket_lengths(&tr->task.train)))
+            return errorf(err, errlen, "out of memory");
+        sampler_set_buckets(&tr->sampler, *lengths, c->batch_size);
+    }
+    if (make_dirs(tr->dir, err, errlen)) return -1;
+    memory_report(&tr->memory, c, stdout);
+    train_remove_stale_temps(tr->dir);
+    if (record_config(c, err, errlen)) return -1;
+    char path[600];
+    snprintf(path, sizeof path, "%s/config.ini", tr->dir);
+    if (write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
+        task_save_vocabs(&tr->task, tr->dir, err, errlen) ||
+        train_log_start(tr->log_path, start, c->resume[0] ? NULL : tr->init_note, tr->log_tokens,
+                        err, errlen))
+        return -1;
+    if (!(tr->log = fopen(tr->log_path, "a")))
+        return errorf(err, errlen, "%s: cannot append", tr->log_path);
+    printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n",
+           tr->dir, config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos,
+           tr->model.ps.total, tr->sampler.n, start + 1, c->steps);
+    if (tr->init_note[0])
+        printf("weights: %s", tr->init_note + 2);   // "init_from = PATH (step N)"
+    if (tr->task.cfg.task != TASK_LM && tr->task.val.n == 0)
+        printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
+    fflush(stdout);
+    return 0;
+}
+
+// What follows a step: the evaluation when due (its rows may stop the run: *why), the
+// checkpoint when due or stopping, the log's guard and a stop signal's. 0, or as the guards.
+static int after_step(Training *tr, Arena *arena, long step, StopReason *why, char *err,
+                      int errlen) {
+    const Config *c = tr->c;
+    int rc = 0, last = step == c->steps;
+    if (step % c->eval_every == 0 || last) {
+        // the step's tensors are done with: evaluation reuses their memory
+        arena_reset(arena);
+        LogRow watched;
+        rc = train_evaluate(tr, step, last, &watched, err, errlen);
+        if (!rc && watched.step >= 0)
+            rc = stop_observe(&tr->stop, c, &watched, why, err, errlen);
+    }
+    if (!rc && !*why && last && tr->stop.on) *why = STOP_CEILING;
+    if (!rc && *why) log_stop(tr, step, *why);
+    if (!rc && (step % c->ckpt_every == 0 || last || *why))
+        rc = train_checkpoint_save(tr, step, err, errlen);
+    if (!rc) rc = guard_log_written(tr, step, err, errlen);
+    if (!rc && !last && !*why) rc = guard_stop_signal(tr, step, err, errlen);
+    return rc;
+}
+
+// The row of compute.csv for the steps start+1 .. step that ran; rc is the loop's (0, or the
+// number of the signal that stopped it), and stays unless the row cannot be written.
+static int append_compute(Training *tr, int rc, StopReason why, long start, long step,
+                          double tokens, double t0, char *err, int errlen) {
+    char msg[256];
+    const char *stop = rc ? "signal" : why ? stop_reason_names[why] : "ceiling";
+    if (train_compute_append(tr->dir, start + 1, step, stop, tokens, process_cpu_seconds(),
+                             wall_seconds() - t0, msg, sizeof msg) && !rc)
+        return errorf(err, errlen, "%s", msg);
+    return rc;
+}
+
 int train_run(Config *c, char *err, int errlen) {
     Training tr;
     memset(&tr, 0, sizeof tr);
@@ -184,39 +254,7 @@ int train_run(Config *c, char *err, int errlen) {
     tr.log_tokens = tr.stop.on || (c->resume[0] && train_log_has_tokens(tr.log_path));
     if (finished) goto done;
     int *lengths = NULL;
-    if (!rc && c->bucket && tr.task.cfg.task != TASK_LM) {
-        if (!(lengths = bucket_lengths(&tr.task.train))) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-        } else sampler_set_buckets(&tr.sampler, lengths, c->batch_size);
-    }
-    if (!rc) rc = make_dirs(tr.dir, err, errlen);   // only once everything loaded: no empty folders
-    if (!rc) memory_report(&tr.memory, c, stdout);
-    if (!rc) train_remove_stale_temps(tr.dir);
-    if (!rc) rc = record_config(c, err, errlen);
-    if (!rc) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/config.ini", tr.dir);
-        rc = write_file_atomic(path, c->text, strlen(c->text), err, errlen) ||
-             task_save_vocabs(&tr.task, tr.dir, err, errlen) ||
-             train_log_start(tr.log_path, start, c->resume[0] ? NULL : tr.init_note,
-                             tr.log_tokens, err, errlen)
-             ? -1 : 0;
-    }
-    if (!rc && !(tr.log = fopen(tr.log_path, "a"))) {
-        snprintf(err, errlen, "%s: cannot append", tr.log_path);
-        rc = -1;
-    }
-    if (!rc) {
-        printf("run %s: %s, %s, pos = %s, %ld parameters, %d training examples, steps %ld..%d\n",
-               tr.dir, config_enum_name(c, &c->model), config_enum_name(c, &c->task), c->pos,
-               tr.model.ps.total, tr.sampler.n, start + 1, c->steps);
-        if (tr.init_note[0])
-            printf("weights: %s", tr.init_note + 2);   // "init_from = PATH (step N)"
-        if (tr.task.cfg.task != TASK_LM && tr.task.val.n == 0)
-            printf("no validation split (task.val_src / val_tgt unset): no val rows are logged\n");
-        fflush(stdout);
-    }
+    if (!rc) rc = open_run_folder(&tr, start, &lengths, err, errlen);
     double t0 = wall_seconds(), tokens = 0;
     long step = start;
     StopReason why = STOP_NONE;
@@ -248,32 +286,11 @@ int train_run(Config *c, char *err, int errlen) {
         progress(step, c->steps, s.loss, tokens / elapsed,
                  elapsed / (step - start) * (c->steps - step));
         batch_free(&b);
-        int last = step == c->steps;
-        if (step % c->eval_every == 0 || last) {
-            // the step's tensors are done with: evaluation reuses their memory
-            arena_reset(&arena);
-            LogRow watched;
-            rc = train_evaluate(&tr, step, last, &watched, err, errlen);
-            if (!rc && watched.step >= 0)
-                rc = stop_observe(&tr.stop, c, &watched, &why, err, errlen);
-        }
-        if (!rc && !why && last && tr.stop.on) why = STOP_CEILING;
-        if (!rc && why) log_stop(&tr, step, why);
-        if (!rc && (step % c->ckpt_every == 0 || last || why))
-            rc = train_checkpoint_save(&tr, step, err, errlen);
-        if (!rc) rc = guard_log_written(&tr, step, err, errlen);
-        if (!rc && !last && !why) rc = guard_stop_signal(&tr, step, err, errlen);
+        rc = after_step(&tr, &arena, step, &why, err, errlen);
         fflush(stdout);
     }
-    if (rc >= 0 && tr.log) {   // finished, or stopped by a signal (rc = its number)
-        char msg[256];
-        const char *stop = rc ? "signal" : why ? stop_reason_names[why] : "ceiling";
-        if (train_compute_append(tr.dir, start + 1, step, stop, tokens, process_cpu_seconds(),
-                                 wall_seconds() - t0, msg, sizeof msg) && !rc) {
-            snprintf(err, errlen, "%s", msg);
-            rc = -1;
-        }
-    }
+    if (rc >= 0 && tr.log)   // finished, or stopped by a signal (rc = its number)
+        rc = append_compute(&tr, rc, why, start, step, tokens, t0, err, errlen);
     if (!rc)
         printf("done: %s in %.1f s (%.0f tokens/s)\n", tr.ckpt, wall_seconds() - t0,
                tokens / (wall_seconds() - t0));
