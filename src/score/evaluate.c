@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/errors.h"
 #include "core/kernels.h"
 #include "core/tape.h"
 #include "models/loss.h"
@@ -109,6 +110,69 @@ static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Ten
     return rc ? -1 : 0;
 }
 
+// Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
+// with diag, the rows into the diagnosis (kept_logits: the batch's teacher-forced logits, kept
+// before decoding reused their memory). -1 when out of memory.
+static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
+                               const Tensor *kept_logits, long *exact) {
+    int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
+    int oracle = length_oracle(t);
+    int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
+        *stop_at = malloc(sizeof(int) * (size_t)nb);
+    for (int i = 0; hyp && stop_at && i < nb; i++)
+        stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
+    int failed = !hyp || !stop_at || (diag && !kept_logits->data) ||
+                 greedy_decode(m, b->src, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
+                               oracle ? stop_at : NULL, task_end_token(t), hyp) ||
+                 (diag && diagnose_batch(diag, t, b, kept_logits, hyp, max_len, oracle));
+    // Compared: the tokens, and the end unless the oracle placed it.
+    for (int i = 0; !failed && i < nb; i++)
+        *exact += exact_output(hyp + (long)i * max_len, b->tgt_out + (long)i * b->T_tgt,
+                               b->T_tgt, oracle);
+    free(hyp);
+    free(stop_at);
+    return failed ? -1 : 0;
+}
+
+// The classifier's twins (each pair once): both right (pair_acc), and how far apart their
+// logits are (max_twin_diff). all_logits: C per example of the split, by its index.
+static void score_twins(const Split *s, const int *idx, int n, const float *all_logits, int C,
+                        EvalResult *r) {
+    int pairs = 0, both = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k], j = s->ex[i].twin;
+        if (j <= i) continue;
+        const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
+        pairs++;
+        both += kernel_argmax(li, C) == s->ex[i].label && kernel_argmax(lj, C) == s->ex[j].label;
+        for (int c = 0; c < C; c++)
+            r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
+    }
+    r->pair_acc = pairs ? (double)both / pairs : 0;
+}
+
+// The indices of the split's examples of n_clauses `length` (all when length <= 0) into *n,
+// ordered by input length with by_length; NULL when out of memory.
+static int *examples_of_length(const Split *s, int length, int by_length, int *n) {
+    int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
+    *n = 0;
+    if (!idx) return NULL;
+    for (int i = 0; i < s->n; i++)
+        if (length <= 0 || s->ex[i].n_clauses == length) idx[(*n)++] = i;
+    if (by_length && sort_by_length(s, idx, *n)) {
+        free(idx);
+        return NULL;
+    }
+    return idx;
+}
+
+// A malloc'd copy of p[0..n), or NULL when out of memory.
+static float *copy_floats(const float *p, long n) {
+    float *copy = malloc(sizeof(float) * (size_t)n);
+    if (copy) memcpy(copy, p, sizeof(float) * (size_t)n);
+    return copy;
+}
+
 int evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
                    char *err, int errlen) {
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
@@ -118,15 +182,9 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                       Diagnosis *diag, EvalResult *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
     r->exact_match = -1;
-    int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
-    int n = 0;
-    for (int i = 0; i < s->n; i++)
-        if (length <= 0 || s->ex[i].n_clauses == length) idx[n++] = i;
-    if (t->batch_kind == BATCH_PROMPT && sort_by_length(s, idx, n)) {
-        free(idx);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    int n;
+    int *idx = examples_of_length(s, length, t->batch_kind == BATCH_PROMPT, &n);
+    if (!idx) return errorf(err, errlen, "out of memory");
     int C = m->n_classes, classifier = m->cfg.model == MODEL_CLASSIFIER;
     float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
     int was_training = m->training, was_recording = tape_enabled();
@@ -160,40 +218,19 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
                        sizeof(float) * C);
         // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
         // logits until the outputs are decoded).
-        float *kept = NULL;
-        if (diag && decode && model_is_seq2seq(m->cfg.model)) {
-            kept = malloc(sizeof(float) * (size_t)logits->size);
-            if (kept) memcpy(kept, logits->data, sizeof(float) * (size_t)logits->size);
-        }
+        float *kept = diag && decode && model_is_seq2seq(m->cfg.model)
+                          ? copy_floats(logits->data, logits->size) : NULL;
         Tensor kept_logits = *logits;
         kept_logits.data = kept;
         arena_release(a, mark);
         if (decode && model_is_seq2seq(m->cfg.model)) {
-            int max_len = b.T_tgt + 2;   // anything longer than the reference is wrong anyway
-            int oracle = length_oracle(t);
-            int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
-                *stop_at = malloc(sizeof(int) * (size_t)nb);
-            for (int i = 0; hyp && stop_at && i < nb; i++)
-                stop_at[i] = content_length(b.tgt_out + (long)i * b.T_tgt, b.T_tgt);
-            if (!hyp || !stop_at || (diag && !kept) ||
-                greedy_decode(m, b.src, nb, b.T_src, max_len, b.tgt_out, b.T_tgt,
-                              oracle ? stop_at : NULL, task_end_token(t), hyp) ||
-                (diag && diagnose_batch(diag, t, &b, &kept_logits, hyp, max_len, oracle))) {
-                free(hyp);
-                free(stop_at);
+            if (decode_translations(m, t, &b, nb, diag, &kept_logits, &exact)) {
                 free(kept);
-                arena_release(a, mark);
                 batch_free(&b);
                 snprintf(err, errlen, "out of memory while decoding");
                 rc = -1;
                 break;
             }
-            // Compared: the tokens, and the end unless the oracle placed it.
-            for (int i = 0; i < nb; i++)
-                exact += exact_output(hyp + (long)i * max_len, b.tgt_out + (long)i * b.T_tgt,
-                                      b.T_tgt, oracle);
-            free(hyp);
-            free(stop_at);
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
             long right = exact_continuations(m, s, idx + start, nb);
             if (right < 0) {
@@ -213,20 +250,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
         if (decode && (model_is_seq2seq(m->cfg.model) || t->batch_kind == BATCH_PROMPT))
             r->exact_match = n ? (double)exact / n : 0;
-        if (classifier) {   // twins: both right, and how far apart their logits are
-            int pairs = 0, both = 0;
-            for (int k = 0; k < n; k++) {
-                int i = idx[k], j = s->ex[i].twin;
-                if (j <= i) continue;
-                const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
-                pairs++;
-                both += kernel_argmax(li, C) == s->ex[i].label &&
-                        kernel_argmax(lj, C) == s->ex[j].label;
-                for (int c = 0; c < C; c++)
-                    r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
-            }
-            r->pair_acc = pairs ? (double)both / pairs : 0;
-        }
+        if (classifier) score_twins(s, idx, n, all_logits, C, r);
     }
     model_set_training(m, was_training);
     tape_set_enabled(was_recording);
