@@ -107,6 +107,41 @@ static int allowed(int v, int t, int b, const int *stop_at, int end_token) {
     return v != end_token || t >= stop_at[b] - 1;
 }
 
+// Rows base+from .. base+K-1 hold no hypothesis: they keep their cache row and score -inf.
+static void idle_rows(int *parent, int *tokens, double *score_new, int base, int from, int K) {
+    for (int k = from; k < K; k++) {
+        parent[base + k] = base + k;
+        tokens[base + k] = TOK_PAD;
+        score_new[base + k] = -INFINITY;
+    }
+}
+
+// The best 2K continuations of sentence b's live hypotheses (rows base..base+K-1) at step t,
+// into cand; returns how many.
+static int gather(Cand *cand, int K, const float *logits, int V, const double *score,
+                  const double *lse, int base, int t, int b, const int *stop_at, int end_token) {
+    int nc = 0;
+    for (int k = 0; k < K; k++) {
+        int n = base + k;
+        if (score[n] == -INFINITY) continue;
+        const float *z = logits + (long)n * V;
+        for (int v = 0; v < V; v++)
+            if (allowed(v, t, b, stop_at, end_token))
+                offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
+    }
+    return nc;
+}
+
+// The steps decoding may take from the cache's length: a learned table without wrap-around
+// cannot go past its rows, so it stops there.
+static int decodable_steps(Model *m, const DecodeState *s, int max_len) {
+    int limit = max_len;
+    char msg[256];
+    while (limit > 1 && pos_check_length(&m->decoder.pos, s->cache.len + limit, msg, sizeof msg))
+        limit--;
+    return limit;
+}
+
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
 static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len,
                   const int *ref, int ref_T, const int *stop_at, int end_token, int *out) {
@@ -135,11 +170,7 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
         score[n] = n % K == 0 ? 0 : -INFINITY;   // one live hypothesis at first: no duplicates
     }
     for (int b = 0; b < B; b++) best[b] = -INFINITY;
-    // A learned table without wrap-around cannot go past its rows: stop there.
-    int limit = max_len;
-    char msg[256];
-    while (limit > 1 && pos_check_length(&m->decoder.pos, s.cache.len + limit, msg, sizeof msg))
-        limit--;
+    int limit = decodable_steps(m, &s, max_len);
     int remaining = B;
     for (int t = 0; t < limit && remaining; t++) {
         Tensor *logits = decode_step(&s, tokens);                     // (N,V)
@@ -147,22 +178,10 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
         for (int b = 0; b < B; b++) {
             int base = b * K;
             if (n_done[b] >= K) {                                      // finished: rows idle
-                for (int k = 0; k < K; k++) {
-                    parent[base + k] = base + k;
-                    tokens[base + k] = TOK_PAD;
-                    score_new[base + k] = -INFINITY;
-                }
+                idle_rows(parent, tokens, score_new, base, 0, K);
                 continue;
             }
-            int nc = 0;
-            for (int k = 0; k < K; k++) {
-                int n = base + k;
-                if (score[n] == -INFINITY) continue;
-                const float *z = logits->data + (long)n * V;
-                for (int v = 0; v < V; v++)
-                    if (allowed(v, t, b, stop_at, end_token))
-                        offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
-            }
+            int nc = gather(cand, K, logits->data, V, score, lse, base, t, b, stop_at, end_token);
             int live = 0;
             for (int i = 0; i < nc && live < K; i++) {
                 const Cand *c = &cand[i];
@@ -188,11 +207,7 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
                 memcpy(seq_new + (long)n * max_len, prev, sizeof(int) * t);
                 seq_new[(long)n * max_len + t] = c->token;
             }
-            for (int k = live; k < K; k++) {
-                parent[base + k] = base + k;
-                tokens[base + k] = TOK_PAD;
-                score_new[base + k] = -INFINITY;
-            }
+            idle_rows(parent, tokens, score_new, base, live, K);
             if (n_done[b] >= K || live == 0) { n_done[b] = K; remaining--; }
         }
         for (int n = 0; n < N; n++) score[n] = score_new[n];

@@ -93,6 +93,26 @@ static int split_symbol(char c) {
            (u >= '(' && u <= '+') || (u >= ':' && u <= '@') || u == '/';
 }
 
+// The tokens of text (split on Python's whitespace) joined with one space, in a new string.
+static char *join_tokens(const char *text) {
+    size_t m = strlen(text);
+    char *out = malloc(m + 1), *o = out;
+    if (!out) return NULL;
+    int in_token = 0;
+    for (size_t i = 0; i < m;) {
+        int len;
+        unsigned cp = decode((const unsigned char *)text + i, m - i, &len);
+        if (is_py_space(cp)) { in_token = 0; i += (size_t)len; continue; }
+        if (!in_token && o > out) *o++ = ' ';
+        in_token = 1;
+        memcpy(o, text + i, (size_t)len);
+        o += len;
+        i += (size_t)len;
+    }
+    *o = '\0';
+    return out;
+}
+
 char *bleu_tokenize_13a(const char *line) {
     size_t n = strlen(line);
     // Rule 1 at most triples the text (two spaces added), rules 2-4 at most double it (two
@@ -153,24 +173,8 @@ char *bleu_tokenize_13a(const char *line) {
         } else *o++ = *p++;
     }
     *o = '\0';
-    // Split on whitespace, join with one space.
-    size_t m = strlen(c);
     free(a);
-    char *out = malloc(m + 1);
-    if (!out) { free(b); free(c); return NULL; }
-    o = out;
-    int in_token = 0;
-    for (size_t i = 0; i < m;) {
-        int len;
-        unsigned cp = decode((const unsigned char *)c + i, m - i, &len);
-        if (is_py_space(cp)) { in_token = 0; i += (size_t)len; continue; }
-        if (!in_token && o > out) *o++ = ' ';
-        in_token = 1;
-        memcpy(o, c + i, (size_t)len);
-        o += len;
-        i += (size_t)len;
-    }
-    *o = '\0';
+    char *out = join_tokens(c);
     free(b);
     free(c);
     return out;
