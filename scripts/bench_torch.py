@@ -85,7 +85,7 @@ LEARNED_ROWS = 32  # model.max_len's default; positions wrap around the table (m
 
 
 def model_flops_sequence(s, S, T):
-    """src/run/model_flops.c: one training step on a sequence of S source and T target positions.
+    """src/models/model_flops.c: one training step on a sequence of S source and T target positions.
     6 per weight of every matrix product per position through it (cross-attention: k, v per source,
     q, o per target position) + 12 d per query, key and layer for attention, nothing masked."""
     d, cross = s["d"], s["model"] == "translator"
@@ -619,7 +619,7 @@ def compare(args):
     print("\nOpenBLAS %s; OpenMP waiting: C %s, PyTorch %s; PyTorch's malloc: %s; load average %.2f at the start, "
           "%.2f at the end" % (args.core_note, args.c_wait, args.torch_wait, args.malloc, args.load_start,
                                args.load_end))
-    print("MiB: peak resident memory of the run; pk: model FLOP/s (src/run/model_flops.h) as a fraction "
+    print("MiB: peak resident memory of the run; pk: model FLOP/s (src/models/model_flops.h) as a fraction "
           "of the peak loop run just before each run (median of the runs' ratios; the table above is for reference)")
     warn_blas(blas)
     if args.json:

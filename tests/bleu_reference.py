@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for src/run/bleu.c: corpus BLEU with 13a tokenisation and "exp"
+"""Independent reference for src/score/bleu.c: corpus BLEU with 13a tokenisation and "exp"
 smoothing, written from sacreBLEU's documented defaults with Python's own regex engine and
 str.lower(), to cross-check the C code on real output.
 

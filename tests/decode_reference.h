@@ -10,7 +10,7 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "models/model.h"
-#include "run/decode.h"
+#include "models/decode.h"
 
 // Sum over the len tokens of seq of log p(seq[i] | src, <bos> seq[0..i-1]); len <= 8. The
 // forward's tensors are released from `arena` afterwards.

@@ -29,7 +29,7 @@ trap 'exit 130' INT TERM
 # their tables again) and the current build (timestamps kept, so only what
 # a mutant touches is recompiled).
 mkdir -p "$scratch/tree"
-for d in Makefile src tests data configs scripts results; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
+for d in Makefile src tests data configs scripts results docs; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
 [ "$CHECK_ONLY" = 0 ] && [ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
 # Tests find the Multi30k data at ../shared/data (beside the checkout): the same beside the copy.
 [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"

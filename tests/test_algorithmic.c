@@ -5,7 +5,7 @@
 #include "data/algorithmic.h"
 #include "config/config.h"
 #include "pos/pos.h"
-#include "run/task.h"
+#include "data/task.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include "data/vocab.h"
 #include "plot/heatmap.h"
 #include "pos/pos.h"
-#include "run/attention.h"
+#include "infer/attention.h"
 
 static Arena arena;
 

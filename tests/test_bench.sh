@@ -16,7 +16,7 @@ else
 fi
 
 # Every model shape has its model FLOP/s (% peak needs them): the recurrent translator's count
-# is its own (run/model_flops.h), and it must not fall back to the Transformer's.
+# is its own (models/model_flops.h), and it must not fall back to the Transformer's.
 if [ -x "$BIN_DIR/bench" ] && timeout 120 "$BIN_DIR/bench" --only lstm,copy --threads 1 --runs 1 \
         --tsv >"$TMP/out2" 2>"$TMP/err2"; then
     rows=$(awk -F'\t' '$1 == "train" && ($2 == "lstm" || $2 == "copy") && $11 > 0 && $12 > 0' \

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "run/bleu.h"
+#include "score/bleu.h"
 
 static BleuScore corpus(const char *const *hyp, const char *const *ref, int n, int lowercase) {
     BleuStats st = {0};

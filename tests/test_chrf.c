@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "check.h"
-#include "run/chrf.h"
+#include "score/chrf.h"
 
 static double corpus(const char *const *hyp, const char *const *ref, int n) {
     ChrfStats st = {0};

@@ -10,8 +10,8 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "pos/pos.h"
-#include "run/decode.h"
-#include "run/evaluate.h"
+#include "models/decode.h"
+#include "score/evaluate.h"
 
 static Arena arena;
 

@@ -14,8 +14,8 @@
 #include "data/algorithmic.h"
 #include "data/batch.h"
 #include "grad_check.h"
-#include "run/decode.h"
-#include "run/evaluate.h"
+#include "models/decode.h"
+#include "score/evaluate.h"
 
 static Arena arena;
 

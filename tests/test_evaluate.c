@@ -11,10 +11,11 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
-#include "run/decode.h"
-#include "run/diagnose.h"
-#include "run/evaluate.h"
-#include "run/grad_dump.h"
+#include "models/decode.h"
+#include "score/diagnose.h"
+#include "models/loss.h"
+#include "score/evaluate.h"
+#include "score/grad_dump.h"
 #include "io/safetensors.h"
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// ./generate's logic (run/generate.h): greedy generation through the language model's cache
+// ./generate's logic (infer/generate.h): greedy generation through the language model's cache
 // picks, at every step, the argmax of the full forward (lm_logits on the whole prefix), for
 // every scheme and far past the learned table's rows; --score's losses are the full
 // forward's cross-entropies; sampling follows its seed; a learned table without wrap-around
@@ -13,8 +13,8 @@
 #include "data/vocab.h"
 #include "pos/pos.h"
 #include "core/runtime.h"
-#include "run/generate.h"
-#include "run/progress.h"
+#include "infer/generate.h"
+#include "infer/progress.h"
 
 static Arena arena;
 enum { V = 17, PROMPT = 3, STEPS = 29 };   // 32 positions: 4x the learned table's 8 rows

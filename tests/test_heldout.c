@@ -14,8 +14,8 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "pos/pos.h"
-#include "run/evaluate.h"
-#include "run/task.h"
+#include "score/evaluate.h"
+#include "data/task.h"
 
 static Arena arena;
 static char dir[64];

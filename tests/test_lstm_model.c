@@ -8,9 +8,9 @@
 #include "config_words.h"
 #include "grad_check.h"
 #include "data/vocab.h"
-#include "run/attention.h"
-#include "run/decode.h"
-#include "run/evaluate.h"
+#include "infer/attention.h"
+#include "models/decode.h"
+#include "score/evaluate.h"
 
 static Arena arena;
 

@@ -4,7 +4,7 @@
 //    not the state handed to the decoder, not the recurrence): the model's logits equal
 //    tests/lstm_reference.h's plain-loop forward drawing its masks from a copy of the model's
 //    dropout stream, and the model draws exactly as many seeds;
-//  - beam search (run/decode.c) with a beam wider than every hypothesis finds what an
+//  - beam search (models/decode.c) with a beam wider than every hypothesis finds what an
 //    exhaustive search over all outputs finds (3 output tokens, at most 4 steps, each output
 //    scored by the full model's log-probability over the GNMT length penalty), for the
 //    Transformer translator and the LSTM translator, at alpha 0, 0.6 and 2.5; and the LSTM's
@@ -19,7 +19,7 @@
 #include "core/arena.h"
 #include "core/tape.h"
 #include "data/vocab.h"
-#include "run/decode.h"
+#include "models/decode.h"
 
 static Arena arena;
 

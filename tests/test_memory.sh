@@ -91,7 +91,7 @@ else fail memory_eval_test_size_refused "exit $rc, peak $kib KiB: $(head -c 300 
 # ------------------------------------------------------------------ a memory cgroup's limit
 
 # run.max_memory = auto compares with the room a memory cgroup leaves when that is less than
-# MemAvailable (run/memory_estimate.c cgroup_room). A cgroup of 1 GiB is made for the test when
+# MemAvailable (memory/memory_limit.c cgroup_room). A cgroup of 1 GiB is made for the test when
 # this machine lets us (root, a writable cgroup v1 memory hierarchy or a v2 one with the memory
 # controller); a batch of 4.8 GiB, below this machine's MemAvailable, must then be refused
 # naming the cgroup, and the tiny run must go ahead seeing about 1 GiB: the limit less what the

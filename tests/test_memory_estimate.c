@@ -9,10 +9,10 @@
 #include <string.h>
 #include "core/byte_size.h"
 #include "core/tape.h"
-#include "run/evaluate.h"
-#include "run/decode.h"
-#include "run/memory_estimate.h"
-#include "run/memory_probe.h"
+#include "models/loss.h"
+#include "models/decode.h"
+#include "memory/memory_estimate.h"
+#include "memory/memory_probe.h"
 
 static void test_byte_sizes(void) {
     const char *good[] = {"8G", "512M", "1.5G", "100K", "4096", "2GiB", "3gb", "1T", "7B"};

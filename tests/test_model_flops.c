@@ -1,7 +1,7 @@
-// Model FLOPs of a training step (run/model_flops.h), the count behind ./bench's `% peak`,
+// Model FLOPs of a training step (models/model_flops.h), the count behind ./bench's `% peak`,
 // against numbers added up by hand matrix by matrix.
 #include "check.h"
-#include "run/model_flops.h"
+#include "models/model_flops.h"
 
 static Config small(ModelKind kind, Activation act) {
     Config c;

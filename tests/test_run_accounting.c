@@ -1,5 +1,5 @@
 // What ./train derives and counts, by hand:
-//  - the memory estimate's terms (run/memory_estimate.h) for small configs: the parameter
+//  - the memory estimate's terms (memory/memory_estimate.h) for small configs: the parameter
 //    count of an LSTM translator added up from its tensors, bytes a parameter (training 4 + 4
 //    + 8 for weights, gradients and the AdamW moments, + 4 for each micro-batch past the
 //    first, + 12 for the checkpoint buffer or 24 when resuming; evaluation and translation
@@ -25,11 +25,11 @@
 #include "check.h"
 #include "config_words.h"
 #include "core/arena.h"
-#include "run/memory_estimate.h"
-#include "run/generate.h"
-#include "run/memory_probe.h"
-#include "run/task.h"
-#include "run/train_compute.h"
+#include "memory/memory_estimate.h"
+#include "infer/generate.h"
+#include "memory/memory_probe.h"
+#include "data/task.h"
+#include "train/train_compute.h"
 
 static Arena arena;
 #define MiB (1024.0 * 1024.0)

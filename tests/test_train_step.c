@@ -15,10 +15,10 @@
 #include "core/tape.h"
 #include "io/fileio.h"
 #include "data/vocab.h"
-#include "run/evaluate.h"
-#include "run/micro_batches.h"
-#include "run/train_log.h"
-#include "run/train_step.h"
+#include "models/loss.h"
+#include "train/micro_batches.h"
+#include "train/train_log.h"
+#include "train/train_step.h"
 
 static Arena arena;
 

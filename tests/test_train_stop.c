@@ -1,4 +1,4 @@
-// The stop rules of train.until and train.patience (run/train_stop.h), on hand-made
+// The stop rules of train.until and train.patience (train/train_stop.h), on hand-made
 // validation rows: until fires at the first evaluation whose number reaches the value (equal
 // counts), on the number as log.csv prints it; patience stops after exactly N evaluations in a
 // row without a better number (equal is not better; better = higher for >=, lower for <= and
@@ -8,7 +8,7 @@
 #include "check.h"
 #include "fs_helpers.h"
 #include "io/fileio.h"
-#include "run/train_stop.h"
+#include "train/train_stop.h"
 
 // Defaults with the given overrides applied; 0 on success.
 static int config_with(Config *c, const char *a, const char *b, char *err, int errlen) {

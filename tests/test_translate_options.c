@@ -1,4 +1,4 @@
-// What ./translate does with a line (run/translate.h, run/attention.h), on translators built
+// What ./translate does with a line (infer/translate.h, infer/attention.h), on translators built
 // here with a vocabulary of plain words (no files):
 //  - an output that never ends stops at 2 Ts + 10 tokens (Ts: the source with its <eos>), a
 //    limit only outputs longer than twice their source reach;
@@ -20,9 +20,9 @@
 #include "lstm_reference.h"
 #include "core/arena.h"
 #include "core/tape.h"
-#include "run/attention.h"
-#include "run/decode.h"
-#include "run/translate.h"
+#include "infer/attention.h"
+#include "models/decode.h"
+#include "infer/translate.h"
 
 static Arena arena;
 static const char *WORDS[] = {"haus", "hund", "katze", "mann", "frau", "sieht", "beisst", "kind"};

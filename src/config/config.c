@@ -134,7 +134,7 @@ static const Key KEYS[] = {
     INT("train", steps, "2000", 1, 1e9),
     INT("train", batch_size, "64", 1, 1 << 20),
     // split each batch into this many runs of rows, forwarded and backpropagated at once, one
-    // a thread, their gradients summed (run/micro_batches.h); 1 = the whole batch, ops parallel
+    // a thread, their gradients summed (train/micro_batches.h); 1 = the whole batch, ops parallel
     INT("train", micro_batches, "1", 1, 256),
     FLT("train", lr, "1e-3", 0, 10, LO_OPEN),
     ENUM("train", schedule, "cosine", "constant", "cosine", "noam"),
@@ -654,17 +654,8 @@ static int invalid(const Config *c, const char *key1, const char *key2, char *er
     return errorf(err, errlen, "%s: %s", file, msg);
 }
 
-int config_validate(const Config *c, const ConfigChecks *checks, char *err, int errlen) {
-    if (strchr(c->name, '/') || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
-        return invalid(c, "name", NULL, err, errlen,
-                       "name '%s' must be a plain folder name (no '/')", c->name);
-    if (c->min_clauses > c->max_clauses)
-        return invalid(c, "max_clauses", "min_clauses", err, errlen,
-                       "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses,
-                       c->min_clauses);
-    if (c->min_length > c->max_length)
-        return invalid(c, "max_length", "min_length", err, errlen,
-                       "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
+// The task and the model go together, and each split names both of its files.
+static int check_task_model(const Config *c, char *err, int errlen) {
     const char *task = config_enum_name(c, &c->task), *model = config_enum_name(c, &c->model);
     static const ModelKind model_for[] = {[TASK_ORDER] = MODEL_CLASSIFIER,
                                           [TASK_TOY_TRANSLATE] = MODEL_TRANSLATOR,
@@ -690,33 +681,13 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
     if (!c->test_src[0] != !c->test_tgt[0])
         return invalid(c, c->test_src[0] ? "test_src" : "test_tgt", NULL, err, errlen,
                        "test_src and test_tgt must be set together");
-    if (c->model == MODEL_LSTM && strcmp(c->pos, "none"))
-        return invalid(c, "pos", "model", err, errlen,
-                       "model = lstm has no positional scheme: pos must be none, not %s", c->pos);
-    if (c->attention != ATTENTION_DOT && c->model != MODEL_LSTM)
-        return invalid(c, "attention", "model", err, errlen,
-                       "attention = %s needs model = lstm (a Transformer's attention is "
-                       "scaled dot-product)", config_enum_name(c, &c->attention));
-    if (c->model == MODEL_LSTM && c->enc_layers != c->dec_layers)
-        return invalid(c, "dec_layers", "enc_layers", err, errlen,
-                       "model = lstm starts decoder layer i from encoder layer i's final state: "
-                       "dec_layers (%d) must equal enc_layers (%d)", c->dec_layers, c->enc_layers);
-    if (c->d_model % c->n_heads)
-        return invalid(c, "n_heads", "d_model", err, errlen,
-                       "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
-    const char *key;
-    char msg[256];
-    if (checks && checks->check(c, &key, msg, sizeof msg))
-        return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
-    if (!c->eos && !model_is_seq2seq(c->model))
-        return invalid(c, "eos", "model", err, errlen,
-                       "eos = false needs model = translator or lstm "
-                       "(only a translator's targets end with <eos>)");
-    const PosConfig *pc = &c->pos_cfg;
-    if (pc->yarn_alpha >= pc->yarn_beta)
-        return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
-                       "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
-    // train.until: a number the task's validation row has (run/train_eval.h)
+    return 0;
+}
+
+// The stop rules, micro-batches, schedule and the sizes of the run's budgets.
+static int check_training(const Config *c, char *err, int errlen) {
+    const char *task = config_enum_name(c, &c->task);
+    // train.until: a number the task's validation row has (train/train_eval.h)
     if (c->until_compare != UNTIL_OFF && c->task == TASK_LM &&
         c->until_metric == METRIC_VAL_EXACT_MATCH)
         return invalid(c, "until", NULL, err, errlen,
@@ -746,6 +717,48 @@ int config_validate(const Config *c, const ConfigChecks *checks, char *err, int 
         return invalid(c, "max_file_size", NULL, err, errlen,
                        "max_file_size: '%s' is not a size like 1G or 200M", c->max_file_size);
     return 0;
+}
+
+int config_validate(const Config *c, const ConfigChecks *checks, char *err, int errlen) {
+    if (strchr(c->name, '/') || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
+        return invalid(c, "name", NULL, err, errlen,
+                       "name '%s' must be a plain folder name (no '/')", c->name);
+    if (c->min_clauses > c->max_clauses)
+        return invalid(c, "max_clauses", "min_clauses", err, errlen,
+                       "max_clauses (%d) must be >= min_clauses (%d)", c->max_clauses,
+                       c->min_clauses);
+    if (c->min_length > c->max_length)
+        return invalid(c, "max_length", "min_length", err, errlen,
+                       "max_length (%d) must be >= min_length (%d)", c->max_length, c->min_length);
+    int rc = check_task_model(c, err, errlen);
+    if (rc) return rc;
+    if (c->model == MODEL_LSTM && strcmp(c->pos, "none"))
+        return invalid(c, "pos", "model", err, errlen,
+                       "model = lstm has no positional scheme: pos must be none, not %s", c->pos);
+    if (c->attention != ATTENTION_DOT && c->model != MODEL_LSTM)
+        return invalid(c, "attention", "model", err, errlen,
+                       "attention = %s needs model = lstm (a Transformer's attention is "
+                       "scaled dot-product)", config_enum_name(c, &c->attention));
+    if (c->model == MODEL_LSTM && c->enc_layers != c->dec_layers)
+        return invalid(c, "dec_layers", "enc_layers", err, errlen,
+                       "model = lstm starts decoder layer i from encoder layer i's final state: "
+                       "dec_layers (%d) must equal enc_layers (%d)", c->dec_layers, c->enc_layers);
+    if (c->d_model % c->n_heads)
+        return invalid(c, "n_heads", "d_model", err, errlen,
+                       "d_model (%d) must be divisible by n_heads (%d)", c->d_model, c->n_heads);
+    const char *key;
+    char msg[256];
+    if (checks && checks->check(c, &key, msg, sizeof msg))
+        return invalid(c, key, strcmp(key, "pos") ? "pos" : "d_model", err, errlen, "%s", msg);
+    if (!c->eos && !model_is_seq2seq(c->model))
+        return invalid(c, "eos", "model", err, errlen,
+                       "eos = false needs model = translator or lstm "
+                       "(only a translator's targets end with <eos>)");
+    const PosConfig *pc = &c->pos_cfg;
+    if (pc->yarn_alpha >= pc->yarn_beta)
+        return invalid(c, "yarn_beta", "yarn_alpha", err, errlen,
+                       "yarn_beta (%g) must be > yarn_alpha (%g)", pc->yarn_beta, pc->yarn_alpha);
+    return check_training(c, err, errlen);
 }
 
 int config_check_files(const Config *c, char *err, int errlen) {

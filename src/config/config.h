@@ -86,7 +86,7 @@ typedef struct Config {
                                // free cores, re-checked between steps
     char  max_memory[CFG_STR]; // "auto": refuse a run whose memory estimate
                                // exceeds what is available; "8G": the limit
-                               // is 8 GiB instead (run/memory_estimate.h)
+                               // is 8 GiB instead (memory/memory_estimate.h)
 
     // [task]
     TaskKind task;             // order | toy_translate | parallel_text | lm | algorithmic
@@ -133,7 +133,7 @@ typedef struct Config {
     // [train]
     int   steps;
     int   batch_size;
-    int   micro_batches;       // the batch split into this many, run at once (run/micro_batches.h)
+    int   micro_batches;       // the batch in this many parts, run at once (train/micro_batches.h)
     float lr;
     Schedule schedule;         // constant | cosine | noam
     int   warmup;

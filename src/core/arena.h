@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 typedef struct ArenaBlock ArenaBlock;
-// An optional record of what an arena does, for the memory estimate (run/memory_probe.h):
+// An optional record of what an arena does, for the memory estimate (memory/memory_probe.h):
 // each allocation's bytes (as arena_alloc takes them, > 0) and each release or reset as the
 // bytes in use after it, stored negated minus one (so a release to 0 is -1). An allocation
 // whose size is not a polynomial of the shapes says how it is sized (arena_trace_pack).
@@ -37,7 +37,7 @@ double arena_alloc_bytes(double bytes);             // what arena_alloc(bytes)
                                                     // takes: whole 64-byte blocks
 void *arena_calloc(Arena *a, size_t bytes);         // zeroed
 void  arena_reset(Arena *a);                        // keep the blocks, forget their contents
-// New blocks of at least `bytes`: a run that knows its peak (run/memory_estimate.h) takes it
+// New blocks of at least `bytes`: a run that knows its peak (memory/memory_estimate.h) takes it
 // in one block, whose pages fault once, instead of growing block by block and faulting again
 // in each larger block. Untouched pages of a block cost no memory.
 void  arena_reserve(Arena *a, size_t bytes);

@@ -244,7 +244,7 @@ void kernel_softmax_row(const float *z, float *out, int n);
 
 // Whether a loop worth forking for (`big`: over the bounds above) forks: only when this
 // thread may use more than one (omp_get_max_threads() is 1 on a one-thread run and inside a
-// micro-batch, run/micro_batches.h).
+// micro-batch, train/micro_batches.h).
 static inline int kernel_fork(int big) { return big && omp_get_max_threads() > 1; }
 
 // A loop on the OpenMP team when kernel_fork(big), else as a plain loop, outside any region:

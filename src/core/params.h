@@ -31,7 +31,7 @@ Tensor *param_new(Params *ps, const char *name, int ndim, const int *shape, int 
                   ParamInit init);
 void    params_alloc(Params *ps);            // zero-filled values and gradients
 // Zero-filled gradients of its own, and data: the values of another Params declared the same
-// way (a copy of a model for a micro-batch, run/micro_batches.h).
+// way (a copy of a model for a micro-batch, train/micro_batches.h).
 void    params_alloc_shared(Params *ps, float *data);
 // Every parameter by its ParamInit, in declaration order (xavier draws come from r in that order).
 void    params_init(Params *ps, Rng *r);

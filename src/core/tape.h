@@ -22,7 +22,7 @@ struct Node {
 };
 
 // The tape ops record on. Each thread has its own default tape; a thread that runs one of
-// a step's micro-batches (run/micro_batches.h) records on that micro-batch's tape instead, so
+// a step's micro-batches (train/micro_batches.h) records on that micro-batch's tape instead, so
 // micro-batches on different threads never share one.
 typedef struct Tape { Node *nodes; int n, cap; int disabled; } Tape;
 // Record on t from now on in this thread (NULL: the thread's default tape); returns the tape

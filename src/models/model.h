@@ -31,7 +31,7 @@ typedef struct Model {
 // RNG_INIT stream of cfg->seed). n_classes for the classifier, vocab sizes
 // otherwise (classifier and lm use src_vocab).
 void model_build(Model *m, const Config *cfg, int src_vocab, int tgt_vocab, int n_classes);
-// A model for one micro-batch of m's steps (run/micro_batches.h): m's configuration and
+// A model for one micro-batch of m's steps (train/micro_batches.h): m's configuration and
 // parameter values (shared, not copied), gradients of its own; its random streams are set by
 // the caller each step. model_free releases it and leaves m's values alone.
 void model_share(Model *copy, const Model *m);

@@ -1,4 +1,4 @@
-// The command line of the tools (./eval, ./generate, ./permute, ./translate): one
+// The command line of the tools (./eval, ./generate, ./permute, ./translate, ./bench): one
 // reader, so every tool names its options' mistakes the same way and exits 2 on them.
 //
 // A tool lists its options; cli_read walks argv, stores each option's word (or marks a flag)

@@ -8,6 +8,7 @@
 #include "pos/pos.h"
 #include "core/tensor.h"
 #include "run/checkpoint.h"
+#include "memory/memory_check.h"
 
 enum { OPENED_ARENA = 1, OPENED_TASK = 2, OPENED_MODEL = 4 };
 
@@ -65,13 +66,13 @@ int run_open(Run *r, char *err, int errlen) {
     run_inference_begin(&r->arena, r->cfg.threads);
     r->opened = OPENED_ARENA;
     // Memory from the config alone first: an absurd test_size is refused before generating it.
-    memory_estimate_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory);
-    if (memory_check(&r->memory, &r->cfg, err, errlen) || task_load(&r->task, &r->cfg, err, errlen))
+    if (memory_check_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory, err, errlen) ||
+        task_load(&r->task, &r->cfg, err, errlen))
         return -1;
     r->opened |= OPENED_TASK;
     const Task *t = &r->task;
-    memory_estimate_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory);
-    if (memory_check(&r->memory, &r->cfg, err, errlen)) return -1;
+    if (memory_check_eval(&r->cfg, t, r->lengths, r->n_lengths, &r->memory, err, errlen))
+        return -1;
     arena_reserve(&r->arena, (size_t)r->memory.activations);
     if (r->ckpt[0] && task_check_vocabs(t, r->dir, err, errlen)) return -1;
     // A run trained before model.attn_train_length was recorded: its training data, rebuilt, tells.

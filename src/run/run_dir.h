@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include "core/arena.h"
 #include "models/model.h"
-#include "run/memory_estimate.h"
-#include "run/task.h"
+#include "memory/memory_estimate.h"
+#include "data/task.h"
 
 typedef struct Run {
     Config cfg;
@@ -43,7 +43,7 @@ int  run_read_config(Run *r, const char *arg, int allow_ini, int n_over, char **
                      int errlen);
 
 // After run_read_config: the config's thread count, a tensor arena with the tape off
-// (run_inference_begin), the task's data, the memory estimate checked (run/memory_estimate.h;
+// (run_inference_begin), the task's data, the memory estimate checked (memory/memory_estimate.h;
 // printed on stderr once all else succeeded), the saved vocabularies checked against the data, the
 // model built with dropout off and the checkpoint's weights loaded (a fresh model keeps its seeded
 // initial weights). 0, or -1 with a message; call run_close either way.

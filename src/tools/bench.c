@@ -22,10 +22,11 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 #include "models/model.h"
-#include "run/evaluate.h"
-#include "run/memory_estimate.h"
-#include "run/model_flops.h"
-#include "run/train_step.h"
+#include "models/loss.h"
+#include "memory/memory_check.h"
+#include "models/model_flops.h"
+#include "run/cli.h"
+#include "train/train_step.h"
 
 static const char *USAGE =
     "usage: ./bench [--threads 1,2] [--runs N] [--only NAME,...] [--micro-batches K] [--busy]\n"
@@ -41,7 +42,7 @@ static const char *USAGE =
     "  --only LIST      any of: toy, multi30k, lstm, lstm30k, lm, llama, lm256, lm768, lm768x4,\n"
     "                   copy, lmcopy, peak, matmul, attention, eval, forkjoin (default all)\n"
     "  --micro-batches K  training steps split each batch into K micro-batches, run at once\n"
-    "                   (train.micro_batches, src/run/micro_batches.h; default 1)\n"
+    "                   (train.micro_batches, src/train/micro_batches.h; default 1)\n"
     "  --busy           a competing process spins on one core during the measurements\n"
     "  --tsv            machine-readable rows: kind name threads value unit aux unit peak_mib\n"
     "                   [cpu_ms base_mib model_gflops percent_of_peak]\n"
@@ -49,7 +50,7 @@ static const char *USAGE =
     "cpu ms is the CPU time of all threads per step; base MiB the resident memory before the\n"
     "first step (model, optimizer state, batches); peak MiB the peak resident memory.\n"
     "GFLOP/s: model FLOPs of the steps (6 per weight per position + 12 d per query, key and\n"
-    "layer for attention; src/run/model_flops.h) over the wall time;\n"
+    "layer for attention; src/models/model_flops.h) over the wall time;\n"
     "% peak: that against `peak`, a register-only FMA loop on the same number of threads\n"
     "(GFLOP/s by the wall clock, and per CPU-second of all threads). Each timed run is paired\n"
     "with a 0.1 s peak loop just before it, and % peak is the median of the runs' ratios.\n";
@@ -76,49 +77,58 @@ typedef struct {
 } Shape;
 
 static const Shape SHAPES[] = {
-    {"toy", "toy translator d64 h4 2+2 ff256 B64", MODEL_TRANSLATOR,
-     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "rope", ACTIVATION_RELU,
-     0.1f, 0.1f, 0, 0},
-    {"multi30k", "multi30k-sized d256 h8 3+3 ff1024 B64 V8k", MODEL_TRANSLATOR,
-     256, 8, 3, 3, 1024, 64, 8000, 8000, 8, 18, 8, 18, 0, 3, "rope", ACTIVATION_RELU,
-     0.1f, 0.1f, 0, 0},
+    {.name = "toy", .label = "toy translator d64 h4 2+2 ff256 B64", .model = MODEL_TRANSLATOR,
+     .d = 64, .heads = 4, .enc = 2, .dec = 2, .ff = 256, .B = 64, .V_src = 95, .V_tgt = 76,
+     .src_min = 6, .src_max = 24, .tgt_min = 6, .tgt_max = 22, .steps = 10, .pos = "rope",
+     .act = ACTIVATION_RELU, .dropout = 0.1f, .smoothing = 0.1f},
+    {.name = "multi30k", .label = "multi30k-sized d256 h8 3+3 ff1024 B64 V8k",
+     .model = MODEL_TRANSLATOR, .d = 256, .heads = 8, .enc = 3, .dec = 3, .ff = 1024, .B = 64,
+     .V_src = 8000, .V_tgt = 8000, .src_min = 8, .src_max = 18, .tgt_min = 8, .tgt_max = 18,
+     .steps = 3, .pos = "rope", .act = ACTIVATION_RELU, .dropout = 0.1f, .smoothing = 0.1f},
     // The recurrent translator of configs/lstm.ini (bidirectional, dot attention) on the toy
     // shape's batches (heads and ff unused).
-    {"lstm", "toy lstm d64 bi 2+2 B64", MODEL_LSTM,
-     64, 4, 2, 2, 256, 64, 95, 76, 6, 24, 6, 22, 0, 10, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0, 0},
+    {.name = "lstm", .label = "toy lstm d64 bi 2+2 B64", .model = MODEL_LSTM, .d = 64, .heads = 4,
+     .enc = 2, .dec = 2, .ff = 256, .B = 64, .V_src = 95, .V_tgt = 76, .src_min = 6, .src_max = 24,
+     .tgt_min = 6, .tgt_max = 22, .steps = 10, .pos = "none", .act = ACTIVATION_RELU,
+     .dropout = 0.1f, .smoothing = 0.1f},
     // The recurrent translator at the size of the course's LSTM on Multi30k (the hidden width of
     // configs/multi30k/course.ini, one layer each side, batch 32) on the multi30k shape's
     // batches: vocabularies of 8000, sentences of 8..18 words.
-    {"lstm30k", "multi30k lstm d128 bi 1+1 B32 V8k", MODEL_LSTM,
-     128, 4, 1, 1, 512, 32, 8000, 8000, 8, 18, 8, 18, 0, 5, "none", ACTIVATION_RELU, 0.1f, 0.1f, 0,
-     0},
-    {"lm", "lm d128 h4 2L ff512 B8 T512 V1k", MODEL_LM,
-     128, 4, 0, 2, 512, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_RELU,
-     0.1f, 0.1f, 0, 0},
+    {.name = "lstm30k", .label = "multi30k lstm d128 bi 1+1 B32 V8k", .model = MODEL_LSTM, .d = 128,
+     .heads = 4, .enc = 1, .dec = 1, .ff = 512, .B = 32, .V_src = 8000, .V_tgt = 8000, .src_min = 8,
+     .src_max = 18, .tgt_min = 8, .tgt_max = 18, .steps = 5, .pos = "none", .act = ACTIVATION_RELU,
+     .dropout = 0.1f, .smoothing = 0.1f},
+    {.name = "lm", .label = "lm d128 h4 2L ff512 B8 T512 V1k", .model = MODEL_LM, .d = 128,
+     .heads = 4, .dec = 2, .ff = 512, .B = 8, .V_src = 1000, .V_tgt = 1000, .T = 512, .steps = 3,
+     .pos = "rope", .act = ACTIVATION_RELU, .dropout = 0.1f, .smoothing = 0.1f},
     // The lm shape with the Llama-style block; ff 352 is 2/3 of 512 rounded up to 16
     // (docs/design.md §2.5).
-    {"llama", "lm llama d128 h4 2L swiglu352 B8 T512 V1k", MODEL_LM,
-     128, 4, 0, 2, 352, 8, 1000, 1000, 0, 0, 0, 0, 512, 3, "rope", ACTIVATION_SWIGLU,
-     0.1f, 0.1f, 1, 0},
+    {.name = "llama", .label = "lm llama d128 h4 2L swiglu352 B8 T512 V1k", .model = MODEL_LM,
+     .d = 128, .heads = 4, .dec = 2, .ff = 352, .B = 8, .V_src = 1000, .V_tgt = 1000, .T = 512,
+     .steps = 3, .pos = "rope", .act = ACTIVATION_SWIGLU, .dropout = 0.1f, .smoothing = 0.1f,
+     .llama = 1},
     // The wide language models, for the kernels' speed (GPT-2 blocks at GPT-2 width in the last
     // two): GELU, the learned (wrapping) position table, vocabulary 76, no dropout, as ./train
     // runs them.
-    {"lm256", "lm d256 h4 4L ff1024 B8 T256 gelu", MODEL_LM,
-     256, 4, 0, 4, 1024, 8, 76, 76, 0, 0, 0, 0, 256, 3, "learned", ACTIVATION_GELU,
-     0.0f, 0.0f, 0, 0},
-    {"lm768", "lm d768 h12 2L ff3072 B4 T256 gelu", MODEL_LM,
-     768, 12, 0, 2, 3072, 4, 76, 76, 0, 0, 0, 0, 256, 2, "learned", ACTIVATION_GELU,
-     0.0f, 0.0f, 0, 0},
-    {"lm768x4", "lm d768 h12 4L ff3072 B8 T128 gelu", MODEL_LM,
-     768, 12, 0, 4, 3072, 8, 76, 76, 0, 0, 0, 0, 128, 2, "learned", ACTIVATION_GELU,
-     0.0f, 0.0f, 0, 0},
+    {.name = "lm256", .label = "lm d256 h4 4L ff1024 B8 T256 gelu", .model = MODEL_LM, .d = 256,
+     .heads = 4, .dec = 4, .ff = 1024, .B = 8, .V_src = 76, .V_tgt = 76, .T = 256, .steps = 3,
+     .pos = "learned", .act = ACTIVATION_GELU},
+    {.name = "lm768", .label = "lm d768 h12 2L ff3072 B4 T256 gelu", .model = MODEL_LM, .d = 768,
+     .heads = 12, .dec = 2, .ff = 3072, .B = 4, .V_src = 76, .V_tgt = 76, .T = 256, .steps = 2,
+     .pos = "learned", .act = ACTIVATION_GELU},
+    {.name = "lm768x4", .label = "lm d768 h12 4L ff3072 B8 T128 gelu", .model = MODEL_LM, .d = 768,
+     .heads = 12, .dec = 4, .ff = 3072, .B = 8, .V_src = 76, .V_tgt = 76, .T = 128, .steps = 2,
+     .pos = "learned", .act = ACTIVATION_GELU},
     // The algorithmic length-generalisation lab (scripts/lengthgen.sh): configs/algorithmic/
     // copy.ini and lm_copy.ini, inputs of 1..16 digits (vocabulary 10 + 4 specials), batch 64,
     // RoPE, no dropout, no label smoothing.
-    {"copy", "copy translator d64 h4 1+1 ff128 B64 n1-16", MODEL_TRANSLATOR,
-     64, 4, 1, 1, 128, 64, 14, 14, 1, 16, 1, 16, 0, 10, "rope", ACTIVATION_RELU, 0.0f, 0.0f, 0, 1},
-    {"lmcopy", "lm copy d64 h4 2L ff128 B64 n1-16", MODEL_LM,
-     64, 4, 0, 2, 128, 64, 14, 14, 1, 16, 0, 0, 0, 10, "rope", ACTIVATION_RELU, 0.0f, 0.0f, 0, 1},
+    {.name = "copy", .label = "copy translator d64 h4 1+1 ff128 B64 n1-16",
+     .model = MODEL_TRANSLATOR, .d = 64, .heads = 4, .enc = 1, .dec = 1, .ff = 128, .B = 64,
+     .V_src = 14, .V_tgt = 14, .src_min = 1, .src_max = 16, .tgt_min = 1, .tgt_max = 16,
+     .steps = 10, .pos = "rope", .act = ACTIVATION_RELU, .copy = 1},
+    {.name = "lmcopy", .label = "lm copy d64 h4 2L ff128 B64 n1-16", .model = MODEL_LM, .d = 64,
+     .heads = 4, .dec = 2, .ff = 128, .B = 64, .V_src = 14, .V_tgt = 14, .src_min = 1,
+     .src_max = 16, .steps = 10, .pos = "rope", .act = ACTIVATION_RELU, .copy = 1},
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
@@ -145,7 +155,7 @@ static int token(int b, int t, int step, int V) {
 static void shape_config(const Shape *s, Config *c);
 
 // The batch of one step; tokens counted as the positions the model reads (non-pad source +
-// target), *flops its model FLOPs (run/model_flops.h) over the rows' non-pad lengths.
+// target), *flops its model FLOPs (models/model_flops.h) over the rows' non-pad lengths.
 static void make_batch(const Shape *s, int step, Batch *bt, long *tokens, double *flops) {
     memset(bt, 0, sizeof *bt);
     Config c;
@@ -304,7 +314,7 @@ static Result bench_model(const Shape *s, int runs) {
     double flops[NB];
     for (int i = 0; i < NB; i++) make_batch(s, i, &batches[i], &tokens[i], &flops[i]);
     double base = peak_mib();
-    // The trainer's step (run/train_step.h) at a fixed learning rate. Warm-up: size the arena.
+    // The trainer's step (train/train_step.h) at a fixed learning rate. Warm-up: size the arena.
     MicroBatches micro;
     char err[128];
     if (micro_batches_init(&micro, &m, micro_batches, err, sizeof err)) {
@@ -547,51 +557,71 @@ static const char *unknown_name(const char *only) {
     return NULL;
 }
 
-int main(int argc, char **argv) {
-    runtime_init(argc, argv);
-    // The parent runs the memory probe (a training step at tiny shapes) and then forks the
-    // measurements: a child forked from a process whose OpenMP threads exist has only the
-    // forking thread and waits at its first parallel region for the others forever. One
-    // thread here keeps libgomp from starting any; each child sets its own count.
-    runtime_set_threads(1);
-    int threads[8] = {1, 2}, n_threads = 2, runs = 5, tsv = 0, busy = 0;
-    const char *only = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            n_threads = 0;
-            for (char *p = argv[++i]; *p && n_threads < 8; p += *p == ',')
-                threads[n_threads++] = (int)strtol(p, &p, 10);
-        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-            only = argv[++i];
-        } else if (!strcmp(argv[i], "--micro-batches") && i + 1 < argc) {
-            micro_batches = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--tsv")) {
-            tsv = 1;
-        } else if (!strcmp(argv[i], "--busy")) {
-            busy = 1;
-        } else {
-            fputs(USAGE, strcmp(argv[i], "--help") ? stderr : stdout);
-            return strcmp(argv[i], "--help") ? 2 : 0;
+// What the command line asks for.
+typedef struct {
+    int threads[8], n_threads, runs, tsv, busy;
+    const char *only;   // NULL: everything
+} BenchOptions;
+
+// --threads LIST: comma-separated counts, 0 for auto. 0, or prints why and returns 2.
+static int parse_threads(const char *list, BenchOptions *o) {
+    o->n_threads = 0;
+    for (const char *p = list; *p; p += *p == ',') {
+        char *end;
+        long n = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || n < 0 || n > 1024 || o->n_threads == 8) {
+            fprintf(stderr, "bench: --threads: '%s' is not a list of at most 8 counts like 1,2 "
+                            "(see ./bench --help)\n", list);
+            return 2;
         }
+        o->threads[o->n_threads++] = (int)n;
+        p = end;
     }
-    if (runs < 1 || n_threads < 1 || micro_batches < 1 || micro_batches > 64) {
-        fputs(USAGE, stderr);
-        return 2;
-    }
-    const char *unknown = only ? unknown_name(only) : NULL;
+    if (o->n_threads) return 0;
+    fprintf(stderr, "bench: --threads: empty list (see ./bench --help)\n");
+    return 2;
+}
+
+// Reads argv into o through the tools' option reader. 0, or the exit code: 0 after --help
+// (usage on stdout), 2 after a mistake (message on stderr).
+static int parse_options(int argc, char **argv, BenchOptions *o, int *exit_code) {
+    *o = (BenchOptions){.threads = {1, 2}, .n_threads = 2, .runs = 5};
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            return *exit_code = 0, 1;
+        }
+    const char *threads = NULL, *runs = NULL, *micro = NULL;
+    const CliOption opts[] = {{"--threads", &threads, NULL}, {"--runs", &runs, NULL},
+                              {"--only", &o->only, NULL},   {"--micro-batches", &micro, NULL},
+                              {"--tsv", NULL, &o->tsv},     {"--busy", NULL, &o->busy},
+                              {NULL, NULL, NULL}};
+    long long n;
+    int n_rest;
+    *exit_code = 2;
+    if (cli_read("bench", argc, argv, 1, opts, NULL, &n_rest, 0)) return 1;
+    if (threads && parse_threads(threads, o)) return 1;
+    if (runs && cli_int("bench", "--runs", runs, 1, 1000000, &n)) return 1;
+    if (runs) o->runs = (int)n;
+    if (micro && cli_int("bench", "--micro-batches", micro, 1, 64, &n)) return 1;
+    if (micro) micro_batches = (int)n;
+    const char *unknown = o->only ? unknown_name(o->only) : NULL;
     if (unknown) {
         fprintf(stderr, "bench: --only: no shape or measurement '%.*s' (see --help)\n",
                 (int)strcspn(unknown, ","), unknown);
-        return 2;
+        return 1;
     }
-    // Memory before any work: the largest shape's training step against what is available.
+    return 0;
+}
+
+// Memory before any work: the largest wanted shape's training step against what is available
+// (reported unless the output is --tsv). 0, or 1 with the message printed.
+static int check_memory(const BenchOptions *o) {
     MemoryEstimate largest = {0};
     Config largest_cfg;
     for (int s = 0; s < N_SHAPES; s++) {
         const Shape *sh = &SHAPES[s];
-        if (!wanted(only, sh->name)) continue;   // each estimate runs a probe's step
+        if (!wanted(o->only, sh->name)) continue;   // each estimate runs a probe's step
         Config c;
         shape_config(sh, &c);
         MemoryVocab v = {sh->V_src, sh->V_tgt, 0};
@@ -606,120 +636,153 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: %s\n", err);
         return 1;
     }
-    if (largest.total > 0 && !tsv) memory_report(&largest, &largest_cfg, stdout);
-    pid_t competitor = busy ? start_busy() : 0;
-    if (competitor < 0) { perror("bench: fork"); return 1; }
-    if (!tsv) {
-        printf("bench: median of %d runs; OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s%s\n\n", runs,
-               getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)",
-               getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)",
-               busy ? "; a competing process spins on one core" : "");
-    }
+    if (largest.total > 0 && !o->tsv) memory_report(&largest, &largest_cfg, stdout);
+    return 0;
+}
+
+// The peak rows, first, for reference beside the model rows (each of their runs divides by a
+// peak loop of its own, in bench_model). Returns 1 if a measurement failed.
+static int peak_rows(const BenchOptions *o, int need_peak) {
     int failed = 0;
-    // The peak first, for reference beside the model rows (each of their runs divides by a peak
-    // loop of its own, in bench_model).
-    int need_peak = wanted(only, "peak");
-    for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(only, SHAPES[s].name);
-    if (need_peak && !tsv)
+    if (need_peak && !o->tsv)
         printf("%-44s %7s %10s %13s\n", "peak: register-only FMA loop", "threads", "GFLOP/s",
                "per CPU-s");
-    for (int t = 0; need_peak && t < n_threads; t++) {
+    for (int t = 0; need_peak && t < o->n_threads; t++) {
         Result r;
-        if (measure(K_PEAK, 0, threads[t], runs, &r)) { failed = 1; continue; }
-        if (tsv)
-            printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", threads[t], r.value,
-                   r.aux, r.peak);
+        if (measure(K_PEAK, 0, o->threads[t], o->runs, &r)) { failed = 1; continue; }
+        if (o->tsv)
+            printf("peak\tfma\t%d\t%.2f\tGFLOP/s\t%.2f\tGFLOP/cpu-s\t%.1f\n", o->threads[t],
+                   r.value, r.aux, r.peak);
         else
             printf("%-44s %7s %10.1f %13.1f\n", "fused multiply-adds, " PEAK_WIDTH,
-                   threads_label(threads[t]), r.value, r.aux);
+                   threads_label(o->threads[t]), r.value, r.aux);
         fflush(stdout);
     }
-    if (!tsv)
-        printf("%s%-44s %7s %10s %9s %9s %9s %9s %8s %7s\n", need_peak ? "\n" : "", "training step",
-               "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB", "base MiB", "GFLOP/s",
-               "% peak");
+    return failed;
+}
+
+// The training-step rows of every wanted shape. Returns 1 if a measurement failed.
+static int model_rows(const BenchOptions *o, int need_peak) {
+    int failed = 0;
+    if (!o->tsv)
+        printf("%s%-44s %7s %10s %9s %9s %9s %9s %8s %7s\n", need_peak ? "\n" : "",
+               "training step", "threads", "tokens/s", "ms/step", "cpu ms", "peak MiB",
+               "base MiB", "GFLOP/s", "% peak");
     for (int s = 0; s < N_SHAPES; s++) {
-        if (!wanted(only, SHAPES[s].name)) continue;
-        for (int t = 0; t < n_threads; t++) {
+        if (!wanted(o->only, SHAPES[s].name)) continue;
+        for (int t = 0; t < o->n_threads; t++) {
             Result r;
-            if (measure(K_MODEL, s, threads[t], runs, &r)) { failed = 1; continue; }
+            if (measure(K_MODEL, s, o->threads[t], o->runs, &r)) { failed = 1; continue; }
             double gflops = r.gflops, pct = 100 * r.peak_frac;
-            if (tsv)
+            const char *label = SHAPES[s].label, *th = threads_label(o->threads[t]);
+            if (o->tsv)
                 printf("train\t%s\t%d\t%.1f\ttokens/s\t%.3f\tms/step\t"
                        "%.1f\t%.3f\t%.1f\t%.2f\t%.2f\n",
-                       SHAPES[s].name, threads[t], r.value, r.aux, r.peak, r.cpu, r.base, gflops,
-                       pct);
+                       SHAPES[s].name, o->threads[t], r.value, r.aux, r.peak, r.cpu, r.base,
+                       gflops, pct);
             else if (gflops > 0)
-                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8.1f %6.1f%%\n", SHAPES[s].label,
-                       threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base, gflops,
-                       pct);
+                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8.1f %6.1f%%\n", label, th,
+                       r.value, r.aux, r.cpu, r.peak, r.base, gflops, pct);
             else
-                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8s %7s\n", SHAPES[s].label,
-                       threads_label(threads[t]), r.value, r.aux, r.cpu, r.peak, r.base, "-", "-");
+                printf("%-44s %7s %10.0f %9.2f %9.2f %9.0f %9.0f %8s %7s\n", label, th, r.value,
+                       r.aux, r.cpu, r.peak, r.base, "-", "-");
             fflush(stdout);
         }
     }
-    if (wanted(only, "matmul")) {
-        if (!tsv) printf("\n%-44s %7s %12s\n", "matmul C = A B (n x n)", "threads", "GFLOP/s");
-        for (int n = 64; n <= 1024; n *= 2)
-            for (int t = 0; t < n_threads; t++) {
-                Result r;
-                if (measure(K_MATMUL, n, threads[t], runs, &r)) { failed = 1; continue; }
-                if (tsv)
-                    printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, threads[t], r.value,
-                           r.peak);
-                else printf("%-44d %7s %12.1f\n", n, threads_label(threads[t]), r.value);
-                fflush(stdout);
-            }
-    }
-    if (wanted(only, "attention")) {
-        char label[96];
-        snprintf(label, sizeof label, "attention fwd+bwd B%d H%d T%d D%d causal", ATT_B, ATT_H,
-                 ATT_T, ATT_D);
-        if (!tsv)
-            printf("\n%-44s %7s %12s %10s %9s\n", "attention", "threads", "GFLOP/s", "ms",
-                   "peak MiB");
-        for (int t = 0; t < n_threads; t++) {
+    return failed;
+}
+
+// The matmul rows (n = 64 .. 1024). Returns 1 if a measurement failed.
+static int matmul_rows(const BenchOptions *o) {
+    int failed = 0;
+    if (!o->tsv) printf("\n%-44s %7s %12s\n", "matmul C = A B (n x n)", "threads", "GFLOP/s");
+    for (int n = 64; n <= 1024; n *= 2)
+        for (int t = 0; t < o->n_threads; t++) {
             Result r;
-            if (measure(K_ATTENTION, 0, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv)
-                printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", threads[t],
-                       r.value, r.aux, r.peak);
-            else
-                printf("%-44s %7s %12.1f %10.2f %9.0f\n", label, threads_label(threads[t]), r.value,
-                       r.aux, r.peak);
+            if (measure(K_MATMUL, n, o->threads[t], o->runs, &r)) { failed = 1; continue; }
+            if (o->tsv)
+                printf("matmul\t%d\t%d\t%.2f\tGFLOP/s\t0\t-\t%.1f\n", n, o->threads[t], r.value,
+                       r.peak);
+            else printf("%-44d %7s %12.1f\n", n, threads_label(o->threads[t]), r.value);
             fflush(stdout);
         }
+    return failed;
+}
+
+// The attention, evaluation and fork/join rows, as far as wanted. 1 if a measurement failed.
+static int kernel_rows(const BenchOptions *o) {
+    int failed = 0;
+    char label[96];
+    snprintf(label, sizeof label, "attention fwd+bwd B%d H%d T%d D%d causal", ATT_B, ATT_H,
+             ATT_T, ATT_D);
+    if (wanted(o->only, "attention") && !o->tsv)
+        printf("\n%-44s %7s %12s %10s %9s\n", "attention", "threads", "GFLOP/s", "ms",
+               "peak MiB");
+    for (int t = 0; wanted(o->only, "attention") && t < o->n_threads; t++) {
+        Result r;
+        if (measure(K_ATTENTION, 0, o->threads[t], o->runs, &r)) { failed = 1; continue; }
+        if (o->tsv)
+            printf("attention\tcausal\t%d\t%.2f\tGFLOP/s\t%.3f\tms\t%.1f\n", o->threads[t],
+                   r.value, r.aux, r.peak);
+        else
+            printf("%-44s %7s %12.1f %10.2f %9.0f\n", label, threads_label(o->threads[t]),
+                   r.value, r.aux, r.peak);
+        fflush(stdout);
     }
-    if (wanted(only, "eval")) {
-        if (!tsv)
-            printf("\n%-44s %7s %12s %10s %9s\n", "lm evaluation, no grad, B1", "threads", "ms",
-                   "arena MiB", "peak MiB");
-        for (int t = 0; t < n_threads; t++) {
-            Result r;
-            if (measure(K_EVAL, 4096, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv)
-                printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", threads[t], r.value,
-                       r.aux, r.peak);
-            else
-                printf("%-44s %7s %12.1f %10.1f %9.0f\n", "lm d128 T4096 window",
-                       threads_label(threads[t]), r.value, r.aux, r.peak);
-            fflush(stdout);
-        }
+    if (wanted(o->only, "eval") && !o->tsv)
+        printf("\n%-44s %7s %12s %10s %9s\n", "lm evaluation, no grad, B1", "threads", "ms",
+               "arena MiB", "peak MiB");
+    for (int t = 0; wanted(o->only, "eval") && t < o->n_threads; t++) {
+        Result r;
+        if (measure(K_EVAL, 4096, o->threads[t], o->runs, &r)) { failed = 1; continue; }
+        if (o->tsv)
+            printf("eval\tT4096\t%d\t%.2f\tms\t%.1f\tarena_mib\t%.1f\n", o->threads[t], r.value,
+                   r.aux, r.peak);
+        else
+            printf("%-44s %7s %12.1f %10.1f %9.0f\n", "lm d128 T4096 window",
+                   threads_label(o->threads[t]), r.value, r.aux, r.peak);
+        fflush(stdout);
     }
-    if (wanted(only, "forkjoin")) {
-        if (!tsv) printf("\n%-44s %7s %12s\n", "OpenMP fork/join", "threads", "us/region");
-        for (int t = 0; t < n_threads; t++) {
-            Result r;
-            if (measure(K_FORKJOIN, 0, threads[t], runs, &r)) { failed = 1; continue; }
-            if (tsv)
-                printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", threads[t], r.value, r.peak);
-            else
-                printf("%-44s %7s %12.2f\n", "an empty parallel region", threads_label(threads[t]),
-                       r.value);
-            fflush(stdout);
-        }
+    if (wanted(o->only, "forkjoin") && !o->tsv)
+        printf("\n%-44s %7s %12s\n", "OpenMP fork/join", "threads", "us/region");
+    for (int t = 0; wanted(o->only, "forkjoin") && t < o->n_threads; t++) {
+        Result r;
+        if (measure(K_FORKJOIN, 0, o->threads[t], o->runs, &r)) { failed = 1; continue; }
+        if (o->tsv)
+            printf("forkjoin\tempty\t%d\t%.2f\tus\t0\t-\t%.1f\n", o->threads[t], r.value, r.peak);
+        else
+            printf("%-44s %7s %12.2f\n", "an empty parallel region",
+                   threads_label(o->threads[t]), r.value);
+        fflush(stdout);
     }
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    runtime_init(argc, argv);
+    // The parent runs the memory probe (a training step at tiny shapes) and then forks the
+    // measurements: a child forked from a process whose OpenMP threads exist has only the
+    // forking thread and waits at its first parallel region for the others forever. One
+    // thread here keeps libgomp from starting any; each child sets its own count.
+    runtime_set_threads(1);
+    BenchOptions o;
+    int code;
+    if (parse_options(argc, argv, &o, &code)) return code;
+    if (check_memory(&o)) return 1;
+    pid_t competitor = o.busy ? start_busy() : 0;
+    if (competitor < 0) { perror("bench: fork"); return 1; }
+    if (!o.tsv) {
+        printf("bench: median of %d runs; OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s%s\n\n", o.runs,
+               getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)",
+               getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : "(unset)",
+               o.busy ? "; a competing process spins on one core" : "");
+    }
+    int need_peak = wanted(o.only, "peak");
+    for (int s = 0; s < N_SHAPES; s++) need_peak |= wanted(o.only, SHAPES[s].name);
+    int failed = peak_rows(&o, need_peak);
+    failed |= model_rows(&o, need_peak);
+    if (wanted(o.only, "matmul")) failed |= matmul_rows(&o);
+    failed |= kernel_rows(&o);
     if (competitor > 0) { kill(competitor, SIGKILL); waitpid(competitor, NULL, 0); }
     if (failed) fprintf(stderr, "bench: a measurement failed\n");
     return failed;

@@ -6,12 +6,12 @@
 #include "config/config.h"
 #include "io/fileio.h"
 #include "run/cli.h"
-#include "run/diagnose.h"
-#include "run/evaluate.h"
-#include "run/grad_dump.h"
+#include "score/diagnose.h"
+#include "score/evaluate.h"
+#include "score/grad_dump.h"
 #include "run/run_dir.h"
-#include "run/task.h"
-#include "run/train_stop.h"
+#include "data/task.h"
+#include "train/train_stop.h"
 
 static const char *USAGE =
     "usage: ./eval CHECKPOINT [key=value ...] [--table] [--positions FILE] [--dump-grads FILE]\n"
@@ -67,7 +67,7 @@ static const char *USAGE =
     "batch.labels (the ids the model saw), loss, and grad.NAME for every parameter NAME;\n"
     "metadata: the resolved config. Meant for small runs: the split is one batch.\n";
 
-// The run's `converged` cell (run/train_stop.h), the last of every row.
+// The run's `converged` cell (train/train_stop.h), the last of every row.
 static char converged[64];
 // --table: rows for reading, accuracies in percent, instead of the CSV scripts read
 static int as_table;
@@ -149,6 +149,58 @@ static int evaluate_translator(Model *m, const Task *t, const Split *s, FILE *di
     return rc;
 }
 
+// The rows of the evaluation: the language model's windows, or each split asked for (the
+// classifier's two forms apart) and the generated test sets of each length in lengths.
+static int print_rows(Run *run, int *lengths, int n_lengths, FILE *diag_out, char *err,
+                      int errlen) {
+    const Config *c = &run->cfg;
+    Model *m = &run->model;
+    Task *t = &run->task;
+    int rc = 0;
+    char log_path[700];
+    snprintf(log_path, sizeof log_path, "%s/log.csv", run->dir);
+    stop_converged_cell(log_path, converged, sizeof converged);
+    if (as_table)
+        printf("split  length  examples      loss  token acc %%  exact %%  pair acc %%"
+               "  loss_last\n");
+    else
+        printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
+               "loss_last,converged\n");
+    EvalResult r;
+    if (t->cfg.task == TASK_LM) {
+        if (!n_lengths) lengths[n_lengths++] = c->window;
+        for (int i = 0; i < n_lengths && !rc; i++)
+            if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r,
+                                   err, errlen)))
+                print_row("val", lengths[i], &r);
+    } else {
+        const char *names[2] = {"val", "test"};
+        const Split *splits[2] = {&t->val, &t->test};
+        for (int k = 0; k < 2 && !rc; k++) {
+            if (!has_word(c->splits, names[k]) || splits[k]->n == 0) continue;
+            // report the five- and three-word forms apart
+            if (m->cfg.model == MODEL_CLASSIFIER) {
+                for (int form = 5; form >= 3 && !rc; form -= 2)
+                    if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) &&
+                        r.n_examples)
+                        print_row(names[k], form, &r);
+            } else if (!(rc = evaluate_translator(m, t, splits[k], diag_out, names[k], 0, &r,
+                                                  err, errlen))) {
+                print_row(names[k], 0, &r);
+            }
+        }
+        for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of length k
+            Split ls = {0};
+            if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
+                !(rc = evaluate_translator(m, t, &ls, diag_out, "test", lengths[i], &r, err,
+                                           errlen)))
+                print_row("test", lengths[i], &r);
+            split_free(&ls);
+        }
+    }
+    return rc;
+}
+
 static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_path,
                const char *positions_path, char *err, int errlen) {
     Run run;
@@ -181,47 +233,7 @@ static int run(const char *ckpt_arg, int n_over, char **over, const char *dump_p
     if (!rc && dump_path) {
         rc = grad_dump(m, t, &run.cfg, dump_path, err, errlen);
     } else if (!rc) {
-        char log_path[700];
-        snprintf(log_path, sizeof log_path, "%s/log.csv", run.dir);
-        stop_converged_cell(log_path, converged, sizeof converged);
-        if (as_table)
-            printf("split  length  examples      loss  token acc %%  exact %%  pair acc %%"
-                   "  loss_last\n");
-        else
-            printf("split,length,examples,loss,token_acc,exact_match,pair_acc,max_twin_diff,"
-                   "loss_last,converged\n");
-        EvalResult r;
-        if (t->cfg.task == TASK_LM) {
-            if (!n_lengths) lengths[n_lengths++] = c->window;
-            for (int i = 0; i < n_lengths && !rc; i++)
-                if (!(rc = evaluate_lm(m, t->lm_val, t->n_lm_val, lengths[i], c->lm_windows, &r,
-                                       err, errlen)))
-                    print_row("val", lengths[i], &r);
-        } else {
-            const char *names[2] = {"val", "test"};
-            const Split *splits[2] = {&t->val, &t->test};
-            for (int k = 0; k < 2 && !rc; k++) {
-                if (!has_word(c->splits, names[k]) || splits[k]->n == 0) continue;
-                // report the five- and three-word forms apart
-                if (m->cfg.model == MODEL_CLASSIFIER) {
-                    for (int form = 5; form >= 3 && !rc; form -= 2)
-                        if (!(rc = evaluate_split(m, t, splits[k], form, 0, &r, err, errlen)) &&
-                            r.n_examples)
-                            print_row(names[k], form, &r);
-                } else if (!(rc = evaluate_translator(m, t, splits[k], diag_out, names[k], 0, &r,
-                                                      err, errlen))) {
-                    print_row(names[k], 0, &r);
-                }
-            }
-            for (int i = 0; i < n_lengths && !rc; i++) {   // generated test sets of length k
-                Split ls = {0};
-                if (!(rc = task_length_split(t, lengths[i], c->test_size, &ls, err, errlen)) &&
-                    !(rc = evaluate_translator(m, t, &ls, diag_out, "test", lengths[i], &r, err,
-                                               errlen)))
-                    print_row("test", lengths[i], &r);
-                split_free(&ls);
-            }
-        }
+        rc = print_rows(&run, lengths, n_lengths, diag_out, err, errlen);
     }
     if (diag_out) {
         fclose(diag_out);   // diag_text now holds the rows

@@ -9,8 +9,8 @@
 #include "data/tokenize.h"
 #include "io/csv.h"
 #include "run/cli.h"
-#include "run/generate.h"
-#include "run/memory_estimate.h"
+#include "infer/generate.h"
+#include "memory/memory_check.h"
 #include "run/run_dir.h"
 
 static const char *USAGE =

@@ -70,6 +70,43 @@ static int parse_number(const char *s, double *v) {
     return *end ? -1 : 0;
 }
 
+// Option a (one of those that take a value) set to v in o. 0, or -1 (message printed).
+static int set_value(Options *o, const char *a, const char *v) {
+    if (!strcmp(a, "--x")) o->x = v;
+    else if (!strcmp(a, "--y")) o->y = v;
+    else if (!strcmp(a, "--group")) o->group = v;
+    else if (!strcmp(a, "--band")) o->band = v;
+    else if (!strcmp(a, "--vline-label")) o->vline_label = v;
+    else if (!strcmp(a, "--title")) o->title = v;
+    else if (!strcmp(a, "--xlabel")) o->xlabel = v;
+    else if (!strcmp(a, "--ylabel")) o->ylabel = v;
+    else if (!strcmp(a, "-o")) o->out = v;
+    else if (!strcmp(a, "--panel")) o->panel = v;
+    else if (!strcmp(a, "--vline") || !strcmp(a, "--xmin") || !strcmp(a, "--xmax") ||
+             !strcmp(a, "--dodge")) {
+        double *d = !strcmp(a, "--vline") ? &o->vline : !strcmp(a, "--xmin") ? &o->xmin
+                  : !strcmp(a, "--xmax") ? &o->xmax : &o->dodge;
+        if (parse_number(v, d) || !isfinite(*d)) {
+            fprintf(stderr, "plot: %s wants a number, got '%s'\n", a, v);
+            return -1;
+        }
+        o->has_vline |= d == &o->vline;
+    } else {  // --filter
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+            fprintf(stderr, "plot: --filter wants COL=VALUE, got '%s'\n", v);
+            return -1;
+        }
+        if (o->n_filters == MAX_FILTERS) {
+            fprintf(stderr, "plot: more than %d filters\n", MAX_FILTERS);
+            return -1;
+        }
+        o->filter_col[o->n_filters] = strndup(v, (size_t)(eq - v));
+        o->filter_val[o->n_filters++] = eq + 1;
+    }
+    return 0;
+}
+
 // Parses argv into o. Returns 0, 1 for --help, -1 on error (message printed).
 static int parse_args(int argc, char **argv, Options *o) {
     memset(o, 0, sizeof *o);
@@ -98,39 +135,7 @@ static int parse_args(int argc, char **argv, Options *o) {
             return -1;
         }
         if (i + 1 >= argc) { fprintf(stderr, "plot: %s needs a value\n", a); return -1; }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--x")) o->x = v;
-        else if (!strcmp(a, "--y")) o->y = v;
-        else if (!strcmp(a, "--group")) o->group = v;
-        else if (!strcmp(a, "--band")) o->band = v;
-        else if (!strcmp(a, "--vline-label")) o->vline_label = v;
-        else if (!strcmp(a, "--title")) o->title = v;
-        else if (!strcmp(a, "--xlabel")) o->xlabel = v;
-        else if (!strcmp(a, "--ylabel")) o->ylabel = v;
-        else if (!strcmp(a, "-o")) o->out = v;
-        else if (!strcmp(a, "--panel")) o->panel = v;
-        else if (!strcmp(a, "--vline") || !strcmp(a, "--xmin") || !strcmp(a, "--xmax") ||
-                 !strcmp(a, "--dodge")) {
-            double *d = !strcmp(a, "--vline") ? &o->vline : !strcmp(a, "--xmin") ? &o->xmin
-                      : !strcmp(a, "--xmax") ? &o->xmax : &o->dodge;
-            if (parse_number(v, d) || !isfinite(*d)) {
-                fprintf(stderr, "plot: %s wants a number, got '%s'\n", a, v);
-                return -1;
-            }
-            o->has_vline |= d == &o->vline;
-        } else {  // --filter
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v) {
-                fprintf(stderr, "plot: --filter wants COL=VALUE, got '%s'\n", v);
-                return -1;
-            }
-            if (o->n_filters == MAX_FILTERS) {
-                fprintf(stderr, "plot: more than %d filters\n", MAX_FILTERS);
-                return -1;
-            }
-            o->filter_col[o->n_filters] = strndup(v, (size_t)(eq - v));
-            o->filter_val[o->n_filters++] = eq + 1;
-        }
+        if (set_value(o, a, argv[++i])) return -1;
     }
     const char *missing = !o->x ? "--x COL" : !o->y ? "--y COL" : !o->out ? "-o OUT.svg"
                         : !o->in ? "an input CSV file" : NULL;
@@ -263,6 +268,62 @@ static void default_title(const Options *o, char *buf, size_t n) {
                              o->filter_val[i], i + 1 == o->n_filters ? ")" : "");
 }
 
+// Panel part + 1 of parts of the panel value `panel`: its title, axes, range and line.
+static void init_panel(Plot *p, const Options *o, const Groups *pg, int panel, int part,
+                       int parts) {
+    char ptitle[256] = "";
+    if (o->panel) {
+        snprintf(ptitle, sizeof ptitle, parts > 1 ? "%s = %s (%d of %d)" : "%s = %s",
+                 o->panel, pg->names[panel], part + 1, parts);
+    }
+    plot_init(p, ptitle, axis_title(o->xlabel, o->x), axis_title(o->ylabel, o->y));
+    p->logx = o->logx, p->logy = o->logy;
+    p->xmin = o->xmin, p->xmax = o->xmax, p->dodge = o->dodge;
+    if (o->group) snprintf(p->legend_title, sizeof p->legend_title, "%s", o->group);
+    if (o->has_vline) plot_set_vline(p, o->vline, o->vline_label);
+}
+
+// Something to plot: rows matched and n of them have both values (message printed if not);
+// a warning for the points a log axis leaves out.
+static int check_rows(const Options *o, int n_matched, int n, int n_off_log) {
+    if (n_matched == 0) {
+        fprintf(stderr, "plot: %s: no rows %s\n", o->in,
+                o->n_filters ? "match the filters" : "(header only)");
+        return -1;
+    }
+    if (n == 0) {
+        fprintf(stderr, "plot: %s: none of the %d rows has both '%s' and '%s' filled in\n",
+                o->in, n_matched, o->x, o->y);
+        return -1;
+    }
+    if (n_off_log)
+        fprintf(stderr,
+                "plot: warning: %d point%s with non-positive values left out of the log axis\n",
+                n_off_log, n_off_log == 1 ? "" : "s");
+    return 0;
+}
+
+// The SVG (one panel, or panels under the main title) and the line that reports it.
+static int write_panels(Plot *panels, int n_panels, const Options *o, const char *title,
+                        int n_series, int n) {
+    char err[512];
+    const char *main_title = o->title ? o->title : title;
+    int written = n_panels == 1 ? (snprintf(panels[0].title, sizeof panels[0].title, "%s",
+                                            main_title),
+                                   plot_write_svg(&panels[0], o->out, err, sizeof err))
+                                : plot_write_panels_svg(panels, n_panels, main_title, o->out, err,
+                                                        sizeof err);
+    if (written) {
+        fprintf(stderr, "plot: %s\n", err);
+        return -1;
+    }
+    if (n_panels > 1)
+        printf("wrote %s: %d series in %d panels from %d rows\n", o->out, n_series, n_panels, n);
+    else
+        printf("wrote %s: %d series from %d rows\n", o->out, n_series, n);
+    return 0;
+}
+
 static int run(const Options *o) {
     char err[512];
     CsvTable t;
@@ -298,20 +359,7 @@ static int run(const Options *o) {
         if (e.group < 0 || e.panel < 0) { fprintf(stderr, "plot: out of memory\n"); goto done; }
         rec[n++] = e;
     }
-    if (n_matched == 0) {
-        fprintf(stderr, "plot: %s: no rows %s\n", o->in,
-                o->n_filters ? "match the filters" : "(header only)");
-        goto done;
-    }
-    if (n == 0) {
-        fprintf(stderr, "plot: %s: none of the %d rows has both '%s' and '%s' filled in\n",
-                o->in, n_matched, o->x, o->y);
-        goto done;
-    }
-    if (n_off_log)
-        fprintf(stderr,
-                "plot: warning: %d point%s with non-positive values left out of the log axis\n",
-                n_off_log, n_off_log == 1 ? "" : "s");
+    if (check_rows(o, n_matched, n, n_off_log)) goto done;
     qsort(rec, (size_t)n, sizeof *rec, cmp_rec);
 
     char title[512];
@@ -327,16 +375,7 @@ static int run(const Options *o) {
         int parts = (ns + MAX_PANEL_SERIES - 1) / MAX_PANEL_SERIES, s = 0;
         for (int part = 0; part < parts; part++) {
             Plot *p = &panels[n_panels++];
-            char ptitle[256] = "";
-            if (o->panel) {
-                snprintf(ptitle, sizeof ptitle, parts > 1 ? "%s = %s (%d of %d)" : "%s = %s",
-                         o->panel, pg.names[rec[i].panel], part + 1, parts);
-            }
-            plot_init(p, ptitle, axis_title(o->xlabel, o->x), axis_title(o->ylabel, o->y));
-            p->logx = o->logx, p->logy = o->logy;
-            p->xmin = o->xmin, p->xmax = o->xmax, p->dodge = o->dodge;
-            if (o->group) snprintf(p->legend_title, sizeof p->legend_title, "%s", o->group);
-            if (o->has_vline) plot_set_vline(p, o->vline, o->vline_label);
+            init_panel(p, o, &pg, rec[i].panel, part, parts);
             for (int last = (int)((long)(part + 1) * ns / parts); s < last; s++) {
                 int j = i;
                 while (j < end && rec[j].group == rec[i].group) j++;
@@ -349,20 +388,7 @@ static int run(const Options *o) {
             }
         }
     }
-    const char *main_title = o->title ? o->title : title;
-    int written = n_panels == 1 ? (snprintf(panels[0].title, sizeof panels[0].title, "%s",
-                                            main_title),
-                                   plot_write_svg(&panels[0], o->out, err, sizeof err))
-                                : plot_write_panels_svg(panels, n_panels, main_title, o->out, err,
-                                                        sizeof err);
-    if (written) {
-        fprintf(stderr, "plot: %s\n", err);
-        goto done;
-    }
-    if (n_panels > 1)
-        printf("wrote %s: %d series in %d panels from %d rows\n", o->out, n_series, n_panels, n);
-    else
-        printf("wrote %s: %d series from %d rows\n", o->out, n_series, n);
+    if (write_panels(panels, n_panels, o, title, n_series, n)) goto done;
     rc = 0;
 done:
     for (int i = 0; i < n_panels; i++) plot_free(&panels[i]);

@@ -5,7 +5,7 @@
 #include "config/config.h"
 #include "pos/pos.h"
 #include "run/stop.h"
-#include "run/trainer.h"
+#include "train/trainer.h"
 
 static const char *USAGE =
     "usage: ./train CONFIG.ini [section.key=value ...]\n"

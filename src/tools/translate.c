@@ -4,12 +4,12 @@
 #include <string.h>
 #include "core/runtime.h"
 #include "io/fileio.h"
-#include "run/attention.h"
-#include "run/bleu.h"
-#include "run/chrf.h"
+#include "infer/attention.h"
+#include "score/bleu.h"
+#include "score/chrf.h"
 #include "run/cli.h"
 #include "run/run_dir.h"
-#include "run/translate.h"
+#include "infer/translate.h"
 
 static const char *USAGE =
     "usage: ./translate CHECKPOINT [options] < source.txt > translations.txt\n"

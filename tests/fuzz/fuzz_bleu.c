@@ -1,5 +1,5 @@
 // libFuzzer target for what ./translate --ref does with the reference file and its own output
-// lines: BLEU's 13a tokenisation and lower-casing (src/run/bleu.c) and chrF (src/run/chrf.c).
+// lines: BLEU's 13a tokenisation and lower-casing (src/score/bleu.c) and chrF (src/score/chrf.c).
 // Input: the reference lines, then a line "%%", then the hypothesis lines (as read_lines
 // gives them: split at '\n', a NUL ends a line's text). Any bytes must give scores, never a
 // crash or undefined behaviour. Properties checked:
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/bleu.h"
-#include "run/chrf.h"
+#include "score/bleu.h"
+#include "score/chrf.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,7 +18,7 @@
 
 #include "pos/pos.h"
 #include "run/checkpoint.h"
-#include "run/task.h"
+#include "data/task.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

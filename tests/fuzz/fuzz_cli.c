@@ -1,6 +1,6 @@
 // libFuzzer target for the command line of the tools (src/run/cli.c) with ./eval's options
 // (--positions FILE, --dump-grads FILE) and the length lists of `lengths=` and
-// train.eval_lengths (parse_lengths in src/run/task.c).
+// train.eval_lengths (parse_lengths in src/data/task.c).
 // Input: the words of argv, separated by NUL bytes. Any words must be read or refused with
 // exit code 2, never a crash or undefined behaviour. Properties checked:
 //   - cli_read keeps every word that is not an option, in order, and gives each option the
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "run/cli.h"
-#include "run/task.h"
+#include "data/task.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

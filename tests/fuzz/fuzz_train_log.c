@@ -1,5 +1,5 @@
-// libFuzzer target for log.csv as a resumed training reads it (src/run/train_log.c,
-// src/run/train_stop.c): train_log_start keeps the rows up to the checkpoint's step,
+// libFuzzer target for log.csv as a resumed training reads it (src/train/train_log.c,
+// src/train/train_stop.c): train_log_start keeps the rows up to the checkpoint's step,
 // stop_replay_log replays train.until and train.patience over them, stop_read_log and
 // ./eval's converged cell find the stop row.
 // Any bytes must be read or refused with a message, never a crash, leak or undefined
@@ -16,7 +16,7 @@
 
 #include "io/fileio.h"
 #include "pos/pos.h"
-#include "run/train_stop.h"
+#include "train/train_stop.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,0 +1,314 @@
+#include "score/evaluate.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/errors.h"
+#include "core/kernels.h"
+#include "core/tape.h"
+#include "models/loss.h"
+#include "models/decode.h"
+#include "score/diagnose.h"
+
+// Reference length of a target row: its tokens before <eos> or <pad>.
+static int content_length(const int *ref, int T) {
+    int n = 0;
+    while (n < T && ref[n] != TOK_EOS && ref[n] != TOK_PAD) n++;
+    return n;
+}
+
+// The entries of a reference row an output must equal: its tokens, and its <eos> unless a length
+// oracle put the end there.
+static int compared_length(const int *ref, int T, int oracle) {
+    int n = content_length(ref, T);
+    return n + (!oracle && n < T && ref[n] == TOK_EOS);
+}
+
+// Is the greedy output an exact match of the reference row (T entries)?
+static int exact_output(const int *hyp, const int *ref, int T, int oracle) {
+    int n_cmp = compared_length(ref, T, oracle);
+    return first_departure(hyp, ref, n_cmp) == n_cmp;
+}
+
+// Exact match decodes to the reference length when asked to (eval.length = oracle), and always
+// for a model trained without <eos> (train.eos = false), which has no other way to stop.
+static int length_oracle(const Task *t) {
+    return t->batch_kind == BATCH_TRANSLATE_NO_EOS || t->cfg.length == EVAL_LENGTH_ORACLE;
+}
+
+// The decoder-only form (BATCH_PROMPT): rows idx[0..n) of s, grouped by input length, are
+// continued greedily after <eos> input <bos> (greedy_decode with prompts <eos> input, then
+// <bos> as the first step; the key/value cache holds rows of one length). Returns how many
+// continuations are exactly output <eos>, or -1 if out of memory.
+static long exact_continuations(Model *m, const Split *s, const int *idx, int n) {
+    long exact = 0;
+    for (int g = 0, k; g < n; g = k) {
+        int len = s->ex[idx[g]].n_src, ref_T = 1;
+        for (k = g; k < n && s->ex[idx[k]].n_src == len; k++)
+            if (s->ex[idx[k]].n_tgt + 1 > ref_T) ref_T = s->ex[idx[k]].n_tgt + 1;
+        int rows = k - g, max_len = ref_T + 2, P = len + 1;
+        int *prompt = malloc(sizeof(int) * (size_t)rows * P),
+            *ref = calloc((size_t)rows * ref_T, sizeof(int));
+        int *hyp = malloc(sizeof(int) * (size_t)rows * max_len);
+        int rc = !prompt || !ref || !hyp;
+        for (int r = 0; !rc && r < rows; r++) {
+            const Example *e = &s->ex[idx[g + r]];
+            prompt[(long)r * P] = TOK_EOS;
+            // a held-out pair may have an empty side, whose ids are NULL
+            if (len) memcpy(prompt + (long)r * P + 1, e->src, sizeof(int) * (size_t)len);
+            if (e->n_tgt) memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
+            ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
+        }
+        if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
+        for (int r = 0; !rc && r < rows; r++)
+            exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
+        free(prompt); free(ref); free(hyp);
+        if (rc) return -1;
+    }
+    return exact;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+// Orders idx[0..n) by input length, then index: the decoder-only form decodes rows of one input
+// length together. -1 if out of memory.
+static int sort_by_length(const Split *s, int *idx, int n) {
+    long *key = malloc(sizeof(long) * (size_t)(n ? n : 1));
+    if (!key) return -1;
+    for (int i = 0; i < n; i++) key[i] = ((long)s->ex[idx[i]].n_src << 32) | idx[i];
+    qsort(key, (size_t)n, sizeof(long), cmp_long);
+    for (int i = 0; i < n; i++) idx[i] = (int)(key[i] & 0xffffffffL);
+    free(key);
+    return 0;
+}
+
+static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
+    int T = b->T_src > b->T_tgt ? b->T_src : b->T_tgt;
+    return model_check_length(m, T, err, errlen);
+}
+
+// Teacher-forced and greedy rows of one batch into the diagnosis.
+static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits,
+                          const int *hyp, int max_len, int oracle) {
+    int T = b->T_tgt, V = tensor_cols(logits), rc = 0;
+    int *clause = malloc(sizeof(int) * (size_t)T), *right = malloc(sizeof(int) * (size_t)T);
+    for (int i = 0; i < b->B && clause && right && !rc; i++) {
+        const int *ref = b->tgt_out + (long)i * T;
+        task_target_clauses(t, ref, T, clause);
+        for (int j = 0; j < T; j++)
+            right[j] = kernel_argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
+        rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
+             diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause,
+                                  compared_length(ref, T, oracle)) < 0;
+    }
+    if (!clause || !right) rc = -1;
+    free(clause);
+    free(right);
+    return rc ? -1 : 0;
+}
+
+// Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
+// with diag, the rows into the diagnosis (kept_logits: the batch's teacher-forced logits, kept
+// before decoding reused their memory). -1 when out of memory.
+static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
+                               const Tensor *kept_logits, long *exact) {
+    int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
+    int oracle = length_oracle(t);
+    int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
+        *stop_at = malloc(sizeof(int) * (size_t)nb);
+    for (int i = 0; hyp && stop_at && i < nb; i++)
+        stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
+    int failed = !hyp || !stop_at || (diag && !kept_logits->data) ||
+                 greedy_decode(m, b->src, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
+                               oracle ? stop_at : NULL, task_end_token(t), hyp) ||
+                 (diag && diagnose_batch(diag, t, b, kept_logits, hyp, max_len, oracle));
+    // Compared: the tokens, and the end unless the oracle placed it.
+    for (int i = 0; !failed && i < nb; i++)
+        *exact += exact_output(hyp + (long)i * max_len, b->tgt_out + (long)i * b->T_tgt,
+                               b->T_tgt, oracle);
+    free(hyp);
+    free(stop_at);
+    return failed ? -1 : 0;
+}
+
+// The classifier's twins (each pair once): both right (pair_acc), and how far apart their
+// logits are (max_twin_diff). all_logits: C per example of the split, by its index.
+static void score_twins(const Split *s, const int *idx, int n, const float *all_logits, int C,
+                        EvalResult *r) {
+    int pairs = 0, both = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k], j = s->ex[i].twin;
+        if (j <= i) continue;
+        const float *li = all_logits + (long)i * C, *lj = all_logits + (long)j * C;
+        pairs++;
+        both += kernel_argmax(li, C) == s->ex[i].label && kernel_argmax(lj, C) == s->ex[j].label;
+        for (int c = 0; c < C; c++)
+            r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
+    }
+    r->pair_acc = pairs ? (double)both / pairs : 0;
+}
+
+// The indices of the split's examples of n_clauses `length` (all when length <= 0) into *n,
+// ordered by input length with by_length; NULL when out of memory.
+static int *examples_of_length(const Split *s, int length, int by_length, int *n) {
+    int *idx = malloc(sizeof(int) * (size_t)(s->n ? s->n : 1));
+    *n = 0;
+    if (!idx) return NULL;
+    for (int i = 0; i < s->n; i++)
+        if (length <= 0 || s->ex[i].n_clauses == length) idx[(*n)++] = i;
+    if (by_length && sort_by_length(s, idx, *n)) {
+        free(idx);
+        return NULL;
+    }
+    return idx;
+}
+
+// A malloc'd copy of p[0..n), or NULL when out of memory.
+static float *copy_floats(const float *p, long n) {
+    float *copy = malloc(sizeof(float) * (size_t)n);
+    if (copy) memcpy(copy, p, sizeof(float) * (size_t)n);
+    return copy;
+}
+
+int evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
+                   char *err, int errlen) {
+    return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
+}
+
+int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode,
+                      Diagnosis *diag, EvalResult *r, char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    r->exact_match = -1;
+    int n;
+    int *idx = examples_of_length(s, length, t->batch_kind == BATCH_PROMPT, &n);
+    if (!idx) return errorf(err, errlen, "out of memory");
+    int C = m->n_classes, classifier = m->cfg.model == MODEL_CLASSIFIER;
+    float *all_logits = classifier ? calloc((size_t)(s->n ? s->n : 1) * C, sizeof(float)) : NULL;
+    int was_training = m->training, was_recording = tape_enabled();
+    model_set_training(m, 0);
+    model_seed_positions(m, MODEL_EVAL_DRAW);   // same drawn positions whenever this set is scored
+    tape_set_enabled(0);
+    Arena *a = tensor_arena();
+    double loss_sum = 0;
+    long correct = 0, exact = 0;
+    int bs = m->cfg.batch_size, rc = 0;
+    for (int start = 0; start < n && !rc; start += bs) {
+        int nb = n - start < bs ? n - start : bs;
+        Batch b;
+        if (batch_from_split(s, idx + start, nb, t->batch_kind, t->add_cls, &b)) {
+            snprintf(err, errlen, "out of memory making a batch");
+            rc = -1;
+            break;
+        }
+        if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
+        ArenaMark mark = arena_mark(a);
+        Tensor *logits;
+        long right;
+        Tensor *loss = batch_loss(m, &b, 0, &logits, &right);
+        long tokens = classifier ? nb : b.n_tgt_tokens;
+        loss_sum += (double)loss->data[0] * tokens;
+        r->n_tokens += tokens;
+        correct += right;
+        if (classifier)
+            for (int i = 0; i < nb; i++)
+                memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
+                       sizeof(float) * C);
+        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
+        // logits until the outputs are decoded).
+        float *kept = diag && decode && model_is_seq2seq(m->cfg.model)
+                          ? copy_floats(logits->data, logits->size) : NULL;
+        Tensor kept_logits = *logits;
+        kept_logits.data = kept;
+        arena_release(a, mark);
+        if (decode && model_is_seq2seq(m->cfg.model)) {
+            if (decode_translations(m, t, &b, nb, diag, &kept_logits, &exact)) {
+                free(kept);
+                batch_free(&b);
+                snprintf(err, errlen, "out of memory while decoding");
+                rc = -1;
+                break;
+            }
+        } else if (decode && t->batch_kind == BATCH_PROMPT) {
+            long right = exact_continuations(m, s, idx + start, nb);
+            if (right < 0) {
+                batch_free(&b);
+                snprintf(err, errlen, "out of memory while decoding");
+                rc = -1;
+                break;
+            }
+            exact += right;
+        }
+        free(kept);
+        batch_free(&b);
+    }
+    if (!rc) {
+        r->n_examples = n;
+        r->loss = r->n_tokens ? loss_sum / r->n_tokens : 0;
+        r->token_acc = r->n_tokens ? (double)correct / r->n_tokens : 0;
+        if (decode && (model_is_seq2seq(m->cfg.model) || t->batch_kind == BATCH_PROMPT))
+            r->exact_match = n ? (double)exact / n : 0;
+        if (classifier) score_twins(s, idx, n, all_logits, C, r);
+    }
+    model_set_training(m, was_training);
+    tape_set_enabled(was_recording);
+    free(idx);
+    free(all_logits);
+    return rc;
+}
+
+int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r,
+                char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    r->exact_match = -1;
+    int windows = (n - 1) / T < max_windows ? (n - 1) / T : max_windows;
+    if (windows < 1) {
+        snprintf(err, errlen, "window of %d tokens is longer than the evaluation text", T);
+        return -1;
+    }
+    int was_training = m->training, was_recording = tape_enabled();
+    // first: evaluation may take other positions than training (pos_random)
+    model_set_training(m, 0);
+    if (model_check_length(m, T, err, errlen)) { model_set_training(m, was_training); return -1; }
+    model_seed_positions(m, MODEL_EVAL_DRAW);
+    tape_set_enabled(0);
+    int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;   // about 64k tokens a batch
+    int *starts = malloc(sizeof(int) * (size_t)bs);
+    double loss_sum = 0, last_sum = 0;
+    long correct = 0, last_n = 0;
+    int last = T < 32 ? T : 32, rc = 0;
+    for (int w0 = 0; w0 < windows; w0 += bs) {
+        int nb = windows - w0 < bs ? windows - w0 : bs;
+        for (int i = 0; i < nb; i++) starts[i] = (w0 + i) * T;
+        Batch b;
+        if (batch_lm(stream, n, starts, nb, T, &b)) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        ArenaMark mark = arena_mark(tensor_arena());
+        Tensor *logits;
+        long right;
+        // the training loss, unsmoothed
+        loss_sum += (double)batch_loss(m, &b, 0, &logits, &right)->data[0] * nb * T;
+        correct += right;
+        // The last `last` targets of each window: the others are ignored (as <pad> is).
+        int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
+        for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
+        last_sum += (double)op_cross_entropy(logits, tail, TOK_PAD, 0)->data[0] * nb * last;
+        last_n += (long)nb * last;
+        arena_release(tensor_arena(), mark);
+        batch_free(&b);
+    }
+    free(starts);
+    r->n_examples = windows;
+    r->n_tokens = (long)windows * T;
+    r->loss = loss_sum / r->n_tokens;
+    r->token_acc = (double)correct / r->n_tokens;
+    r->loss_last = last_n ? last_sum / last_n : 0;
+    model_set_training(m, was_training);
+    tape_set_enabled(was_recording);
+    return rc;
+}
