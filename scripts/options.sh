@@ -74,9 +74,12 @@ config_value() {
 
 RUN_USAGE='  --jobs N    up to N trainings at once on this machine, each with run.threads = cores / N
               (default 1; the cores for the scripts of small models: extrapolate, lengthgen)
-  --slurm     train the remaining runs as one Slurm job array and wait for it (a failed task is
-              resubmitted by the next call; docs/usage.md, "On a Slurm cluster")
-  --sbatch-args "ARGS"  extra sbatch options, e.g. "--time=2:00:00 --cpus-per-task=4"
+  --slurm     train the remaining runs as one Slurm job array (sbatch --array, one task per run,
+              Slurm logs in DIR/slurm/), wait for it, then evaluate as without it. A failed task
+              is reported with its log and resubmitted by the next call; a task stopped by the
+              time limit (warned with SIGTERM 3 minutes before) resumes from its checkpoint.
+  --sbatch-args "ARGS"  extra sbatch options, e.g. "--time=2:00:00 --cpus-per-task=4 -p gpu"
+              (each task trains with run.threads = its --cpus-per-task, default 1)
   --no-wait   with --slurm: submit and return; run the same command again to collect'
 # run_option ARGS...: if $1 is one of the options above, take it (and its value) and set
 # run_shift to the number of extra words used; else return 1.

@@ -69,63 +69,6 @@ write_md() {
     mv "$1.new" "$1"
 }
 
-# ---- Where the trainings run: one after another (default), --jobs N at once on this machine,
-# or --slurm as one Slurm job array. A script lists its trainings in a function that calls
-# train_run for each, and hands it to run_trainings; evaluation follows once all are finished.
-# Finished runs are never redone; a run with a checkpoint resumes from it. The trainings are
-# deterministic per seed, so where they ran does not change the results.
-# A script of small models sets run_jobs=$(cores) after sourcing this file: two 1-thread
-# trainings at once did 1.9-2.8x the tokens/s of one 2-thread training (results/bench/jobs.md).
-run_jobs=1; run_jobs_given=0; run_slurm=0; run_sbatch_args=""; run_wait=1
-RUN_THREADS=""        # run.threads=N appended to each training (--jobs, --slurm), else the config's
-TRAIN_PID=""          # the training in progress, for the Slurm warning (scripts/run_task.sh)
-RUN_USAGE='  --jobs N    up to N trainings at once on this machine, each with run.threads = cores / N
-              (default 1; the cores for the scripts of small models: extrapolate, lengthgen)
-  --slurm     train the remaining runs as one Slurm job array (sbatch --array, one task per run,
-              Slurm logs in DIR/slurm/), wait for it, then evaluate as without it. A failed task
-              is reported with its log and resubmitted by the next call; a task stopped by the
-              time limit (warned with SIGTERM 3 minutes before) resumes from its checkpoint.
-  --sbatch-args "ARGS"  extra sbatch options, e.g. "--time=2:00:00 --cpus-per-task=4 -p gpu"
-              (each task trains with run.threads = its --cpus-per-task, default 1)
-  --no-wait   with --slurm: submit and return; run the same command again to collect'
-
-# run_option ARGS...: if $1 is one of the options above, take it (and its value) and set
-# run_shift to the number of extra words used; else return 1.
-run_option() {
-    run_shift=0
-    case "$1" in
-        --jobs) [ $# -ge 2 ] || die "--jobs needs a number"
-                case "$2" in ''|*[!0-9]*|0) die "--jobs wants a positive number, not '$2'" ;; esac
-                run_jobs=$2; run_jobs_given=1; run_shift=1 ;;
-        --slurm) run_slurm=1 ;;
-        --sbatch-args) [ $# -ge 2 ] || die "--sbatch-args needs the options in one word, e.g. \"--time=1:00:00\""
-                run_sbatch_args=$2; run_shift=1 ;;
-        --no-wait) run_wait=0 ;;
-        *) return 1 ;;
-    esac
-}
-
-# checkpoint_step FILE: the training step of the checkpoint FILE (from its header), or nothing.
-checkpoint_step() {
-    _hl=$(od -An -tu8 -N8 "$1" 2>/dev/null | tr -d ' ')
-    case "$_hl" in ''|*[!0-9]*) return 0 ;; esac
-    [ "$_hl" -le 104857600 ] || return 0
-    head -c $((8 + _hl)) "$1" | tr -c '[:print:]' '\n' | sed -n 's/.*"step":"\([0-9]*\)".*/\1/p' | head -n 1
-}
-
-# run_finished DIR STEPS: DIR holds the finished run: a checkpoint of step STEPS with its
-# validation row, or a stop row saying that train.until or train.patience stopped it at the
-# checkpoint's step (a run stopped at a lower ceiling is not finished: train_task resumes it up
-# to STEPS). The trainer logs a step's rows before it saves its checkpoint, so a run killed in
-# between has the rows of a step its checkpoint does not hold: it is not finished.
-run_finished() {
-    [ -f "$1/model.safetensors" ] || return 1
-    awk -F, -v s="$2" -v ck="$(checkpoint_step "$1/model.safetensors")" '
-        ck != "" && (($1 == s && $2 == "val" && ck == s) ||
-                     (($2 == "converged" || $2 == "patience") && $1 == ck)) { f = 1 }
-        END { exit !f }' "$1/log.csv" 2>/dev/null
-}
-
 # run_cpu_seconds RUN: the CPU seconds every ./train invocation of RUN took (its compute.csv).
 run_cpu_seconds() {
     awk -F, "$CSV_COLUMNS"'row { s += cell("cpu_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
