@@ -88,7 +88,8 @@ long_steps=$((3 * steps))   # the budget part
 DEPTHS="1 2 3 6"
 # The positions part: the course's choices (none, and the two absolute schemes of its
 # notebooks) and the relative ones of current models; a selection, not the registry's list.
-POSITIONS="none sinusoidal learned rope alibi"
+POSITIONS="none sinusoidal learned"
+POSITIONS="$POSITIONS rope alibi"
 
 # ---- the runs. Variants equal to the seed-1 headline Transformer (depth 2, width 176,
 # sinusoidal) are that run.

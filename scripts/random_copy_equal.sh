@@ -23,6 +23,7 @@ scored by ./eval on 100 held-out inputs of exactly 16, 17, 20, 24, 32, 40, 48, 6
   results.md   the tuning and result tables, the command
 Finished runs (DIR/runs/...) and evaluations are reused; a killed call resumes from checkpoints.
 EOF
+    echo "$TABLES_USAGE"
     echo "$RUN_USAGE"
 }
 seeds=5; out=results/random_copy_equal; steps=3000; schemes="rope sinusoidal"; quick=0
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
     [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
     shift "$used"
 done
+[ "$figures" = 0 ] || die "--figures: this study draws no figures (its tables: --tables)"
 case "$steps" in ''|*[!0-9]*|0) die "--steps wants a positive number, not '$steps'" ;; esac
 RANGE=819; GRID="3e-3 1e-3"; TUNE_SEED=100; LENGTHS=16,17,20,24,32,40,48,64   # RANGE: 16 x 2048 / 40
 begin_experiment random_copy_equal.sh train eval
@@ -52,28 +54,30 @@ train_arm() {   # RUN_DIR ARM SEED LR
 last_val() { awk -F, '$2 == "val" { v = $6 } END { print v }' "$1/log.csv"; }
 tunings() { arms | while read -r arm; do for lr in $GRID; do
     train_arm "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr" "$arm" $TUNE_SEED "$lr"; done; done; }
-run_trainings tunings "$out"
-echo "arm,lr,seed,val_exact_match,chosen" >"$out/tuning.csv"
-arms | while read -r arm; do
-    for lr in $GRID; do echo "$arm,$lr,$TUNE_SEED,$(last_val "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr")"; done |
-        awk -F, '{ r[NR] = $0; v[NR] = $4 } END { b = 1; for (i = 2; i <= NR; i++) if (v[i] > v[b]) b = i
-                   for (i = 1; i <= NR; i++) print r[i] "," (i == b ? "yes" : "no") }'
-done >>"$out/tuning.csv"
-chosen_lr() { awk -F, -v a="$1" '$1 == a && $5 == "yes" { print $2 }' "$out/tuning.csv"; }
-finals() { for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
-    train_arm "$out/runs/copy-$(arm_dir "$arm")-s$seed" "$arm" "$seed" "$(chosen_lr "$arm")"; done; done; }
-run_trainings finals "$out"
-echo "run,steps,cpu_seconds" >"$out/compute.csv"
-for r in "$out"/runs/tune/*/ "$out"/runs/copy-*/; do
-    r=${r%/}; echo "${r#"$out"/runs/},$steps,$(run_cpu_seconds "$r")" >>"$out/compute.csv"; done
-echo "task,scheme,seed,length,examples,loss,token_acc,exact_match,steps,lr" >"$out/results.csv"
-echo "task,scheme,seed,lengths,val_exact_match" >"$out/val.csv"
-for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
-    run=$out/runs/copy-$(arm_dir "$arm")-s$seed; echo "copy,$arm,$seed,1..16,$(last_val "$run")" >>"$out/val.csv"
-    cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=100
-    awk -F, -v p="copy,$arm,$seed" -v q="$steps,$(chosen_lr "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
-        print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/eval.csv" >>"$out/results.csv"
-done; done
+if [ "$tables" = 0 ]; then   # --tables: the CSVs as they are
+    run_trainings tunings "$out"
+    echo "arm,lr,seed,val_exact_match,chosen" >"$out/tuning.csv"
+    arms | while read -r arm; do
+        for lr in $GRID; do echo "$arm,$lr,$TUNE_SEED,$(last_val "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr")"; done |
+            awk -F, '{ r[NR] = $0; v[NR] = $4 } END { b = 1; for (i = 2; i <= NR; i++) if (v[i] > v[b]) b = i
+                       for (i = 1; i <= NR; i++) print r[i] "," (i == b ? "yes" : "no") }'
+    done >>"$out/tuning.csv"
+    chosen_lr() { awk -F, -v a="$1" '$1 == a && $5 == "yes" { print $2 }' "$out/tuning.csv"; }
+    finals() { for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
+        train_arm "$out/runs/copy-$(arm_dir "$arm")-s$seed" "$arm" "$seed" "$(chosen_lr "$arm")"; done; done; }
+    run_trainings finals "$out"
+    echo "run,steps,cpu_seconds" >"$out/compute.csv"
+    for r in "$out"/runs/tune/*/ "$out"/runs/copy-*/; do
+        r=${r%/}; echo "${r#"$out"/runs/},$steps,$(run_cpu_seconds "$r")" >>"$out/compute.csv"; done
+    echo "task,scheme,seed,length,examples,loss,token_acc,exact_match,steps,lr" >"$out/results.csv"
+    echo "task,scheme,seed,lengths,val_exact_match" >"$out/val.csv"
+    for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
+        run=$out/runs/copy-$(arm_dir "$arm")-s$seed; echo "copy,$arm,$seed,1..16,$(last_val "$run")" >>"$out/val.csv"
+        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=100
+        awk -F, -v p="copy,$arm,$seed" -v q="$steps,$(chosen_lr "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
+            print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/eval.csv" >>"$out/results.csv"
+    done; done
+fi
 wall=$(( $(now) - start ))
 {
     echo "# Randomized positions on equal budgets: the copy translator"
