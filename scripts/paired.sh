@@ -61,7 +61,9 @@ case "${1:-}" in
     ''|*[!0-9]*) if [ $# -gt 0 ] && git rev-parse --verify -q "$1^{commit}" >/dev/null; then rev_b=$1; shift; fi ;;
 esac
 git rev-parse --verify -q "$rev_a^{commit}" >/dev/null || { echo "paired.sh: '$rev_a' is not a git revision here" >&2; exit 2; }
-make -s build/opt/libtf.a
+# The optimised library whatever build called us: `make sanitize` exports BUILD, OPT and SAN and
+# passes them in MAKEFLAGS, which would point this make at build/san.
+(unset BUILD OPT SAN MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL; make -s build/opt/libtf.a)
 work=$(mktemp -d "${TMPDIR:-/tmp}/paired.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O3 -march=native -ffp-contract=fast -fno-math-errno -fopenmp"
