@@ -149,6 +149,7 @@ static void score_twins(const Split *s, const int *idx, int n, const float *all_
             r->max_twin_diff = fmax(r->max_twin_diff, fabs(li[c] - lj[c]));
     }
     r->pair_acc = pairs ? (double)both / pairs : 0;
+    r->twin_pairs = pairs;
 }
 
 // The indices of the split's examples of n_clauses `length` (all when length <= 0) into *n,

@@ -12,11 +12,12 @@ typedef struct EvalResult {
     double token_acc;     // classifier: accuracy over sentences
     double exact_match;   // translator: greedy output (models/decode.h)
                           // equals the reference (-1 when not computed)
-    double pair_acc;      // classifier: both twins right
+    double pair_acc;      // classifier: both twins right (of twin_pairs pairs)
     double max_twin_diff; // classifier: largest |logit difference| between a sentence and its twin
     double loss_last;     // lm: loss on the last 32 tokens of each window
     long   n_tokens;
     int    n_examples;
+    int    twin_pairs;    // classifier: pairs of twins scored (0: no pair_acc, max_twin_diff)
 } EvalResult;
 
 // Classifier or translator on a split; examples whose n_clauses differ from `length` are

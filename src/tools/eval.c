@@ -82,7 +82,7 @@ static void print_table_row(const char *split, int length, const EvalResult *r) 
     printf("%-5s  %6d  %8d  %8.4f", split, length, r->n_examples, r->loss);
     print_pct(r->token_acc, 1, 11);
     print_pct(r->exact_match, r->exact_match >= 0, 7);
-    print_pct(r->pair_acc, r->pair_acc > 0 || r->max_twin_diff > 0, 10);
+    print_pct(r->pair_acc, r->twin_pairs > 0, 10);
     if (r->loss_last > 0) printf("  %9.4f\n", r->loss_last);
     else printf("  %9s\n", "-");
     fflush(stdout);
@@ -96,7 +96,7 @@ static void print_row(const char *split, int length, const EvalResult *r) {
     printf("%s,%d,%d,%.6g,%.6g,", split, length, r->n_examples, r->loss, r->token_acc);
     if (r->exact_match >= 0) printf("%.6g", r->exact_match);
     printf(",");
-    if (r->pair_acc > 0 || r->max_twin_diff > 0) printf("%.6g,%.6g", r->pair_acc, r->max_twin_diff);
+    if (r->twin_pairs > 0) printf("%.6g,%.6g", r->pair_acc, r->max_twin_diff);
     else printf(",");
     printf(",");
     if (r->loss_last > 0) printf("%.6g", r->loss_last);
