@@ -18,13 +18,12 @@ row() {
     # the model's parameters as the trainer counted them (its first line "run ...")
     _params=$(sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$_r/train.out" | head -n 1)
     # the wall seconds of every ./train invocation of RUN
-    _wall=$(awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$_r/compute.csv")
+    _wall=$("$BIN_DIR/table" --plain --value wall_seconds:sum:%.1f "$_r/compute.csv")
     # the training loss, mean of the rows logged in the second quarter of the steps and in the
     # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
-        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
-        if (s > 3 * q) { b += cell("loss"); nb++ } }
-        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
+    # (whole steps: step > STEPS/4 is step > the integer part of STEPS/4)
+    _q() { "$BIN_DIR/table" --plain --value loss:mean:%.4f --filter split=train "$@" "$_r/log.csv"; }
+    _loss="$(_q --filter "step>$((_steps / 4))" --filter "step<=$((_steps / 2))"),$(_q --filter "step>$((3 * _steps / 4))")"
     echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$6,$_loss"
 }
 case "${1:-}" in
@@ -65,28 +64,15 @@ table_head() {
 }
 # headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
 headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
-md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
-    awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
-    row && cell("group") == g {
-        v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
-        k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
-        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
-        b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
-        lh[v] += cell("train_loss_q2"); le[v] += cell("train_loss_q4")
-    }
-    function ms(a, v,   i, s, m, ss) {
-        for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
-        if (k[v] == 1) return sprintf("%.2f", m)
-        for (i = 1; i <= k[v]; i++) ss += (a[v, i] - m) ^ 2
-        return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
-    }
-    END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
-        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        for (i = 1; i <= n; i++) { v = order[i]
-            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
-                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
-    }' "$out/runs.csv"
+md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (./table: the last seed's run, means, mean ± sd)
+    echo "| $2 | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
+    echo "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "$BIN_DIR/table" --plain --rows variant --filter group="$1" --format %.2f --value run:last --value d_model:last \
+        --value layers:last --value pos:last --value params:last --value seed:count:%d --value cpu_s/60:mean:%.1f \
+        --value wall_s/60:mean:%.1f --value train_loss_q2:mean:%.3f --value train_loss_q4:mean:%.3f --value bleu \
+        --value chrf "$out/runs.csv" | while IFS=, read -r v run d L pos par k cpu wall lh le b c; do
+        printf '| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s → %s | %s | %s |\n' "$v" "$run" "$d" "$L" "$pos" \
+            "$par" "$k" "$cpu" "$wall" "$lh" "$le" "$b" "$c"; done
 }
 # part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
 part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
@@ -123,10 +109,8 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
         table_head; echo
         echo "| model | alpha | beam 1 BLEU | beam 2 | beam 4 | beam 8 | beam 1 chrF2 | beam 2 | beam 4 | beam 8 |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        awk -F, "$CSV_COLUMNS"'row { k = cell("model") "," cell("alpha"); if (!(k in seen)) { seen[k] = 1; o[++n] = k }
-            b[k] = b[k] " " cell("bleu") " |"; c[k] = c[k] " " cell("chrf") " |" }
-            END { for (i = 1; i <= n; i++) { split(o[i], f, ","); printf "| %s | %s |%s%s\n",
-                  (f[1] == "tf" ? "Transformer" : "LSTM"), f[2], b[o[i]], c[o[i]] } }' "$out/beam.csv"
+        "$BIN_DIR/table" --rows model --rows alpha --cols beam --value bleu:text --value chrf:text \
+            --label tf=Transformer --label lstm=LSTM "$out/beam.csv" | tail -n +3
     fi
     if has attention; then
         echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo

@@ -231,7 +231,8 @@ static void test_expressions_and_cols(void) {
 }
 
 // first_of: run r seed 1's CPU (on both its rows) counted once: 5 + 7 + 3 = 15 over every row
-// (no row column: one line). Filters >= and <=: the losses at steps 50 and 75, mean 1.5.
+// (no row column: one line, empty when no row is kept). Filters >= and <=: the losses at steps
+// 50 and 75, mean 1.5.
 static void test_first_of_and_bounds(void) {
     PivotSpec s = pivot_spec_default();
     s.first_of = "{run},{seed}";
@@ -244,6 +245,8 @@ static void test_first_of_and_bounds(void) {
     s.filters[s.n_filters++] = "step<=75";
     s.plain = 1;
     CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "1.5000\n");
+    s.filters[0] = "step>=500";   // no row kept: one line of empty cells
+    CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "\n");
 }
 
 // Bad input: a message naming the file (and line), nothing written.

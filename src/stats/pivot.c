@@ -762,7 +762,8 @@ int pivot_markdown(const PivotSpec *spec, const CsvTable *t, StrBuf *out, char *
     p.err = err;
     p.errlen = errlen;
     int rc = compile(&p);
-    if (!rc && !p.n_keys && find_row(&p, NULL) < 0) rc = fail(&p, "out of memory");
+    if (!rc && !p.n_keys && (find_row(&p, NULL) < 0 || grow_cells(&p, 1, p.n_values)))
+        rc = fail(&p, "out of memory");   // no row column: one row, even with no rows kept
     for (int i = 0; i < t->n_rows && !rc; i++) rc = add_row(&p, i);
     if (!rc) {
         if (p.cols_col >= 0) sort_cols(&p);
