@@ -110,7 +110,7 @@ for shape in $(echo "$only" | tr , ' '); do
             grep -q "^$shape " "$work/$side" 2>/dev/null || echo "$shape: not a training shape of $side's bench"
         done
         continue; }
-    # shellcheck disable=SC2046 # five numbers
+    # shellcheck disable=SC2046,SC2183 # five numbers
     printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" $(stats "$shape")
 done
 if [ -n "$md" ]; then
@@ -128,7 +128,7 @@ if [ -n "$md" ]; then
         echo "| --- | ---: | ---: | ---: | ---: | ---: |"
         for shape in $(echo "$only" | tr , ' '); do
             grep -q "^$shape," "$work/pairs.csv" || continue
-            # shellcheck disable=SC2046 # five numbers
+            # shellcheck disable=SC2046,SC2183 # five numbers
             printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" $(stats "$shape")
         done
     } >"$md"

@@ -60,7 +60,7 @@ table() {
     echo "| shape | together / alone: median | lowest | highest | alone: tokens/s | together: tokens/s |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: |"
     for shape in $(echo "$only" | tr , ' '); do
-        # shellcheck disable=SC2046 # five numbers
+        # shellcheck disable=SC2046,SC2183 # five numbers
         printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" $(build/opt/bin/table --plain --filter shape="$shape" \
             --value t1+t2/alone:median:%.6g --value t1+t2/alone:min:%.6g --value t1+t2/alone:max:%.6g \
             --value alone:median:%.17g --value t1+t2:median:%.6g "$work/pairs.csv" | tr , ' ')

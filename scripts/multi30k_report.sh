@@ -70,9 +70,9 @@ md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (./table: the 
     "$BIN_DIR/table" --plain --rows variant --filter group="$1" --format %.2f --value run:last --value d_model:last \
         --value layers:last --value pos:last --value params:last --value seed:count:%d --value cpu_s/60:mean:%.1f \
         --value wall_s/60:mean:%.1f --value train_loss_q2:mean:%.3f --value train_loss_q4:mean:%.3f --value bleu \
-        --value chrf "$out/runs.csv" | while IFS=, read -r v run d L pos par k cpu wall lh le b c; do
+        --value chrf "$out/runs.csv" | while IFS=, read -r v run d L pos par k cpu wl lh le b c; do
         printf '| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s → %s | %s | %s |\n' "$v" "$run" "$d" "$L" "$pos" \
-            "$par" "$k" "$cpu" "$wall" "$lh" "$le" "$b" "$c"; done
+            "$par" "$k" "$cpu" "$wl" "$lh" "$le" "$b" "$c"; done
 }
 # part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
 part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }

@@ -93,7 +93,8 @@ wall=$(( $(now) - start ))
     echo "## Tuning (seed $TUNE_SEED, validation exact match)"
     echo
     echo "| arm | lr | val exact match | chosen |"; echo "| --- | ---: | ---: | --- |"
-    awk -F, 'NR > 1 { printf "| %s | %s | %.1f | %s |\n", $1, $2, 100 * $4, $5 }' "$out/tuning.csv"
+    "$BIN_DIR/table" --plain --rows arm --rows lr --rows chosen --value val_exact_match:mean --scale 100 "$out/tuning.csv" |
+        while IFS=, read -r a l c v; do echo "| $a | $l | $v | $c |"; done
     printf '\n## Validation exact match (200 inputs of 1..16 symbols, step %s)\n\n' "$steps"
     md_pivot "$out/val.csv" scheme lengths val_exact_match 100 %.1f task=copy
     for m in "exact_match|Sequence accuracy (exact match, greedy decoding)" "token_acc|Token accuracy (teacher forcing)"; do
