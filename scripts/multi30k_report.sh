@@ -45,14 +45,22 @@ if [ "$tables" = 1 ]; then   # the times of the call that made the CSVs, from it
     wall=$1; t_train=$2; t_eval=$3
 fi
 
+# params_ratio GROUP COL A B [FILTER...]: the parameters of GROUP's run whose COL is A over B's
+# (./table: the runs as a CSV with one column per COL value, then A/B)
+params_ratio() {
+    _g=$1 _c=$2 _e="$3/$4:sum:%.4f"; shift 4
+    "$BIN_DIR/table" --csv --cols "$_c" --value params:text --filter group="$_g" "$@" "$out/runs.csv" |
+        "$BIN_DIR/table" --plain --value "$_e" /dev/stdin
+}
 # The headline pair must have the same budget: parameters within 5% (every seed). Stops the
 # full study before its results.md; --quick (tiny models, sized for the test's data) reports
 # it in results.md.
 ratio_ok=1; ratio=""
 if has headline; then
-    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
-        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
-    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
+    ratio=$(params_ratio headline variant Transformer LSTM --filter seed=1)
+    [ "$(echo "ratio
+$ratio" | "$BIN_DIR/table" --plain --value ratio:count:%d --filter 'ratio>=0.95' --filter 'ratio<=1.05' /dev/stdin)" = 1 ] ||
+        ratio_ok=0
     [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
         die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
@@ -97,8 +105,7 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
     if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
     if has cross; then
         part "What cross-attention adds (1 seed)" cross model
-        prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
-            END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
+        prefix_ratio=$(params_ratio cross run prefix_same tf_s1)
         echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
     fi
     if has depth; then part "Depth at width $tf_d (1 seed)" depth layers; fi

@@ -208,7 +208,7 @@ static void test_aggregates_by_hand(void) {
     s.n_values = 1;   // --agg for the values that name none; --plain: keys and cells, commas
     s.values[0] = "cpu";
     s.agg = "max";
-    s.plain = 1;
+    s.plain = PIVOT_PLAIN;
     CHECK_TABLE(csv, &s, "a,8.0\nb,30.0\n");
 }
 
@@ -228,6 +228,18 @@ static void test_expressions_and_cols(void) {
     CHECK_TABLE("model,beam,bleu,chrf\ntf,2,31.5,55.25\ntf,1,30.0,54\n", &s,
                 "| model | 1 | 2 | 1 | 2 |\n| --- | ---: | ---: | ---: | ---: |\n"
                 "| tf | 30.0 | 31.5 | 54 | 55.25 |\n");
+    // PIVOT_CSV: a header line, columns named by their cols values, for another table to read
+    // (the ratio of two runs' parameters: 1010 / 1000 = 1.0100)
+    s = pivot_spec_default();
+    s.cols = "variant";
+    s.values[s.n_values++] = "params:text";
+    s.plain = PIVOT_CSV;
+    CHECK_TABLE("variant,params\nLSTM,1000\nTransformer,1010\n", &s,
+                "LSTM,Transformer\n1000,1010\n");
+    s = pivot_spec_default();
+    s.values[s.n_values++] = "Transformer/LSTM:sum:%.4f";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE("LSTM,Transformer\n1000,1010\n", &s, "1.0100\n");
 }
 
 // first_of: run r seed 1's CPU (on both its rows) counted once: 5 + 7 + 3 = 15 over every row
@@ -237,13 +249,13 @@ static void test_first_of_and_bounds(void) {
     PivotSpec s = pivot_spec_default();
     s.first_of = "{run},{seed}";
     s.values[s.n_values++] = "cpu:sum:%.0f";
-    s.plain = 1;
+    s.plain = PIVOT_PLAIN;
     CHECK_TABLE("run,seed,length,cpu\nr,1,16,5\nr,1,32,5\nr,2,16,7\nq,1,16,3\n", &s, "15\n");
     s = pivot_spec_default();
     s.values[s.n_values++] = "loss:mean:%.4f";
     s.filters[s.n_filters++] = "step>=50";
     s.filters[s.n_filters++] = "step<=75";
-    s.plain = 1;
+    s.plain = PIVOT_PLAIN;
     CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "1.5000\n");
     s.filters[0] = "step>=500";   // no row kept: one line of empty cells
     CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "\n");

@@ -655,9 +655,20 @@ static void sort_cols(Pivot *p) {   // insertion sort by number: stable, so word
         }
 }
 
-// spec->plain: each row's keys and cells joined by commas, no header.
+// spec->plain: each row's keys and cells joined by commas, after a header line with
+// PIVOT_CSV (the keys' headings, then the `cols` values or the values' headings).
 static void write_plain(Pivot *p, StrBuf *b) {
     int n_cols = p->cols_col >= 0 ? p->n_colv : 1;
+    if (p->spec->plain == PIVOT_CSV) {
+        const char *sep = "";
+        for (int k = 0; k < p->n_keys; k++, sep = ",")
+            strbuf_printf(b, "%s%s", sep, p->keys[k].heading);
+        for (int v = 0; v < p->n_values; v++)
+            for (int c = 0; c < n_cols; c++, sep = ",")
+                strbuf_printf(b, "%s%s", sep, p->cols_col >= 0 ? label(p, p->colv[c])
+                                                               : p->values[v].heading);
+        strbuf_puts(b, "\n");
+    }
     for (int r = 0; r < p->n_rows; r++) {
         const char *sep = "";
         for (int k = 0; k < p->n_keys; k++, sep = ",")

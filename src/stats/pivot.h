@@ -35,8 +35,10 @@
 //   first_of a key (as a row column): only the first row of each of its values that has a
 //            value counts (a run's CPU seconds repeated on each of its rows counted once).
 //   labels   VALUE=TEXT: a key or column value VALUE is printed as TEXT.
-//   plain    no header and no Markdown: each row's keys and cells joined by commas (for a
-//            script to read; without rows, one line of the cells over every row kept).
+//   plain    PIVOT_PLAIN: no header and no Markdown, each row's keys and cells joined by
+//            commas (for a script to read; without rows, one line of the cells over every row
+//            kept); PIVOT_CSV: the same after a header line (the keys' headings, then the
+//            `cols` values or the values' headings), a CSV file for another table.
 // Numbers are printed with `format`, one printf conversion (d i: the value truncated, as awk's
 // %d). A value that is not a number, or a column the file lacks, is an error naming the file
 // (and line): nothing is printed then.
@@ -49,6 +51,8 @@
 #define PIVOT_MAX_ITEMS 32
 
 typedef enum { PIVOT_MEAN, PIVOT_SUM, PIVOT_STEPS } PivotCell;
+
+typedef enum { PIVOT_MARKDOWN, PIVOT_PLAIN, PIVOT_CSV } PivotOutput;
 
 typedef struct {
     const char *rows[PIVOT_MAX_ITEMS];    // "[HEADING=]COLUMN" or "[HEADING=]text with {COLUMN}"
@@ -63,7 +67,7 @@ typedef struct {
     const char *per;                      // NULL: every row is a sample
     const char *first_of;                 // NULL: every row counts
     const char *agg;                      // NULL: the cell rule (PivotCell)
-    int plain;                            // 1: comma-separated rows, no header
+    int plain;                            // PIVOT_MARKDOWN, PIVOT_PLAIN or PIVOT_CSV
     double scale;                         // 1 unless set
     const char *format;                   // "%.1f" unless set
     PivotCell cell;

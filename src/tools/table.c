@@ -49,6 +49,8 @@ static void usage(FILE *f) {
         "  --label VALUE=TEXT print a row's or column's value VALUE as TEXT (repeatable)\n"
         "  --plain            no header, no Markdown: each row's keys and cells joined by commas\n"
         "                     (for a script: ./table --plain --value cpu_seconds:sum:%.0f F.csv)\n"
+        "  --csv              --plain after a header line (key headings, then the --cols values\n"
+        "                     or the value headings): a CSV for another ./table\n"
         "  -h, --help         this help\n"
         "\n"
         "Cells (default): mean ± sample standard deviation (n - 1) of value x scale over the\n"
@@ -79,7 +81,8 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
-        if (!strcmp(a, "--plain")) { s->plain = 1; continue; }
+        if (!strcmp(a, "--plain")) { s->plain = PIVOT_PLAIN; continue; }
+        if (!strcmp(a, "--csv")) { s->plain = PIVOT_CSV; continue; }
         if (!strcmp(a, "--sum") || !strcmp(a, "--steps")) {
             if (s->cell != PIVOT_MEAN) {
                 fprintf(stderr, "table: --sum or --steps, not both\n");
