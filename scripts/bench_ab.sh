@@ -71,6 +71,7 @@ rev_a=$1 rev_b=${2:-}
 args="$*"
 bench_a=$(bench_of "$rev_a")
 bench_b=$(bench_of "$rev_b")
+make -s -j2 build/opt/bin/table >&2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -91,27 +92,26 @@ while [ "$i" -le "$pairs" ]; do
     i=$((i + 1))
 done
 
-# pair lines: shape pair a b ratio
-awk 'NR == FNR { a[$1 " " $2] = $3; next } ($1 " " $2) in a {
-         print $1, $2, a[$1 " " $2], $3, $3 / a[$1 " " $2] }' "$work/a" "$work/b" > "$work/pairs"
+# pairs.csv: shape, pair, tokens/s of A and of B; the ratios and medians are ./table's
+{ echo shape,pair,a,b; awk 'NR == FNR { a[$1 " " $2] = $3; next } ($1 " " $2) in a {
+    print $1 "," $2 "," a[$1 " " $2] "," $3 }' "$work/a" "$work/b"; } > "$work/pairs.csv"
 if [ -n "$tsv" ]; then
     { printf 'shape\tpair\ttokens_per_s_a\ttokens_per_s_b\tratio_b_a\n'
-      awk -v OFS='\t' '{ print $1, $2, $3, $4, sprintf("%.4f", $5) }' "$work/pairs"; } > "$tsv"
+      build/opt/bin/table --plain --rows shape --rows pair --value a:text --value b:text --value b/a:mean:%.4f \
+          "$work/pairs.csv" | tr , '\t'; } > "$tsv"
 fi
 printf '%-10s %8s %8s %8s %12s %12s\n' shape median lowest highest "A tokens/s" "B tokens/s"
-# median of column C of the lines of one shape
-med() { awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$work/pairs" | sort -g |
-        awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# stats SHAPE: the median, lowest and highest B/A (6 digits), the median tokens/s of A and of B
+stats() { build/opt/bin/table --plain --filter shape="$1" --value b/a:median:%.6g --value b/a:min:%.6g \
+    --value b/a:max:%.6g --value a:median:%.17g --value b:median:%.17g "$work/pairs.csv" | tr , ' '; }
 for shape in $(echo "$only" | tr , ' '); do
-    grep -q "^$shape " "$work/pairs" || {
+    grep -q "^$shape," "$work/pairs.csv" || {
         for side in a b; do
             grep -q "^$shape " "$work/$side" 2>/dev/null || echo "$shape: not a training shape of $side's bench"
         done
         continue; }
-    lo=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | head -1)
-    hi=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | tail -1)
-    printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
-        "$(med "$shape" 3)" "$(med "$shape" 4)"
+    # shellcheck disable=SC2046,SC2183 # five numbers
+    printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" $(stats "$shape")
 done
 if [ -n "$md" ]; then
     {
@@ -127,11 +127,9 @@ if [ -n "$md" ]; then
         echo "| shape | B / A: median | lowest | highest | A: tokens/s | B: tokens/s |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: |"
         for shape in $(echo "$only" | tr , ' '); do
-            grep -q "^$shape " "$work/pairs" || continue
-            lo=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | head -1)
-            hi=$(awk -v s="$shape" '$1 == s { print $5 }' "$work/pairs" | sort -g | tail -1)
-            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" "$(med "$shape" 5)" "$lo" "$hi" \
-                "$(med "$shape" 3)" "$(med "$shape" 4)"
+            grep -q "^$shape," "$work/pairs.csv" || continue
+            # shellcheck disable=SC2046,SC2183 # five numbers
+            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" $(stats "$shape")
         done
     } >"$md"
     echo "wrote $md"

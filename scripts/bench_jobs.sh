@@ -32,12 +32,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 case "$pairs" in ''|*[!0-9]*|0) echo "bench_jobs.sh: '$pairs' is not a positive number" >&2; exit 2 ;; esac
-make -s -j2 build/opt/bin/bench
+make -s -j2 build/opt/bin/bench build/opt/bin/table
 bench=build/opt/bin/bench cores=$(nproc)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench_jobs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 rate() { awk '$1 == "train" { print $4 }' "$1"; }
-: >"$work/pairs"
+echo shape,pair,alone,t1,t2 >"$work/pairs.csv"
 for shape in $(echo "$only" | tr , ' '); do
     i=1
     while [ "$i" -le "$pairs" ]; do
@@ -50,25 +50,20 @@ for shape in $(echo "$only" | tr , ' '); do
         }
         if [ $((i % 2)) = 1 ]; then alone; together; else together; alone; fi
         [ -n "$(rate "$work/alone")" ] || { echo "bench_jobs.sh: '$shape' is not a training shape of bench" >&2; exit 2; }
-        echo "$shape $i $(rate "$work/alone") $(rate "$work/t1") $(rate "$work/t2")" >>"$work/pairs"
+        echo "$shape,$i,$(rate "$work/alone"),$(rate "$work/t1"),$(rate "$work/t2")" >>"$work/pairs.csv"
         i=$((i + 1))
     done
 done
-# shape pair alone together ratio
-awk '{ t = $4 + $5; print $1, $2, $3, t, t / $3 }' "$work/pairs" >"$work/r"
+# per shape (./table): together = t1 + t2; the median, lowest and highest together / alone (6
+# digits), the median tokens/s alone and together
 table() {
     echo "| shape | together / alone: median | lowest | highest | alone: tokens/s | together: tokens/s |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: |"
     for shape in $(echo "$only" | tr , ' '); do
-        awk -v s="$shape" '$1 == s { print $5, $3, $4 }' "$work/r" | sort -g | awk -v s="$shape" '
-            { r[NR] = $1; a[NR] = $2; t[NR] = $3 }
-            function med(v, n,   i, j, x) {   # median of v[1..n] (sorted copy)
-                for (i = 1; i <= n; i++) w[i] = v[i]
-                for (i = 2; i <= n; i++) for (j = i; j > 1 && w[j - 1] > w[j]; j--) { x = w[j]; w[j] = w[j - 1]; w[j - 1] = x }
-                return n % 2 ? w[(n + 1) / 2] : (w[n / 2] + w[n / 2 + 1]) / 2
-            }
-            END { printf "| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n", s, med(r, NR), r[1], r[NR],
-                         med(a, NR), med(t, NR) }'
+        # shellcheck disable=SC2046,SC2183 # five numbers
+        printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" $(build/opt/bin/table --plain --filter shape="$shape" \
+            --value t1+t2/alone:median:%.6g --value t1+t2/alone:min:%.6g --value t1+t2/alone:max:%.6g \
+            --value alone:median:%.17g --value t1+t2:median:%.6g "$work/pairs.csv" | tr , ' ')
     done
 }
 echo "# together: 2 x bench --threads 1 at once; alone: bench --threads $cores; $pairs pairs"
@@ -76,7 +71,8 @@ table
 if [ -n "$out" ]; then
     mkdir -p "$out"
     { echo "shape,pair,alone_tokens_per_s,together_tokens_per_s,ratio"
-      awk -v OFS=, '{ print $1, $2, $3, $4, sprintf("%.4f", $5) }' "$work/r"; } >"$out/jobs.csv"
+      build/opt/bin/table --plain --rows shape --rows pair --value alone:text --value t1+t2:sum:%.6g \
+          --value t1+t2/alone:mean:%.4f "$work/pairs.csv"; } >"$out/jobs.csv"
     commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes")
     { echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $cores cores;" \
            "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -160,11 +160,10 @@ wall_eval=$(( $(now) - t_phase ))
 [ -f "$out/refused.csv" ] || die "no $out/refused.csv: its runs were made before the script wrote one; run without --tables"
 # refusals BLOCK: the evaluations of BLOCK that the scheme refused (refused.csv), one Markdown
 # item each (METHOD at WINDOW, the seeds, ./eval's message)
-refusals() {
-    awk -v b="$1" 'NR > 1 { split($0, f, ","); if (f[1] != b) next
-            k = f[2] " " f[3]; m = $0; for (i = 1; i <= 4; i++) sub(/^[^,]*,/, "", m)
-            n[k]++; msg[k] = m; if (!(k in seen)) { seen[k] = 1; order[++c] = k } }
-        END { for (i = 1; i <= c; i++) { split(order[i], a, " "); printf "- `%s` at %s (%d seeds): %s\n", a[1], a[2], n[order[i]], msg[order[i]] } }' "$out/refused.csv"
+refusals() {   # the seeds counted by ./table on the columns before the message (it has commas)
+    cut -d, -f1-4 "$out/refused.csv" | "$BIN_DIR/table" --plain --rows method --rows window --value seed:count:%d \
+        --filter block="$1" /dev/stdin | while IFS=, read -r _m _w _n; do
+        echo "- \`$_m\` at $_w ($_n seeds): $(grep "^$1,$_m,$_w," "$out/refused.csv" | tail -n 1 | cut -d, -f5-)"; done
 }
 # table TITLE METRIC: METRIC by method (rows) and window (columns) for $block, under TITLE
 table() { echo; echo "$1"; echo; md_pivot "$out/results.csv" method window "$2" 1 %.3f block="$block"; }

@@ -136,8 +136,9 @@ compare() {
     set -- "$@" $(scripts/verdicts.sh --paired "$_a" "$_b")
     printf '| %s | %s | %s | %s | %+.3f | [%+.3f, %+.3f] |\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
 }
-cpu_total=$(awk -F, "$CSV_COLUMNS"'row && !seen[cell("method") cell("budget") cell("seed")]++ { s += cell("cpu_seconds") }
-    END { printf "%.0f", s }' "$out/results.csv")
+# each run's CPU seconds once (they are on every row of the run)
+cpu_total=$("$BIN_DIR/table" --plain --first-of '{method},{budget},{seed}' --value cpu_seconds:sum:%.0f "$out/results.csv") ||
+    die "./table failed"
 wall=$(( $(now) - start ))
 {
     echo "# How long to fine-tune a stretched RoPE"

@@ -62,8 +62,8 @@ lm_report() {
         for scheme in $SCHEMES; do
             line="| $scheme |"
             for name in $names; do
-                line="$line $(awk -F, -v v="$name" -v s="$scheme" "$CSV_COLUMNS"'row && cell("variant") == v &&
-                    cell("scheme") == s { print cell("mrr") }' "$out/lm_mrr.csv") |"
+                line="$line $("$BIN_DIR/table" --plain --value mrr:text --filter variant="$name" --filter scheme="$scheme" \
+                    "$out/lm_mrr.csv") |"
             done
             echo "$line $(lm_paper_mrr "$scheme") |"
         done

@@ -18,13 +18,12 @@ row() {
     # the model's parameters as the trainer counted them (its first line "run ...")
     _params=$(sed -n 's/^run .*, \([0-9]*\) parameters,.*/\1/p' "$_r/train.out" | head -n 1)
     # the wall seconds of every ./train invocation of RUN
-    _wall=$(awk -F, "$CSV_COLUMNS"'row { s += cell("wall_seconds") } END { printf "%.1f\n", s }' "$_r/compute.csv")
+    _wall=$("$BIN_DIR/table" --plain --value wall_seconds:sum:%.1f "$_r/compute.csv")
     # the training loss, mean of the rows logged in the second quarter of the steps and in the
     # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    _loss=$(awk -F, -v q="$_steps" "$CSV_COLUMNS"'row && cell("split") == "train" {
-        s = cell("step") * 4; if (s > q && s <= 2 * q) { a += cell("loss"); na++ }
-        if (s > 3 * q) { b += cell("loss"); nb++ } }
-        END { printf "%.4f,%.4f", na ? a / na : 0, nb ? b / nb : 0 }' "$_r/log.csv")
+    # (whole steps: step > STEPS/4 is step > the integer part of STEPS/4)
+    _q() { "$BIN_DIR/table" --plain --value loss:mean:%.4f --filter split=train "$@" "$_r/log.csv"; }
+    _loss="$(_q --filter "step>$((_steps / 4))" --filter "step<=$((_steps / 2))"),$(_q --filter "step>$((3 * _steps / 4))")"
     echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$6,$_loss"
 }
 case "${1:-}" in
@@ -46,14 +45,22 @@ if [ "$tables" = 1 ]; then   # the times of the call that made the CSVs, from it
     wall=$1; t_train=$2; t_eval=$3
 fi
 
+# params_ratio GROUP COL A B [FILTER...]: the parameters of GROUP's run whose COL is A over B's
+# (./table: the runs as a CSV with one column per COL value, then A/B)
+params_ratio() {
+    _g=$1 _c=$2 _e="$3/$4:sum:%.4f"; shift 4
+    "$BIN_DIR/table" --csv --cols "$_c" --value params:text --filter group="$_g" "$@" "$out/runs.csv" |
+        "$BIN_DIR/table" --plain --value "$_e" /dev/stdin
+}
 # The headline pair must have the same budget: parameters within 5% (every seed). Stops the
 # full study before its results.md; --quick (tiny models, sized for the test's data) reports
 # it in results.md.
 ratio_ok=1; ratio=""
 if has headline; then
-    ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "headline" && cell("seed") == 1 {
-        p[cell("variant")] = cell("params") } END { printf "%.4f", p["Transformer"] / p["LSTM"] }' "$out/runs.csv")
-    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' || ratio_ok=0
+    ratio=$(params_ratio headline variant Transformer LSTM --filter seed=1)
+    [ "$(echo "ratio
+$ratio" | "$BIN_DIR/table" --plain --value ratio:count:%d --filter 'ratio>=0.95' --filter 'ratio<=1.05' /dev/stdin)" = 1 ] ||
+        ratio_ok=0
     [ $ratio_ok = 1 ] || [ $quick = 1 ] ||
         die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
@@ -65,28 +72,15 @@ table_head() {
 }
 # headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
 headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
-md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (mean ± sd over seeds)
-    awk -F, -v g="$1" -v label="$2" "$CSV_COLUMNS"'
-    row && cell("group") == g {
-        v = cell("variant"); if (!(v in seen)) { seen[v] = 1; order[++n] = v }
-        k[v]++; run[v] = cell("run"); d[v] = cell("d_model"); L[v] = cell("layers"); pos[v] = cell("pos")
-        par[v] = cell("params"); cpu[v] += cell("cpu_s") / 60; wall[v] += cell("wall_s") / 60
-        b[v, k[v]] = cell("bleu"); c[v, k[v]] = cell("chrf")
-        lh[v] += cell("train_loss_q2"); le[v] += cell("train_loss_q4")
-    }
-    function ms(a, v,   i, s, m, ss) {
-        for (i = 1; i <= k[v]; i++) s += a[v, i]; m = s / k[v]
-        if (k[v] == 1) return sprintf("%.2f", m)
-        for (i = 1; i <= k[v]; i++) ss += (a[v, i] - m) ^ 2
-        return sprintf("%.2f ± %.2f", m, sqrt(ss / (k[v] - 1)))
-    }
-    END {
-        print "| " label " | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
-        print "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        for (i = 1; i <= n; i++) { v = order[i]
-            printf "| %s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %.3f → %.3f | %s | %s |\n", v, run[v], d[v],
-                L[v], pos[v], par[v], k[v], cpu[v] / k[v], wall[v] / k[v], lh[v] / k[v], le[v] / k[v], ms(b, v), ms(c, v) }
-    }' "$out/runs.csv"
+md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (./table: the last seed's run, means, mean ± sd)
+    echo "| $2 | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
+    echo "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "$BIN_DIR/table" --plain --rows variant --filter group="$1" --format %.2f --value run:last --value d_model:last \
+        --value layers:last --value pos:last --value params:last --value seed:count:%d --value cpu_s/60:mean:%.1f \
+        --value wall_s/60:mean:%.1f --value train_loss_q2:mean:%.3f --value train_loss_q4:mean:%.3f --value bleu \
+        --value chrf "$out/runs.csv" | while IFS=, read -r v run d L pos par k cpu wl lh le b c; do
+        printf '| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s → %s | %s | %s |\n' "$v" "$run" "$d" "$L" "$pos" \
+            "$par" "$k" "$cpu" "$wl" "$lh" "$le" "$b" "$c"; done
 }
 # part TITLE GROUP LABEL: a section of results.md, the runs of GROUP under TITLE
 part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
@@ -111,8 +105,7 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
     if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
     if has cross; then
         part "What cross-attention adds (1 seed)" cross model
-        prefix_ratio=$(awk -F, "$CSV_COLUMNS"'row && cell("group") == "cross" { p[cell("run")] = cell("params") }
-            END { printf "%.4f", p["prefix_same"] / p["tf_s1"] }' "$out/runs.csv")
+        prefix_ratio=$(params_ratio cross run prefix_same tf_s1)
         echo; echo "Decoder-only (same parameters) / Transformer parameters: $prefix_ratio."
     fi
     if has depth; then part "Depth at width $tf_d (1 seed)" depth layers; fi
@@ -123,10 +116,8 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
         table_head; echo
         echo "| model | alpha | beam 1 BLEU | beam 2 | beam 4 | beam 8 | beam 1 chrF2 | beam 2 | beam 4 | beam 8 |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        awk -F, "$CSV_COLUMNS"'row { k = cell("model") "," cell("alpha"); if (!(k in seen)) { seen[k] = 1; o[++n] = k }
-            b[k] = b[k] " " cell("bleu") " |"; c[k] = c[k] " " cell("chrf") " |" }
-            END { for (i = 1; i <= n; i++) { split(o[i], f, ","); printf "| %s | %s |%s%s\n",
-                  (f[1] == "tf" ? "Transformer" : "LSTM"), f[2], b[o[i]], c[o[i]] } }' "$out/beam.csv"
+        "$BIN_DIR/table" --rows model --rows alpha --cols beam --value bleu:text --value chrf:text \
+            --label tf=Transformer --label lstm=LSTM "$out/beam.csv" | tail -n +3
     fi
     if has attention; then
         echo; echo "### Cross-attention on the same probe sentences (greedy, seed 1)"; echo

@@ -56,12 +56,13 @@ tunings() { arms | while read -r arm; do for lr in $GRID; do
     train_arm "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr" "$arm" $TUNE_SEED "$lr"; done; done; }
 if [ "$tables" = 0 ]; then   # --tables: the CSVs as they are
     run_trainings tunings "$out"
-    echo "arm,lr,seed,val_exact_match,chosen" >"$out/tuning.csv"
-    arms | while read -r arm; do
-        for lr in $GRID; do echo "$arm,$lr,$TUNE_SEED,$(last_val "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr")"; done |
-            awk -F, '{ r[NR] = $0; v[NR] = $4 } END { b = 1; for (i = 2; i <= NR; i++) if (v[i] > v[b]) b = i
-                       for (i = 1; i <= NR; i++) print r[i] "," (i == b ? "yes" : "no") }'
-    done >>"$out/tuning.csv"
+    { echo "arm,lr,seed,val_exact_match"; arms | while read -r arm; do for lr in $GRID; do
+        echo "$arm,$lr,$TUNE_SEED,$(last_val "$out/runs/tune/copy-$(arm_dir "$arm")-lr$lr")"; done; done; } >"$out/tuning.tmp"
+    # chosen: each arm's learning rate of the best validation exact match (the first of equal ones)
+    best=$("$BIN_DIR/table" --plain --rows arm --value 'lr:argmax(val_exact_match)' "$out/tuning.tmp") || die "./table failed"
+    { echo "arm,lr,seed,val_exact_match,chosen"; tail -n +2 "$out/tuning.tmp" | while IFS=, read -r arm lr rest; do
+        echo "$arm,$lr,$rest,$(echo "$best" | grep -qxF "$arm,$lr" && echo yes || echo no)"; done; } >"$out/tuning.csv"
+    rm -f "$out/tuning.tmp"
     chosen_lr() { awk -F, -v a="$1" '$1 == a && $5 == "yes" { print $2 }' "$out/tuning.csv"; }
     finals() { for seed in $(seq_list "$seeds"); do arms | while read -r arm; do
         train_arm "$out/runs/copy-$(arm_dir "$arm")-s$seed" "$arm" "$seed" "$(chosen_lr "$arm")"; done; done; }
@@ -87,12 +88,13 @@ wall=$(( $(now) - start ))
     echo "2 + 2 layers, d_model 64, $steps steps each (cosine), random range L = $RANGE; learning rate"
     echo "chosen per arm on validation exact match (lengths 1..16) of seed $TUNE_SEED; randomized runs scored on"
     echo "drawn positions. Cells: mean ± sample sd over seeds 1..$seeds, in %. CPU seconds of every training"
-    echo "(compute.csv), tuning included: $(awk -F, 'NR > 1 { s += $3 } END { printf "%.0f", s }' "$out/compute.csv")."
+    echo "(compute.csv), tuning included: $("$BIN_DIR/table" --plain --value cpu_seconds:sum:%.0f "$out/compute.csv")."
     echo
     echo "## Tuning (seed $TUNE_SEED, validation exact match)"
     echo
     echo "| arm | lr | val exact match | chosen |"; echo "| --- | ---: | ---: | --- |"
-    awk -F, 'NR > 1 { printf "| %s | %s | %.1f | %s |\n", $1, $2, 100 * $4, $5 }' "$out/tuning.csv"
+    "$BIN_DIR/table" --plain --rows arm --rows lr --rows chosen --value val_exact_match:mean --scale 100 "$out/tuning.csv" |
+        while IFS=, read -r a l c v; do echo "| $a | $l | $v | $c |"; done
     printf '\n## Validation exact match (200 inputs of 1..16 symbols, step %s)\n\n' "$steps"
     md_pivot "$out/val.csv" scheme lengths val_exact_match 100 %.1f task=copy
     for m in "exact_match|Sequence accuracy (exact match, greedy decoding)" "token_acc|Token accuracy (teacher forcing)"; do

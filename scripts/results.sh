@@ -70,9 +70,7 @@ write_md() {
 }
 
 # run_cpu_seconds RUN: the CPU seconds every ./train invocation of RUN took (its compute.csv).
-run_cpu_seconds() {
-    awk -F, "$CSV_COLUMNS"'row { s += cell("cpu_seconds") } END { printf "%.1f\n", s }' "$1/compute.csv"
-}
+run_cpu_seconds() { "$BIN_DIR/table" --plain --value cpu_seconds:sum:%.1f "$1/compute.csv"; }
 
 # provenance: the line every results.md carries, naming the commit, the build of the tools and
 # the CPU that made its numbers. They are bit-identical for the same build on the same CPU

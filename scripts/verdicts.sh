@@ -42,19 +42,24 @@ LMRC=results/lengthgen_lm_random_converge/lm_results.csv
     echo "The other studies recorded wall time only, in the headers of their results.md."; echo
     echo "| results | runs | CPU hours | mean CPU s a run | remedies |"
     echo "| --- | ---: | ---: | ---: | --- |"
+    # runs.csv: results,run,seed,cpu_seconds, the run named as each study names it
     for f in "$EOSC" "$RB" "$LMC" "$LGC" "$LMRC"; do [ -r "$f" ] && echo "$f"; done | while read -r f; do
-        awk -F, -v f="$f" -v EOSC="$EOSC" -v RB="$RB" -v LGC="$LGC" '
+        awk -F, -v f="$f" -v EOSC="$EOSC" -v RB="$RB" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { v = $c["scheme"]; if (f == EOSC) { r = $c["variant"]; sub(/\+.*/, "", r); r = r "|" v }
               else if (f == RB) r = $c["train_base"]; else { sub(/ \(plain\)$/, "", v); r = $c["task"] "|" v }
-              if ($c["cpu_seconds"] != "" && !((r, $c["seed"]) in cpu)) { cpu[r, $c["seed"]] = $c["cpu_seconds"]; n++; s += $c["cpu_seconds"] } }
-            END { printf "%s,%d,%.1f\n", f, n, s }' "$f"
-    done | awk -F, -v EOSC="$EOSC" -v RB="$RB" -v LMC="$LMC" -v LGC="$LGC" '
-        BEGIN { U[EOSC] = "eos_oracle_converged, random_translator_converged"; U[RB] = "rope_base_converged"
-                U[LMC] = "nope_rank_converged, temperature_converged, random_lm_converged"
-                U[LGC] = "random_copy_converged"; U["default"] = "random_lm_converged" }
-        { printf "| `%s` | %d | %.2f | %.1f | %s |\n", $1, $2, $3 / 3600, $3 / $2, ($1 in U) ? U[$1] : U["default"]
-          runs += $2; sec += $3 }
-        END { printf "| all | %d | %.2f | %.1f | |\n", runs, sec / 3600, runs ? sec / runs : 0 }'
+              print f "," r "," $c["seed"] "," $c["cpu_seconds"] }' "$f"
+    done | { echo results,run,seed,cpu_seconds; cat; } >"$out/runs.csv.tmp"
+    # the runs (each counted once), their CPU hours and mean CPU seconds (./table), per file and in all
+    cpu() { "${bin%/verdicts}/table" --plain --first-of '{results},{run},{seed}' --value cpu_seconds:count:%d \
+        --value cpu_seconds/3600:sum:%.2f --value cpu_seconds:mean:%.1f "$@" "$out/runs.csv.tmp"; }
+    cpu --rows results | while IFS=, read -r f n h m; do
+        case "$f" in "$EOSC") u="eos_oracle_converged, random_translator_converged" ;; "$RB") u=rope_base_converged ;;
+            "$LMC") u="nope_rank_converged, temperature_converged, random_lm_converged" ;;
+            "$LGC") u=random_copy_converged ;; *) u=random_lm_converged ;; esac
+        echo "| \`$f\` | $n | $h | $m | $u |"
+    done
+    cpu | { IFS=, read -r n h m; echo "| all | $n | $h | $m | |"; }
+    rm -f "$out/runs.csv.tmp"
 } >"$out/compute.md.tmp" && mv "$out/compute.md.tmp" "$out/compute.md"
 echo "wrote $out/compute.md"

@@ -1,7 +1,8 @@
 // The Markdown tables of results.md (src/stats/pivot.c, ./table): small CSV texts against
 // tables worked out by hand: means, sample standard deviations (n - 1), scale and rounding,
 // the order of rows and columns, filters, per-seed averages, sums, steps to converge, labels,
-// alignment, and the errors on bad input.
+// alignment, the aggregates (median, min, max, count, argmax, text), expressions, first-of,
+// the plain output, and the errors on bad input.
 #include <string.h>
 
 #include "check.h"
@@ -180,6 +181,86 @@ static void test_template_and_any_of(void) {
                          "| rope eos at | 50.0 |\n| rope random at | 50.0 ± 70.7 |\n");
 }
 
+// Aggregates of arm a's cpu 4, 1, 3, 8 (sorted 1 3 4 8): median (3 + 4) / 2 = 3.5, mean 4.0
+// (bare: no sd; with it 4.0 ± 2.9, sqrt(26 / 3)), sum 16, count 4, min 1, max 8; arm b's
+// 10, 30, 20 (the empty cpu is no sample): median 20, mean 20, min 10, max 30, count 3.
+// argmax(val): a's lr 0.001 and 0.003 both at 0.9: the first, 0.001; b's best is 0.6 (0.003).
+// text, last: the first and the last lr as written (b's last row has no cpu but an lr).
+static void test_aggregates_by_hand(void) {
+    const char *csv = "arm,lr,val,cpu\n"
+                      "a,0.001,0.9,4\n" "a,0.003,0.9,1\n" "a,0.01,0.5,3\n" "a,0.03,0.7,8\n"
+                      "b,0.001,0.2,10\n" "b,0.003,0.6,30\n" "b,0.01,0.4,20\n" "b,0.03,0.1,\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "arm";
+    s.values[s.n_values++] = "cpu:median";
+    s.values[s.n_values++] = "mean=cpu:mean";
+    s.values[s.n_values++] = "sum=cpu:sum:%.0f";
+    s.values[s.n_values++] = "n=cpu:count:%d";
+    s.values[s.n_values++] = "lo=cpu:min";
+    s.values[s.n_values++] = "hi=cpu:max";
+    s.values[s.n_values++] = "best=lr:argmax(val)";
+    s.values[s.n_values++] = "lr:text";
+    s.values[s.n_values++] = "final=lr:last";
+    CHECK_TABLE(csv, &s, "| arm | cpu | mean | sum | n | lo | hi | best | lr | final |\n"
+                         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                         "| a | 3.5 | 4.0 | 16 | 4 | 1.0 | 8.0 | 0.001 | 0.001 | 0.03 |\n"
+                         "| b | 20.0 | 20.0 | 60 | 3 | 10.0 | 30.0 | 0.003 | 0.001 | 0.03 |\n");
+    s.n_values = 1;   // --agg for the values that name none; --plain: keys and cells, commas
+    s.values[0] = "cpu";
+    s.agg = "max";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE(csv, &s, "a,8.0\nb,30.0\n");
+}
+
+// Expressions left to right: (t1 + t2) / alone = 130 / 100 = 1.3 and 220 / 200 = 1.1, their
+// median 1.2; several values with --cols: each value's columns in turn.
+static void test_expressions_and_cols(void) {
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "shape";
+    s.values[s.n_values++] = "ratio=t1+t2/alone:median:%.2f";
+    CHECK_TABLE("shape,alone,t1,t2\nx,100,60,70\nx,200,90,130\n", &s,
+                "| shape | ratio |\n| --- | ---: |\n| x | 1.20 |\n");
+    s = pivot_spec_default();
+    s.rows[s.n_rows++] = "model";
+    s.cols = "beam";
+    s.values[s.n_values++] = "bleu:text";
+    s.values[s.n_values++] = "chrf:text";
+    CHECK_TABLE("model,beam,bleu,chrf\ntf,2,31.5,55.25\ntf,1,30.0,54\n", &s,
+                "| model | 1 | 2 | 1 | 2 |\n| --- | ---: | ---: | ---: | ---: |\n"
+                "| tf | 30.0 | 31.5 | 54 | 55.25 |\n");
+    // PIVOT_CSV: a header line, columns named by their cols values, for another table to read
+    // (the ratio of two runs' parameters: 1010 / 1000 = 1.0100)
+    s = pivot_spec_default();
+    s.cols = "variant";
+    s.values[s.n_values++] = "params:text";
+    s.plain = PIVOT_CSV;
+    CHECK_TABLE("variant,params\nLSTM,1000\nTransformer,1010\n", &s,
+                "LSTM,Transformer\n1000,1010\n");
+    s = pivot_spec_default();
+    s.values[s.n_values++] = "Transformer/LSTM:sum:%.4f";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE("LSTM,Transformer\n1000,1010\n", &s, "1.0100\n");
+}
+
+// first_of: run r seed 1's CPU (on both its rows) counted once: 5 + 7 + 3 = 15 over every row
+// (no row column: one line, empty when no row is kept). Filters >= and <=: the losses at steps
+// 50 and 75, mean 1.5.
+static void test_first_of_and_bounds(void) {
+    PivotSpec s = pivot_spec_default();
+    s.first_of = "{run},{seed}";
+    s.values[s.n_values++] = "cpu:sum:%.0f";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE("run,seed,length,cpu\nr,1,16,5\nr,1,32,5\nr,2,16,7\nq,1,16,3\n", &s, "15\n");
+    s = pivot_spec_default();
+    s.values[s.n_values++] = "loss:mean:%.4f";
+    s.filters[s.n_filters++] = "step>=50";
+    s.filters[s.n_filters++] = "step<=75";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "1.5000\n");
+    s.filters[0] = "step>=500";   // no row kept: one line of empty cells
+    CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "\n");
+}
+
 // Bad input: a message naming the file (and line), nothing written.
 static void test_errors(void) {
     const char *csv = "scheme,x,acc\nrope,2,0.5\nrope,2,abc\n";
@@ -212,6 +293,16 @@ static void test_errors(void) {
     rc = table(fine, &s, got, sizeof got, err);
     CHECK(rc == -1 && strstr(err, "\"two\" is not a number"), "rc %d err [%s]", rc, err);
     s.n_filters = 0;
+    s.values[0] = "acc:mode";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "aggregate \"mode\""), "rc %d err [%s]", rc, err);
+    s.values[0] = "acc+x:text";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "take one column"), "rc %d err [%s]", rc, err);
+    s.values[0] = "acc/nope";
+    rc = table(fine, &s, got, sizeof got, err);
+    CHECK(rc == -1 && strstr(err, "no column \"nope\""), "rc %d err [%s]", rc, err);
+    s.values[0] = "acc";
     s.rows[0] = "{scheme";
     rc = table(fine, &s, got, sizeof got, err);
     CHECK(rc == -1 && strstr(err, "without its '}'"), "rc %d err [%s]", rc, err);
@@ -226,6 +317,9 @@ int main(void) {
     RUN(test_per_seed_by_hand);
     RUN(test_sum_by_hand);
     RUN(test_template_and_any_of);
+    RUN(test_aggregates_by_hand);
+    RUN(test_expressions_and_cols);
+    RUN(test_first_of_and_bounds);
     RUN(test_errors);
     return check_summary();
 }

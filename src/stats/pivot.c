@@ -18,7 +18,7 @@ typedef struct {
     int right;                      // every value shown is a number (not the first key)
 } Key;
 
-typedef enum { OP_EQ, OP_NE, OP_GT, OP_LT } Op;
+typedef enum { OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE } Op;
 
 typedef struct {
     int col;
@@ -27,6 +27,34 @@ typedef struct {
     double number;
 } Filter;
 
+// How a value's cell summarises its samples (pivot.h, "values").
+typedef enum {
+    AGG_MEAN_SD, AGG_MEAN, AGG_MEDIAN, AGG_SUM, AGG_COUNT, AGG_MIN, AGG_MAX, AGG_TEXT, AGG_LAST,
+    AGG_ARGMAX
+} Agg;
+
+static const char *const agg_names[] = {"", "mean", "median", "sum", "count", "min", "max",
+    "text", "last", NULL};
+
+typedef struct {   // a printf conversion, "ll" added to an integer one
+    char s[32];
+    int integer;
+} Fmt;
+
+#define MAX_OPERANDS 8
+
+// One value of the spec: an expression of columns and numbers, left to right.
+typedef struct {
+    const char *heading;
+    int n_operands;
+    int col[MAX_OPERANDS];        // -1: number[i]
+    double number[MAX_OPERANDS];
+    char op[MAX_OPERANDS];        // op[i] joins operand i - 1 and i
+    Agg agg;
+    int by_col;                   // AGG_ARGMAX: the column whose largest value picks the row
+    Fmt fmt;
+} Value;
+
 // The samples of one cell: with `per`, groups of rows sharing its value; else one a row.
 typedef struct {
     int n, cap;
@@ -34,6 +62,8 @@ typedef struct {
     double *sum;       // raw values summed
     int *count;
     StrBuf steps;      // PIVOT_STEPS: "150 / -"
+    const char *text;  // AGG_TEXT, AGG_LAST, AGG_ARGMAX: the value as written (NULL: none)
+    double best;       // AGG_ARGMAX: the largest by_col so far
 } Cell;
 
 typedef struct {
@@ -53,14 +83,14 @@ typedef struct {
     int n_copies, cap_copies;
     Key keys[PIVOT_MAX_ITEMS];
     int n_keys;
-    int value_col[PIVOT_MAX_ITEMS];
-    const char *value_heading[PIVOT_MAX_ITEMS];
+    Value values[PIVOT_MAX_ITEMS];
     int n_values;
     Filter filters[PIVOT_MAX_ITEMS];
     int n_filters;
     int cols_col, per_col, seed_col, converged_col, cpu_col;
-    char fmt[32];                // the format, "ll" added to an integer conversion
-    int integer;
+    Key first_of;                // with spec->first_of: the runs counted once
+    Row first_seen;              // the first_of texts met
+    Fmt fmt;                     // the spec's format
     Row *rows;
     int n_rows, cap_rows;
     char **colv;                 // the distinct `cols` values
@@ -177,12 +207,15 @@ static int compile_filter(Pivot *p, const char *item, Filter *f) {
     if (!s) return fail(p, "out of memory");
     size_t at = strcspn(s, "!=<>");
     if (at == 0 || !s[at] || (s[at] == '!' && s[at + 1] != '='))
-        return fail(p, "filter \"%s\": not COL=VALUE, COL!=VALUE, COL>NUMBER or COL<NUMBER", item);
-    f->op = s[at] == '=' ? OP_EQ : s[at] == '!' ? OP_NE : s[at] == '>' ? OP_GT : OP_LT;
-    f->value = s + at + (f->op == OP_NE ? 2 : 1);
+        return fail(p, "filter \"%s\": not COL=VALUE, COL!=VALUE or COL>, <, >=, <= NUMBER",
+                    item);
+    int eq = s[at + 1] == '=';
+    f->op = s[at] == '=' ? OP_EQ : s[at] == '!' ? OP_NE : s[at] == '>' ? (eq ? OP_GE : OP_GT)
+          : eq ? OP_LE : OP_LT;
+    f->value = s + at + (f->op == OP_NE || f->op == OP_GE || f->op == OP_LE ? 2 : 1);
     s[at] = '\0';
     if ((f->col = column(p, s)) < 0) return -1;
-    if ((f->op == OP_GT || f->op == OP_LT) && !number(f->value, &f->number))
+    if (f->op != OP_EQ && f->op != OP_NE && !number(f->value, &f->number))
         return fail(p, "filter \"%s\": \"%s\" is not a number", item, f->value);
     return 0;
 }
@@ -190,42 +223,99 @@ static int compile_filter(Pivot *p, const char *item, Filter *f) {
 #define FORMAT_WANTED "format \"%s\": wants one number conversion such as %%.1f, %%.3g or %%d"
 
 // One printf conversion of d i e E f F g G, with flags, width and precision; %% anywhere.
-static int compile_format(Pivot *p, const char *format) {
+static int compile_format(Pivot *p, const char *format, Fmt *f) {
     int convs = 0, out = 0;
+    const int room = (int)sizeof f->s - 4;
     for (const char *c = format; *c; c++) {
-        if (out > (int)sizeof p->fmt - 4) return fail(p, "format \"%s\": too long", format);
-        p->fmt[out++] = *c;
+        if (out > room) return fail(p, "format \"%s\": too long", format);
+        f->s[out++] = *c;
         if (*c != '%') continue;
-        if (c[1] == '%') { p->fmt[out++] = *++c; continue; }
+        if (c[1] == '%') { f->s[out++] = *++c; continue; }
         c++;
-        while (*c && strchr("-+ #0", *c)) p->fmt[out++] = *c++;
-        while (*c >= '0' && *c <= '9') p->fmt[out++] = *c++;
+        while (*c && strchr("-+ #0", *c)) f->s[out++] = *c++;
+        while (*c >= '0' && *c <= '9') f->s[out++] = *c++;
         if (*c == '.')
-            for (p->fmt[out++] = *c++; *c >= '0' && *c <= '9';) p->fmt[out++] = *c++;
-        if (!*c || !strchr("dieEfFgG", *c) || out > (int)sizeof p->fmt - 4)
-            return fail(p, FORMAT_WANTED, format);
-        p->integer = *c == 'd' || *c == 'i';
-        if (p->integer) { p->fmt[out++] = 'l'; p->fmt[out++] = 'l'; }
-        p->fmt[out++] = *c;
+            for (f->s[out++] = *c++; *c >= '0' && *c <= '9';) f->s[out++] = *c++;
+        if (!*c || !strchr("dieEfFgG", *c) || out > room) return fail(p, FORMAT_WANTED, format);
+        f->integer = *c == 'd' || *c == 'i';
+        if (f->integer) { f->s[out++] = 'l'; f->s[out++] = 'l'; }
+        f->s[out++] = *c;
         convs++;
     }
-    p->fmt[out] = '\0';
+    f->s[out] = '\0';
     if (convs != 1) return fail(p, FORMAT_WANTED, format);
     return 0;
 }
 
-static void put_number(Pivot *p, StrBuf *b, double x) {
-    if (p->integer) {
+static void put_number(const Fmt *f, StrBuf *b, double x) {
+    if (f->integer) {
         double c = x != x ? 0 : x > 9.2e18 ? 9.2e18 : x < -9.2e18 ? -9.2e18 : x;   // no overflow
-        strbuf_printf(b, p->fmt, (long long)c);
+        strbuf_printf(b, f->s, (long long)c);
     } else {
-        strbuf_printf(b, p->fmt, x);
+        strbuf_printf(b, f->s, x);
     }
+}
+
+// "NAME" or "argmax(COL)" into v->agg (and v->by_col).
+static int compile_agg(Pivot *p, const char *name, Value *v) {
+    size_t n = strlen(name);
+    if (!strncmp(name, "argmax(", 7) && n > 8 && name[n - 1] == ')') {
+        char *col = cut(p, name + 7);
+        if (!col) return fail(p, "out of memory");
+        col[n - 8] = '\0';
+        v->agg = AGG_ARGMAX;
+        return (v->by_col = column(p, col)) < 0 ? -1 : 0;
+    }
+    for (int a = AGG_MEAN; agg_names[a]; a++)
+        if (!strcmp(name, agg_names[a])) { v->agg = (Agg)a; return 0; }
+    return fail(p, "aggregate \"%s\": not mean, median, sum, count, min, max, text, last or "
+                   "argmax(COL)", name);
+}
+
+// EXPR: one column (its whole name first), else columns and numbers joined by + - * /.
+static int compile_expr(Pivot *p, char *expr, Value *v) {
+    v->n_operands = 0;
+    if ((v->col[0] = csv_col(p->t, expr)) >= 0) { v->n_operands = 1; return 0; }
+    char op = 0;
+    for (;;) {
+        size_t len = strcspn(expr, "+-*/");
+        char next = expr[len];
+        expr[len] = '\0';
+        if (v->n_operands == MAX_OPERANDS)
+            return fail(p, "value \"%s\": more than %d operands", v->heading, MAX_OPERANDS);
+        int i = v->n_operands++;
+        v->op[i] = op;
+        if (number(expr, &v->number[i])) v->col[i] = -1;
+        else if ((v->col[i] = column(p, expr)) < 0) return -1;
+        if (!next) return 0;
+        op = next;
+        expr += len + 1;
+    }
+}
+
+// "[HEADING=]EXPR[:AGG[:FORMAT]]"; without AGG the spec's agg, else the cell rule.
+static int compile_value(Pivot *p, const char *item, Value *v) {
+    char *heading = NULL, *rest = NULL;
+    if (split_heading(p, item, &heading, &rest)) return -1;
+    char *agg = strchr(rest, ':'), *format = NULL;
+    if (agg) {
+        *agg++ = '\0';
+        if ((format = strchr(agg, ':'))) *format++ = '\0';
+        if (!strchr(item, '=')) heading = rest;   // no heading: the expression names it
+    }
+    v->heading = heading;
+    const PivotSpec *s = p->spec;
+    v->agg = s->cell == PIVOT_SUM ? AGG_SUM : AGG_MEAN_SD;
+    if (agg && *agg ? compile_agg(p, agg, v) : s->agg && compile_agg(p, s->agg, v)) return -1;
+    if (compile_expr(p, rest, v)) return -1;
+    if (v->agg >= AGG_TEXT && (v->n_operands != 1 || v->col[0] < 0))
+        return fail(p, "value \"%s\": text, last and argmax take one column", item);
+    return compile_format(p, format && *format ? format : s->format ? s->format : "%.1f",
+                          &v->fmt);
 }
 
 static int compile(Pivot *p) {
     const PivotSpec *s = p->spec;
-    if (s->n_rows < 1) return fail(p, "no row column (--rows)");
     if (s->n_rows > PIVOT_MAX_ITEMS || s->n_values > PIVOT_MAX_ITEMS ||
         s->n_filters > PIVOT_MAX_ITEMS || s->n_labels > PIVOT_MAX_ITEMS)
         return fail(p, "more than %d rows, values, filters or labels", PIVOT_MAX_ITEMS);
@@ -239,6 +329,8 @@ static int compile(Pivot *p) {
     p->cols_col = p->per_col = p->seed_col = p->converged_col = p->cpu_col = -1;
     if (s->cols && (p->cols_col = column(p, s->cols)) < 0) return -1;
     if (s->per && (p->per_col = column(p, s->per)) < 0) return -1;
+    if (s->first_of && compile_key(p, s->first_of, &p->first_of)) return -1;
+    if (compile_format(p, s->format ? s->format : "%.1f", &p->fmt)) return -1;
     if (s->cell == PIVOT_STEPS) {
         if (!s->cols) return fail(p, "steps to converge need a column per task (--cols)");
         if (s->n_values) return fail(p, "steps to converge read their own columns: no --value");
@@ -248,20 +340,14 @@ static int compile(Pivot *p) {
             return -1;
     } else {
         if (s->n_values < 1) return fail(p, "no value column (--value)");
-        if (s->cols && s->n_values > 1) return fail(p, "one value column with --cols");
-        for (int i = 0; i < s->n_values; i++) {
-            char *heading = NULL, *name = NULL;
-            if (split_heading(p, s->values[i], &heading, &name)) return -1;
-            p->value_heading[i] = heading;
-            if ((p->value_col[i] = column(p, name)) < 0) return -1;
-        }
-        p->n_values = s->n_values;
+        for (int i = 0; i < s->n_values; i++)
+            if (compile_value(p, s->values[i], &p->values[p->n_values++])) return -1;
         if (s->cols && s->cell == PIVOT_MEAN) {   // the annotation of runs that hit the ceiling
             p->converged_col = csv_col(p->t, "converged");
             p->seed_col = csv_col(p->t, "seed");
         }
     }
-    return compile_format(p, s->format ? s->format : "%.1f");
+    return 0;
 }
 
 static int keep(const Pivot *p, char **row) {
@@ -271,6 +357,8 @@ static int keep(const Pivot *p, char **row) {
         if (f->op == OP_NE && !strcmp(v, f->value)) return 0;
         if (f->op == OP_GT && !(leading_number(v) > f->number)) return 0;
         if (f->op == OP_LT && !(leading_number(v) < f->number)) return 0;
+        if (f->op == OP_GE && !(leading_number(v) >= f->number)) return 0;
+        if (f->op == OP_LE && !(leading_number(v) <= f->number)) return 0;
         if (f->op == OP_EQ) {   // any of the values this column's = filters name
             int any = 0;
             for (int j = 0; j < p->n_filters; j++)
@@ -336,7 +424,7 @@ static int find_row(Pivot *p, char **row) {
     }
     if (grow((void **)&p->rows, &p->cap_rows, p->n_rows + 1, sizeof *p->rows)) goto oom;
     Row *nr = &p->rows[p->n_rows];
-    if (!(nr->cells = malloc(sizeof(char *) * p->n_keys))) goto oom;
+    if (!(nr->cells = malloc(sizeof(char *) * (p->n_keys ? p->n_keys : 1)))) goto oom;
     memcpy(nr->cells, texts, sizeof(char *) * p->n_keys);
     return p->n_rows++;
 oom:
@@ -418,13 +506,64 @@ static int add_steps(Pivot *p, int i, char **row) {
     return add_sample(cell, NULL, cpu);
 }
 
+// Whether value v has a sample on row: none of its columns empty.
+static int has_value(const Value *v, char **row) {
+    for (int i = 0; i < v->n_operands; i++)
+        if (v->col[i] >= 0 && !row[v->col[i]][0]) return 0;
+    return 1;
+}
+
+// Value v on row i into *x: 0, or -1 with an error (an operand that is not a number).
+static int evaluate(Pivot *p, int i, const Value *v, double *x) {
+    for (int k = 0; k < v->n_operands; k++) {
+        double y = v->number[k];
+        if (v->col[k] >= 0 && parse_value(p, i, v->col[k], &y)) return -1;
+        switch (k ? v->op[k] : 0) {
+        case '+': *x += y; break;
+        case '-': *x -= y; break;
+        case '*': *x *= y; break;
+        case '/': *x /= y; break;
+        default: *x = y;
+        }
+    }
+    return 0;
+}
+
+// AGG_TEXT, AGG_LAST, AGG_ARGMAX: keep the value as written (the first, the last, or the
+// largest by_col's).
+static int add_text(Pivot *p, int i, const Value *v, Cell *cell) {
+    char **row = p->t->rows[i];
+    if (v->agg == AGG_TEXT) {
+        if (!cell->text) cell->text = row[v->col[0]];
+        return 0;
+    }
+    if (v->agg == AGG_LAST) {
+        cell->text = row[v->col[0]];
+        return 0;
+    }
+    double by;
+    if (!row[v->by_col][0]) return 0;
+    if (parse_value(p, i, v->by_col, &by)) return -1;
+    if (!cell->text || by > cell->best) {
+        cell->text = row[v->col[0]];
+        cell->best = by;
+    }
+    return 0;
+}
+
 static int add_row(Pivot *p, int i) {
     char **row = p->t->rows[i];
     if (!keep(p, row)) return 0;
     if (p->spec->cell == PIVOT_STEPS) return add_steps(p, i, row);
     int any = 0;
-    for (int v = 0; v < p->n_values; v++) any |= row[p->value_col[v]][0] != '\0';
+    for (int v = 0; v < p->n_values; v++) any |= has_value(&p->values[v], row);
     if (!any) return 0;
+    if (p->spec->first_of) {
+        char *id = key_text(&p->first_of, row);
+        int first = id ? first_of_run(&p->first_seen, id) : -1;
+        free(id);
+        if (first <= 0) return first < 0 ? fail(p, "out of memory") : 0;
+    }
     int r = find_row(p, row);
     if (r < 0) return fail(p, "out of memory");
     if (p->converged_col >= 0) {
@@ -444,55 +583,103 @@ static int add_row(Pivot *p, int i) {
         }
     }
     int c0 = p->cols_col >= 0 ? find_col(p, row[p->cols_col]) : 0;
-    if (c0 < 0 || grow_cells(p, p->n_rows, p->cols_col >= 0 ? p->n_colv : p->n_values))
+    if (c0 < 0 || grow_cells(p, p->n_rows, (p->cols_col >= 0 ? p->n_colv : 1) * p->n_values))
         return fail(p, "out of memory");
     for (int v = 0; v < p->n_values; v++) {
-        if (!row[p->value_col[v]][0]) continue;
-        double x;
-        if (parse_value(p, i, p->value_col[v], &x)) return -1;
-        Cell *cell = cell_at(p, r, p->cols_col >= 0 ? c0 : v);
-        if (p->spec->cell == PIVOT_SUM) x *= p->spec->scale;
+        const Value *val = &p->values[v];
+        if (!has_value(val, row)) continue;
+        Cell *cell = cell_at(p, r, c0 * p->n_values + v);
+        if (val->agg >= AGG_TEXT) {
+            if (add_text(p, i, val, cell)) return -1;
+            continue;
+        }
+        double x = 0;
+        if (evaluate(p, i, val, &x)) return -1;
+        if (val->agg == AGG_SUM) x *= p->spec->scale;
         if (add_sample(cell, p->per_col >= 0 ? row[p->per_col] : NULL, x))
             return fail(p, "out of memory");
     }
     return 0;
 }
 
-// The text of a mean cell: "mean ± sd", a bare mean, or nothing.
-static void put_cell(Pivot *p, StrBuf *b, const Cell *c) {
-    if (!c->n) { strbuf_puts(b, " |"); return; }
-    strbuf_puts(b, " ");
-    if (p->spec->cell == PIVOT_SUM) {
+static int by_number(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The text of a cell ("mean ± sd", a median, ...), nothing when it has no samples.
+static void put_cell(Pivot *p, StrBuf *b, const Cell *c, const Value *v) {
+    if (v->agg >= AGG_TEXT) {
+        if (c->text) strbuf_puts(b, c->text);
+        return;
+    }
+    if (!c->n) return;
+    if (v->agg == AGG_SUM || v->agg == AGG_COUNT) {
         double s = 0;
         for (int i = 0; i < c->n; i++) s += c->sum[i];
-        put_number(p, b, s);
-    } else {
-        double *x = malloc(sizeof *x * c->n);
-        if (!x) { b->failed = 1; return; }
-        for (int i = 0; i < c->n; i++)   // a row: v * scale; a group: scale * sum / count
-            x[i] = p->spec->scale * c->sum[i] / c->count[i];
-        put_number(p, b, sample_mean(x, c->n));
-        if (c->n > 1) {
-            strbuf_puts(b, " ± ");
-            put_number(p, b, sample_sd(x, c->n));
-        }
-        free(x);
+        put_number(&v->fmt, b, v->agg == AGG_SUM ? s : c->n);
+        return;
     }
-    strbuf_puts(b, " |");
+    double *x = malloc(sizeof *x * c->n);
+    if (!x) { b->failed = 1; return; }
+    for (int i = 0; i < c->n; i++)   // a row: v * scale; a group: scale * sum / count
+        x[i] = p->spec->scale * c->sum[i] / c->count[i];
+    if (v->agg == AGG_MEAN_SD || v->agg == AGG_MEAN) {
+        put_number(&v->fmt, b, sample_mean(x, c->n));
+        if (v->agg == AGG_MEAN_SD && c->n > 1) {
+            strbuf_puts(b, " ± ");
+            put_number(&v->fmt, b, sample_sd(x, c->n));
+        }
+    } else {
+        qsort(x, (size_t)c->n, sizeof *x, by_number);
+        int m = c->n / 2;
+        double median = c->n % 2 ? x[m] : (x[m - 1] + x[m]) / 2;
+        put_number(&v->fmt, b, v->agg == AGG_MIN ? x[0] : v->agg == AGG_MAX ? x[c->n - 1] : median);
+    }
+    free(x);
 }
 
 static void sort_cols(Pivot *p) {   // insertion sort by number: stable, so words keep their order
+    int nv = p->spec->cell == PIVOT_STEPS ? 1 : p->n_values;
     for (int i = 1; i < p->n_colv; i++)
         for (int j = i; j > 0 && leading_number(p->colv[j - 1]) > leading_number(p->colv[j]); j--) {
             char *t = p->colv[j];
             p->colv[j] = p->colv[j - 1];
             p->colv[j - 1] = t;
-            for (int r = 0; r < p->n_rows; r++) {
-                Cell tc = *cell_at(p, r, j);
-                *cell_at(p, r, j) = *cell_at(p, r, j - 1);
-                *cell_at(p, r, j - 1) = tc;
-            }
+            for (int r = 0; r < p->n_rows; r++)
+                for (int v = 0; v < nv; v++) {
+                    Cell tc = *cell_at(p, r, j * nv + v);
+                    *cell_at(p, r, j * nv + v) = *cell_at(p, r, (j - 1) * nv + v);
+                    *cell_at(p, r, (j - 1) * nv + v) = tc;
+                }
         }
+}
+
+// spec->plain: each row's keys and cells joined by commas, after a header line with
+// PIVOT_CSV (the keys' headings, then the `cols` values or the values' headings).
+static void write_plain(Pivot *p, StrBuf *b) {
+    int n_cols = p->cols_col >= 0 ? p->n_colv : 1;
+    if (p->spec->plain == PIVOT_CSV) {
+        const char *sep = "";
+        for (int k = 0; k < p->n_keys; k++, sep = ",")
+            strbuf_printf(b, "%s%s", sep, p->keys[k].heading);
+        for (int v = 0; v < p->n_values; v++)
+            for (int c = 0; c < n_cols; c++, sep = ",")
+                strbuf_printf(b, "%s%s", sep, p->cols_col >= 0 ? label(p, p->colv[c])
+                                                               : p->values[v].heading);
+        strbuf_puts(b, "\n");
+    }
+    for (int r = 0; r < p->n_rows; r++) {
+        const char *sep = "";
+        for (int k = 0; k < p->n_keys; k++, sep = ",")
+            strbuf_printf(b, "%s%s", sep, label(p, p->rows[r].cells[k]));
+        for (int v = 0; v < p->n_values; v++)
+            for (int c = 0; c < n_cols; c++, sep = ",") {
+                strbuf_puts(b, sep);
+                put_cell(p, b, cell_at(p, r, c * p->n_values + v), &p->values[v]);
+            }
+        strbuf_puts(b, "\n");
+    }
 }
 
 static void write_table(Pivot *p, StrBuf *b) {
@@ -503,7 +690,8 @@ static void write_table(Pivot *p, StrBuf *b) {
         for (int r = 0; r < p->n_rows; r++)
             p->keys[k].right &= number(label(p, p->rows[r].cells[k]), &x);
     }
-    int n_cols = p->cols_col >= 0 ? p->n_colv : p->n_values;
+    int per_value = p->cols_col >= 0 ? p->n_colv : 1;   // table columns of each value
+    int n_cols = s->cell == PIVOT_STEPS ? p->n_colv : per_value * p->n_values;
     strbuf_puts(b, "|");
     for (int k = 0; k < p->n_keys; k++) strbuf_printf(b, " %s |", p->keys[k].heading);
     for (int c = 0; c < n_cols; c++) {
@@ -511,7 +699,8 @@ static void write_table(Pivot *p, StrBuf *b) {
             const char *v = label(p, p->colv[c]);
             strbuf_printf(b, " %s: steps | %s: CPU s |", v, v);
         } else {
-            const char *h = p->cols_col >= 0 ? label(p, p->colv[c]) : p->value_heading[c];
+            const char *h = p->cols_col >= 0 ? label(p, p->colv[c % per_value])
+                                             : p->values[c].heading;
             strbuf_printf(b, " %s |", h);
         }
     }
@@ -533,8 +722,15 @@ static void write_table(Pivot *p, StrBuf *b) {
             strbuf_puts(b, " |");
         }
         for (int c = 0; c < n_cols; c++) {
+            if (s->cell != PIVOT_STEPS) {   // column c: value c / per_value at c % per_value
+                int v = c / per_value;
+                strbuf_puts(b, " ");
+                size_t before = b->len;
+                put_cell(p, b, cell_at(p, r, (c % per_value) * p->n_values + v), &p->values[v]);
+                strbuf_puts(b, b->len == before ? "|" : " |");
+                continue;
+            }
             const Cell *cell = cell_at(p, r, c);
-            if (s->cell != PIVOT_STEPS) { put_cell(p, b, cell); continue; }
             if (!cell->n) { strbuf_puts(b, " | |"); continue; }
             double cpu = 0;
             for (int i = 0; i < cell->n; i++) cpu += cell->sum[i];
@@ -554,6 +750,8 @@ static void free_pivot(Pivot *p) {
         free(p->rows[r].seen);
     }
     free(p->rows);
+    for (int i = 0; i < p->first_seen.n_seen; i++) free(p->first_seen.seen[i]);
+    free(p->first_seen.seen);
     for (int c = 0; c < p->n_colv; c++) free(p->colv[c]);
     free(p->colv);
     for (int i = 0; i < p->cell_rows * p->cell_cols; i++) {
@@ -575,11 +773,14 @@ int pivot_markdown(const PivotSpec *spec, const CsvTable *t, StrBuf *out, char *
     p.err = err;
     p.errlen = errlen;
     int rc = compile(&p);
+    if (!rc && !p.n_keys && (find_row(&p, NULL) < 0 || grow_cells(&p, 1, p.n_values)))
+        rc = fail(&p, "out of memory");   // no row column: one row, even with no rows kept
     for (int i = 0; i < t->n_rows && !rc; i++) rc = add_row(&p, i);
     if (!rc) {
         if (p.cols_col >= 0) sort_cols(&p);
         StrBuf b = {0};
-        write_table(&p, &b);
+        if (spec->plain) write_plain(&p, &b);
+        else write_table(&p, &b);
         if (b.failed) rc = fail(&p, "out of memory");
         else strbuf_append(out, b.s, b.len);
         strbuf_free(&b);

@@ -10,8 +10,7 @@
 
 static void usage(FILE *f) {
     fputs(
-        "usage: ./table --rows KEY... (--cols COL --value COL | --value COL...) [options]\n"
-        "               FILE.csv\n"
+        "usage: ./table [--rows KEY...] [--cols COL] --value VALUE... [options] FILE.csv\n"
         "\n"
         "Prints a Markdown table of FILE.csv's rows (a header row, then rows); the rules are in\n"
         "src/stats/pivot.h. The experiment scripts write their results.md tables with it.\n"
@@ -19,24 +18,39 @@ static void usage(FILE *f) {
         "  --rows [HEADING=]KEY  the table's rows, in the order they first appear: KEY is a CSV\n"
         "                     column, or a text naming columns in braces (\"{variant} at\n"
         "                     {length}\"); repeatable, a table column each (the first\n"
-        "                     left-aligned, the others right-aligned when all are numbers)\n"
+        "                     left-aligned, the others right-aligned when all are numbers);\n"
+        "                     none: one row over all the rows kept\n"
         "  --cols COL         one table column per value of COL, in numeric order (words as\n"
-        "                     they come)\n"
-        "  --value [HEADING=]COL  the numbers in the cells: one with --cols; without it one or\n"
-        "                     more, a table column each\n"
-        "  --filter COND      COL=VALUE, COL!=VALUE, COL>NUMBER or COL<NUMBER; repeatable: a row\n"
-        "                     must meet each (COL=VALUE repeated on one column: any of those)\n"
+        "                     they come), for each --value in turn\n"
+        "  --value [HEADING=]EXPR[:AGG[:FORMAT]]  the numbers in the cells, a table column each\n"
+        "                     (with --cols, a column per COL value each). EXPR: a column, or\n"
+        "                     columns and numbers joined by + - * /, left to right (a+b/c is\n"
+        "                     (a + b) / c). AGG (else --agg): mean, median (of an even count\n"
+        "                     the mean of the middle two), sum, count, min, max; text, last:\n"
+        "                     the first, last row's value as written; argmax(COL): the value\n"
+        "                     as written in the row of the largest COL (the first of equal\n"
+        "                     ones). FORMAT: this value's --format\n"
+        "  --agg AGG          the AGG of values that name none (default: mean ± sd, below)\n"
+        "  --filter COND      COL=VALUE, COL!=VALUE, or COL>, COL<, COL>=, COL<= a NUMBER;\n"
+        "                     repeatable: a row must meet each (COL=VALUE repeated on one\n"
+        "                     column: any of those)\n"
+        "  --first-of KEY     only the first row of each KEY (as --rows; \"{run},{seed}\") with a\n"
+        "                     value counts: a run's CPU seconds on each of its rows, once\n"
         "  --scale X          multiply the values by X (100: fractions as %; default 1)\n"
         "  --format FMT       a number's printf conversion, one of d i e f g (default %.1f; %d\n"
         "                     truncates, as awk's)\n"
         "  --per COL          average the rows sharing a value of COL first (--per seed: each\n"
         "                     seed's mean over its cell's rows), then mean and sd of those\n"
-        "  --sum              cells: the sum of the values\n"
+        "  --sum              cells: the sum of the values (--agg sum)\n"
         "  --steps            cells of runs trained until they converge (columns seed, converged,\n"
         "                     cpu_seconds): per --cols value the steps of each seed (\"-\":\n"
         "                     not in N steps) and their mean CPU seconds; then a line\n"
         "                     naming the ceiling\n"
         "  --label VALUE=TEXT print a row's or column's value VALUE as TEXT (repeatable)\n"
+        "  --plain            no header, no Markdown: each row's keys and cells joined by commas\n"
+        "                     (for a script: ./table --plain --value cpu_seconds:sum:%.0f F.csv)\n"
+        "  --csv              --plain after a header line (key headings, then the --cols values\n"
+        "                     or the value headings): a CSV for another ./table\n"
         "  -h, --help         this help\n"
         "\n"
         "Cells (default): mean ± sample standard deviation (n - 1) of value x scale over the\n"
@@ -67,6 +81,8 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
+        if (!strcmp(a, "--plain")) { s->plain = PIVOT_PLAIN; continue; }
+        if (!strcmp(a, "--csv")) { s->plain = PIVOT_CSV; continue; }
         if (!strcmp(a, "--sum") || !strcmp(a, "--steps")) {
             if (s->cell != PIVOT_MEAN) {
                 fprintf(stderr, "table: --sum or --steps, not both\n");
@@ -84,7 +100,7 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
             continue;
         }
         static const char *const takes_value[] = {"--rows", "--cols", "--value", "--filter",
-            "--scale", "--format", "--per", "--label", NULL};
+            "--scale", "--format", "--per", "--label", "--agg", "--first-of", NULL};
         int known = 0;
         for (int k = 0; takes_value[k]; k++) known |= !strcmp(a, takes_value[k]);
         if (!known) {
@@ -100,6 +116,8 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
         else if (!strcmp(a, "--label")) rc = add(s->labels, &s->n_labels, "--label", v);
         else if (!strcmp(a, "--cols")) s->cols = v;
         else if (!strcmp(a, "--per")) s->per = v;
+        else if (!strcmp(a, "--agg")) s->agg = v;
+        else if (!strcmp(a, "--first-of")) s->first_of = v;
         else if (!strcmp(a, "--format")) s->format = v;
         else {
             char *end;
