@@ -16,14 +16,16 @@ configs/lm/<scheme>.ini (language model, 32-token windows) per scheme and seed, 
 into DIR the evaluations beyond the training length (results.csv; view 1: longer sentences,
 view 2: every position shifted by k, view 3: longer windows; rope_pi4 and rope_base40k: the
 rope models with rope_scale=4 and rope_base=40000), positions.csv, curves.csv, results.md and
-SVG figures. Finished runs and evaluations are reused. Lesson 2 in docs/lessons.md; the
+SVG figures. View 3 also takes the trained variants xpos_g512 (model.xpos_gamma=512, the xPos
+paper's scale_base) and fire_learned (model.fire_learned=1: FIRE's c and L learned) as rows. Finished runs and evaluations are reused. Lesson 2 in docs/lessons.md; the
 files: docs/design.md (experiment scripts).
 
   --quick       tiny models, few steps, 1 seed (unless --seeds); DIR results/quick/extrapolate
   --seeds N     seeds 1..N (default 3)
   --views LIST  which views to run, e.g. 1,2 (default 1,2,3)
   --out DIR     output folder (default results/extrapolate)
-  --schemes LIST  the rows (default: every scheme, and lstm in view 1)
+  --schemes LIST  the rows (default: every scheme, and lstm in view 1; with --views 3 alone
+              also xpos_g512, fire_learned)
 EOF
     printf '%s\n' "$TABLES_USAGE" "$CONVERGE_USAGE" "              (the translator runs only; also converge.csv)" \
         "$FIGURES_USAGE" "$RUN_USAGE" "Tools are taken from BIN_DIR (default: the top level)."
@@ -42,8 +44,18 @@ case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'"
 case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac
 want_view() { case ",$views," in *,$1,*) return 0 ;; esac; return 1; }
 need_tools train eval plot table
+# Trained variants of the language model (view 3 only): name:scheme:override
+lm_variants="xpos_g512:xpos:model.xpos_gamma=512 fire_learned:fire:model.fire_learned=1"
+# variant_of NAME: "scheme override" of a variant, or nothing
+variant_of() {
+    for _v in $lm_variants; do
+        [ "${_v%%:*}" != "$1" ] || { _rest=${_v#*:}; echo "${_rest%%:*} ${_rest#*:}"; return 0; }
+    done
+}
 for scheme in $schemes; do
-    case " $SCHEMES lstm " in *" $scheme "*) ;; *) die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)" ;; esac
+    case " $SCHEMES lstm " in *" $scheme "*) continue ;; esac
+    [ -n "$(variant_of "$scheme")" ] || die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)"
+    [ "$views" = 3 ] || die "'$scheme' is a language-model variant: use it with --views 3 alone"
 done
 # The positional schemes (views 2, 3); the translator rows of views 1 and 2.
 pos_schemes=$(echo "$schemes" | tr ' ' '\n' | grep -vx lstm | tr '\n' ' ')
@@ -92,8 +104,11 @@ add_rows() {
 train_all() {
     _kind=$1; _cfg_dir=$2; _steps=$3; _schemes=$4; shift 4
     for scheme in $_schemes; do
+        _variant=$(variant_of "$scheme"); _base=${_variant%% *}; _over=${_variant#* }
+        [ -n "$_variant" ] || { _base=$scheme; _over=""; }
         for seed in $seed_list; do
-            train_run "$out/runs/$_kind-$scheme-s$seed" "$_steps" "$_cfg_dir/$scheme.ini" run.seed="$seed" "$@"
+            # shellcheck disable=SC2086
+            train_run "$out/runs/$_kind-$scheme-s$seed" "$_steps" "$_cfg_dir/$_base.ini" run.seed="$seed" $_over "$@"
         done
     done
 }

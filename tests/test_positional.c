@@ -422,6 +422,56 @@ static void test_fire_bias_by_hand(void) {
     params_free(&ps);
 }
 
+// FIRE with model.fire_learned: two more parameters per stack, log_c and log_l, zero at the
+// start (c = 1, L = 32: the fixed scheme's bias, bit for bit). Set to ln 2 and ln 1/4 they
+// give c = 2 and L = 8, and with the MLP of test_fire_bias_by_hand (head 0 = z) the input is
+// z = log(1 + 2 |i - j|) / log(1 + 2 max(8, i, j)): 0, log 3 / log 17 = 0.3877619,
+// log 5 / log 17 = 0.5680610, log 7 / log 17 = 0.6868209 for distances 0..3; with pos_offset
+// 10 the positions pass L: query 13 and key 10 give log 7 / log 27 = 0.5904146, query 11 and
+// key 10 log 3 / log 23 = 0.3503793.
+static void test_fire_learned_by_hand(void) {
+    Config c;
+    config_defaults(&c);
+    snprintf(c.pos, sizeof c.pos, "fire");
+    c.n_heads = 2;
+    Params ps = {0}, fixed_ps = {0};
+    Positional p, fixed;
+    pos_init(&fixed, &c, 0, &fixed_ps, "pos", "decoder");
+    c.pos_cfg.fire_learned = 1;
+    pos_init(&p, &c, 0, &ps, "pos", "decoder");
+    CHECK(ps.n == 6 && !strcmp(ps.list[4]->name, "decoder.fire.log_c") && !strcmp(ps.list[5]->name, "decoder.fire.log_l")
+              && !ps.list[4]->decay && !ps.list[5]->decay,
+          "learned FIRE parameters: %d, fifth '%s'", ps.n, ps.n > 4 ? ps.list[4]->name : "");
+    params_alloc(&ps);
+    params_alloc(&fixed_ps);
+    Positional *both[2] = {&p, &fixed};
+    for (int k = 0; k < 2; k++) {
+        Tensor **w = both[k]->weights;
+        w[0]->data[0] = 1;
+        w[2]->data[0] = 1;
+        w[2]->data[32] = 2;
+        w[3]->data[1] = 0.5f;
+    }
+    PosSpan all = {0, 4, NULL};
+    Tensor *start = pos_self_bias(&p, all, all), *same = pos_self_bias(&fixed, all, all);
+    CHECK(!memcmp(start->data, same->data, sizeof(float) * (size_t)same->size), "learned FIRE at its start differs from the fixed one");
+    p.weights[4]->data[0] = (float)log(2.0);
+    p.weights[5]->data[0] = (float)log(0.25);
+    const double z[4] = {0, 0.3877619, 0.5680610, 0.6868209};
+    Tensor *b = pos_self_bias(&p, all, all);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            CHECK_NEAR(b->data[i * 4 + j], z[abs(i - j)], 1e-6);
+            CHECK_NEAR(b->data[16 + i * 4 + j], 2 * z[abs(i - j)] + 0.5, 1e-6);
+        }
+    p.cfg.pos_offset = 10;
+    Tensor *beyond = pos_self_bias(&p, all, all);
+    CHECK_NEAR(beyond->data[3 * 4 + 0], 0.5904146, 1e-6);   // query 13, key 10
+    CHECK_NEAR(beyond->data[1 * 4 + 0], 0.3503793, 1e-6);   // query 11, key 10
+    params_free(&ps);
+    params_free(&fixed_ps);
+}
+
 // xPos by hand: one head of width 4 (pairs 0, 1: zeta = 1.6/5.6 = 0.2857143, 3.6/5.6 =
 // 0.6428571), gamma 2, rope_base 10000 (angles p and p/100). Every pair (1, 0) at position 2:
 // the query becomes (cos 2, sin 2) * zeta_0 and (cos 0.02, sin 0.02) * zeta_1, the key the
@@ -541,6 +591,38 @@ static void test_learned_bias_gradients(void) {
             grad_check(pos_scheme_at(s)->name, f_self_bias, in, POS_MAX_WEIGHTS + 1);
             params_free(&ps);
         }
+}
+
+// The learned c and L against finite differences, encoder and decoder: queries at 25..27,
+// keys at 20..27, c = e^0.3, L = 26.5 (log_l = ln 26.5/32), so that L sets the normaliser of
+// the entries with max(i, j) = 25, 26 and a position that of max(i, j) = 27, and both
+// branches of dz/dL are checked (a step of 1e-2 in log_l moves L by 0.27: no position crossed).
+static Tensor *f_fire_late_bias(Tensor **in) { return pos_self_bias(gc_pos, (PosSpan){25, 3, NULL}, (PosSpan){20, 8, NULL}); }
+
+static void test_fire_learned_gradients(void) {
+    for (int bidir = 0; bidir < 2; bidir++) {
+        Config c;
+        config_defaults(&c);
+        snprintf(c.pos, sizeof c.pos, "fire");
+        c.d_model = 8; c.n_heads = 2; c.pos_cfg.fire_learned = 1;
+        Params ps = {0};
+        Positional p;
+        pos_init(&p, &c, bidir, &ps, "pos", "decoder");
+        params_alloc(&ps);
+        gc_rng = rng_stream(12, 0);
+        for (long i = 0; i < ps.total; i++) ps.data[i] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+        for (int k = 0; k < p.weights[1]->size; k++) {   // hidden ReLUs off their kink for z in [0, 1]
+            float w = fabsf(p.weights[0]->data[k]) + 0.1f;
+            p.weights[1]->data[k] = p.weights[1]->data[k] >= 0 ? w : -w;
+        }
+        p.weights[4]->data[0] = 0.3f;
+        p.weights[5]->data[0] = (float)log(26.5 / 32);
+        Tensor *in[POS_MAX_WEIGHTS];
+        for (int w = 0; w < POS_MAX_WEIGHTS; w++) in[w] = p.weights[w];
+        gc_pos = &p;
+        grad_check(bidir ? "fire learned, encoder" : "fire learned, decoder", f_fire_late_bias, in, POS_MAX_WEIGHTS);
+        params_free(&ps);
+    }
 }
 
 // Rows [a, a+n) of a (1,T,d) tensor as a (1,n,d) tensor.
@@ -791,6 +873,8 @@ int main(void) {
     RUN(test_t5_bias_buckets);
     RUN(test_kerple_bias_by_hand);
     RUN(test_fire_bias_by_hand);
+    RUN(test_fire_learned_by_hand);
+    RUN(test_fire_learned_gradients);
     RUN(test_xpos_by_hand);
     RUN(test_xpos_relative);
     RUN(test_xpos_limits);

@@ -135,6 +135,13 @@ if scripts/extrapolate.sh --quick --out "$E" --views 1 >"$TMP/ex2.out" 2>&1 && !
 else fail ex_reuses_runs "$(grep -m 3 -E 'train  |error' "$TMP/ex2.out")"; fi
 expect_error ex_bad_option "unknown argument '--fast'" scripts/extrapolate.sh --fast
 expect_error ex_bad_views "--views wants a list of 1, 2, 3" scripts/extrapolate.sh --views 4
+# View 3's trained variants: each trains its scheme's config with its override, as its own row.
+if scripts/extrapolate.sh --quick --out "$TMP/exv" --views 3 --schemes 'xpos_g512 fire_learned' >"$TMP/exv.out" 2>&1 &&
+        grep -qx 'xpos_gamma = 512' "$TMP/exv/runs/lm-xpos_g512-s1/config.ini" &&
+        grep -qx 'fire_learned = true' "$TMP/exv/runs/lm-fire_learned-s1/config.ini" &&
+        grep -q '^window,fire_learned,1,128,' "$TMP/exv/results.csv"; then ok ex_lm_variants
+else fail ex_lm_variants "$(tail -3 "$TMP/exv.out")"; fi
+expect_error ex_variant_view "use it with --views 3 alone" scripts/extrapolate.sh --views 1,3 --schemes fire_learned
 
 # ---- lengthgen.sh
 L=$TMP/lg

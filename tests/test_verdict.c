@@ -1,5 +1,5 @@
 // The verdicts (src/verdict): hand-made results and claims files small enough to work every
-// row by hand: the gate on both arms, floor rows, the direction of an interval, the pairing,
+// row by hand: the gate on both arms (a loss on itself), floor rows, the direction of an interval, the pairing,
 // one seed, the headline row, a seed's mean over combinations, ranks with ties, bad files.
 #include <string.h>
 
@@ -96,6 +96,25 @@ static int compare_lines(const char *lines, VerdictRow *v) {
         bad = compare_claim(&results, &claims.rows[i], claims_path, &v[i], err, sizeof err);
     CHECK(!bad, "%s", err);
     return bad;
+}
+
+// A loss row on a language model's file, whose exact_match column is empty: gated on the loss
+// itself (reported, not a percentage). Five seeds, A 2.0..2.4 at 1024 (mean 2.2, sd 0.158),
+// B 2.8..3.2 (mean 3.0): Welch se = sqrt(2 * 0.025 / 5) = 0.1, df 4, t = 2.776445, so
+// -0.800 +- 0.278; in distribution (x = 32) A 2.1, B 2.0.
+static void test_loss_gated_on_itself(void) {
+    write_text("lm.csv", "scheme,seed,x,exact_match,loss_last\n"
+               "p,1,32,,2.1\np,2,32,,2.1\np,3,32,,2.1\np,4,32,,2.1\np,5,32,,2.1\n"
+               "p,1,1024,,2.0\np,2,1024,,2.1\np,3,1024,,2.2\np,4,1024,,2.3\np,5,1024,,2.4\n"
+               "q,1,32,,2.0\nq,2,32,,2.0\nq,3,32,,2.0\nq,4,32,,2.0\nq,5,32,,2.0\n"
+               "q,1,1024,,2.8\nq,2,1024,,2.9\nq,3,1024,,3.0\nq,4,1024,,3.1\nq,5,1024,,3.2\n");
+    VerdictRow v;
+    if (compare_lines("k,,c,m,t,s,1024,loss_last,A<B,unpaired,A,lm.csv,scheme=p;x=1024,B,lm.csv,"
+                      "scheme=q;x=1024,x=32,headline,\n", &v)) return;
+    CHECK(!v.gate_percent, "a loss gated as a percentage");
+    CHECK_NEAR(v.gate_a, 2.1, 1e-9);
+    CHECK_NEAR(v.gate_b, 2.0, 1e-9);
+    verdict_is(&v, "reproduced: -0.800 [-1.078, -0.522]");
 }
 
 // 0 % against 0 %, 100 % against 100 %: floor, left out of the tally.
@@ -245,6 +264,7 @@ int main(void) {
     RUN(test_series_mean_of_combinations);
     RUN(test_reciprocal_rank_ties);
     RUN(test_bad_files);
+    RUN(test_loss_gated_on_itself);
     claims_free(&claims);
     results_free(&results);
     tmpdir_remove();

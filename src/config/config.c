@@ -123,6 +123,8 @@ static const Key KEYS[] = {
     POS(FLT, yarn_beta, "32", 0, 1e6, 0),
     // xPos decay length (docs/design.md §2.3.11)
     POS(FLT, xpos_gamma, "32", 0, 1e9, LO_OPEN),
+    // FIRE learns c and L (docs/design.md §2.3.10)
+    POS(BOOL, fire_learned, "false"),
     POS(INT, pos_offset, "0", 0, 1 << 24),
     // randomized positions from [0, pos_random); 0 = off
     POS(INT, pos_random, "0", 0, 1 << 20),

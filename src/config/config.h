@@ -72,6 +72,8 @@ typedef struct PosConfig {
     float yarn_alpha, yarn_beta;
     float xpos_gamma;          // xPos: q.k of pair i decays as
                                // zeta_i^((m-n)/xpos_gamma) (default 32)
+    int   fire_learned;        // FIRE: learn its scale c and threshold L (Li et al.) instead of
+                               // fixing c = 1, L = 32 (default false; docs/design.md §2.3.10)
     int   pos_offset;          // add k to every position index (evaluation probe; default 0)
     int   pos_random;          // L > 0: positions drawn from [0, L) per
                                // forward pass (Ruoss et al.); 0 = off

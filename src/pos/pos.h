@@ -25,7 +25,7 @@
 #include "config/config.h"
 
 typedef struct PosScheme PosScheme;
-#define POS_MAX_WEIGHTS 4
+#define POS_MAX_WEIGHTS 6
 
 // Rows start .. start+len-1 of a sequence. Their positions are those indices, or, when `at`
 // is set (drawn positions), at[start] .. at[start+len-1].

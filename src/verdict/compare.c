@@ -18,7 +18,9 @@ static int arm_series(Results *res, const Arm *arm, const char *metric, const ch
     if (gate[0]) {
         if (selection_parse(gate, &over, err, errlen)) return -1;
         if (selection_override(&sel, &over, err, errlen)) return -1;
-        *gate_percent = csv_col(t, "exact_match") >= 0;
+        // on exact match where the file has it, but a loss on itself (reported, never a reason
+        // for untested), even in a file whose exact_match column is empty (an LM's)
+        *gate_percent = strcmp(metric, "loss_last") && csv_col(t, "exact_match") >= 0;
         metric = *gate_percent ? "exact_match" : metric;
     }
     if (!strcmp(metric, "mrr")) return series_mrr(t, &sel, s, err, errlen);
