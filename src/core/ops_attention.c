@@ -400,94 +400,14 @@ ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long
         else if ((b).R) kernel(&(b), (b).R, __VA_ARGS__); \
     } while (0)
 
-// Heads of 16 (the lab's d 64 with 4 heads): a row of q, k, v or of their gradients is one
-// vec16, and a head's keys at T <= 24 two vectors of scores. There the block kernels' set-up
-// (gathering a block's rows, its n range, the pointers their unrolled loops keep in registers)
-// cost more than their arithmetic: a profile of a toy step put most of add_outer_rows' samples
-// on moves of those pointers. These loops take one row at a time, each sum a chain of fused
-// multiply-adds in the order of the block kernels (e ascending for a score, keys ascending for
-// an output, query rows ascending for dK and dV), so the same bits; consecutive rows' chains
-// are independent, and the processor overlaps them.
-enum { NARROW_D = 16 };
-
-// out[r][j] = sum_e x[r][e] * mt[e, j] for j < n16[r]: row_times_block's sums, 32 keys at a
-// time (each x[r][e] broadcast once for two vectors), then the last 16.
-static void narrow_times_rows(const float *const *x, const float *mt, long ld, const int *n16,
-                              int rows_n, float *const *out) {
-    for (int r = 0; r < rows_n; r++) {
-        const float *xr = x[r];
-        int j0 = 0;
-        for (; j0 + 32 <= n16[r]; j0 += 32) {
-            vec16 a0 = {0}, a1 = {0};
-            for (int e = 0; e < NARROW_D; e++) {
-                vec16 m0, m1;
-                memcpy(&m0, mt + e * ld + j0, sizeof m0);
-                memcpy(&m1, mt + e * ld + j0 + 16, sizeof m1);
-                a0 += xr[e] * m0;
-                a1 += xr[e] * m1;
-            }
-            memcpy(out[r] + j0, &a0, sizeof a0);
-            memcpy(out[r] + j0 + 16, &a1, sizeof a1);
-        }
-        if (j0 < n16[r]) {
-            vec16 acc = {0};
-            for (int e = 0; e < NARROW_D; e++) {
-                vec16 m;
-                memcpy(&m, mt + e * ld + j0, sizeof m);
-                acc += xr[e] * m;
-            }
-            memcpy(out[r] + j0, &acc, sizeof acc);
-        }
-    }
-}
-
-// y[r] = sum_{j < n[r]} w[r][j] * x[j*ld ..] (0 when n[r] <= 0): weighted_block's sums.
-static void narrow_weighted_rows(float *const *w, const int *n, int rows_n, const float *x,
-                                 long ld, float *const *y) {
-    for (int r = 0; r < rows_n; r++) {
-        const float *wr = w[r], *xr = x;
-        vec16 acc = {0};
-        for (int j = 0; j < n[r]; j++, xr += ld) {
-            vec16 xv;
-            memcpy(&xv, xr, sizeof xv);
-            acc += wr[j] * xv;
-        }
-        memcpy(y[r], &acc, sizeof acc);
-    }
-}
-
-// rows[j] += g[r][j] * x[r] for j < n[r], r ascending: add_outer_block's sums. Row j of dK
-// or dV is loaded and stored once for all the rows (one at a time per row, each update waited
-// on the store of the one before).
-static void narrow_add_outer_rows(float *restrict rows, float *const *g, const float *const *x,
-                                  const int *n, int rows_n) {
-    int nmax = 0;
-    for (int r = 0; r < rows_n; r++) nmax = n[r] > nmax ? n[r] : nmax;
-    for (int j = 0; j < nmax; j++, rows += NARROW_D) {
-        vec16 acc;
-        memcpy(&acc, rows, sizeof acc);
-        for (int r = 0; r < rows_n; r++)
-            if (j < n[r]) {
-                vec16 xv;
-                memcpy(&xv, x[r], sizeof xv);
-                acc += g[r][j] * xv;
-            }
-        memcpy(rows, &acc, sizeof acc);
-    }
-}
-
-// The three row kernels of forward_head and backward_head; each chooses by the head width,
-// the loops above for heads of 16, the register blocks otherwise.
 static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x,
                            const int *n, int rows_n, int D) {
-    if (D == NARROW_D) { narrow_add_outer_rows(rows, g, x, n, rows_n); return; }
     RowBlock b = row_block(n, rows_n, x, g);
     ROW_BLOCK_CALL(add_outer_block, b, rows, D);
 }
 
 static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n,
                            int rows_n, float *const *out) {
-    if (D == NARROW_D) { narrow_times_rows(x, mt, ld, n, rows_n, out); return; }
     RowBlock b = row_block(n, rows_n, x, out);
     ROW_BLOCK_CALL(row_times_block, b, mt, D, ld);
 }
@@ -495,7 +415,6 @@ static void row_times_rows(const float *const *x, const float *mt, int D, long l
 // A row without keys (n = 0) gets y = 0.
 static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const float *x, long ld,
                                int D, float *const *y) {
-    if (D == NARROW_D) { narrow_weighted_rows(w, n, rows_n, x, ld, y); return; }
     for (int r = 0; r < rows_n; r++)
         if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
     RowBlock b = row_block(n, rows_n, (const float *const *)w, y);
