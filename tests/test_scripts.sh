@@ -397,6 +397,12 @@ report ec_eval_lm_windows "$([ "$w3" = 128,3 ] && [ "$w256" = 128,256 ] || echo 
 report ec_help_blocks "$(scripts/extend_context.sh --help | grep -q '^  llama  *model.norm=rmsnorm' || echo "--help does not list the llama block")"
 expect_error ec_bad_block "no block style 'gpt'" scripts/extend_context.sh --quick --blocks gpt --out "$E"
 
+# ---- stretch_long.sh: its options are checked before anything trains (no run here: the study
+# reruns through test_tables' regeneration of results/stretch_long/results.md)
+expect_error sl_window_one "'1' is not a whole number above 1" scripts/stretch_long.sh --window 1 --out "$TMP/sl"
+expect_error sl_bad_factors "'x' is not a whole number above 1" scripts/stretch_long.sh --factors "4 x" --out "$TMP/sl"
+expect_error sl_no_figures "--figures: this script draws no figures" scripts/stretch_long.sh --figures --out "$TMP/sl"
+
 # ---- lm_score.sh
 S=$TMP/ls
 if scripts/lm_score.sh --quick --out "$S" >"$TMP/ls.out" 2>&1; then ok ls_quick_runs
