@@ -24,12 +24,11 @@ static void glance_line(FILE *f, const Remedy *m, const VerdictRow *v) {
 
 int report_summary(FILE *f, const Report *r) {
     fprintf(f, "# The remedies at a glance\n\n"
-               "Written by `./verdicts` from `data/claims.csv`: per claim, the row that"
-               " `verdicts.md`'s summary quotes\n"
-               "for the models trained longest: until they learn the task (99%% validation exact"
-               " match), but\n"
-               "where the setting names the steps. Effect in points of exact match unless"
-               " marked.\n\n"
+               "Written by `./verdicts` from `data/claims.csv` and the places of"
+               " `data/remedies.csv`: per claim\n"
+               "placed there, its headline row (the one `verdicts.md`'s summary quotes), at the"
+               " steps its\n"
+               "setting names. Effect in points of exact match unless marked.\n\n"
                "| remedy | paper | verdict | effect A − B [95%% interval] | setting |\n"
                "| --- | --- | --- | --- | --- |\n");
     for (int place = 1; place <= r->remedies->n; place++)
