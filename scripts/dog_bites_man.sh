@@ -94,11 +94,15 @@ fi
 [ "$tables" = 1 ] || draw_figures
 
 # ---- tables: one derived column per (metric, form), so one table holds them all
-awk -F, "$CSV_COLUMNS"'row {
-    w = cell("form") + 0 == 5 ? "the dog bites the man" : "dog bites man"
-    print cells("scheme seed") ",accuracy % (" w ")," cell("accuracy") * 100
-    print cells("scheme seed") ",pair accuracy % (" w ")," cell("pair_acc") * 100
-}' "$out/runs.csv" >"$out/acc.body"
+# (acc.csv: each run's two accuracies in %, one line each, in the order of runs.csv)
+for m in accuracy:accuracy pair_acc:"pair accuracy"; do
+    h="${m#*:} %"
+    "$BIN_DIR/table" --plain --rows scheme --rows seed --rows "$h ({form})" --scale 100 \
+        --label "$h (5)=$h (the dog bites the man)" --label "$h (3)=$h (dog bites man)" \
+        --value "${m%%:*}:sum:%g" "$out/runs.csv" >"$out/acc.${m%%:*}" || exit 1
+done
+paste -d'\n' "$out/acc.accuracy" "$out/acc.pair_acc" >"$out/acc.body"
+rm -f "$out/acc.accuracy" "$out/acc.pair_acc"
 awk -F, "$CSV_COLUMNS"'row {
     w = cell("form") + 0 == 5 ? "the dog bites the man" : "dog bites man"
     print cells("scheme seed") "," w "," cell("max_twin_diff")

@@ -121,19 +121,9 @@ if [ $tables = 0 ]; then
     say "scoring: $(( $(now) - t_score )) s"
 
     # Mean loss per window of $bin positions, each scheme in its order of appearance.
-    awk -F, -v w="$bin" "$CSV_COLUMNS"'row {
-            s = cell("scheme"); b = int(cell("position") / w); key = s SUBSEP b
-            if (!(s in seen)) { seen[s] = 1; order[++n] = s }
-            if (b > top) top = b
-            sum[key] += cell("loss"); cnt[key]++
-        }
-        END {
-            print "scheme,position,from,to,loss,tokens"
-            for (i = 1; i <= n; i++)
-                for (b = 0; b <= top; b++) if ((order[i] SUBSEP b) in cnt)
-                    printf "%s,%g,%d,%d,%.6f,%d\n", order[i], b * w + (w - 1) / 2, b * w, b * w + w - 1,
-                           sum[order[i] SUBSEP b] / cnt[order[i] SUBSEP b], cnt[order[i] SUBSEP b]
-        }' "$out/scores.csv" >"$out/loss.csv"
+    "$BIN_DIR/table" --csv --rows scheme --rows "position={position//$bin+0.5*$bin-0.5}" \
+        --value "from=position//$bin*$bin:min:%d" --value "to=position//$bin*$bin+$bin-1:min:%d" \
+        --value loss:mean:%.6f --value tokens=loss:count:%d "$out/scores.csv" >"$out/loss.csv"
 fi
 
 [ "$tables" = 1 ] || draw_figures
@@ -175,16 +165,17 @@ wall=$(( $(now) - start ))
     printf '| scheme |'; for b in $bands; do printf ' %s–%s |' "${b%%:*}" "${b#*:}"; done; echo
     printf '|---|'; for b in $bands; do printf -- '---:|'; done; echo
     # per scheme (loss.csv's order) and band: the mean over the band's positions, each window of
-    # loss.csv weighted by its tokens
-    awk -F, -v bands="$bands" "$CSV_COLUMNS"'row {
-            s = cell("scheme"); if (!(s in seen)) { seen[s] = 1; order[++n] = s }
-            for (i = 1; i <= nb; i++) if (cell("from") + 0 >= lo[i] && cell("from") + 0 <= hi[i]) {
-                t[s, i] += cell("loss") * cell("tokens"); c[s, i] += cell("tokens") }
-        }
-        BEGIN { nb = split(bands, b, " "); for (i = 1; i <= nb; i++) { split(b[i], e, ":"); lo[i] = e[1]; hi[i] = e[2] } }
-        END { for (j = 1; j <= n; j++) { printf "| %s |", order[j]
-                  for (i = 1; i <= nb; i++) printf " %.3f |", c[order[j], i] ? t[order[j], i] / c[order[j], i] : 0
-                  print "" } }' "$out/loss.csv"
+    # loss.csv weighted by its tokens; the bands' columns side by side
+    k=0; files=""
+    for b in $bands; do
+        "$BIN_DIR/table" --plain --rows scheme --filter "from>=${b%%:*}" --filter "from<=${b#*:}" \
+            --value 'loss:wmean(tokens):%.3f' "$out/loss.csv" >"$out/band.$k" || exit 1
+        [ $k = 0 ] || { cut -d, -f2 "$out/band.$k" >"$out/band.cut"; mv "$out/band.cut" "$out/band.$k"; }
+        files="$files $out/band.$k"; k=$((k + 1))
+    done
+    # shellcheck disable=SC2086
+    paste -d, $files | sed 's/,/ | /g; s/^/| /; s/$/ |/'
+    rm -f $files
     echo
     echo "![loss against position](loss.svg)"
     echo

@@ -109,8 +109,8 @@ if [ $tables = 0 ]; then
         # train.out: "done: ... in 1592.4 s (3389 tokens/s)"; bleu.txt: "BLEU = 39.05 (cased), 39.27 (lower-cased) | ..."
         train_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\1/p' "$run/train.out")
         tok_s=$(sed -n 's/^done: .* in \([0-9.]*\) s (\([0-9]*\) tokens\/s).*/\2/p' "$run/train.out")
-        val_loss=$(awk -F, -v s="$steps" "$CSV_COLUMNS"'row && cell("step") + 0 == s + 0 &&
-            cell("split") == "val" { print cell("loss") }' "$run/log.csv" | head -n 1)
+        val_loss=$("$BIN_DIR/table" --plain --filter "step>=$steps" --filter "step<=$steps" \
+            --filter split=val --value loss:text "$run/log.csv")
         bleu=$(sed -n 's/^BLEU = \([0-9.]*\) (cased), \([0-9.]*\) (lower-cased).*/\1,\2/p' "$run/bleu.txt")
         [ -n "$train_s" ] && [ -n "$bleu" ] || die "could not read the results of $run (train.out, bleu.txt)"
         threads=$(config_value run threads "$run/config.ini"); [ "${threads:-0}" = 0 ] && threads=$(nproc)
@@ -170,10 +170,11 @@ wall=$(( $(now) - start ))
     echo
     echo "| scheme | steps | threads | training time | tokens/s | load start → end | val loss | BLEU lower-cased | BLEU cased |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    awk -F, "$CSV_COLUMNS"'row { printf "| %s | %d | %d | %.1f min | %d | %s → %s | %s | **%.2f** | %.2f |\n",
-        cell("scheme"), cell("steps"), cell("threads"), cell("train_s") / 60, cell("tokens_per_s"),
-        cell("load_start"), cell("load_end"), cell("val_loss"), cell("bleu_lower"),
-        cell("bleu_cased") }' "$out/bleu.csv"
+    "$BIN_DIR/table" --plain --rows scheme --value steps:sum:%d --value threads:sum:%d \
+        --value 'train_s/60:sum:%.1f min' --value tokens_per_s:sum:%d --value load_start:text \
+        --value load_end:text --value val_loss:text --value 'bleu_lower:sum:**%.2f**' \
+        --value bleu_cased:sum:%.2f "$out/bleu.csv" |
+        sed 's/^\(\([^,]*,\)\{5\}[^,]*\),/\1 → /; s/,/ | /g; s/^/| /; s/$/ |/'
     echo
     echo "![training loss](train_loss.svg)"
     echo

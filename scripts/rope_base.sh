@@ -122,7 +122,7 @@ compare() {
 # ---- results.md
 wall=$(( $(now) - start ))
 first_base=$(echo "$train_bases" | cut -d' ' -f1); base=$(short "$first_base")
-long_lengths=$(echo "$lengths" | tr ',' '\n' | awk -v m="$max_train" '$1 > m' | head -2 | tr '\n' ' ')
+long_lengths=$(for k in $(echo "$lengths" | tr ',' ' '); do [ "$k" -gt "$max_train" ] && echo "$k"; done | head -2 | tr '\n' ' ')
 {
     echo "# The RoPE base against longer inputs"
     echo

@@ -261,6 +261,36 @@ static void test_first_of_and_bounds(void) {
     CHECK_TABLE("step,loss\n25,9\n50,1\n75,2\n100,3\n", &s, "\n");
 }
 
+// Windows of 4 positions (a // b floors): a at 0 and 3 -> w0, mean (2 + 4) / 2 = 3.00 of 2, its
+// middle (0 + 0.5) x 4 - 0.5 = 1.5, from 0; a at 4 -> w1 (5.5, from 4); a at 9 -> w2 (9.5, 8);
+// b at 5 -> w1. wmean(tokens): a (2 x 100 + 4 x 300) / 400 = 3.500 (unweighted 3.000);
+// b's row without a weight is left out: 1.000.
+static void test_bins_and_wmean_by_hand(void) {
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "s";
+    s.rows[s.n_rows++] = "bin=w{position//4}";
+    s.values[s.n_values++] = "mid=position//4+0.5*4-0.5:min:%g";
+    s.values[s.n_values++] = "from=position//4*4:min:%d";
+    s.values[s.n_values++] = "loss:mean:%.2f";
+    s.values[s.n_values++] = "n=loss:count:%d";
+    s.plain = PIVOT_CSV;
+    CHECK_TABLE("s,position,loss\na,0,2\na,3,4\na,4,6\na,9,1\nb,5,8\n", &s,
+                "s,bin,mid,from,loss,n\na,w0,1.5,0,3.00,2\na,w1,5.5,4,6.00,1\n"
+                "a,w2,9.5,8,1.00,1\nb,w1,5.5,4,8.00,1\n");
+    s = pivot_spec_default();
+    s.rows[s.n_rows++] = "s";
+    s.values[s.n_values++] = "loss:wmean(tokens):%.3f";
+    s.plain = PIVOT_PLAIN;
+    CHECK_TABLE("s,loss,tokens\na,2,100\na,4,300\nb,1,10\nb,3,\n", &s, "a,3.500\nb,1.000\n");
+    s = pivot_spec_default();
+    s.rows[s.n_rows++] = "{position//4}";
+    s.values[s.n_values++] = "loss";
+    char got[256], err[256] = "";
+    int rc = table("position,loss\n1,2\nx,3\n", &s, got, sizeof got, err);
+    CHECK(rc == -1 && !strcmp(err, "t.csv:3: column \"position\": \"x\" is not a number"),
+          "rc %d err %s", rc, err);
+}
+
 // Bad input: a message naming the file (and line), nothing written.
 static void test_errors(void) {
     const char *csv = "scheme,x,acc\nrope,2,0.5\nrope,2,abc\n";
@@ -320,6 +350,7 @@ int main(void) {
     RUN(test_aggregates_by_hand);
     RUN(test_expressions_and_cols);
     RUN(test_first_of_and_bounds);
+    RUN(test_bins_and_wmean_by_hand);
     RUN(test_errors);
     return check_summary();
 }

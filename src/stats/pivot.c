@@ -1,5 +1,6 @@
 #include "stats/pivot.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,14 +10,6 @@
 
 #define MAX_PIECES 16
 
-// One table column of the row key: literal texts and CSV columns, in order.
-typedef struct {
-    char *heading;
-    int n_pieces;
-    const char *text[MAX_PIECES];   // a literal (col -1)
-    int col[MAX_PIECES];
-    int right;                      // every value shown is a number (not the first key)
-} Key;
 
 typedef enum { OP_EQ, OP_NE, OP_GT, OP_LT, OP_GE, OP_LE } Op;
 
@@ -29,17 +22,18 @@ typedef struct {
 
 // How a value's cell summarises its samples (pivot.h, "values").
 typedef enum {
-    AGG_MEAN_SD, AGG_MEAN, AGG_MEDIAN, AGG_SUM, AGG_COUNT, AGG_MIN, AGG_MAX, AGG_TEXT, AGG_LAST,
-    AGG_ARGMAX
+    AGG_MEAN_SD, AGG_MEAN, AGG_MEDIAN, AGG_SUM, AGG_COUNT, AGG_MIN, AGG_MAX, AGG_WMEAN,
+    AGG_TEXT, AGG_LAST, AGG_ARGMAX   // from AGG_TEXT on: the value as written
 } Agg;
 
 static const char *const agg_names[] = {"", "mean", "median", "sum", "count", "min", "max",
-    "text", "last", NULL};
+    "wmean(COL)", "text", "last", NULL};
 
 typedef struct {   // a printf conversion, "ll" added to an integer one
     char s[32];
     int integer;
 } Fmt;
+
 
 #define MAX_OPERANDS 8
 
@@ -51,9 +45,20 @@ typedef struct {
     double number[MAX_OPERANDS];
     char op[MAX_OPERANDS];        // op[i] joins operand i - 1 and i
     Agg agg;
-    int by_col;                   // AGG_ARGMAX: the column whose largest value picks the row
+    int by_col;                   // AGG_ARGMAX: the column whose largest value picks the row;
+                                  // AGG_WMEAN: the weights' column
     Fmt fmt;
 } Value;
+
+// One table column of the row key: literal texts and CSV columns, in order.
+typedef struct {
+    char *heading;
+    int n_pieces;
+    const char *text[MAX_PIECES];   // a literal (col -1, expr NULL)
+    int col[MAX_PIECES];
+    Value *expr[MAX_PIECES];        // {EXPR} that is not a column: its number, as %g
+    int right;                      // every value shown is a number (not the first key)
+} Key;
 
 // The samples of one cell: with `per`, groups of rows sharing its value; else one a row.
 typedef struct {
@@ -64,6 +69,7 @@ typedef struct {
     StrBuf steps;      // PIVOT_STEPS: "150 / -"
     const char *text;  // AGG_TEXT, AGG_LAST, AGG_ARGMAX: the value as written (NULL: none)
     double best;       // AGG_ARGMAX: the largest by_col so far
+    double weight;     // AGG_WMEAN: the weights summed (sum holds value x weight)
 } Cell;
 
 typedef struct {
@@ -83,6 +89,8 @@ typedef struct {
     int n_copies, cap_copies;
     Key keys[PIVOT_MAX_ITEMS];
     int n_keys;
+    Value key_exprs[PIVOT_MAX_ITEMS];   // the keys' {EXPR}s
+    int n_key_exprs;
     Value values[PIVOT_MAX_ITEMS];
     int n_values;
     Filter filters[PIVOT_MAX_ITEMS];
@@ -173,12 +181,28 @@ static int split_heading(Pivot *p, const char *item, char **heading, char **rest
     return 0;
 }
 
+static int compile_expr(Pivot *p, char *expr, Value *v);
+
+// {NAME}: the column NAME, else NAME is an expression (a number, printed as %g).
+static int compile_piece(Pivot *p, const char *item, char *name, Key *k) {
+    int i = k->n_pieces++;
+    k->text[i] = NULL;
+    k->expr[i] = NULL;
+    if ((k->col[i] = csv_col(p->t, name)) >= 0) return 0;
+    if (p->n_key_exprs == PIVOT_MAX_ITEMS) return fail(p, "more than %d {EXPR} in rows",
+                                                       PIVOT_MAX_ITEMS);
+    Value *v = k->expr[i] = &p->key_exprs[p->n_key_exprs++];
+    v->heading = item;
+    return compile_expr(p, name, v);
+}
+
 static int compile_key(Pivot *p, const char *item, Key *k) {
     char *text = NULL;
     if (split_heading(p, item, &k->heading, &text)) return -1;
     k->n_pieces = 0;
     if (!strchr(text, '{')) {
         k->text[0] = NULL;
+        k->expr[0] = NULL;
         k->col[0] = column(p, text);
         k->n_pieces = 1;
         return k->col[0] < 0 ? -1 : 0;
@@ -188,6 +212,7 @@ static int compile_key(Pivot *p, const char *item, Key *k) {
         char *open = strchr(text, '{');
         if (open != text) {
             k->text[k->n_pieces] = text;
+            k->expr[k->n_pieces] = NULL;
             k->col[k->n_pieces++] = -1;
             if (!open) break;
             *open = '\0';
@@ -195,8 +220,7 @@ static int compile_key(Pivot *p, const char *item, Key *k) {
         char *close = strchr(open + 1, '}');
         if (!close) return fail(p, "row \"%s\": a '{' without its '}'", item);
         *close = '\0';
-        k->text[k->n_pieces] = NULL;
-        if ((k->col[k->n_pieces++] = column(p, open + 1)) < 0) return -1;
+        if (compile_piece(p, item, open + 1, k)) return -1;
         text = close + 1;
     }
     return 0;
@@ -256,20 +280,24 @@ static void put_number(const Fmt *f, StrBuf *b, double x) {
     }
 }
 
-// "NAME" or "argmax(COL)" into v->agg (and v->by_col).
+// "NAME", "argmax(COL)" or "wmean(COL)" into v->agg (and v->by_col).
 static int compile_agg(Pivot *p, const char *name, Value *v) {
     size_t n = strlen(name);
-    if (!strncmp(name, "argmax(", 7) && n > 8 && name[n - 1] == ')') {
-        char *col = cut(p, name + 7);
+    for (int a = AGG_ARGMAX; a >= 0; a -= AGG_ARGMAX - AGG_WMEAN) {
+        size_t f = a == AGG_ARGMAX ? 7 : 6;   // "argmax(", "wmean("
+        if (strncmp(name, a == AGG_ARGMAX ? "argmax(" : "wmean(", f) || n < f + 2 ||
+            name[n - 1] != ')')
+            continue;
+        char *col = cut(p, name + f);
         if (!col) return fail(p, "out of memory");
-        col[n - 8] = '\0';
-        v->agg = AGG_ARGMAX;
+        col[n - f - 1] = '\0';
+        v->agg = (Agg)a;
         return (v->by_col = column(p, col)) < 0 ? -1 : 0;
     }
     for (int a = AGG_MEAN; agg_names[a]; a++)
-        if (!strcmp(name, agg_names[a])) { v->agg = (Agg)a; return 0; }
-    return fail(p, "aggregate \"%s\": not mean, median, sum, count, min, max, text, last or "
-                   "argmax(COL)", name);
+        if (a != AGG_WMEAN && !strcmp(name, agg_names[a])) { v->agg = (Agg)a; return 0; }
+    return fail(p, "aggregate \"%s\": not mean, median, sum, count, min, max, wmean(COL), "
+                   "text, last or argmax(COL)", name);
 }
 
 // EXPR: one column (its whole name first), else columns and numbers joined by + - * /.
@@ -285,6 +313,7 @@ static int compile_expr(Pivot *p, char *expr, Value *v) {
             return fail(p, "value \"%s\": more than %d operands", v->heading, MAX_OPERANDS);
         int i = v->n_operands++;
         v->op[i] = op;
+        if (next == '/' && expr[len + 1] == '/') { next = 'f'; len++; }   // a // b
         if (number(expr, &v->number[i])) v->col[i] = -1;
         else if ((v->col[i] = column(p, expr)) < 0) return -1;
         if (!next) return 0;
@@ -378,12 +407,19 @@ static const char *label(const Pivot *p, const char *v) {
     return v;
 }
 
-static char *key_text(const Key *k, char **row) {
+static int evaluate(Pivot *p, int i, const Value *v, double *x);
+
+// Key k of CSV row i (-1: none), malloc'ed; NULL with an error (a {EXPR} not a number).
+static char *key_text(Pivot *p, const Key *k, int i) {
     StrBuf b = {0};
-    for (int i = 0; i < k->n_pieces; i++)
-        strbuf_puts(&b, k->col[i] < 0 ? k->text[i] : row[k->col[i]]);
+    for (int j = 0; j < k->n_pieces; j++) {
+        double x = 0;
+        if (k->expr[j] && evaluate(p, i, k->expr[j], &x)) { strbuf_free(&b); return NULL; }
+        if (k->expr[j]) strbuf_printf(&b, "%g", x);
+        else strbuf_puts(&b, k->col[j] < 0 ? k->text[j] : p->t->rows[i][k->col[j]]);
+    }
     if (!b.s && !b.failed) strbuf_puts(&b, "");
-    if (b.failed) { strbuf_free(&b); return NULL; }
+    if (b.failed) { strbuf_free(&b); fail(p, "out of memory"); return NULL; }
     return b.s;
 }
 
@@ -406,11 +442,11 @@ static int grow_cells(Pivot *p, int rows, int cols) {
 
 static Cell *cell_at(Pivot *p, int r, int c) { return &p->cells[r * p->cell_cols + c]; }
 
-// The row of this CSV row's key, added when new; -1 when out of memory.
-static int find_row(Pivot *p, char **row) {
+// The row of CSV row i's key, added when new; -1 with an error.
+static int find_row(Pivot *p, int i) {
     char *texts[PIVOT_MAX_ITEMS];
     for (int k = 0; k < p->n_keys; k++)
-        if (!(texts[k] = key_text(&p->keys[k], row))) {
+        if (!(texts[k] = key_text(p, &p->keys[k], i))) {
             while (k--) free(texts[k]);
             return -1;
         }
@@ -429,7 +465,7 @@ static int find_row(Pivot *p, char **row) {
     return p->n_rows++;
 oom:
     for (int k = 0; k < p->n_keys; k++) free(texts[k]);
-    return -1;
+    return fail(p, "out of memory");
 }
 
 static int find_col(Pivot *p, const char *v) {
@@ -491,8 +527,8 @@ static int parse_value(Pivot *p, int r, int col, double *v) {
 static int add_steps(Pivot *p, int i, char **row) {
     char id[512];
     snprintf(id, sizeof id, "%s\x1f%s", row[p->cols_col], row[p->seed_col]);
-    int r = find_row(p, row);
-    if (r < 0) return fail(p, "out of memory");
+    int r = find_row(p, i);
+    if (r < 0) return -1;
     int first = first_of_run(&p->rows[r], id);
     if (first <= 0) return first < 0 ? fail(p, "out of memory") : 0;
     int c = find_col(p, row[p->cols_col]);
@@ -523,6 +559,7 @@ static int evaluate(Pivot *p, int i, const Value *v, double *x) {
         case '-': *x -= y; break;
         case '*': *x *= y; break;
         case '/': *x /= y; break;
+        case 'f': *x = floor(*x / y); break;
         default: *x = y;
         }
     }
@@ -559,13 +596,14 @@ static int add_row(Pivot *p, int i) {
     for (int v = 0; v < p->n_values; v++) any |= has_value(&p->values[v], row);
     if (!any) return 0;
     if (p->spec->first_of) {
-        char *id = key_text(&p->first_of, row);
-        int first = id ? first_of_run(&p->first_seen, id) : -1;
+        char *id = key_text(p, &p->first_of, i);
+        if (!id) return -1;
+        int first = first_of_run(&p->first_seen, id);
         free(id);
         if (first <= 0) return first < 0 ? fail(p, "out of memory") : 0;
     }
-    int r = find_row(p, row);
-    if (r < 0) return fail(p, "out of memory");
+    int r = find_row(p, i);
+    if (r < 0) return -1;
     if (p->converged_col >= 0) {
         char id[32];
         const char *seed = id;
@@ -593,9 +631,15 @@ static int add_row(Pivot *p, int i) {
             if (add_text(p, i, val, cell)) return -1;
             continue;
         }
-        double x = 0;
+        double x = 0, w = 1;
+        if (val->agg == AGG_WMEAN && !row[val->by_col][0]) continue;
         if (evaluate(p, i, val, &x)) return -1;
         if (val->agg == AGG_SUM) x *= p->spec->scale;
+        if (val->agg == AGG_WMEAN) {   // x * w summed, beside the weights
+            if (parse_value(p, i, val->by_col, &w)) return -1;
+            x *= w;
+            cell->weight += w;
+        }
         if (add_sample(cell, p->per_col >= 0 ? row[p->per_col] : NULL, x))
             return fail(p, "out of memory");
     }
@@ -614,10 +658,11 @@ static void put_cell(Pivot *p, StrBuf *b, const Cell *c, const Value *v) {
         return;
     }
     if (!c->n) return;
-    if (v->agg == AGG_SUM || v->agg == AGG_COUNT) {
+    if (v->agg == AGG_SUM || v->agg == AGG_COUNT || v->agg == AGG_WMEAN) {
         double s = 0;
         for (int i = 0; i < c->n; i++) s += c->sum[i];
-        put_number(&v->fmt, b, v->agg == AGG_SUM ? s : c->n);
+        if (v->agg == AGG_WMEAN) put_number(&v->fmt, b, p->spec->scale * (s / c->weight));
+        else put_number(&v->fmt, b, v->agg == AGG_SUM ? s : c->n);
         return;
     }
     double *x = malloc(sizeof *x * c->n);
@@ -773,7 +818,7 @@ int pivot_markdown(const PivotSpec *spec, const CsvTable *t, StrBuf *out, char *
     p.err = err;
     p.errlen = errlen;
     int rc = compile(&p);
-    if (!rc && !p.n_keys && (find_row(&p, NULL) < 0 || grow_cells(&p, 1, p.n_values)))
+    if (!rc && !p.n_keys && (find_row(&p, -1) < 0 || grow_cells(&p, 1, p.n_values)))
         rc = fail(&p, "out of memory");   // no row column: one row, even with no rows kept
     for (int i = 0; i < t->n_rows && !rc; i++) rc = add_row(&p, i);
     if (!rc) {

@@ -3,9 +3,10 @@
 //
 //   rows     one table row per distinct key, in the order the keys first appear. A key is one
 //            or more row columns, each a CSV column or a text naming columns in braces
-//            ("{variant} at {length}"); the first names the row (left-aligned), the others
-//            are right-aligned when every value they show is a number. No row column: one
-//            row over every CSV row kept.
+//            ("{variant} at {length}"; a brace naming no column holds an EXPR, as in values,
+//            its number printed as %g: "{position//16}"); the first names the row
+//            (left-aligned), the others are right-aligned when every value they show is a
+//            number. No row column: one row over every CSV row kept.
 //   columns  with `cols`: one table column per distinct value of that CSV column, in numeric
 //            order (as awk's `+ 0` reads it: a word is 0, so words keep their first-seen
 //            order), for each value in turn; without it, one table column per value.
@@ -22,13 +23,15 @@
 //            for "not in N steps") and the runs' mean CPU seconds (%.1f), then a note naming
 //            the ceiling.
 //   values   "[HEADING=]EXPR[:AGG[:FORMAT]]". EXPR is a column, or columns and numbers joined
-//            by + - * / and evaluated left to right (t1+t2/alone is (t1 + t2) / alone); a row
+//            by + - * / and // (floor(a / b): a window's index), evaluated left to right
+//            (t1+t2/alone is (t1 + t2) / alone; position//16*16 a window's start); a row
 //            whose operands include an empty one gives no sample. AGG (else `agg`, else the
 //            cell rule above) summarises a cell's samples (value * scale, or the `per` means):
 //            mean, median (of an even count: the mean of the middle two), sum, count, min,
-//            max; text, last: the first, the last sample's column as written; argmax(COL): the
-//            value column as written in the row whose COL is largest (the first of equal
-//            ones). FORMAT: this value's printf conversion, else `format`.
+//            max; wmean(COL): scale x sum(value x COL) / sum(COL) over the rows whose COL is
+//            not empty; text, last: the first, the last sample's column as written;
+//            argmax(COL): the value column as written in the row whose COL is largest (the
+//            first of equal ones). FORMAT: this value's printf conversion, else `format`.
 //   filters  COL=VALUE, COL!=VALUE, COL>NUMBER, COL<NUMBER, COL>=NUMBER, COL<=NUMBER: a row is
 //            kept when it meets every filter, except that several COL=VALUE of one column keep
 //            any of those values.
