@@ -19,6 +19,8 @@ FILTER=${1:-}
 CHECK_ONLY=0
 [ "$FILTER" = --check ] && { CHECK_ONLY=1; FILTER=; }
 TIMEOUT=${MUTANT_TIMEOUT:-300}
+# The tests run with a mutant applied; tests/test_docs.sh then leaves out its --check of the list.
+export MUTATE_SCRATCH=1
 top=$(pwd)
 case "$LIST" in /*) ;; *) LIST="$top/$LIST" ;; esac
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mutate.XXXXXX")
