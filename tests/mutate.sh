@@ -27,11 +27,11 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/mutate.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 
-# The scratch tree: sources, tests, data, the committed results (tests/test_tables.sh writes
-# their tables again) and the current build (timestamps kept, so only what
+# The scratch tree: sources, tests, data, README.md and docs (tests/test_docs.sh checks them),
+# the committed results (tests/test_tables.sh writes their tables again) and the current build (timestamps kept, so only what
 # a mutant touches is recompiled).
 [ "$CHECK_ONLY" = 1 ] || mkdir -p "$scratch/tree"
-[ "$CHECK_ONLY" = 1 ] || for d in Makefile src tests data configs scripts results docs; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
+[ "$CHECK_ONLY" = 1 ] || for d in Makefile README.md src tests data configs scripts results docs; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
 [ "$CHECK_ONLY" = 0 ] && [ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
 # Tests find the Multi30k data at ../shared/data (beside the checkout): the same beside the copy.
 [ "$CHECK_ONLY" = 1 ] || { [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"; }
