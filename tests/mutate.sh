@@ -19,21 +19,23 @@ FILTER=${1:-}
 CHECK_ONLY=0
 [ "$FILTER" = --check ] && { CHECK_ONLY=1; FILTER=; }
 TIMEOUT=${MUTANT_TIMEOUT:-300}
+# The tests run with a mutant applied; tests/test_docs.sh then leaves out its --check of the list.
+export MUTATE_SCRATCH=1
 top=$(pwd)
 case "$LIST" in /*) ;; *) LIST="$top/$LIST" ;; esac
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mutate.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 
-# The scratch tree: sources, tests, data, the committed results (tests/test_tables.sh writes
-# their tables again) and the current build (timestamps kept, so only what
+# The scratch tree: sources, tests, data, README.md and docs (tests/test_docs.sh checks them),
+# the committed results (tests/test_tables.sh writes their tables again) and the current build (timestamps kept, so only what
 # a mutant touches is recompiled).
-mkdir -p "$scratch/tree"
-for d in Makefile src tests data configs scripts results docs; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
+[ "$CHECK_ONLY" = 1 ] || mkdir -p "$scratch/tree"
+[ "$CHECK_ONLY" = 1 ] || for d in Makefile README.md src tests data configs scripts results docs; do [ -e "$d" ] && cp -pR "$d" "$scratch/tree/"; done
 [ "$CHECK_ONLY" = 0 ] && [ -d build/opt ] && mkdir -p "$scratch/tree/build" && cp -pR build/opt "$scratch/tree/build/"
 # Tests find the Multi30k data at ../shared/data (beside the checkout): the same beside the copy.
-[ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"
-cd "$scratch/tree" || exit 2
+[ "$CHECK_ONLY" = 1 ] || { [ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$scratch/shared"; }
+[ "$CHECK_ONLY" = 1 ] || cd "$scratch/tree" || exit 2
 [ "$CHECK_ONLY" = 1 ] || echo "# mutate: scratch tree $scratch/tree; building it once"
 [ "$CHECK_ONLY" = 1 ] || make -j2 tools >"$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; echo "the unmutated tree does not build"; exit 2; }
 
@@ -53,6 +55,38 @@ awk '
     { print "mutants.txt: cannot read line: " $0 > "/dev/stderr"; bad = 1 }
     END { flush(); exit bad }
 ' "$LIST" >"$scratch/records" || exit 2
+
+# --check: each mutant's edits applied in order to the text of its files in memory (nothing is
+# copied or written: about a second for the whole list); a `from` found 0 or 2+ times is stale.
+if [ "$CHECK_ONLY" = 1 ]; then
+    awk -F '\037' '
+        function slurp(f,   line, t, rc) {
+            if (f in TEXT) return 1
+            t = ""; while ((rc = (getline line < f)) > 0) t = t line "\n"
+            if (rc < 0) return 0
+            close(f); TEXT[f] = t; return 1
+        }
+        {
+            split("", cur)
+            for (e = 5; e + 2 <= NF; e += 3) {
+                f = $e; from = $(e + 1); to = $(e + 2)
+                if (!(f in cur)) { if (!slurp(f)) { why = "no file " f; break } cur[f] = TEXT[f] }
+                at = index(cur[f], from)
+                if (at == 0 || index(substr(cur[f], at + length(from)), from)) {
+                    why = "\047" from "\047 is not found exactly once in " f; break
+                }
+                cur[f] = substr(cur[f], 1, at - 1) to substr(cur[f], at + length(from))
+                why = ""
+            }
+            if (why != "") { print "ERROR " $1 ": STALE (stale: " why ")"; stale++ }
+            why = ""
+        }
+        END {
+            if (!stale) { print "every mutant\047s text matches"; exit 0 }
+            print stale " mutants are stale: fix tests/mutants.txt"; exit 1
+        }' "$scratch/records"
+    exit
+fi
 
 # replace FILE: the only occurrence of $FROM becomes $TO. Exit 3 when FROM occurs 0 or 2+ times.
 replace() {

@@ -13,6 +13,9 @@
 #      60 (tests/sentences.awk says what a sentence and a word are);
 #   h. stated counts: every "N seeds", "N runs", "N trainings" of their prose is what the
 #      results file it cites holds (tests/counts.awk defines the citation and the count);
+#   i. every mutant of tests/mutants.txt still finds its `from` text exactly once in its file
+#      (sh tests/mutate.sh --check, no builds): code that moves cannot leave mutants that
+#      `make mutate` would stop on as stale;
 #   e. self-tests: the same checks, pointed at a scratch copy with planted faults, catch them;
 #   f. unit checks of the renderer against hand-written output (with every awk at hand).
 # Runs in a second or two and reads nothing but the checkout.
@@ -843,3 +846,14 @@ for plant in '23 65 Five:docs/a.md:5: "23 trainings" but results/multi30k_study/
     elif grep -qxF "$want" "$TMP/c.out"; then ok "self_counts ($want)"
     else fail "self_counts $want" "$(head -c 300 "$TMP/c.out")"; fi
 done
+
+# i. The mutants still match the code (tests/mutate.sh --check), and a planted stale one is named.
+# Under `make mutate` one mutant is applied to the tree, so its own text is gone: not checked.
+if [ -n "${MUTATE_SCRATCH:-}" ]; then skip mutants_match "a mutant is applied (tests/mutate.sh)"
+elif sh tests/mutate.sh --check >"$TMP/m.out" 2>&1; then ok "mutants_match ($(grep -c '^mutant:' tests/mutants.txt) mutants)"
+else fail mutants_match "$(grep '^ERROR' "$TMP/m.out" | head -n 20)"; fi
+printf 'mutant: planted\nfile: tests/mutate.sh\nfrom: no such text in the runner\nto: x\ntests: test_docs.sh\n' >"$TMP/m.txt"
+if MUTANTS=$TMP/m.txt sh tests/mutate.sh --check >"$TMP/m.out" 2>&1; then fail self_mutants_stale "not caught"
+elif grep -q "^ERROR planted: STALE (stale: 'no such text in the runner' is not found exactly once in tests/mutate.sh)" "$TMP/m.out"
+then ok self_mutants_stale
+else fail self_mutants_stale "$(head -c 300 "$TMP/m.out")"; fi

@@ -153,6 +153,13 @@ static void test_bootstrap_input_draw_by_hand(void) {
     Interval kv = bootstrap_exact_match(&a, &b, 4000, 0.95, 8);
     CHECK_NEAR(kv.lo, 0.855, 0.0101);
     CHECK_NEAR(kv.hi, 0.94, 0.0101);
+    // 1 of 2: a resample is 0, 1/2 or 1 with probabilities 1/4, 1/2, 1/4 (Bin(2, 1/2)), so the
+    // central 20 % (the 1600th smallest and largest of 4000) is [1/2, 1/2]; Bin(2, 1/3) would
+    // put 44 % of them at 0.
+    int c2[] = {1}, t2[] = {2}, z2[] = {0};
+    ExactMatchArm a2 = {1, 1, c2, t2}, b2 = {1, 1, z2, t2};
+    Interval mv = bootstrap_exact_match(&a2, &b2, 4000, 0.2, 9);
+    CHECK(mv.lo == 0.5 && mv.hi == 0.5, "Bin(2, 1/2): [%g, %g]", mv.lo, mv.hi);
 }
 
 // ---- coverage: how often the interval holds the true effect, over many simulated studies

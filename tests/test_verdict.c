@@ -23,7 +23,11 @@ static const char *results_csv =
     "t,1,4,0,0.9\nt,2,4,0,0.8\nt,3,4,0,0.85\nt,1,3,0.5,0.95\nt,2,3,0.5,0.95\nt,3,3,0.5,0.95\n"
     "o,1,4,0.2,0.2\no,1,3,1,1\n"
     "g,1,4,0.45,0.45\ng,2,4,0.55,0.55\ng,3,4,0.65,0.65\ng,1,3,1,1\ng,2,3,1,1\ng,3,3,1,1\n"
-    "m,1,17,0.2,0.2\nm,1,20,0.4,0.4\nm,2,17,0.6,0.6\nm,2,20,0.8,0.8\nm,3,17,0.5,0.5\n";
+    "m,1,17,0.2,0.2\nm,1,20,0.4,0.4\nm,2,17,0.6,0.6\nm,2,20,0.8,0.8\nm,3,17,0.5,0.5\n"
+    "p,1,4,0.4,0.4\np,2,4,0.5,0.5\np,3,4,0.6,0.6\np,4,4,0.5,0.5\np,5,4,0.5,0.5\n"
+    "p,1,3,1,1\np,2,3,1,1\np,3,3,1,1\np,4,3,1,1\np,5,3,1,1\n"
+    "q,1,4,0.45,0.45\nq,2,4,0.55,0.55\nq,3,4,0.65,0.65\nq,4,4,0.55,0.55\nq,5,4,0.55,0.55\n"
+    "q,1,3,1,1\nq,2,3,1,1\nq,3,3,1,1\nq,4,3,1,1\nq,5,3,1,1\n";
 
 static const char *claims_header =
     "key,paper,claim,model,task,steps,evaluation,metric,direction,pairing,row_a,file_a,"
@@ -177,6 +181,10 @@ static void test_wants_five_seeds(void) {
     CHECK(v.wants_5 && strstr(v.note, "wants 5 seeds, has 3") != NULL, "note '%s'", v.note);
     if (compare("a", "d", "exact_match", "A>B", "unpaired", &v)) return;
     CHECK(!v.wants_5, "a against d wants 5 seeds");
+    // Seeds 1-5 (p and q): 0.55 against 0.5, sds 0.0707, within two sds but with 5 seeds each.
+    if (compare("q", "p", "exact_match", "A>B", "unpaired", &v)) return;
+    CHECK(!v.wants_5 && !strstr(v.note, "wants 5"), "q against p (5 seeds each): note '%s'",
+          v.note);
 }
 
 static void test_one_seed(void) {
