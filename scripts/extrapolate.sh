@@ -44,37 +44,15 @@ case "$seeds" in *[!0-9]*|0) die "--seeds wants a positive number, not '$seeds'"
 case "$views" in ''|*[!123,]*) die "--views wants a list of 1, 2, 3, not '$views'" ;; esac
 want_view() { case ",$views," in *,$1,*) return 0 ;; esac; return 1; }
 need_tools train eval plot table
-# Trained variants of the language model (view 3 only): name:scheme:override
-lm_variants="xpos_g512:xpos:model.xpos_gamma=512 fire_learned:fire:model.fire_learned=1"
-# variant_of NAME: "scheme override" of a variant, or nothing
-variant_of() {
-    for _v in $lm_variants; do
-        [ "${_v%%:*}" != "$1" ] || { _rest=${_v#*:}; echo "${_rest%%:*} ${_rest#*:}"; return 0; }
-    done
-}
+. scripts/extrapolate_defs.sh   # variant_of, the quick and full settings, the rope stretches
 for scheme in $schemes; do
     case " $SCHEMES lstm " in *" $scheme "*) continue ;; esac
-    [ -n "$(variant_of "$scheme")" ] || die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)"
+    [ "$(variant_of "$scheme")" != "$scheme " ] || die "unknown scheme '$scheme' (lstm or one of: $SCHEMES)"
     [ "$views" = 3 ] || die "'$scheme' is a language-model variant: use it with --views 3 alone"
 done
 # The positional schemes (views 2, 3); the translator rows of views 1 and 2.
 pos_schemes=$(echo "$schemes" | tr ' ' '\n' | grep -vx lstm | tr '\n' ' ')
 if want_view 1; then tr_schemes=$schemes; else tr_schemes=$pos_schemes; fi
-suffix=$([ $converge = 0 ] || echo _converge)
-# The full mode trains the configs as they are; quick mode shrinks the models and data.
-if [ $quick = 1 ]; then
-    seeds=${seeds:-1}; out=${out:-results/quick/extrapolate$suffix}
-    tr_steps=20; lm_steps=20
-    tr_over="model.d_model=32 model.d_ff=64 train.batch_size=16 task.train_size=400 task.val_size=40 task.test_size=40 train.eval_every=10 train.warmup=5 train.log_every=5"
-    lm_over="model.d_model=32 model.d_ff=64 train.batch_size=8 task.train_size=400 train.eval_every=10 train.warmup=5 train.log_every=5 train.eval_lengths=64"
-    lengths=1..4; offsets="0 8 32"; windows=32,64,128; diag_lengths="3 4"
-else
-    seeds=${seeds:-3}; out=${out:-results/extrapolate$suffix}
-    tr_steps=$(config_value train steps configs/rope.ini); lm_steps=$(config_value train steps configs/lm/rope.ini)
-    tr_over=""; lm_over=""
-    lengths=1..12,16,24,32; offsets="0 8 16 32 64 128 512"; windows=32,64,128,256,512,1024
-    diag_lengths="3 12"   # the clause tables of results.md
-fi
 # report figures|tables: scripts/extrapolate_report.sh with this call's settings
 report() {
     out=$out views=$views quick=$quick seeds=$seeds converge=$converge tables=$tables command=${command:-} \
@@ -91,9 +69,6 @@ if [ $converge = 1 ]; then
     command="$command --converge"; until_over=$CONVERGE_UNTIL; tr_steps=$((tr_steps * CONVERGE_FACTOR))
 fi
 seed_list=$(seq_list "$seeds")
-# rope stretches at evaluation time: name and ./eval overrides (when rope is a row)
-stretches="rope_pi4:rope_scale=4 rope_base40k:rope_base=40000"
-case " $schemes " in *" rope "*) ;; *) stretches="" ;; esac
 # add_rows VIEW SCHEME SEED FILE [SPLIT]: ./eval rows of FILE (optionally one split) to results.
 add_rows() {
     awk -F, -v p="$1,$2,$3" -v split_="${5:-}" -v x="${6:-}" "$CSV_COLUMNS"'row &&
@@ -105,7 +80,6 @@ train_all() {
     _kind=$1; _cfg_dir=$2; _steps=$3; _schemes=$4; shift 4
     for scheme in $_schemes; do
         _variant=$(variant_of "$scheme"); _base=${_variant%% *}; _over=${_variant#* }
-        [ -n "$_variant" ] || { _base=$scheme; _over=""; }
         for seed in $seed_list; do
             # shellcheck disable=SC2086
             train_run "$out/runs/$_kind-$scheme-s$seed" "$_steps" "$_cfg_dir/$_base.ini" run.seed="$seed" $_over "$@"
