@@ -1,6 +1,7 @@
 // The verdicts (src/verdict): hand-made results and claims files small enough to work every
 // row by hand: the gate on both arms (a loss on itself), floor rows, the direction of an interval, the pairing,
-// one seed, the headline row, a seed's mean over combinations, ranks with ties, bad files.
+// one seed, the headline row, a seed's mean over combinations, ranks with ties, bad files, a
+// replaced study (out of the rows, its failed arm listed) and a bad successor.
 #include <string.h>
 
 #include "check.h"
@@ -135,7 +136,7 @@ static void test_floor_rows(void) {
     verdict_is(&v[0], "floor (both arms at 0%)");
     verdict_is(&v[1], "floor (both arms at 100%)");
     Remedies none = {0};
-    Report r = {v, 3, &none, "x", NULL, 0};
+    Report r = {v, 3, &none, "x", NULL, 0, NULL, 0};
     char tally[128];
     report_tally(&r, "k", tally, sizeof tally);
     CHECK(!strcmp(tally, "1 rows: 1 reproduced (and 2 floor, left out)"), "tally '%s'", tally);
@@ -202,9 +203,9 @@ static void test_headline_row(void) {
         "variant=d;length=4,length=3,headline,\n";
     VerdictRow v[2];
     if (compare_lines(lines, v)) return;
-    Remedy m = {2, "k", "the remedy", "a paper", "claim", "setting", "", "intro", 1};
+    Remedy m = {2, "k", "the remedy", "a paper", "claim", "setting", "", "intro", 1, ""};
     Remedies rem = {.n = 1, .rows = &m};
-    Report r = {v, 2, &rem, "x", NULL, 0};
+    Report r = {v, 2, &rem, "x", NULL, 0, NULL, 0};
     char *text = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&text, &n);
@@ -256,6 +257,79 @@ static void test_bad_files(void) {
     CHECK(bad && strstr(err, "claims.csv:2: 'variant' is not col=value"), "err '%s'", err);
 }
 
+static const char *remedies_header =
+    "key,remedy,paper,claim,setting,glance,note,intro,replaced_by\n";
+
+// Reads remedies.csv made of the header and `lines`; 0, or -1 with err.
+static int read_remedies(const char *lines, Remedies *m, char *err, int errlen) {
+    char text[1024], path[256];
+    snprintf(text, sizeof text, "%s%s", remedies_header, lines);
+    write_text("remedies.csv", text);
+    path_in_tmp(path, sizeof path, "remedies.csv");
+    return remedies_read(path, m, err, errlen);
+}
+
+// fn's text of r (malloc'ed).
+static char *report_text(int (*fn)(FILE *, const Report *), const Report *r) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    fn(f, r);
+    fclose(f);
+    return text;
+}
+
+// Key "old" (a against b: B at 50 % in distribution) is replaced by "new" (a against d). Its
+// row leaves the rows, the tallies and verdicts.csv; verdicts.md's last section lists it with
+// B's 50.0 % (A, at 100 %, learned), the steps of both, and variant b, which "new" never
+// selects (a, d and length 4 it does).
+static void test_replaced_study(void) {
+    const char *lines =
+        "old,,c,m,t,s,4,exact_match,A>B,unpaired,A,r.csv,variant=a;length=4,B,r.csv,"
+        "variant=b;length=4,length=3,headline,\n"
+        "new,,c,m,t,s2,4,exact_match,A>B,unpaired,A,r.csv,variant=a;length=4,B,r.csv,"
+        "variant=d;length=4,length=3,headline,\n";
+    VerdictRow v[2], gone[2];
+    Remedies m;
+    char err[512];
+    if (compare_lines(lines, v)) return;
+    if (read_remedies("old,,,,,,,,new\nnew,the remedy,a paper,claim,setting,1,,intro,\n", &m,
+                      err, sizeof err)) {
+        CHECK(0, "%s", err);
+        return;
+    }
+    int n_gone = -1, n = report_set_aside(v, 2, &m, gone, &n_gone);
+    CHECK(n == 1 && n_gone == 1, "kept %d, replaced %d", n, n_gone);
+    CHECK(!strcmp(v[0].claim->key, "new") && !strcmp(gone[0].claim->key, "old"), "the keys");
+    Report r = {v, n, &m, "x", NULL, 0, gone, n_gone};
+    char tally[256];
+    report_tally(&r, "old", tally, sizeof tally);
+    CHECK(!strcmp(tally, "0 rows: "), "tally of old '%s'", tally);
+    report_tally(&r, "new", tally, sizeof tally);
+    CHECK(!strcmp(tally, "1 rows: 1 reproduced"), "tally of new '%s'", tally);
+    char *md = report_text(report_md, &r), *csv = report_text(report_csv, &r);
+    CHECK(md && !strstr(md, "\n## old\n") && strstr(md, "\n## new\n"), "key sections");
+    CHECK(md && strstr(md, "\n| old | new | 1 rows: 1 untested | B (t) 50.0% | s; s2 "
+                           "| variant b |\n"), "verdicts.md:\n%s", md ? strstr(md, "## Repl") : "");
+    CHECK(csv && !strstr(csv, "\nold,") && strstr(csv, "\nnew,"), "verdicts.csv:\n%s", csv);
+    free(md), free(csv);
+    remedies_free(&m);
+}
+
+// A successor that is no key, and a replaced key placed at a glance: `file:line: ...`.
+static void test_replaced_study_bad_successor(void) {
+    Remedies m;
+    char err[512];
+    int bad = read_remedies("new,,,,,,,,\nold,,,,,,,,nwe\n", &m, err, sizeof err);
+    CHECK(bad && strstr(err, "remedies.csv:3: replaced_by 'nwe' is not a key of the file"),
+          "err '%s'", bad ? err : "none");
+    if (!bad) remedies_free(&m);
+    bad = read_remedies("new,,,,,,,,\nold,,,,,2,,,new\n", &m, err, sizeof err);
+    CHECK(bad && strstr(err, "remedies.csv:3: replaced_by 'new' is given, but the key has a "
+                             "glance place"), "err '%s'", bad ? err : "none");
+    if (!bad) remedies_free(&m);
+}
+
 int main(void) {
     if (tmpdir_create("test_verdict")) return 1;
     write_text("r.csv", results_csv);
@@ -273,6 +347,8 @@ int main(void) {
     RUN(test_reciprocal_rank_ties);
     RUN(test_bad_files);
     RUN(test_loss_gated_on_itself);
+    RUN(test_replaced_study);
+    RUN(test_replaced_study_bad_successor);
     claims_free(&claims);
     results_free(&results);
     tmpdir_remove();

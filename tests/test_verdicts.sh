@@ -35,6 +35,7 @@ if ! $V --out "$TMP/v" --commit x >"$TMP/out" 2>&1; then
 elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv &&
      cmp -s "$TMP/v/summary.md" results/verdicts/summary.md &&
      cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg &&
+     cmp -s "$TMP/v/replaced.csv" results/verdicts/replaced.csv &&
      cmp -s "$TMP/v/mrr_nope_rank_converged.csv" results/verdicts/mrr_nope_rank_converged.csv &&
      [ "$(sed 3d "$TMP/v/verdicts.md")" = "$(sed 3d results/verdicts/verdicts.md)" ]; then
     ok "verdicts: reproduces the committed files"

@@ -23,8 +23,9 @@ static void usage(FILE *f) {
         "OUT/verdicts.csv (every number of every row), OUT/verdicts.md (a summary line per\n"
         "claim key, then its paragraph and rows), OUT/summary.md (the keys the remedies file\n"
         "places at a glance, one line each, quoting the key's headline row), OUT/summary.svg\n"
-        "(every key's headline row as a forest plot, one scale a row) and, for each key\n"
-        "whose rows rank schemes by MRR, OUT/mrr_KEY.csv (each scheme's per-seed MRR).\n"
+        "(every key's headline row as a forest plot, one scale a row), OUT/replaced.csv (the\n"
+        "rows of the replaced keys, as verdicts.csv) and, for each key whose rows rank\n"
+        "schemes by MRR, OUT/mrr_KEY.csv (each scheme's per-seed MRR).\n"
         "\n"
         "  --claims FILE    one line per compared row (default data/claims.csv): key, paper,\n"
         "                   claim, model, task, steps, evaluation, metric (exact_match,\n"
@@ -35,7 +36,12 @@ static void usage(FILE *f) {
         "                   value is its mean over every combination of the values.\n"
         "  --remedies FILE  one line per key (default data/remedies.csv): key, remedy, paper,\n"
         "                   claim, setting (summary.md's words for the headline row), glance\n"
-        "                   (place in summary.md, or empty), note, intro\n"
+        "                   (place in summary.md, or empty), note, intro, and optionally\n"
+        "                   replaced_by: the key of a study that answers this one; a replaced\n"
+        "                   key's rows leave verdicts.csv, the tallies and the summaries for\n"
+        "                   replaced.csv and verdicts.md's last section (its failed arms'\n"
+        "                   in-distribution scores, its steps, what the successor does not\n"
+        "                   select)\n"
         "  --root DIR       where the results files' paths start (default .)\n"
         "  --out DIR        where to write (default results/verdicts)\n"
         "  --commit HASH    the commit verdicts.md names (default unknown)\n"
@@ -220,8 +226,14 @@ int main(int argc, char **argv) {
             fprintf(stderr, "verdicts: %s\n", err);
             bad = 1;
         }
-    Report r = {rows, claims.n, &remedies, o.commit, NULL, 0};
+    // The MRR tables of every key, replaced or not; then a replaced key's rows set aside.
+    Report r = {rows, claims.n, &remedies, o.commit, NULL, 0, NULL, 0};
     if (!bad) bad = mrr_tables(&results, &r, err, sizeof err);
+    VerdictRow *replaced = bad ? NULL : calloc((size_t)claims.n, sizeof *replaced);
+    bad = bad || !replaced;
+    if (!bad) r.n = report_set_aside(rows, claims.n, &remedies, replaced, &r.n_replaced);
+    r.replaced = replaced;
+    Report gone = {replaced, r.n_replaced, &remedies, o.commit, NULL, 0, NULL, 0};
     if (!bad && make_dirs(o.out, err, sizeof err)) {
         fprintf(stderr, "verdicts: %s\n", err);
         bad = 1;
@@ -229,16 +241,18 @@ int main(int argc, char **argv) {
     bad = bad || write_out(o.out, "verdicts.csv", (Writer)report_csv, &r) ||
           write_out(o.out, "verdicts.md", (Writer)report_md, &r) ||
           write_out(o.out, "summary.md", (Writer)report_summary, &r) ||
-          write_out(o.out, "summary.svg", (Writer)report_svg, &r);
+          write_out(o.out, "summary.svg", (Writer)report_svg, &r) ||
+          write_out(o.out, "replaced.csv", (Writer)report_csv, &gone);
     for (int i = 0; i < r.n_mrr && !bad; i++) {
         char name[256];
         snprintf(name, sizeof name, "mrr_%s.csv", r.mrr[i].key);
         bad = write_out(o.out, name, (Writer)report_mrr_csv, &r.mrr[i]);
     }
     if (!bad)
-        printf("wrote %s/verdicts.csv, verdicts.md, summary.md and summary.svg (%d rows)\n",
-               o.out, claims.n);
+        printf("wrote %s/verdicts.csv, verdicts.md, summary.md and summary.svg (%d rows) and"
+               " replaced.csv (%d rows)\n", o.out, r.n, r.n_replaced);
     free((void *)r.mrr);
+    free(replaced);
     free(rows);
     results_free(&results);
     remedies_free(&remedies);

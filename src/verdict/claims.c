@@ -111,6 +111,26 @@ void claims_free(Claims *c) {
     memset(c, 0, sizeof *c);
 }
 
+// Each replaced_by names another key that stands (not replaced), and a replaced key is at no
+// glance place: summary.md quotes what stands. -1 with `file:line: ...` in err.
+static int check_successors(const Remedies *r, const char *path, char *err, int errlen) {
+    for (int i = 0; i < r->n; i++) {
+        const Remedy *m = &r->rows[i];
+        if (!m->replaced_by[0]) continue;
+        const Remedy *s = remedy_find(r, m->replaced_by);
+        const char *why = !s ? "is not a key of the file"
+                          : s == m ? "is the key itself"
+                          : s->replaced_by[0] ? "is itself replaced"
+                          : m->glance ? "is given, but the key has a glance place" : NULL;
+        if (why) {
+            snprintf(err, errlen, "%s:%d: replaced_by '%s' %s", path, m->line, m->replaced_by,
+                     why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int remedies_read(const char *path, Remedies *r, char *err, int errlen) {
     static const char *const names[] = {"key", "remedy", "paper", "claim", "setting", "glance",
                                         "note", "intro"};
@@ -118,13 +138,14 @@ int remedies_read(const char *path, Remedies *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
     if (csv_read(path, &r->table, err, errlen)) return -1;
     if (need_columns(&r->table, names, 8, col, err, errlen)) goto fail;
+    int replaced_col = csv_col(&r->table, "replaced_by");
     r->rows = calloc((size_t)r->table.n_rows + 1, sizeof *r->rows);
     if (!r->rows) { snprintf(err, errlen, "%s: out of memory", path); goto fail; }
     for (int i = 0; i < r->table.n_rows; i++) {
         char **f = r->table.rows[i], *end;
         Remedy *m = &r->rows[r->n++];
         *m = (Remedy){r->table.line[i], f[col[0]], f[col[1]], f[col[2]], f[col[3]], f[col[4]],
-                      f[col[6]], f[col[7]], 0};
+                      f[col[6]], f[col[7]], 0, replaced_col >= 0 ? f[replaced_col] : ""};
         m->glance = f[col[5]][0] ? (int)strtol(f[col[5]], &end, 10) : 0;
         if (f[col[5]][0] && (*end || m->glance < 1)) {
             snprintf(err, errlen, "%s:%d: glance '%s' is not a place (1, 2, ...)", path,
@@ -132,6 +153,7 @@ int remedies_read(const char *path, Remedies *r, char *err, int errlen) {
             goto fail;
         }
     }
+    if (check_successors(r, path, err, errlen)) goto fail;
     return 0;
 fail:
     remedies_free(r);
@@ -148,6 +170,11 @@ const Remedy *remedy_find(const Remedies *r, const char *key) {
     for (int i = 0; i < r->n; i++)
         if (!strcmp(r->rows[i].key, key)) return &r->rows[i];
     return NULL;
+}
+
+const char *remedy_successor(const Remedies *r, const char *key) {
+    const Remedy *m = remedy_find(r, key);
+    return m && m->replaced_by && m->replaced_by[0] ? m->replaced_by : NULL;
 }
 
 int metric_is_percent(const char *metric) {

@@ -38,6 +38,8 @@ typedef struct {
     int line;
     const char *key, *remedy, *paper, *claim, *setting, *note, *intro;
     int glance;           // place in summary.md (1, 2, ...), 0: not there
+    const char *replaced_by;  // the key of the study that answers this one, or NULL / "":
+                              // its rows leave the verdicts for verdicts.md's list of them
 } Remedy;
 
 typedef struct {
@@ -54,9 +56,13 @@ typedef struct {
 
 int claims_read(const char *path, Claims *c, char *err, int errlen);
 void claims_free(Claims *c);
+// The column replaced_by is optional; a successor must be another key of the file that is
+// not itself replaced, and a replaced key has no glance place.
 int remedies_read(const char *path, Remedies *r, char *err, int errlen);
 void remedies_free(Remedies *r);
 // The remedy of `key`, or NULL.
 const Remedy *remedy_find(const Remedies *r, const char *key);
+// The successor of key when the remedies file replaces it, else NULL.
+const char *remedy_successor(const Remedies *r, const char *key);
 int metric_is_percent(const char *metric);   // exact_match, token_acc: shown in %
 #endif

@@ -1,8 +1,9 @@
 // Writing the verdicts: verdicts.csv (one line per compared row, every number), verdicts.md
 // (a summary line per claim key quoting its headline row, then each key's paragraph, claims and
-// rows), summary.md (the keys data/remedies.csv places at a glance, one line each) and
-// summary.svg (every key's headline row as a forest plot). The
-// words come from data/claims.csv and data/remedies.csv; the numbers from verdict/compare.h.
+// rows, then the replaced studies), summary.md (the keys data/remedies.csv places at a glance,
+// one line each) and summary.svg (every key's headline row as a forest plot). The rows of a
+// replaced key are in none of them but verdicts.md's last section. The words come from
+// data/claims.csv and data/remedies.csv; the numbers from verdict/compare.h.
 #ifndef VERDICT_REPORT_H
 #define VERDICT_REPORT_H
 
@@ -19,10 +20,20 @@ typedef struct {
     const char *commit;       // named in verdicts.md's first paragraph
     const MrrTable *mrr;      // [n_mrr] the keys ranked by MRR
     int n_mrr;
+    const VerdictRow *replaced;  // [n_replaced] the rows of the keys data/remedies.csv replaces
+    int n_replaced;
 } Report;
 
 int report_csv(FILE *f, const Report *r);
 int report_md(FILE *f, const Report *r);
+// verdicts.md's last section: per replaced key, its successor, its tally, the arms below the
+// gate with their in-distribution scores, the steps of both, and the selected values (schemes,
+// tasks, lengths) of its rows that no row of the successor selects.
+void report_replaced(FILE *f, const Report *r);
+// Moves the rows of the keys m replaces from rows[n] to replaced (room for n), in order; the
+// rows that stay keep theirs. Returns how many stay; *n_replaced how many moved.
+int report_set_aside(VerdictRow *rows, int n, const Remedies *m, VerdictRow *replaced,
+                     int *n_replaced);
 int report_summary(FILE *f, const Report *r);
 // summary.svg: every key's headline row as a forest plot (plot/forest.h), coloured by verdict.
 int report_svg(FILE *f, const Report *r);

@@ -161,6 +161,7 @@ int report_md(FILE *f, const Report *r) {
                "| --- | --- | --- | --- | --- |\n");
     each_key(f, r, summary_line);
     each_key(f, r, key_section);
+    report_replaced(f, r);
     return ferror(f) ? -1 : 0;
 }
 
