@@ -156,7 +156,7 @@ static void test_sum_by_hand(void) {
     s.filters[s.n_filters++] = "scheme=rope";
     s.filters[s.n_filters++] = "by=clause";
     s.filters[s.n_filters++] = "split=test";
-    s.cell = PIVOT_SUM;
+    s.agg = "sum";
     s.format = "%d";
     CHECK_TABLE(csv, &s, "| variant | clauses | wrong | early_eos | early_end |\n"
                          "| --- | ---: | ---: | ---: | ---: |\n"

@@ -334,7 +334,7 @@ static int compile_value(Pivot *p, const char *item, Value *v) {
     }
     v->heading = heading;
     const PivotSpec *s = p->spec;
-    v->agg = s->cell == PIVOT_SUM ? AGG_SUM : AGG_MEAN_SD;
+    v->agg = AGG_MEAN_SD;
     if (agg && *agg ? compile_agg(p, agg, v) : s->agg && compile_agg(p, s->agg, v)) return -1;
     if (compile_expr(p, rest, v)) return -1;
     if (v->agg >= AGG_TEXT && (v->n_operands != 1 || v->col[0] < 0))
@@ -371,7 +371,7 @@ static int compile(Pivot *p) {
         if (s->n_values < 1) return fail(p, "no value column (--value)");
         for (int i = 0; i < s->n_values; i++)
             if (compile_value(p, s->values[i], &p->values[p->n_values++])) return -1;
-        if (s->cols && s->cell == PIVOT_MEAN) {   // the annotation of runs that hit the ceiling
+        if (s->cols) {   // the annotation of runs that hit the ceiling
             p->converged_col = csv_col(p->t, "converged");
             p->seed_col = csv_col(p->t, "seed");
         }
@@ -759,7 +759,7 @@ static void write_table(Pivot *p, StrBuf *b) {
         strbuf_puts(b, "|");
         for (int k = 0; k < p->n_keys; k++) {
             strbuf_printf(b, " %s", label(p, rw->cells[k]));
-            if (k == 0 && s->cell == PIVOT_MEAN && rw->stuck) {
+            if (k == 0 && rw->stuck) {
                 if (rw->stuck < rw->runs)
                     strbuf_printf(b, " (%d of %d seeds %s)", rw->stuck, rw->runs, rw->ceiling);
                 else strbuf_printf(b, " (%s)", rw->ceiling);

@@ -17,8 +17,8 @@
 //            samples is empty. With `cols`, a row whose runs carry a `converged` column saying
 //            "not in N steps" is labelled "(not in N steps)", or "(k of n seeds not in ...)"
 //            when only some of its seeds (the `seed` column, each counted once) stopped there.
-//            PIVOT_SUM: the sum of value * scale. PIVOT_STEPS (runs trained until they
-//            converge; columns seed, converged, cpu_seconds, the first row of each run read):
+//            (A sum is the `sum` aggregate of values, below.) PIVOT_STEPS (runs trained until
+//            they converge; columns seed, converged, cpu_seconds, the first row of each run read):
 //            two table columns per `cols` value, the steps of each seed joined by " / " ("-"
 //            for "not in N steps") and the runs' mean CPU seconds (%.1f), then a note naming
 //            the ceiling.
@@ -53,7 +53,7 @@
 
 #define PIVOT_MAX_ITEMS 32
 
-typedef enum { PIVOT_MEAN, PIVOT_SUM, PIVOT_STEPS } PivotCell;
+typedef enum { PIVOT_MEAN, PIVOT_STEPS } PivotCell;
 
 typedef enum { PIVOT_MARKDOWN, PIVOT_PLAIN, PIVOT_CSV } PivotOutput;
 

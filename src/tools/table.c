@@ -44,7 +44,6 @@ static void usage(FILE *f) {
         "                     truncates, as awk's)\n"
         "  --per COL          average the rows sharing a value of COL first (--per seed: each\n"
         "                     seed's mean over its cell's rows), then mean and sd of those\n"
-        "  --sum              cells: the sum of the values (--agg sum)\n"
         "  --steps            cells of runs trained until they converge (columns seed, converged,\n"
         "                     cpu_seconds): per --cols value the steps of each seed (\"-\":\n"
         "                     not in N steps) and their mean CPU seconds; then a line\n"
@@ -86,14 +85,7 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
         if (!strcmp(a, "--plain")) { s->plain = PIVOT_PLAIN; continue; }
         if (!strcmp(a, "--csv")) { s->plain = PIVOT_CSV; continue; }
-        if (!strcmp(a, "--sum") || !strcmp(a, "--steps")) {
-            if (s->cell != PIVOT_MEAN) {
-                fprintf(stderr, "table: --sum or --steps, not both\n");
-                return -1;
-            }
-            s->cell = !strcmp(a, "--sum") ? PIVOT_SUM : PIVOT_STEPS;
-            continue;
-        }
+        if (!strcmp(a, "--steps")) { s->cell = PIVOT_STEPS; continue; }
         if (a[0] != '-' || !strcmp(a, "-")) {
             if (*in) {
                 fprintf(stderr, "table: more than one input file ('%s' and '%s')\n", *in, a);
