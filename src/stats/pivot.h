@@ -29,9 +29,10 @@
 //            cell rule above) summarises a cell's samples (value * scale, or the `per` means):
 //            mean, median (of an even count: the mean of the middle two), sum, count, min,
 //            max; wmean(COL): scale x sum(value x COL) / sum(COL) over the rows whose COL is
-//            not empty; text, last: the first, the last sample's column as written;
-//            argmax(COL): the value column as written in the row whose COL is largest (the
-//            first of equal ones). FORMAT: this value's printf conversion, else `format`.
+//            not empty; share: scale x the cell's sum / the sum of this value over every
+//            row's cell in its table column (a row's share of the column's total); text,
+//            last: the first, the last sample's column as written; argmax(COL): the value
+//            column as written in the row whose COL is largest (the first of equal ones).
 //   filters  COL=VALUE, COL!=VALUE, COL>NUMBER, COL<NUMBER, COL>=NUMBER, COL<=NUMBER: a row is
 //            kept when it meets every filter, except that several COL=VALUE of one column keep
 //            any of those values.
