@@ -189,7 +189,7 @@ pivot() { "$BIN_DIR/table" --rows scheme --scale 100 "$@"; }   # mean ± sd in %
     echo "Of the $test_size greedy outputs of k clauses: how many go wrong, and how many of those go wrong"
     echo "by ending early (\`<eos>\`, or \`.\` before the sentence is over) (positions.csv, by = clause):"
     echo
-    "$BIN_DIR/table" --sum --format %d --rows variant --rows clauses=length --value wrong=departures \
+    "$BIN_DIR/table" --agg sum --format %d --rows variant --rows clauses=length --value wrong=departures \
         --value 'of them early `<eos>`=early_eos' --value 'early end (`<eos>` or `.`)=early_end' \
         --filter scheme="$DIAG_SCHEME" --filter by=clause --filter split=test "$out/positions.csv"
     echo

@@ -17,6 +17,9 @@ out=results/robustness/fuzz.md
 mkdir -p results/robustness
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
 tmp=$out.tmp.$$
+make -s build/opt/bin/table
+table=build/opt/bin/table
+trap 'rm -f "$tmp" "$tmp.fixed" "$tmp.log"' EXIT
 {
     echo "# Fuzzing"
     echo
@@ -30,24 +33,34 @@ tmp=$out.tmp.$$
     echo
     echo "| target | commit | command | seconds | executions | edges | features | corpus | findings |"
     echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+    # findings.txt's targets as CSV rows line,target (the lines that are not comments)
+    { echo "line,target"; grep -n '^[^#	][^	]*	' tests/fuzz/findings.txt 2>/dev/null |
+        sed 's/^\([0-9]*\):\([^	]*\)	.*/\1,\2/'; } >"$tmp.fixed"
     for log in "$dir"/*.log; do
         t=$(basename "$log" .log)
         run=$(cat "$dir/$t.run" 2>/dev/null)
-        fixed=$(grep -c "^$t	" tests/fuzz/findings.txt 2>/dev/null)
-        awk -v t="$t" -v run="$run" -v fixed="${fixed:-0}" '
-            / cov: / { for (i = 1; i < NF; i++) { if ($i == "cov:") cov = $(i + 1)
+        # the log's lines that count, as CSV: status (cov: edges, ft: features, corp: inputs
+        # kept), done and units (executions, seconds), crash
+        awk 'BEGIN { print "line,kind,cov,ft,corp,runs,secs" }
+            / cov: / { cov = ft = corp = ""
+                       for (i = 1; i < NF; i++) { if ($i == "cov:") cov = $(i + 1)
                                                   if ($i == "ft:") ft = $(i + 1)
-                                                  if ($i == "corp:") { corp = $(i + 1); sub(/\/.*/, "", corp) } } }
-            /^Done [0-9]+ runs in [0-9]+ second/ { runs = $2; secs = $5 }
-            /^stat::number_of_executed_units:/ { runs = $2 }
-            /ERROR: (libFuzzer|AddressSanitizer|UndefinedBehaviorSanitizer)|runtime error:|^SUMMARY: / { crash = 1 }
-            END {
-                commit = run; sub(/ .*/, "", commit); cmd = run; sub(/^[^ ]* /, "", cmd)
-                f = fixed " fixed"; if (crash) f = f ", 1 open (the log ends in a crash)"
-                if (secs == "") { secs = "—"; f = f ", run did not finish" }
-                printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n", t, commit, cmd, secs,
-                       runs == "" ? "—" : runs, cov, ft, corp, f
-            }' "$log"
+                                                  if ($i == "corp:") { corp = $(i + 1); sub(/\/.*/, "", corp) } }
+                       print NR ",status," cov "," ft "," corp ",," }
+            /^Done [0-9]+ runs in [0-9]+ second/ { print NR ",done,,,," $2 "," $5 }
+            /^stat::number_of_executed_units:/ { print NR ",units,,,," $2 "," }
+            /ERROR: (libFuzzer|AddressSanitizer|UndefinedBehaviorSanitizer)|runtime error:|^SUMMARY: / {
+                print NR ",crash,,,,," }' "$log" >"$tmp.log"
+        status=$($table --plain --value cov:last --value ft:last --value corp:last \
+            --filter kind=status "$tmp.log" | sed 's/,/ | /g')
+        runs=$($table --plain --value runs:last --filter kind=done --filter kind=units "$tmp.log")
+        secs=$($table --plain --value secs:last --filter kind=done "$tmp.log")
+        crash=$($table --plain --value line:count:%d --filter kind=crash "$tmp.log")
+        fixed=$($table --plain --value line:count:%d --filter "target=$t" "$tmp.fixed")
+        f="${fixed:-0} fixed"
+        [ -z "$crash" ] || f="$f, 1 open (the log ends in a crash)"
+        [ -n "$secs" ] || { secs="—"; f="$f, run did not finish"; }
+        echo "| $t | ${run%% *} | \`${run#* }\` | $secs | ${runs:-—} | ${status:- |  | } | $f |"
     done
     echo
     echo "Findings, each fixed with a regression test in the normal test suite:"

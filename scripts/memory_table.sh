@@ -67,15 +67,25 @@ for cfg in "$@"; do
     (ulimit -v 6000000 && measure "$tmp/usage" "$BIN_DIR/train" "$cfg" \
         train.steps=3 $extra run.out_dir="$tmp/runs" run.name=m >"$tmp/out" 2>"$tmp/err")
     read -r rc kib <"$tmp/usage" || rc=999
-    est=$(head -1 "$tmp/out" | awk '/^memory: about/ { u = $4
-        f = u ~ /^KiB/ ? 1 / 1024 : u ~ /^MiB/ ? 1 : u ~ /^GiB/ ? 1024 : 0; printf "%.1f", $3 * f }')
+    # "memory: about 59.1 MiB (...)": the number and the MiB in a unit of it
+    echo "estimate,unit" >"$tmp/est.csv"
+    head -1 "$tmp/out" | sed -n 's/^memory: about \([0-9.]*\) \([KMG]\)iB.*/\1,\2/p' |
+        sed 's/,K$/,0.0009765625/; s/,M$/,1/; s/,G$/,1024/' >>"$tmp/est.csv"
+    est=$("$BIN_DIR/table" --plain --value estimate*unit:sum:%.1f "$tmp/est.csv")
     if [ "$rc" -ne 0 ] || [ -z "$est" ]; then
         say "$cfg failed (exit $rc): $(tail -c 200 "$tmp/err")"
         echo "$cfg,,,," >>"$csv"
         continue
     fi
-    awk -v c="$cfg" -v e="$est" -v k="$kib" 'BEGIN { g = k / 1024; d = 100 * (g - e) / e
-        printf "%s,%.1f,%.1f,%+.0f,%s\n", c, e, g, d, (d <= 25 && d >= -25) ? "yes" : "no" }' >>"$csv"
+    printf 'config,estimate_mib,peak_kib\n%s,%s,%s\n' "$cfg" "$est" "$kib" >"$tmp/peak.csv"
+    difference=peak_kib/1024-estimate_mib/estimate_mib*100   # (peak - estimate) / estimate, %
+    "$BIN_DIR/table" --csv --rows config --value estimate_mib:text \
+        --value peak_mib=peak_kib/1024:sum:%.1f --value "difference_pct=$difference:sum:%+.0f" \
+        --value "exact=$difference:sum:%.17g" "$tmp/peak.csv" >"$tmp/row.csv"
+    # within 25 % when the row is kept by both bounds (on the unrounded difference)
+    within=$("$BIN_DIR/table" --plain --value exact:count:%d --filter exact\>=-25 \
+        --filter exact\<=25 "$tmp/row.csv")
+    echo "$(tail -1 "$tmp/row.csv" | cut -d, -f1-4),$([ "$within" = 1 ] && echo yes || echo no)" >>"$csv"
     say "$(tail -1 "$csv")"
 done
 cp "$csv" "$out/memory.csv"

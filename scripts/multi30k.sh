@@ -151,11 +151,18 @@ EOF
     } >"$out/probes.tsv"
 fi
 
-# "none 2 of 3, rope 0 of 3": pairs whose two sentences got the same translation
-same_pairs=$(awk -F'\t' 'NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }
-    { for (i = 2; i <= NF; i++) t[NR, i] = $i }
-    END { for (i = 2; i <= NF; i++) { s = 0; for (r = 2; r < NR; r += 2) s += t[r, i] == t[r + 1, i]
-          printf "%s%s %d of %d", (i > 2 ? ", " : ""), name[i], s, (NR - 1) / 2 } }' "$out/probes.tsv")
+# "none 2 of 3, rope 0 of 3": pairs whose two sentences got the same translation. probes.tsv
+# as CSV rows scheme,line,translation (lines 2 and 3 are pair 1, line//2); a pair's distinct
+# translations are counted once each (--first-of), so 2 - distinct is 1 for a pair alike.
+awk -F'\t' 'NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; print "scheme,line,translation"; next }
+    { for (i = 2; i <= NF; i++) { t = $i; gsub(/"/, "\"\"", t); print name[i] "," NR ",\"" t "\"" } }' \
+    "$out/probes.tsv" >"$out/probes.csv.tmp"
+"$BIN_DIR/table" --csv --rows scheme --rows 'pair={line//2}' --value distinct=line:count:%d \
+    --first-of '{scheme} {line//2} {translation}' "$out/probes.csv.tmp" >"$out/pairs.csv.tmp"
+same_pairs=$("$BIN_DIR/table" --plain --rows scheme --value 2-distinct:sum:%d \
+    --value distinct:count:%d "$out/pairs.csv.tmp" | sed 's/,/ /; s/,/ of /' | paste -sd, - |
+    sed 's/,/, /g')
+rm -f "$out/probes.csv.tmp" "$out/pairs.csv.tmp"
 
 wall=$(( $(now) - start ))
 {

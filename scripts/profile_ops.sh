@@ -48,8 +48,8 @@ command -v perf >/dev/null || die "perf not found (apt-get install linux-tools-g
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-make -s -j2 build/opt/bin/bench
-bench=build/opt/bin/bench
+make -s -j2 build/opt/bin/bench build/opt/bin/table
+bench=build/opt/bin/bench table=build/opt/bin/table
 # function -> its source file, from the debug information
 nm -l --defined-only "$bench" | awk 'NF >= 4 { f = $4; sub(/:[0-9]+$/, "", f); sub(/^.*\/src\//, "", f)
                                                print $3, f }' >"$tmp/files"
@@ -64,7 +64,7 @@ for shape in $(echo "$only" | tr , ' '); do
     grep -q "^train" "$tmp/$shape.tsv" || die "bench --only $shape: not a training shape"
     perf report -i "$tmp/$shape.data" --no-children --sort dso,symbol --stdio -q 2>/dev/null |
         awk 'NF >= 4 { sub(/%/, "", $1); print $1, $2, $3, $4 }' >"$tmp/$shape.self"
-    awk -v s="$shape" '
+    awk '
         NR == FNR { file[$1] = $2; next }
         { pct = $1; dso = $2; fn = $4; sub(/\.(constprop|isra|part|cold)\..*$/, "", fn)
           f = (fn in file) ? file[fn] : ""
@@ -81,9 +81,10 @@ for shape in $(echo "$only" | tr , ' '); do
           else if (f ~ /core\/(tape|arena|tensor)\.c$/) row = "tape and arena"
           else if (f ~ /^(models|nn|pos|run)\//) row = "model code"
           else row = "other"
-          share[row] += pct; total += pct }
-        END { for (r in share) printf "%s,%s,%.4f\n", s, r, share[r] / total }' \
-        "$tmp/files" "$tmp/$shape.self" | sort -t, -k3,3gr >>"$csv"
+          print row "," pct }' "$tmp/files" "$tmp/$shape.self" >"$tmp/$shape.rows"
+    { echo "row,samples"; cat "$tmp/$shape.rows"; } >"$tmp/$shape.csv"
+    $table --plain --rows row --value samples:share:%.4f "$tmp/$shape.csv" |
+        sed "s|^|$shape,|" | sort -t, -k3,3gr >>"$csv"
     awk -F'\t' -v s="$shape" '$1 == "train" { printf "- %s: `%s --only %s --threads 1 --runs %s` (%.0f tokens/s, %.1f %% peak while recorded)\n", s, "'"$bench"'", s, "'"$runs"'", $4, $NF }' \
         "$tmp/$shape.tsv" >>"$tmp/commands"
     shapes="$shapes $shape"
@@ -102,28 +103,16 @@ cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
     echo
     echo "## Shares of a step"
     echo
-    awk -F, -v shapes="$shapes" '
-        NR == 1 { next }
-        { sh[$2, $1] = $3; mean[$2] += $3 }
-        END {
-            m = split(shapes, ms, " ")
-            for (r in mean) order[++n] = r
-            for (i = 2; i <= n; i++)   # insertion sort, largest mean share first
-                for (j = i; j > 1 && mean[order[j]] > mean[order[j - 1]]; j--) {
-                    t = order[j]; order[j] = order[j - 1]; order[j - 1] = t }
-            head = "| row"; line = "| ---"
-            for (k = 1; k <= m; k++) { head = head " | " ms[k]; line = line " | ---:" }
-            print head " |"; print line " |"
-            for (r = 1; r <= n; r++) {
-                if (mean[order[r]] < 0.003 * m) { rest = 1; continue }
-                row = "| " order[r]
-                for (k = 1; k <= m; k++) {
-                    key = order[r] SUBSEP ms[k]
-                    row = row ((key in sh) ? sprintf(" | %.1f %%", 100 * sh[key]) : " | –")
-                }
-                print row " |"
-            }
-            if (rest) print "\nRows under 0.3 % on average are left out (profile_ops.csv has them)."
-        }' "$csv"
+    # rows by their mean share over the shapes, largest first; those under 0.3 % left out
+    set -- $shapes
+    $table --csv --rows row --value "mean=share/$#:sum:%.17g" "$csv" >"$tmp/means.csv"
+    $table --plain --rows row --value mean:text --filter 'mean>=0.003' "$tmp/means.csv" |
+        sort -s -t, -k2,2gr | cut -d, -f1 >"$tmp/kept"
+    { head -1 "$csv"; while read -r row; do grep -F ",$row," "$csv"; done <"$tmp/kept"; } \
+        >"$tmp/kept.csv"
+    $table --rows row --cols shape --value 'share:sum:%.1f %%' --scale 100 "$tmp/kept.csv" |
+        sed 's/| |/| – |/g; s/| |/| – |/g'
+    [ -z "$($table --plain --value mean:count:%d --filter 'mean<0.003' "$tmp/means.csv")" ] ||
+        printf '\nRows under 0.3 %% on average are left out (profile_ops.csv has them).\n'
 } >"$out/profile_ops.md"
 echo "wrote $csv and $out/profile_ops.md"

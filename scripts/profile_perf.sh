@@ -38,7 +38,8 @@ while [ $# -gt 0 ]; do
 done
 case "$runs" in ''|*[!0-9]*|0) die "--runs wants a positive number, not '$runs'" ;; esac
 command -v perf >/dev/null || die "perf not found (apt-get install linux-tools-generic)"
-make -s -j2 build/opt/bin/bench
+make -s -j2 build/opt/bin/bench build/opt/bin/table
+table=build/opt/bin/table
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -59,7 +60,6 @@ commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+cha
 cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } END { print n }' /proc/cpuinfo)
 csv="$out/profile_perf.csv"; md="$out/profile_perf.md"
 echo "shape,threads,category,share" >"$csv"
-cols=""
 for shape in $(echo "$only" | tr , ' '); do
     for t in $(echo "$threads" | tr , ' '); do
         cmd="build/opt/bin/bench --only $shape --threads $t --runs $runs --tsv"
@@ -70,13 +70,13 @@ for shape in $(echo "$only" | tr , ' '); do
             -F overhead,dso,sym 2>/dev/null |
             awk '/%/ && !/^#/ { s = $1; sub(/%/, "", s); sym = $4; for (i = 5; i <= NF; i++) sym = sym " " $i
                                print s "\t" $2 "\t" sym }' |
-            awk -F'\t' '{ print $1, $2, $3 }' | categorise >"$tmp/cats"
-        awk -F'\t' -v s="$shape" -v t="$t" '
-            $1 != "peak loop (left out)" { c[$1] += $2; total += $2 }
-            END { for (k in c) printf "%s,%s,%s,%.4f\n", s, t, k, c[k] / total }' "$tmp/cats" |
-            sort -t, -k4,4nr >>"$csv"
+            awk -F'\t' '{ print $1, $2, $3 }' | categorise | tr '\t' , >"$tmp/cats"
+        # each category's share of the samples outside the peak loop
+        { echo "category,samples"; cat "$tmp/cats"; } >"$tmp/cats.csv"
+        $table --plain --rows category --value samples:share:%.4f \
+            --filter "category!=peak loop (left out)" "$tmp/cats.csv" |
+            sed "s|^|$shape,$t,|" | sort -t, -k4,4nr >>"$csv"
         echo "- $shape, $t thread(s): \`$cmd\` ($rate tokens/s while recorded)" >>"$tmp/cmds"
-        cols="$cols $shape/$t"
     done
 done
 {
@@ -90,19 +90,8 @@ done
     echo
     echo "## Shares of the samples"
     echo
-    awk -F, -v cols="$cols" '
-        NR == 1 { next }
-        { k = $1 "/" $2; sh[$3, k] = $4; if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
-        END {
-            m = split(cols, cs, " ")
-            head = "| category"; line = "| ---"
-            for (j = 1; j <= m; j++) { head = head " | " cs[j] " threads"; line = line " | ---:" }
-            print head " |"; print line " |"
-            for (r = 1; r <= n; r++) {
-                row = "| " order[r]
-                for (j = 1; j <= m; j++) row = row sprintf(" | %.1f %%", 100 * sh[order[r], cs[j]])
-                print row " |"
-            }
-        }' "$csv"
+    # one column a shape and thread count ("toy/1 threads"), in the order recorded
+    sed '1s/^shape,threads,/run,/; 2,$s|^\([^,]*\),\([^,]*\),|\1/\2 threads,|' "$csv" >"$tmp/runs.csv"
+    $table --rows category --cols run --value 'share:sum:%.1f %%' --scale 100 "$tmp/runs.csv"
 } >"$md"
 echo "wrote $csv and $md"

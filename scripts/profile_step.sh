@@ -40,6 +40,8 @@ while [ $# -gt 0 ]; do
 done
 case "$steps" in ''|*[!0-9]*|0) die "--steps wants a positive number, not '$steps'" ;; esac
 mkdir -p "$out"
+make -s build/opt/bin/table
+table=build/opt/bin/table
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -85,20 +87,29 @@ for pair in $from; do
         sed -E -n 's/^ *([0-9,]+) +\( *[0-9.]+%\) +/\1 /p' |
         awk '$2 != "PROGRAM" { ir = $1; gsub(/,/, "", ir); fn = $2; sub(/^.*:/, "", fn)
                  obj = $NF ~ /^\[/ ? $NF : ""; print ir "\t" fn "\t" obj }' >"$tmp/fns"
-    # calls of tape_backward (steps) and of GOMP_parallel (regions), from the call records
-    awk '/^c?fn=\(/ { id = $0; sub(/^c?fn=/, "", id); sub(/\).*/, ")", id)
-             name = $0; sub(/^c?fn=\([0-9]+\) ?/, "", name); if (name != "") names[id] = name
-             if ($0 ~ /^cfn=/) cur = names[id] }
-         /^calls=/ { split(substr($0, 7), c, " "); calls[cur] += c[1] }
-         END { print calls["tape_backward"] + 0, calls["GOMP_parallel"] + 0 }' "$file" >"$tmp/calls"
-    read n_steps regions <"$tmp/calls"
-    [ "$n_steps" -gt 0 ] || die "$file: no tape_backward call recorded"
-    categorise <"$tmp/fns" | awk -F'\t' -v m="$model" -v s="$n_steps" '
-        { ir[$1] += $2; total += $2 }
-        END { for (c in ir) printf "%s,%s,%.0f,%.4f\n", m, c, ir[c] / s, ir[c] / total }' |
-        sort -t, -k3,3nr >>"$csv"
-    total=$(awk -F'\t' '{ t += $1 } END { printf "%.0f", t }' "$tmp/fns")
-    echo "$model: $n_steps steps; $(awk -v t="$total" -v s="$n_steps" 'BEGIN { printf "%.1f", t / s / 1e6 }') million instructions a step; $(awk -v r="$regions" -v s="$n_steps" 'BEGIN { printf "%.0f", r / s }') parallel regions a step." >>"$tmp/summary"
+    # the call records of tape_backward (steps) and GOMP_parallel (regions): "function,calls"
+    { echo "function,calls"
+      awk '/^c?fn=\(/ { id = $0; sub(/^c?fn=/, "", id); sub(/\).*/, ")", id)
+               name = $0; sub(/^c?fn=\([0-9]+\) ?/, "", name); if (name != "") names[id] = name
+               if ($0 ~ /^cfn=/) cur = names[id] }
+           /^calls=/ && cur ~ /^(tape_backward|GOMP_parallel)$/ {
+               split(substr($0, 7), c, " "); print cur "," c[1] }' "$file"; } >"$tmp/calls.csv"
+    calls() { $table --plain --value calls:sum:%.0f --filter "function=$1" "$tmp/calls.csv"; }
+    n_steps=$(calls tape_backward)
+    [ -n "$n_steps" ] && [ "$n_steps" -gt 0 ] || die "$file: no tape_backward call recorded"
+    regions=$(calls GOMP_parallel)
+    # each category's instructions (whole numbers: the sums are exact), then a step's
+    { echo "category,instructions"; categorise <"$tmp/fns" | tr '\t' ,; } >"$tmp/cats.csv"
+    $table --csv --rows category --value instructions:sum:%.0f \
+        --value share=instructions:share:%.4f "$tmp/cats.csv" >"$tmp/totals.csv"
+    $table --plain --rows category --value "instructions/$n_steps:sum:%.0f" --value share:text \
+        "$tmp/totals.csv" | sed "s|^|$model,|" | sort -t, -k3,3nr >>"$csv"
+    echo "instructions,steps,regions" >"$tmp/step.csv"
+    echo "$($table --plain --value instructions:sum:%.0f "$tmp/cats.csv"),$n_steps,${regions:-0}" \
+        >>"$tmp/step.csv"
+    echo "$model: $n_steps steps; $($table --plain --value 'instructions/steps/1000000:sum:%.1f' \
+        "$tmp/step.csv") million instructions a step; $($table --plain \
+        --value regions/steps:sum:%.0f "$tmp/step.csv") parallel regions a step." >>"$tmp/summary"
     models="$models $model"
 done
 {
@@ -107,25 +118,14 @@ done
     echo
     echo "## Shares of a step"
     echo
-    # one row a category, one column pair a model (in the order given), largest first
-    awk -F, -v models="$models" '
-        NR == 1 { next }
-        { ir[$2, $1] = $3; sh[$2, $1] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
-        END {
-            m = split(models, ms, " ")
-            head = "| category"; line = "| ---"
-            for (k = 1; k <= m; k++) {
-                head = head " | " ms[k] ": M instructions a step | " ms[k] ": share"
-                line = line " | ---: | ---:"
-            }
-            print head " |"; print line " |"
-            for (r = 1; r <= n; r++) {
-                row = "| " order[r]
-                for (k = 1; k <= m; k++)
-                    row = row sprintf(" | %.1f | %.1f %%", ir[order[r], ms[k]] / 1e6,
-                                      100 * sh[order[r], ms[k]])
-                print row " |"
-            }
-        }' "$csv"
+    # one row a category, one column pair a model (in the order given), largest first: the
+    # millions and the shares of each model from ./table, put side by side
+    by_model() { $table --plain --rows category --cols model --value "$1" "$csv"; }
+    by_model 'instructions_per_step/1000000:sum:%.1f' >"$tmp/millions"
+    by_model 'share*100:sum:%.1f %%' >"$tmp/shares"
+    printf '| category'; for m in $models; do printf ' | %s: M instructions a step | %s: share' "$m" "$m"; done
+    printf ' |\n| ---'; for m in $models; do printf ' | ---: | ---:'; done; printf ' |\n'
+    paste -d, "$tmp/millions" "$tmp/shares" | awk -F, '{ m = (NF - 2) / 2; row = "| " $1
+        for (k = 2; k <= m + 1; k++) row = row " | " $k " | " $(k + m + 1); print row " |" }'
 } >>"$md"
 echo "wrote $csv and $md"

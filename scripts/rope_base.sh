@@ -191,7 +191,7 @@ long_lengths=$(for k in $(echo "$lengths" | tr ',' ' '); do [ "$k" -gt "$max_tra
     echo "ending early (\`<eos>\`, or \`.\` before the sentence is over):"
     echo
     md_table --rows setting --rows clauses=length --value wrong=departures --value "of them early \`<eos>\`=early_eos" \
-        --value "early end (\`<eos>\` or \`.\`)=early_end" --sum --format %d --filter decoding=model --filter split=test "$out/positions.csv"
+        --value "early end (\`<eos>\` or \`.\`)=early_end" --agg sum --format %d --filter decoding=model --filter split=test "$out/positions.csv"
     echo
     echo "![exact match, greedy](exact_model.svg)"
     echo "![exact match, oracle length](exact_oracle.svg)"

@@ -156,11 +156,24 @@ static void test_sum_by_hand(void) {
     s.filters[s.n_filters++] = "scheme=rope";
     s.filters[s.n_filters++] = "by=clause";
     s.filters[s.n_filters++] = "split=test";
-    s.cell = PIVOT_SUM;
+    s.agg = "sum";
     s.format = "%d";
     CHECK_TABLE(csv, &s, "| variant | clauses | wrong | early_eos | early_end |\n"
                          "| --- | ---: | ---: | ---: | ---: |\n"
                          "| eos | 4 | 5 | 3 | 4 |\n| eos | 12 | 7 | 0 | 1 |\n");
+}
+
+// Shares of each column's total, as percentages: in a, x has 30 + 20 of 60 (83.33 %), y 10
+// (16.67 %); in b, x 1 of 4 (25.00 %), y 3 (75.00 %).
+static void test_share_by_hand(void) {
+    const char *csv = "shape,row,pct\n" "a,x,30\n" "a,y,10\n" "a,x,20\n" "b,x,1\n" "b,y,3\n";
+    PivotSpec s = pivot_spec_default();
+    s.rows[s.n_rows++] = "row";
+    s.cols = "shape";
+    s.values[s.n_values++] = "pct:share:%.2f";
+    s.scale = 100;
+    CHECK_TABLE(csv, &s, "| row | a | b |\n| --- | ---: | ---: |\n"
+                         "| x | 83.33 | 25.00 |\n| y | 16.67 | 75.00 |\n");
 }
 
 // A row named by a text of columns; two values of one column both kept (any of them), a
@@ -346,6 +359,7 @@ int main(void) {
     RUN(test_steps_by_hand);
     RUN(test_per_seed_by_hand);
     RUN(test_sum_by_hand);
+    RUN(test_share_by_hand);
     RUN(test_template_and_any_of);
     RUN(test_aggregates_by_hand);
     RUN(test_expressions_and_cols);

@@ -23,11 +23,11 @@ typedef struct {
 // How a value's cell summarises its samples (pivot.h, "values").
 typedef enum {
     AGG_MEAN_SD, AGG_MEAN, AGG_MEDIAN, AGG_SUM, AGG_COUNT, AGG_MIN, AGG_MAX, AGG_WMEAN,
-    AGG_TEXT, AGG_LAST, AGG_ARGMAX   // from AGG_TEXT on: the value as written
+    AGG_SHARE, AGG_TEXT, AGG_LAST, AGG_ARGMAX   // from AGG_TEXT on: the value as written
 } Agg;
 
 static const char *const agg_names[] = {"", "mean", "median", "sum", "count", "min", "max",
-    "wmean(COL)", "text", "last", NULL};
+    "wmean(COL)", "share", "text", "last", NULL};
 
 typedef struct {   // a printf conversion, "ll" added to an integer one
     char s[32];
@@ -297,7 +297,7 @@ static int compile_agg(Pivot *p, const char *name, Value *v) {
     for (int a = AGG_MEAN; agg_names[a]; a++)
         if (a != AGG_WMEAN && !strcmp(name, agg_names[a])) { v->agg = (Agg)a; return 0; }
     return fail(p, "aggregate \"%s\": not mean, median, sum, count, min, max, wmean(COL), "
-                   "text, last or argmax(COL)", name);
+                   "share, text, last or argmax(COL)", name);
 }
 
 // EXPR: one column (its whole name first), else columns and numbers joined by + - * /.
@@ -334,7 +334,7 @@ static int compile_value(Pivot *p, const char *item, Value *v) {
     }
     v->heading = heading;
     const PivotSpec *s = p->spec;
-    v->agg = s->cell == PIVOT_SUM ? AGG_SUM : AGG_MEAN_SD;
+    v->agg = AGG_MEAN_SD;
     if (agg && *agg ? compile_agg(p, agg, v) : s->agg && compile_agg(p, s->agg, v)) return -1;
     if (compile_expr(p, rest, v)) return -1;
     if (v->agg >= AGG_TEXT && (v->n_operands != 1 || v->col[0] < 0))
@@ -371,7 +371,7 @@ static int compile(Pivot *p) {
         if (s->n_values < 1) return fail(p, "no value column (--value)");
         for (int i = 0; i < s->n_values; i++)
             if (compile_value(p, s->values[i], &p->values[p->n_values++])) return -1;
-        if (s->cols && s->cell == PIVOT_MEAN) {   // the annotation of runs that hit the ceiling
+        if (s->cols) {   // the annotation of runs that hit the ceiling
             p->converged_col = csv_col(p->t, "converged");
             p->seed_col = csv_col(p->t, "seed");
         }
@@ -651,16 +651,29 @@ static int by_number(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-// The text of a cell ("mean ± sd", a median, ...), nothing when it has no samples.
-static void put_cell(Pivot *p, StrBuf *b, const Cell *c, const Value *v) {
+static double cell_sum(const Cell *c) {
+    double s = 0;
+    for (int i = 0; i < c->n; i++) s += c->sum[i];
+    return s;
+}
+
+// The text of the cell at row r, index i ("mean ± sd", a median, ...), nothing when it has no
+// samples.
+static void put_cell(Pivot *p, StrBuf *b, int r, int i, const Value *v) {
+    const Cell *c = cell_at(p, r, i);
     if (v->agg >= AGG_TEXT) {
         if (c->text) strbuf_puts(b, c->text);
         return;
     }
     if (!c->n) return;
+    if (v->agg == AGG_SHARE) {   // of the sum over every row's cell in this table column
+        double total = 0;
+        for (int row = 0; row < p->n_rows; row++) total += cell_sum(cell_at(p, row, i));
+        put_number(&v->fmt, b, p->spec->scale * cell_sum(c) / total);
+        return;
+    }
     if (v->agg == AGG_SUM || v->agg == AGG_COUNT || v->agg == AGG_WMEAN) {
-        double s = 0;
-        for (int i = 0; i < c->n; i++) s += c->sum[i];
+        double s = cell_sum(c);
         if (v->agg == AGG_WMEAN) put_number(&v->fmt, b, p->spec->scale * (s / c->weight));
         else put_number(&v->fmt, b, v->agg == AGG_SUM ? s : c->n);
         return;
@@ -721,7 +734,7 @@ static void write_plain(Pivot *p, StrBuf *b) {
         for (int v = 0; v < p->n_values; v++)
             for (int c = 0; c < n_cols; c++, sep = ",") {
                 strbuf_puts(b, sep);
-                put_cell(p, b, cell_at(p, r, c * p->n_values + v), &p->values[v]);
+                put_cell(p, b, r, c * p->n_values + v, &p->values[v]);
             }
         strbuf_puts(b, "\n");
     }
@@ -759,7 +772,7 @@ static void write_table(Pivot *p, StrBuf *b) {
         strbuf_puts(b, "|");
         for (int k = 0; k < p->n_keys; k++) {
             strbuf_printf(b, " %s", label(p, rw->cells[k]));
-            if (k == 0 && s->cell == PIVOT_MEAN && rw->stuck) {
+            if (k == 0 && rw->stuck) {
                 if (rw->stuck < rw->runs)
                     strbuf_printf(b, " (%d of %d seeds %s)", rw->stuck, rw->runs, rw->ceiling);
                 else strbuf_printf(b, " (%s)", rw->ceiling);
@@ -771,7 +784,7 @@ static void write_table(Pivot *p, StrBuf *b) {
                 int v = c / per_value;
                 strbuf_puts(b, " ");
                 size_t before = b->len;
-                put_cell(p, b, cell_at(p, r, (c % per_value) * p->n_values + v), &p->values[v]);
+                put_cell(p, b, r, (c % per_value) * p->n_values + v, &p->values[v]);
                 strbuf_puts(b, b->len == before ? "|" : " |");
                 continue;
             }

@@ -17,8 +17,8 @@
 //            samples is empty. With `cols`, a row whose runs carry a `converged` column saying
 //            "not in N steps" is labelled "(not in N steps)", or "(k of n seeds not in ...)"
 //            when only some of its seeds (the `seed` column, each counted once) stopped there.
-//            PIVOT_SUM: the sum of value * scale. PIVOT_STEPS (runs trained until they
-//            converge; columns seed, converged, cpu_seconds, the first row of each run read):
+//            (A sum is the `sum` aggregate of values, below.) PIVOT_STEPS (runs trained until
+//            they converge; columns seed, converged, cpu_seconds, the first row of each run read):
 //            two table columns per `cols` value, the steps of each seed joined by " / " ("-"
 //            for "not in N steps") and the runs' mean CPU seconds (%.1f), then a note naming
 //            the ceiling.
@@ -29,9 +29,10 @@
 //            cell rule above) summarises a cell's samples (value * scale, or the `per` means):
 //            mean, median (of an even count: the mean of the middle two), sum, count, min,
 //            max; wmean(COL): scale x sum(value x COL) / sum(COL) over the rows whose COL is
-//            not empty; text, last: the first, the last sample's column as written;
-//            argmax(COL): the value column as written in the row whose COL is largest (the
-//            first of equal ones). FORMAT: this value's printf conversion, else `format`.
+//            not empty; share: scale x the cell's sum / the sum of this value over every
+//            row's cell in its table column (a row's share of the column's total); text,
+//            last: the first, the last sample's column as written; argmax(COL): the value
+//            column as written in the row whose COL is largest (the first of equal ones).
 //   filters  COL=VALUE, COL!=VALUE, COL>NUMBER, COL<NUMBER, COL>=NUMBER, COL<=NUMBER: a row is
 //            kept when it meets every filter, except that several COL=VALUE of one column keep
 //            any of those values.
@@ -53,7 +54,7 @@
 
 #define PIVOT_MAX_ITEMS 32
 
-typedef enum { PIVOT_MEAN, PIVOT_SUM, PIVOT_STEPS } PivotCell;
+typedef enum { PIVOT_MEAN, PIVOT_STEPS } PivotCell;
 
 typedef enum { PIVOT_MARKDOWN, PIVOT_PLAIN, PIVOT_CSV } PivotOutput;
 

@@ -29,7 +29,9 @@ static void usage(FILE *f) {
         "                     columns and numbers joined by + - * / // (floor of a / b), left\n"
         "                     to right (a+b/c is (a + b) / c). AGG (else --agg): mean, median\n"
         "                     (of an even count the mean of the middle two), sum, count, min,\n"
-        "                     max, wmean(COL) (the mean weighted by COL); text, last:\n"
+        "                     max, wmean(COL) (the mean weighted by COL), share (the sum\n"
+        "                     over the sum of every row's cell in its column, x --scale:\n"
+        "                     --scale 100 for a percentage of the column's total); text, last:\n"
         "                     the first, last row's value as written; argmax(COL): the value\n"
         "                     as written in the row of the largest COL (the first of equal\n"
         "                     ones). FORMAT: this value's --format\n"
@@ -44,7 +46,6 @@ static void usage(FILE *f) {
         "                     truncates, as awk's)\n"
         "  --per COL          average the rows sharing a value of COL first (--per seed: each\n"
         "                     seed's mean over its cell's rows), then mean and sd of those\n"
-        "  --sum              cells: the sum of the values (--agg sum)\n"
         "  --steps            cells of runs trained until they converge (columns seed, converged,\n"
         "                     cpu_seconds): per --cols value the steps of each seed (\"-\":\n"
         "                     not in N steps) and their mean CPU seconds; then a line\n"
@@ -86,14 +87,7 @@ static int parse_args(int argc, char **argv, PivotSpec *s, const char **in) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return 1;
         if (!strcmp(a, "--plain")) { s->plain = PIVOT_PLAIN; continue; }
         if (!strcmp(a, "--csv")) { s->plain = PIVOT_CSV; continue; }
-        if (!strcmp(a, "--sum") || !strcmp(a, "--steps")) {
-            if (s->cell != PIVOT_MEAN) {
-                fprintf(stderr, "table: --sum or --steps, not both\n");
-                return -1;
-            }
-            s->cell = !strcmp(a, "--sum") ? PIVOT_SUM : PIVOT_STEPS;
-            continue;
-        }
+        if (!strcmp(a, "--steps")) { s->cell = PIVOT_STEPS; continue; }
         if (a[0] != '-' || !strcmp(a, "-")) {
             if (*in) {
                 fprintf(stderr, "table: more than one input file ('%s' and '%s')\n", *in, a);
