@@ -19,9 +19,9 @@ Each finished run is scored by ./eval on 100 inputs of exactly 16, 20 and 32 sym
   pilot.csv    pilot,length,exact_match      (the finished runs' test rows)
   results.md   both tables, the command
 Finished runs (DIR/runs/...) are reused; a killed call resumes from checkpoints.
-  --tables    train and evaluate nothing: the CSVs and results.md from the runs as they are
-              (a run still training: its last val row so far)
 EOF2
+    echo "$TABLES_USAGE"
+    echo "$RUN_USAGE"
 }
 seeds=1; out=results/lm_equal_pilot; quick=0
 read_options "$@"
@@ -36,19 +36,18 @@ pilots() { echo "$PILOTS" | while IFS='|' read -r name task over; do
     train_run "$out/runs/$name" 6000 "configs/algorithmic/lm_$task.ini" $over run.seed=1 train.lr=3e-3 \
         train.eval_lengths= train.eval_every=500 train.ckpt_every=6000 train.log_every=100 run.threads=1
 done; }
-run_trainings pilots "$out"
-echo "pilot,step,val_exact_match" >"$out/val.csv"
-echo "pilot,length,exact_match" >"$out/pilot.csv"
-echo "$PILOTS" | while IFS='|' read -r name _ _; do
-    run=$out/runs/$name
-    [ -f "$run/log.csv" ] || continue
-    awk -F, -v p="$name" '$2 == "val" { s = $1; v = $6 } END { if (s != "") print p "," s "," v }' "$run/log.csv" >>"$out/val.csv"
-    if [ "$tables" = 0 ] && run_finished "$run" 6000; then
-        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=16,20,32 test_size=100; fi
-    [ -f "$run/eval.csv" ] || continue
-    awk -F, -v p="$name" "$CSV_COLUMNS"'row && cell("split") == "test" { print p "," cells("length exact_match") }' \
-        "$run/eval.csv" >>"$out/pilot.csv"
-done
+if [ "$tables" = 0 ]; then   # --tables: the CSVs as they are
+    run_trainings pilots "$out"
+    echo "pilot,step,val_exact_match" >"$out/val.csv"
+    echo "pilot,length,exact_match" >"$out/pilot.csv"
+    echo "$PILOTS" | while IFS='|' read -r name _ _; do
+        run=$out/runs/$name
+        awk -F, -v p="$name" '$2 == "val" { s = $1; v = $6 } END { print p "," s "," v }' "$run/log.csv" >>"$out/val.csv"
+        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=16,20,32 test_size=100
+        awk -F, -v p="$name" "$CSV_COLUMNS"'row && cell("split") == "test" { print p "," cells("length exact_match") }' \
+            "$run/eval.csv" >>"$out/pilot.csv"
+    done
+fi
 wall=$(( $(now) - start ))
 {
     echo "# Pilots of the decoder-only studies on equal budgets"
@@ -61,9 +60,7 @@ wall=$(( $(now) - start ))
     "$BIN_DIR/table" --plain --rows pilot --rows step --value val_exact_match:mean --scale 100 "$out/val.csv" |
         while IFS=, read -r p s v; do echo "| $p | $s | $v |"; done
     printf '\n## Exact match by input length (100 inputs a length)\n\n'
-    if [ "$(wc -l <"$out/pilot.csv")" -gt 1 ]; then md_pivot "$out/pilot.csv" pilot length exact_match 100 %.1f
-    else echo "No pilot has finished."; fi
+    md_pivot "$out/pilot.csv" pilot length exact_match 100 %.1f
 } >"$out/results.md.new"
-[ "$tables" = 0 ] || [ -f "$out/results.md" ] || { mv "$out/results.md.new" "$out/results.md"; exit 0; }
 write_md "$out/results.md"
 say "done in $wall s: $out/results.md"

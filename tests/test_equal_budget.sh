@@ -51,18 +51,20 @@ expect_error rce_bad_variant "--variants: unknown variant 'shuffled' \\(plain, r
 expect_error rce_translator_task "--tasks: no configs/algorithmic/duplicate.ini for task 'duplicate'" scripts/random_copy_equal.sh --tasks duplicate --out "$TMP/x"
 expect_error rce_bad_layers "--layers wants a positive number, not '0'" scripts/random_copy_equal.sh --layers 0 --out "$TMP/x"
 
-# scripts/lm_equal_pilot.sh --tables: each pilot's last val row, the finished ones' test rows, in %.
+# scripts/lm_equal_pilot.sh on finished runs (a checkpoint of step 6000, its val row, a fresh
+# eval.csv: nothing trains or evaluates): each pilot's last val row and its test rows, in %.
 P=$TMP/pilot
-mkdir -p "$P/runs/copy-rope-random256-L2" "$P/runs/reverse-none-L4"
-printf 'step,split,length,loss,token_acc,exact_match\n500,val,0,0.2,0.9,0.39\n6000,val,0,0.02,0.99,0.835\n6000,train,0,0.01,0.99,\n' \
-    >"$P/runs/copy-rope-random256-L2/log.csv"
-printf 'split,length,examples,loss,token_acc,exact_match\ntest,16,100,0.07,0.97,0.95\ntest,20,100,0.2,0.9,0.62\n' \
-    >"$P/runs/copy-rope-random256-L2/eval.csv"
-printf 'step,split,length,loss,token_acc,exact_match\n500,val,0,0.1,0.97,0.73\n1000,val,0,0.06,0.98,0.855\n' >"$P/runs/reverse-none-L4/log.csv"
-echo "# earlier" >"$P/results.md"; echo "Produced by commit x" >>"$P/results.md"
-if scripts/lm_equal_pilot.sh --tables --out "$P" >"$TMP/pilot.out" 2>&1 \
-        && [ "$(cat "$P/val.csv")" = "$(printf 'pilot,step,val_exact_match\ncopy-rope-random256-L2,6000,0.835\nreverse-none-L4,1000,0.855')" ] \
-        && [ "$(cat "$P/pilot.csv")" = "$(printf 'pilot,length,exact_match\ncopy-rope-random256-L2,16,0.95\ncopy-rope-random256-L2,20,0.62')" ] \
-        && grep -qx '| reverse-none-L4 | 1000 | 85.5 |' "$P/results.md" && grep -qx '| copy-rope-random256-L2 | 95.0 | 62.0 |' "$P/results.md"
-then ok pilot_tables
-else fail pilot_tables "$(tail -3 "$TMP/pilot.out"; cat "$P/val.csv" "$P/pilot.csv" 2>/dev/null)"; fi
+h='{"__metadata__":{"step":"6000"}}'
+for name in copy-rope-random819-L2 copy-rope-random256-L2 reverse-none-L4 duplicate-none-L4; do
+    r=$P/runs/$name; mkdir -p "$r"
+    { printf "\\$(printf %o ${#h})\\0\\0\\0\\0\\0\\0\\0"; printf '%s' "$h"; } >"$r/model.safetensors"
+    printf 'step,split,length,loss,token_acc,exact_match\n500,val,0,0.2,0.9,0.39\n6000,val,0,0.02,0.99,0.835\n6000,train,0,0.01,0.99,\n' >"$r/log.csv"
+    printf 'split,length,examples,loss,token_acc,exact_match\ntest,16,100,0.07,0.97,0.95\ntest,20,100,0.2,0.9,0.62\n' >"$r/eval.csv"
+    touch -d '+1 min' "$r/eval.csv"
+done
+if scripts/lm_equal_pilot.sh --out "$P" >"$TMP/pilot.out" 2>&1 && ! grep -q "train  \|eval   " "$TMP/pilot.out" \
+        && [ "$(sed -n 2p "$P/val.csv")" = "copy-rope-random819-L2,6000,0.835" ] && [ "$(wc -l <"$P/val.csv")" = 5 ] \
+        && [ "$(sed -n 2,3p "$P/pilot.csv")" = "$(printf 'copy-rope-random819-L2,16,0.95\ncopy-rope-random819-L2,20,0.62')" ] \
+        && grep -qx '| duplicate-none-L4 | 6000 | 83.5 |' "$P/results.md" && grep -qx '| reverse-none-L4 | 95.0 | 62.0 |' "$P/results.md"
+then ok pilot_collects
+else fail pilot_collects "$(tail -3 "$TMP/pilot.out"; cat "$P/val.csv" "$P/pilot.csv" 2>/dev/null)"; fi
