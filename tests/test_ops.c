@@ -691,6 +691,43 @@ static void test_attention_query_pad(void) {
     CHECK(same_grads, "gradients changed when the padding queries were skipped");
 }
 
+// Runs of padding queries, as at the end of each sequence of a batch: attention, their first
+// writer, writes their rows of dq and of the probabilities 0 (both start as 7 here), every
+// row of a run and not only its first. B 2, T 5: row b pads its last 3 - b positions.
+static void test_attention_padding_runs(void) {
+    enum { B = 2, T = 5, H = 2, D = 4, C = H * D };
+    int xs[3] = {B, T, C}, pad[B * T];
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) pad[b * T + t] = t >= 2 + b;
+    Tensor *q = gc_input(3, xs, 1), *k = gc_input(3, xs, 1), *v = gc_input(3, xs, 1);
+    for (long e = 0; e < q->size; e++) q->grad[e] = 7.0f;
+    float probs[B * H * T * T];
+    for (int e = 0; e < B * H * T * T; e++) probs[e] = 7.0f;
+    tape_reset();
+    AttnArgs a = { .n_heads = H, .key_pad = pad, .query_pad = pad, .probs = probs };
+    Tensor *y = op_attention(q, k, v, &a);
+    float *g = grad_zeroed(y);
+    for (long e = 0; e < y->size; e++) g[e] = 1.0f;
+    tape_replay();
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            int padding = pad[b * T + t];
+            for (int c = 0; c < C; c++) {
+                float dq = q->grad[(b * T + t) * C + c];
+                CHECK(padding ? dq == 0.0f : dq != 7.0f, "dq[%d][%d][%d] = %g", b, t, c, dq);
+            }
+            for (int h = 0; h < H; h++) {
+                const float *p = probs + ((b * H + h) * T + t) * T;
+                float sum = 0;
+                for (int j = 0; j < T; j++) {
+                    CHECK(!padding || p[j] == 0.0f, "padding row %d %d: p[%d] = %g", b, t, j, p[j]);
+                    sum += p[j];
+                }
+                CHECK_NEAR(sum, padding ? 0.0 : 1.0, 1e-6);
+            }
+        }
+}
+
 // a * b + c as this build computes `acc += a * b` in the kernels: one fused multiply-add
 // when the compiler contracts (-ffp-contract=fast, the optimised build), a rounded product
 // and a sum when it does not (ISO C's default, the sanitizer build). The probe: (1 + 2^-23)
@@ -859,6 +896,18 @@ static void test_pack_rows(void) {
     tape_replay();
     for (int i = 0; i < 24; i++)
         CHECK(x->grad[i] == (pad[i / 3] ? 0.0f : 1.0f), "dx[%d] = %g", i, x->grad[i]);
+    // x used twice, unpack(pack(x)) + x: the add's backward writes dx = 1 first, then the
+    // packing adds 1 to the token rows and leaves the padding rows' 1 in place.
+    Tensor *x2 = gc_input(3, xs, 1);
+    for (int i = 0; i < 24; i++) x2->grad[i] = 7.0f;
+    tape_reset();
+    Tensor *twice = op_add(op_unpack_rows(op_pack_rows(x2, &g_pack), &g_pack), x2);
+    float *g2 = grad_zeroed(twice);
+    for (int i = 0; i < 24; i++) g2[i] = 1.0f;
+    tape_replay();
+    for (int i = 0; i < 24; i++)
+        CHECK(x2->grad[i] == (pad[i / 3] ? 1.0f : 2.0f), "dx of x used twice [%d] = %g", i,
+              x2->grad[i]);
     Tensor *in[1] = {x};
     grad_check("pack_rows", f_pack_rows, in, 1);
     grad_check("pack_unpack_rows", f_pack_unpack, in, 1);
@@ -889,7 +938,7 @@ int main(void) {
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
-    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad);
+    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs);
     T(test_attention_shared_input); T(test_tanh_concat);
     arena_free(&arena);
     return check_summary();

@@ -150,8 +150,14 @@ static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K
         for (int k = 0; k < K; k++)
             for (int p = jp0; p < jp1; p++) {
                 int j0 = p * NR, nc = N - j0 < NR ? N - j0 : NR;
-                memcpy(Bp + (long)p * NR * K + (long)k * NR, B.p + k * B.rs + j0,
-                       sizeof(float) * nc);
+                float *dst = Bp + (long)p * NR * K + (long)k * NR;
+                const float *src = B.p + k * B.rs + j0;
+                // A whole panel row is a copy of constant size, which the compiler makes a
+                // few vector moves: through memcpy's call and size dispatch, the dW products
+                // of the small models (K = the batch's tokens, N = 64) spent a tenth of their
+                // time in these calls (docs/performance.md).
+                if (nc == NR) memcpy(dst, src, sizeof(float) * NR);
+                else          memcpy(dst, src, sizeof(float) * nc);
             }
     } else {
         // per panel, k outer: contiguous writes, and NR read streams that each advance by B.rs
@@ -203,7 +209,12 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
                     k1 = K - k0 < PACK_A_K ? K : k0 + PACK_A_K;
                 for (int k = k0; k < k1; k++) {
                     float *dst = Ap + (long)(ip - ip0) * MR * K + (long)k * MR;
-                    for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
+                    // A whole panel of a transposed row-major A (dW's dYᵀ) is MR stored
+                    // floats in a row: a copy of constant size, a vector move or two, where
+                    // the loop to nr ran element by element (5 % of the instructions of a
+                    // small model's step, docs/performance.md).
+                    if (A.rs == 1 && nr == MR) memcpy(dst, A.p + i0 + k * A.cs, sizeof(float) * MR);
+                    else for (int r = 0; r < nr; r++) dst[r] = A.p[(i0 + r) * A.rs + k * A.cs];
                 }
             }
     }

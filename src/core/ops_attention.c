@@ -523,10 +523,11 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
             dq_of[r] = dq + (long)r * D;
             dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
             q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
-            int empty = (a->query_pad && a->query_pad[(long)b * Tq + i]) || end == 0;
-            n_of[r] = empty ? 0 : end;
+            int padding = a->query_pad && a->query_pad[(long)b * Tq + i];
+            n_of[r] = padding || end == 0 ? 0 : end;
             n16_of[r] = round16(n_of[r]);
-            if (empty && q->grad && !acc_q)
+            // a padding row's dq was zeroed whole before the heads (zero_padding_rows)
+            if (!padding && end == 0 && q->grad && !acc_q)
                 memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
         }
         // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
@@ -560,6 +561,18 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     if (v->grad) head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
 }
 
+// Rows r < rows of x (C floats each) with pad[r] != 0 set to 0, a run of consecutive rows at
+// a time: a batch entry's padding is its last rows, so one memset per entry zeroes what a
+// memset per row and head did (D = 16 floats each, in the small models).
+static void zero_padding_rows(float *x, const int *pad, long rows, int C) {
+    for (long r = 0; r < rows;) {
+        if (!pad[r]) { r++; continue; }
+        long r0 = r;
+        while (r < rows && pad[r]) r++;
+        memset(x + r0 * C, 0, sizeof(float) * (size_t)(r - r0) * C);
+    }
+}
+
 static void attention_backward(const Node *n) {
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
     const AttnArgs *a = n->aux;
@@ -578,6 +591,8 @@ static void attention_backward(const Node *n) {
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
     BackwardHeads hb = {n, q->grad && grad_accumulates(q), k->grad && grad_accumulates(k),
                         v->grad && grad_accumulates(v)};
+    if (q->grad && !hb.acc_q && a->query_pad)
+        zero_padding_rows(q->grad, a->query_pad, (long)B * Tq, C);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
             backward_head(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
@@ -609,6 +624,11 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    if (args->query_pad) {   // a padding query's rows of P and probs are 0
+        const int *qpad = args->query_pad + (long)b * Tq;
+        if (P) zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
+        if (args->probs) zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
+    }
     for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a padding query gets n = 0 and an output row of zeros.
         float *s_of[R], *w_of[R], *y_of[R];
@@ -620,15 +640,8 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
             q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
             y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
             n_of[r] = causal_end(args, i, Tq, Tk);
-            // padding: nothing to attend
-            if (args->query_pad && args->query_pad[(long)b * Tq + i]) {
-                n_of[r] = 0;
-                memset(y_of[r], 0, sizeof(float) * (size_t)D);
-                if (P) memset(P + ((long)bh * Tq + i) * Tk, 0, sizeof(float) * (size_t)Tk);
-                if (args->probs)
-                    memset(args->probs + ((long)bh * Tq + i) * Tk, 0,
-                           sizeof(float) * (size_t)Tk);
-            }
+            // padding: nothing to attend (its rows of P and probs were zeroed above)
+            if (args->query_pad && args->query_pad[(long)b * Tq + i]) n_of[r] = 0;
             n16_of[r] = round16(n_of[r]);
         }
         row_times_rows(q_of, kt, D, Tp, n16_of, rows, s_of);

@@ -245,14 +245,44 @@ int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
     return 1;
 }
 
+// The adjoint of the gather: each token row's gradient into its padded row, and the padding
+// rows 0 where this is their first writer. The rows are distinct, so a token row is written
+// once, (acc ? dx : 0) + g as an embedding's backward added it to a zeroed row, and only the
+// padding is zeroed: the embedding's backward (ids may repeat) zeroed the whole padded
+// gradient first, a second store of every token row.
+static void pack_rows_backward(const Node *n) {
+    Tensor *x = n->in[0];
+    const int *rows = n->aux;
+    int C = tensor_cols(x), acc = grad_accumulates(x), count = n->i[0];
+    long total = tensor_rows(x), next = 0;   // the first row not yet written
+    for (int r = 0; r <= count; r++) {
+        long row = r < count ? rows[r] : total;
+        if (!acc) memset(x->grad + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
+        if (r < count) {
+            float *d = x->grad + row * C;
+            const float *g = n->out->grad + (long)r * C;
+            for (int c = 0; c < C; c++) d[c] = (acc ? d[c] : 0.0f) + g[c];
+        }
+        next = row + 1;
+    }
+}
+
 Tensor *op_pack_rows(Tensor *x, const RowPacking *p) {
     if (tensor_rows(x) != (long)p->B * p->T) {
         fprintf(stderr, "op_pack_rows: %ld rows, the packing has %d x %d\n", tensor_rows(x),
                 p->B, p->T);
         abort();
     }
-    int shape[2] = {p->B * p->T, tensor_cols(x)};
-    return op_embedding(tensor_view(x, 2, shape), p->rows, p->n);
+    int C = tensor_cols(x), grad = tape_needs_grad(x, NULL, NULL);
+    Tensor *out = tensor_new2(p->n, C, grad);
+    for (int r = 0; r < p->n; r++)
+        memcpy(out->data + (long)r * C, x->data + (long)p->rows[r] * C, sizeof(float) * C);
+    if (grad) {
+        Node *n = tape_record("pack_rows", pack_rows_backward, out, x, NULL, NULL);
+        n->aux = p->rows;
+        n->i[0] = p->n;
+    }
+    return out;
 }
 
 static void unpack_rows_backward(const Node *n) {
