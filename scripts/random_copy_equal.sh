@@ -49,11 +49,20 @@ if [ "$tables" = 0 ]; then   # --tables: the CSVs as they are
         r=${r%/}; echo "${r#"$out"/runs/},$steps,$(run_cpu_seconds "$r")" >>"$out/compute.csv"; done
     echo "task,scheme,seed,length,examples,loss,token_acc,exact_match,steps,lr" >"$out/results.csv"
     echo "task,scheme,seed,lengths,val_exact_match" >"$out/val.csv"
+    ! eos_study || echo "task,scheme,seed,split,length,by,index,tokens,token_acc,reached,departures,departure_rate,early_eos,early_end" >"$out/positions.csv"
     for seed in $(seq_list "$seeds"); do arms | while IFS='|' read -r task arm; do
         run=$(final_run "$task" "$arm" "$seed"); echo "$task,$arm,$seed,1..16,$(last_val "$run")" >>"$out/val.csv"
-        cached_eval "$run/eval.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE
-        awk -F, -v p="$task,$arm,$seed" -v q="$steps,$(chosen_lr "$task" "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
-            print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/eval.csv" >>"$out/results.csv"
+        for e in eval $(oracle_scored "$arm" && echo eval_oracle); do   # eval_oracle: ARM + oracle rows
+            # shellcheck disable=SC2046 # length=oracle or nothing
+            cached_eval "$run/$e.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE $([ "$e" = eval ] || echo length=oracle)
+            awk -F, -v p="$task,$arm$([ "$e" = eval ] || echo ' + oracle'),$seed" -v q="$steps,$(chosen_lr "$task" "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
+                print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/$e.csv" >>"$out/results.csv"
+            eos_study || continue   # where the greedy outputs go wrong (./eval --positions)
+            # shellcheck disable=SC2046 # length=oracle or nothing
+            cached_eval "$run/${e}_positions.out" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE \
+                $([ "$e" = eval ] || echo length=oracle) --positions "$run/${e}_positions.csv"
+            prefix_csv "$task,$arm$([ "$e" = eval ] || echo ' + oracle'),$seed" "$run/${e}_positions.csv" >>"$out/positions.csv"
+        done
     done; done
 fi
 wall=$(( $(now) - start ))
@@ -61,7 +70,7 @@ wall=$(( $(now) - start ))
 per_task() { [ "$model" = translator ] || echo ": $1"; }
 {
     if [ "$model" = lm ]; then echo "# Equal budgets: decoder-only models on $tasks"
-    else echo "# Randomized positions on equal budgets: the $tasks translator"; fi
+    else echo "# $(eos_study && echo 'The end-of-sequence decision' || echo 'Randomized positions') on equal budgets: the $tasks translator"; fi
     echo
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs are reused)."
     provenance
@@ -70,6 +79,7 @@ per_task() { [ "$model" = translator ] || echo ": $1"; }
     echo "chosen per arm on validation exact match (lengths 1..16) of seed $TUNE_SEED; randomized runs scored on"
     echo "drawn positions. Cells: mean ± sample sd over seeds 1..$seeds, in %. CPU seconds of every training"
     echo "(compute.csv), tuning included: $("$BIN_DIR/table" --plain --value cpu_seconds:sum:%.0f "$out/compute.csv")."
+    ! eos_study || echo "Arms trained without <eos> (ARM - eos) and the plain runs' ARM + oracle rows decode to the reference length."
     echo
     echo "## Tuning (seed $TUNE_SEED, validation exact match)"
     echo
@@ -88,6 +98,11 @@ per_task() { [ "$model" = translator ] || echo ": $1"; }
         for m in "exact_match|Sequence accuracy (exact match, greedy decoding)" "token_acc|Token accuracy (teacher forcing)"; do
             printf '\n## %s by input length%s\n\n' "${m#*|}" "$(per_task "$t")"; md_pivot "$out/results.csv" scheme length "${m%%|*}" 100 %.1f task="$t"
         done
+        eos_study || continue
+        printf '\n## Greedy outputs wrong from the first symbol on (%%, ./eval --positions)\n\n'
+        md_pivot "$out/positions.csv" scheme length departure_rate 100 %.1f task="$t" by=position index=0
+        printf '\n## Greedy outputs ended early by <eos> (count over every seed, of %s a seed)\n\n' "$TEST_SIZE"
+        "$BIN_DIR/table" --rows scheme --cols length --value early_eos:sum:%.0f --filter task="$t" --filter by=position "$out/positions.csv"
     done
     if [ "$model" = lm ]; then
         printf '\n## Mean reciprocal rank over the tasks (exact match, lengths 17..64, every seed)\n\n'

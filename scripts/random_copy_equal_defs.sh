@@ -32,7 +32,12 @@ Finished runs (DIR/runs/...) and evaluations are reused; a killed call resumes f
                    per task and the mean reciprocal rank of the arms over the tasks
                    (scripts/mrr.sh, exact match beyond 16 symbols)
   --tasks LIST     of copy, reverse, duplicate (lm only) (default copy); one arm per task
-  --variants LIST  of plain, random (default "plain random"); none is never randomized
+  --variants LIST  of plain, random, noeos (default "plain random"); none is never randomized;
+                   noeos (ARM - eos): trained without <eos> (train.eos=false), so scored at
+                   the reference length; with it every plain arm is also scored at the
+                   reference length (rows ARM + oracle, eval_oracle.csv: ./eval length=oracle),
+                   and where every greedy output first goes wrong is written to positions.csv
+                   (task,scheme,seed, then the columns of ./eval --positions)
   --layers K       layers per stack (default 2)
   --range L        randomized positions drawn from 0..L-1 (default 819)
   --quick          a tiny path for the tests: d_model 16, 256 training and 20 validation
@@ -54,7 +59,7 @@ check_settings() {
     case "$layers" in ''|*[!0-9]*|0) die "--layers wants a positive number, not '$layers'" ;; esac
     case "$RANGE" in ''|*[!0-9]*|0) die "--range wants a positive number, not '$RANGE'" ;; esac
     case "$model" in translator|lm) ;; *) die "--model wants translator or lm, not '$model'" ;; esac
-    for v in $variants; do case "$v" in plain|random) ;; *) die "--variants: unknown variant '$v' (plain, random)" ;; esac; done
+    for v in $variants; do case "$v" in plain|random|noeos) ;; *) die "--variants: unknown variant '$v' (plain, random, noeos)" ;; esac; done
     [ -n "$variants" ] || die "--variants wants plain, random or both"
     for t in $tasks; do
         [ -f "$(task_config "$t")" ] || die "--tasks: no $(task_config "$t") for task '$t'"; done
@@ -66,11 +71,15 @@ task_config() { if [ "$model" = lm ]; then echo "configs/algorithmic/lm_$1.ini";
 run_prefix() { [ "$model" = translator ] || echo "lm-"; }
 # arms: one "TASK|ARM" a line, each scheme plain then randomized (as --variants asks)
 arms() { for t in $tasks; do for s in $schemes; do for v in $variants; do
-    case "$v,$s" in plain,*) echo "$t|$s" ;; random,none) ;; random,*) echo "$t|$s + random" ;; esac
+    case "$v,$s" in plain,*) echo "$t|$s" ;; random,none) ;; random,*) echo "$t|$s + random" ;; noeos,*) echo "$t|$s - eos" ;; esac
 done; done; done; }
 arm_over() { case "$1" in   # ARM: its training overrides
-    *" + random") echo "model.pos=${1%% *} model.pos_random=$RANGE model.max_len=$RANGE" ;; *) echo "model.pos=$1" ;; esac; }
-arm_dir() { echo "$1" | sed 's/ + random/-random/'; }
+    *" + random") echo "model.pos=${1%% *} model.pos_random=$RANGE model.max_len=$RANGE" ;;
+    *" - eos") echo "model.pos=${1%% *} train.eos=false" ;; *) echo "model.pos=$1" ;; esac; }
+# eos_study: noeos is among the variants; oracle_scored ARM: a plain arm of such a study
+eos_study() { case " $variants " in *" noeos "*) return 0 ;; esac; return 1; }
+oracle_scored() { eos_study && case "$1" in *" + random"|*" - eos") return 1 ;; esac; }
+arm_dir() { echo "$1" | sed 's/ + random/-random/; s/ - eos/-noeos/'; }
 # layer_over: the depth's overrides
 layer_over() { if [ "$model" = lm ]; then echo "model.dec_layers=$layers"; else echo "model.enc_layers=$layers model.dec_layers=$layers"; fi; }
 # tune_key TASK ARM: the leading cells of the arm's rows in tuning.csv (the translator's have no task)

@@ -38,16 +38,33 @@ grep -qF -- "--model lm --tasks 'copy reverse' --layers 1 --range 64\`" "$Q/resu
 report rce_mrr "$(awk '/^## Mean reciprocal rank/ { on = 1; next } on && /^\| (none|rope|rope \+ random) \| [0-9.]+ \| 2 \|$/ { n++ }
     END { if (n != 3) print n " MRR rows, want 3" }' "$Q/results.md")"
 
-# The translator: no task column, its folders as before, 2 + 2 layers by default.
+# The translator: no task column, its folders as before, 2 + 2 layers by default; with noeos
+# (the end-of-sequence decision) a - eos arm too.
 T=$TMP/tr
-if scripts/random_copy_equal.sh --quick --seeds 1 --schemes rope --variants plain --out "$T" >"$TMP/tr.out" 2>&1 \
+if scripts/random_copy_equal.sh --quick --seeds 1 --schemes rope --variants 'plain noeos' --out "$T" >"$TMP/tr.out" 2>&1 \
         && [ "$(head -1 "$T/tuning.csv")" = "arm,lr,seed,val_exact_match,chosen" ] \
         && grep -qx 'enc_layers = 2' "$T/runs/copy-rope-s1/config.ini" && grep -qx 'dec_layers = 2' "$T/runs/copy-rope-s1/config.ini" \
-        && [ "$(ls "$T/runs/tune")" = "$(printf 'copy-rope-lr1e-3\ncopy-rope-lr3e-3')" ]; then ok rce_translator_layout
+        && [ "$(ls "$T/runs/tune" | tr '\n' ' ')" = "copy-rope-lr1e-3 copy-rope-lr3e-3 copy-rope-noeos-lr1e-3 copy-rope-noeos-lr3e-3 " ]
+then ok rce_translator_layout
 else fail rce_translator_layout "$(tail -3 "$TMP/tr.out"; head -2 "$T/tuning.csv" 2>/dev/null)"; fi
+# Every run of the - eos arm, tuning included, trains without <eos>; the plain ones with it.
+bad=""
+for r in "$T"/runs/copy-rope-noeos-s1 "$T"/runs/tune/copy-rope-noeos-lr*; do
+    grep -qx 'eos = false' "$r/config.ini" || bad="$bad ${r#"$T"/runs/}"; done
+for r in "$T"/runs/copy-rope-s1 "$T"/runs/tune/copy-rope-lr*; do
+    grep -qx 'eos = true' "$r/config.ini" || bad="$bad ${r#"$T"/runs/}(+eos)"; done
+report rce_noeos "${bad:+eos wrong in:$bad}"
+# The plain arm is scored twice (rope, rope + oracle: ./eval length=oracle into eval_oracle.csv),
+# the - eos arm once (without <eos> ./eval always decodes to the reference length).
+rows=$(tail -n +2 "$T/results.csv" | cut -d, -f2 | uniq -c | tr -s ' ' | tr '\n' ';')
+oracle=$(cd "$T/runs" && ls -d */eval_oracle.csv 2>/dev/null | tr '\n' ' ')
+"$BIN_DIR/eval" "$T/runs/copy-rope-s1" splits=none lengths=16,20 test_size=10 length=oracle >"$TMP/oracle.csv" 2>/dev/null
+report rce_oracle_rows "$([ "$rows" = " 2 rope; 2 rope + oracle; 2 rope - eos;" ] || echo "arms of results.csv: $rows")$(
+    [ "$oracle" = "copy-rope-s1/eval_oracle.csv " ] || echo " eval_oracle.csv in: $oracle")$(
+    cmp -s "$TMP/oracle.csv" "$T/runs/copy-rope-s1/eval_oracle.csv" || echo " eval_oracle.csv is not ./eval length=oracle")"
 
 expect_error rce_bad_model "--model wants translator or lm, not 'encoder'" scripts/random_copy_equal.sh --model encoder --out "$TMP/x"
-expect_error rce_bad_variant "--variants: unknown variant 'shuffled' \\(plain, random\\)" scripts/random_copy_equal.sh --variants shuffled --out "$TMP/x"
+expect_error rce_bad_variant "--variants: unknown variant 'shuffled' \\(plain, random, noeos\\)" scripts/random_copy_equal.sh --variants shuffled --out "$TMP/x"
 expect_error rce_translator_task "--tasks: no configs/algorithmic/duplicate.ini for task 'duplicate'" scripts/random_copy_equal.sh --tasks duplicate --out "$TMP/x"
 expect_error rce_bad_layers "--layers wants a positive number, not '0'" scripts/random_copy_equal.sh --layers 0 --out "$TMP/x"
 
