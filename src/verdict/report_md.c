@@ -164,26 +164,3 @@ int report_md(FILE *f, const Report *r) {
     report_replaced(f, r);
     return ferror(f) ? -1 : 0;
 }
-
-void report_tally(const Report *r, const char *key, char *buf, int len) {
-    int count[VERDICT_KINDS] = {0}, total = 0, want = 0;
-    for (int i = 0; i < r->n; i++) {
-        const VerdictRow *v = &r->rows[i];
-        if (strcmp(v->claim->key, key)) continue;
-        count[v->label.kind]++;
-        want += v->wants_5;
-        total += v->label.kind != VERDICT_FLOOR;
-    }
-    int n = snprintf(buf, len, "%d rows: ", total), first = 1;
-    static const VerdictKind order[] = {VERDICT_REPRODUCED, VERDICT_OPPOSITE, VERDICT_EFFECT,
-                                        VERDICT_WITHIN, VERDICT_UNTESTED};
-    for (int k = 0; k < 5 && n < len; k++)
-        if (count[order[k]]) {
-            n += snprintf(buf + n, len - n, "%s%d %s", first ? "" : ", ", count[order[k]],
-                          verdict_word(order[k]));
-            first = 0;
-        }
-    if (want && n < len) n += snprintf(buf + n, len - n, "; %d want 5 seeds", want);
-    if (count[VERDICT_FLOOR] && n < len)
-        snprintf(buf + n, len - n, " (and %d floor, left out)", count[VERDICT_FLOOR]);
-}
