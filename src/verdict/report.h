@@ -39,6 +39,9 @@ int report_summary(FILE *f, const Report *r);
 int report_svg(FILE *f, const Report *r);
 // mrr_KEY.csv: scheme,mrr_of_seed_means,mrr_mean,mrr_sd,lo95,hi95,indist
 int report_mrr_csv(FILE *f, const MrrTable *t);
+// fn(f, r, key) once per distinct claim key of rows[n], in the order the keys first appear.
+void report_each_key(FILE *f, const Report *r, const VerdictRow *rows, int n,
+                     void (*fn)(FILE *, const Report *, const char *));
 // The tally of key's rows: "8 rows: 2 reproduced, 6 within the spread; 1 want 5 seeds"
 // (floor rows left out and counted after it).
 void report_tally(const Report *r, const char *key, char *buf, int len);

@@ -139,16 +139,6 @@ static void key_section(FILE *f, const Report *r, const char *key) {
         if (!strcmp(r->rows[i].claim->key, key)) row_line(f, &r->rows[i]);
 }
 
-// The keys in the order of their first row; calls fn for each.
-static void each_key(FILE *f, const Report *r, void (*fn)(FILE *, const Report *, const char *)) {
-    for (int i = 0; i < r->n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = !strcmp(r->rows[j].claim->key, r->rows[i].claim->key);
-        if (!seen) fn(f, r, r->rows[i].claim->key);
-    }
-}
-
 int report_md(FILE *f, const Report *r) {
     fprintf(f, "# Verdicts: effect sizes with 95%% intervals\n\n"
                "Written by `./verdicts` at commit %s from `data/claims.csv` (one line per\n"
@@ -159,8 +149,8 @@ int report_md(FILE *f, const Report *r) {
                " tally counts every row of the remedy but the floor rows.\n\n"
                "| remedy | claim (paper) | result here | 95%% interval | verdict |\n"
                "| --- | --- | --- | --- | --- |\n");
-    each_key(f, r, summary_line);
-    each_key(f, r, key_section);
+    report_each_key(f, r, r->rows, r->n, summary_line);
+    report_each_key(f, r, r->rows, r->n, key_section);
     report_replaced(f, r);
     return ferror(f) ? -1 : 0;
 }

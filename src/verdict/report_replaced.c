@@ -143,10 +143,5 @@ void report_replaced(FILE *f, const Report *r) {
                "| study | successor | its rows | arms below 90%% in distribution | steps; the"
                " successor's | not in the successor |\n"
                "| --- | --- | --- | --- | --- | --- |\n");
-    for (int i = 0; i < r->n_replaced; i++) {
-        const char *key = r->replaced[i].claim->key;
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = !strcmp(r->replaced[j].claim->key, key);
-        if (!seen) replaced_line(f, r, key);
-    }
+    report_each_key(f, r, r->replaced, r->n_replaced, replaced_line);
 }

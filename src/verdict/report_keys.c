@@ -1,11 +1,20 @@
-// The tally of a claim key's rows, in one line for verdicts.md's summary and its replaced
-// studies (report.h). Apart from report_md.c so that report_replaced.c can use it without a
-// call circle between the two.
+// What verdicts.md's sections share per claim key (report.h): the walk over the distinct keys
+// of a list of rows and the tally of a key's rows. Apart from report_md.c so that
+// report_replaced.c can use them without a call circle between the two.
 #include <stdio.h>
 #include <string.h>
 
 #include "verdict/format.h"
 #include "verdict/report.h"
+
+void report_each_key(FILE *f, const Report *r, const VerdictRow *rows, int n,
+                     void (*fn)(FILE *, const Report *, const char *)) {
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = !strcmp(rows[j].claim->key, rows[i].claim->key);
+        if (!seen) fn(f, r, rows[i].claim->key);
+    }
+}
 
 void report_tally(const Report *r, const char *key, char *buf, int len) {
     int count[VERDICT_KINDS] = {0}, total = 0, want = 0;
