@@ -53,15 +53,16 @@ if [ "$tables" = 0 ]; then   # --tables: the CSVs as they are
     for seed in $(seq_list "$seeds"); do arms | while IFS='|' read -r task arm; do
         run=$(final_run "$task" "$arm" "$seed"); echo "$task,$arm,$seed,1..16,$(last_val "$run")" >>"$out/val.csv"
         for e in eval $(oracle_scored "$arm" && echo eval_oracle); do   # eval_oracle: ARM + oracle rows
-            # shellcheck disable=SC2046 # length=oracle or nothing
-            cached_eval "$run/$e.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE $([ "$e" = eval ] || echo length=oracle)
-            awk -F, -v p="$task,$arm$([ "$e" = eval ] || echo ' + oracle'),$seed" -v q="$steps,$(chosen_lr "$task" "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
+            over=""; label=$arm; [ "$e" = eval ] || { over=length=oracle; label="$arm + oracle"; }
+            # shellcheck disable=SC2086 # $over: length=oracle or nothing
+            cached_eval "$run/$e.csv" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE $over
+            awk -F, -v p="$task,$label,$seed" -v q="$steps,$(chosen_lr "$task" "$arm")" "$CSV_COLUMNS"'row && cell("split") == "test" {
                 print p "," cells("length examples loss token_acc exact_match") "," q }' "$run/$e.csv" >>"$out/results.csv"
             eos_study || continue   # where the greedy outputs go wrong (./eval --positions)
-            # shellcheck disable=SC2046 # length=oracle or nothing
+            # shellcheck disable=SC2086 # $over: length=oracle or nothing
             cached_eval "$run/${e}_positions.out" "$BIN_DIR/eval" "$run" splits=none lengths=$LENGTHS test_size=$TEST_SIZE \
-                $([ "$e" = eval ] || echo length=oracle) --positions "$run/${e}_positions.csv"
-            prefix_csv "$task,$arm$([ "$e" = eval ] || echo ' + oracle'),$seed" "$run/${e}_positions.csv" >>"$out/positions.csv"
+                $over --positions "$run/${e}_positions.csv"
+            prefix_csv "$task,$label,$seed" "$run/${e}_positions.csv" >>"$out/positions.csv"
         done
     done; done
 fi
