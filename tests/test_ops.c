@@ -51,7 +51,12 @@ static Tensor *f_rel_bias(Tensor **in) { return op_rel_bias(in[0], g_buckets, g_
 static Tensor *f_rope(Tensor **in) { return op_rope(in[0], g_heads, g_pos, 10000.0f); }
 // Stretched frequencies (YaRN-like: pair 0 kept, the others slowed unevenly) and q, k scaled.
 static const double g_inv_freq[8] = {1, 0.1543102, 0.0252, 0.0079057, 0.0025, 7.9e-4, 2.5e-4, 7.9e-5};
-static Tensor *f_rope_freq(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f); }
+static Tensor *f_rope_freq(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f, NULL); }
+// With padding rows g_rope_pad (B,T): not rotated, 0, no gradient back. Twice: x is also added
+// to the result, so its gradient is first assigned by the add and then added to by the rope.
+static int g_rope_pad[64];
+static Tensor *f_rope_pad(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f, g_rope_pad); }
+static Tensor *f_rope_pad_twice(Tensor **in) { return op_add(f_rope_pad(in), in[0]); }
 static Tensor *f_attention(Tensor **in) {
     AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_use_pad ? g_key_pad : NULL,
                    .causal = g_causal, .dropout = g_p, .seed = 99 };
@@ -472,6 +477,77 @@ static void test_rope_angles_by_hand(void) {
     Tensor *y = op_rope(x, 1, pos, 100.0f);
     const float want[8] = {1, 0, 1, 0, -0.4161468f, 0.9092974f, 0.9800666f, 0.1986693f};
     for (int c = 0; c < 8; c++) CHECK_NEAR(y->data[c], want[c], 1e-6);
+}
+
+// Padding rows (entry 0: its last 2 of 5; entry 1: rows 1 and 4, runs that do not end an
+// entry): each token row is the rotation without padding, bit for bit, and each element is the
+// rotation computed here in double; a padding row is 0 and passes no gradient back, which
+// finite differences confirm (its output does not depend on its input), also when the input's
+// gradient accumulates (x used twice: a padding row keeps the add's gradient).
+static void test_rope_padding(void) {
+    enum { B = 2, T = 5, H = 3, D = 4, C = H * D };
+    int xs[3] = {B, T, C};
+    int pad[B * T] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 1};
+    memcpy(g_rope_pad, pad, sizeof pad);
+    g_heads = H;
+    for (int t = 0; t < T; t++) g_pos[t] = t * 1.5f + 3;
+    Tensor *in[1] = {gc_input(3, xs, 1)};
+    Tensor *x = in[0];
+    Tensor *full = op_rope_freq(x, H, g_pos, g_inv_freq, 1.138629f, NULL);
+    Tensor *y = f_rope_pad(in);
+    for (int r = 0; r < B * T; r++)
+        for (int c = 0; c < C; c++) {
+            long e = (long)r * C + c;
+            if (pad[r]) { CHECK(y->data[e] == 0.0f, "padding row %d: y[%d] = %g", r, c, y->data[e]); continue; }
+            CHECK(memcmp(&y->data[e], &full->data[e], sizeof(float)) == 0, "row %d col %d: %g, without padding %g", r, c, y->data[e], full->data[e]);
+            const float *pair = x->data + e - c % 2;   // (x0, x1) of c's pair
+            double angle = (double)g_pos[r % T] * g_inv_freq[(c % D) / 2], co = cos(angle), si = sin(angle);
+            double want = 1.138629 * (c % 2 ? pair[0] * si + pair[1] * co : pair[0] * co - pair[1] * si);
+            CHECK_NEAR(y->data[e], want, 1e-5);
+        }
+    grad_check("rope padding", f_rope_pad, in, 1);
+    grad_check("rope padding, gradient accumulating", f_rope_pad_twice, in, 1);
+    // dy = 1 into a fresh input, whose first gradient writer assigns over the 7s: each padding
+    // row gets 0 from the rope alone, the add's 1 when x is used twice
+    for (int twice = 0; twice < 2; twice++) {
+        Tensor *fresh[1] = {gc_input(3, xs, 1)};
+        for (long e = 0; e < fresh[0]->size; e++) fresh[0]->grad[e] = 7.0f;
+        tape_reset();
+        Tensor *out = twice ? f_rope_pad_twice(fresh) : f_rope_pad(fresh);
+        float *g = grad_zeroed(out);
+        for (long e = 0; e < out->size; e++) g[e] = 1.0f;
+        tape_replay();
+        for (int r = 0; r < B * T; r++)
+            for (int c = 0; c < C; c++) {
+                float dx = fresh[0]->grad[r * C + c];
+                CHECK(pad[r] ? dx == (twice ? 1.0f : 0.0f) : dx != 7.0f, "row %d: dx[%d] = %g", r, c, dx);
+            }
+        tape_reset();
+    }
+}
+
+// A batch of two entries, one head of width 4, base 100, positions (0, 2), every row (1,0,1,0);
+// entry 1's row 1 is padding. Token rows at p = 2 turn pair 0 by 2 and pair 1 by 0.2:
+// (cos 2, sin 2, cos 0.2, sin 0.2). With dy = 1 the gradient is R(-θ)(1, 1) a pair,
+// (cos θ + sin θ, cos θ - sin θ): (1, 1) at p = 0; 0 for the padding row.
+static void test_rope_padding_by_hand(void) {
+    int shape[3] = {2, 2, 4}, pad[4] = {0, 0, 0, 1};
+    Tensor *x = tensor_zeros(3, shape, 1);
+    for (int r = 0; r < 4; r++) x->data[r * 4] = x->data[r * 4 + 2] = 1;
+    float pos[2] = {0, 2};
+    double inv_freq[2] = {1, 0.1};
+    tape_reset();
+    Tensor *y = op_rope_freq(x, 1, pos, inv_freq, 1.0f, pad);
+    const float want[16] = {1, 0, 1, 0, -0.4161468f, 0.9092974f, 0.9800666f, 0.1986693f,
+                            1, 0, 1, 0, 0, 0, 0, 0};
+    for (int c = 0; c < 16; c++) CHECK_NEAR(y->data[c], want[c], 1e-6);
+    float *g = grad_zeroed(y);
+    for (int c = 0; c < 16; c++) g[c] = 1.0f;
+    tape_replay();
+    const float dx[16] = {1, 1, 1, 1, 0.4931506f, -1.3254442f, 1.1787359f, 0.7813973f,
+                          1, 1, 1, 1, 0, 0, 0, 0};
+    for (int c = 0; c < 16; c++) CHECK_NEAR(x->grad[c], dx[c], 1e-6);
+    tape_reset();
 }
 
 // Attention by hand with padded keys and queries: one head of width 4 (scale 1/2), query 0
@@ -937,7 +1013,7 @@ int main(void) {
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows);
-    T(test_rope); T(test_rope_angles_by_hand); T(test_attention_padding_by_hand);
+    T(test_rope); T(test_rope_angles_by_hand); T(test_rope_padding); T(test_rope_padding_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs);
     T(test_attention_shared_input); T(test_tanh_concat);
     arena_free(&arena);

@@ -159,12 +159,12 @@ static void test_rope_scheme_angles(void) {
         for (int c2 = 0; c2 < 8; c2 += 2) x->data[t * 8 + c2] = 1;   // every pair (1, 0)
     const double want[2][4] = {{cos(1.5), sin(1.5), cos(0.15), sin(0.15)}, {cos(2.0), sin(2.0), cos(0.2), sin(0.2)}};
     PosSpan rows = {.start = 0, .len = 5};
-    Tensor *y = pos_rotate(&p, x, rows);
+    Tensor *y = pos_rotate(&p, x, rows, NULL);
     for (int t = 3; t < 5; t++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[t * 8 + h * 4 + e], want[t - 3][e], 1e-6);
     p.cfg.pos_offset = 1;
-    y = pos_rotate(&p, x, rows);
+    y = pos_rotate(&p, x, rows, NULL);
     for (int e = 0; e < 4; e++) CHECK_NEAR(y->data[3 * 8 + e], want[1][e], 1e-6);
 }
 
@@ -235,7 +235,7 @@ static void test_yarn_by_hand(void) {
     int shape[3] = {1, 2, 64};
     Tensor *x = tensor_zeros(3, shape, 0);
     x->data[0] = 1; x->data[1] = 2; x->data[64] = 1;
-    Tensor *y = pos_rotate(&p, x, (PosSpan){0, 2});
+    Tensor *y = pos_rotate(&p, x, (PosSpan){0, 2}, NULL);
     CHECK_NEAR(y->data[0], 1.138629436, 1e-6);
     CHECK_NEAR(y->data[0] * y->data[0] + y->data[1] * y->data[1], 6.482384964, 1e-5);
     CHECK_NEAR(y->data[64], 0.6152041, 1e-6);
@@ -263,7 +263,7 @@ static void test_rope_dynamic(void) {
     int shape[3] = {1, 64, 64};
     Tensor *x = tensor_zeros(3, shape, 0);
     for (int t = 0; t < 64; t++) x->data[t * 64 + 14] = 1;   // pair 7 of head 0 = (1, 0)
-    Tensor *y = pos_rotate(&d, x, (PosSpan){0, 64});
+    Tensor *y = pos_rotate(&d, x, (PosSpan){0, 64}, NULL);
     CHECK_NEAR(y->data[63 * 64 + 14], cos(63 * 0.000316227766 / 2), 1e-7);
     CHECK_NEAR(y->data[63 * 64 + 15], sin(63 * 0.000316227766 / 2), 1e-7);
 }
@@ -497,7 +497,7 @@ static void test_xpos_by_hand(void) {
     Tensor *x = tensor_zeros(3, shape, 0);
     for (int t = 0; t < 3; t++) x->data[t * 4] = x->data[t * 4 + 2] = 1;
     PosSpan rows = {0, 3};
-    Tensor *q = pos_rotate(&dec, x, rows), *k = pos_rotate_key(&dec, x, rows), *e = pos_rotate_key(&enc, x, rows);
+    Tensor *q = pos_rotate(&dec, x, rows, NULL), *k = pos_rotate_key(&dec, x, rows, NULL), *e = pos_rotate_key(&enc, x, rows, NULL);
     const double rot[4] = {cos(2.0), sin(2.0), cos(0.02), sin(0.02)}, zq[4] = {0.2857143, 0.2857143, 0.6428571, 0.6428571};
     const double zk[4] = {3.5, 3.5, 1.5555556, 1.5555556};
     for (int c2 = 0; c2 < 4; c2++) {
@@ -508,7 +508,7 @@ static void test_xpos_by_hand(void) {
     }
     Tensor *one = tensor_zeros(3, (int[]){1, 1, 4}, 0);
     one->data[0] = 1;
-    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){5, 1}), *k2 = pos_rotate_key(&dec, one, (PosSpan){2, 1});
+    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){5, 1}, NULL), *k2 = pos_rotate_key(&dec, one, (PosSpan){2, 1}, NULL);
     double dot = 0;
     for (int c2 = 0; c2 < 4; c2++) dot += (double)q5->data[c2] * k2->data[c2];
     CHECK_NEAR(dot, -0.1511924, 1e-6);
@@ -528,7 +528,7 @@ static void test_xpos_relative(void) {
     double dots[2];
     const int at[2][2] = {{7, 3}, {12, 8}};
     for (int s = 0; s < 2; s++) {
-        Tensor *q = pos_rotate(&p, qv, (PosSpan){at[s][0], 1}), *k = pos_rotate_key(&p, kv, (PosSpan){at[s][1], 1});
+        Tensor *q = pos_rotate(&p, qv, (PosSpan){at[s][0], 1}, NULL), *k = pos_rotate_key(&p, kv, (PosSpan){at[s][1], 1}, NULL);
         dots[s] = 0;
         for (int i = 0; i < 8; i++) dots[s] += (double)q->data[i] * k->data[i];
     }
@@ -654,17 +654,17 @@ static void test_spans_give_rows_of_the_whole(void) {
                 int shape[3] = {1, T, d};
                 Tensor *x = tensor_new(3, shape, 0);
                 for (long i = 0; i < x->size; i++) x->data[i] = rng_normal(&r);
-                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = T}), *full_rot = pos_rotate(&p, x, (PosSpan){.start = 0, .len = T});
-                Tensor *full_key = pos_rotate_key(&p, x, (PosSpan){.start = 0, .len = T});
+                Tensor *full_in = pos_add_to_input(&p, x, (PosSpan){.start = 0, .len = T}), *full_rot = pos_rotate(&p, x, (PosSpan){.start = 0, .len = T}, NULL);
+                Tensor *full_key = pos_rotate_key(&p, x, (PosSpan){.start = 0, .len = T}, NULL);
                 Tensor *full_bias = pos_self_bias(&p, (PosSpan){.start = 0, .len = T}, (PosSpan){.start = 0, .len = T});
                 int same = 1;
                 for (int a = 0; a < T; a += 3)
                     for (int n = 1; a + n <= T; n += 4) {
                         Tensor *part = rows_of(x, a, n);
-                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){.start = a, .len = n}), *rot = pos_rotate(&p, part, (PosSpan){.start = a, .len = n});
+                        Tensor *in = pos_add_to_input(&p, part, (PosSpan){.start = a, .len = n}), *rot = pos_rotate(&p, part, (PosSpan){.start = a, .len = n}, NULL);
                         same &= !memcmp(in->data, full_in->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         same &= !memcmp(rot->data, full_rot->data + (long)a * d, sizeof(float) * (size_t)n * d);
-                        Tensor *key = pos_rotate_key(&p, part, (PosSpan){.start = a, .len = n});
+                        Tensor *key = pos_rotate_key(&p, part, (PosSpan){.start = a, .len = n}, NULL);
                         same &= !memcmp(key->data, full_key->data + (long)a * d, sizeof(float) * (size_t)n * d);
                         Tensor *bias = pos_self_bias(&p, (PosSpan){.start = a, .len = n}, (PosSpan){.start = 0, .len = a + n});   // (H,n,a+n)
                         same &= !bias == !full_bias;
@@ -810,7 +810,7 @@ static void test_hooks_use_drawn_positions(void) {
         set_sample(&p, pos, 3);
         Tensor *x = tensor_zeros(3, shape, 0);
         for (int i = 0; i < 24; i += 2) x->data[i] = 1;
-        Tensor *y = pos_rotate(&p, x, all);
+        Tensor *y = pos_rotate(&p, x, all, NULL);
         for (int t = 0; t < 3; t++) {
             CHECK_NEAR(y->data[t * 8 + 6], cos(pos[t]), 1e-6);
             CHECK_NEAR(y->data[t * 8 + 7], sin(pos[t]), 1e-6);

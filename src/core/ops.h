@@ -124,12 +124,14 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // --- rotary embedding -----------------------------------------------------------------
 // In each head (width D) the pair (2i,2i+1) at position pos[t] is rotated by
 // pos[t] * inv_freq[i] (inv_freq: D/2 values) and multiplied by `factor` (1 = a pure
-// rotation; YaRN scales q and k so). x (B,T,H*D), pos (T).
+// rotation; YaRN scales q and k so). x (B,T,H*D), pos (T). pad (B,T) nonzero marks rows that
+// nothing reads (attention's padding queries and masked keys), or NULL: such a row is not
+// rotated, its output row is 0 and no gradient flows back from it.
 Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq,
-                     float factor);
+                     float factor, const int *pad);
 // RoPE's unstretched inverse frequencies: out[i] = base^(-2i/D) for i < D/2 (D the head width).
 void rope_plain_inv_freq(double base, int D, double *out);
-// The plain case: inv_freq = rope_plain_inv_freq(base), factor 1.
+// The plain case: inv_freq = rope_plain_inv_freq(base), factor 1, no padding.
 Tensor *op_rope(Tensor *x, int n_heads, const float *pos, float base);
 
 // --- the Llama-style block ------------------------------------------------------------

@@ -117,8 +117,9 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
     Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, c->kv_pack); // (B,Tk,d)
     Tensor *v = c->mem_v ? c->mem_v : projected(&m->v_proj, x_kv, c->kv_pack); // (B,Tk,d)
     if (c->rope) {
-        q = pos_rotate(c->rope, q, c->rows);
-        k = pos_rotate_key(c->rope, k, c->rows);
+        // a padding query's row and a masked key's are never read: not rotated
+        q = pos_rotate(c->rope, q, c->rows, c->query_pad);
+        k = pos_rotate_key(c->rope, k, c->rows, c->key_pad);
     }
     if (c->past_k) {
         k = cache_append(c->past_k, k, c->rows.start, c->capacity);

@@ -62,11 +62,12 @@ struct PosScheme {
     Tensor *(*add_to_input)(const Positional *p, Tensor *x, PosSpan rows);
     // -> (H,queries.len,keys.len)
     Tensor *(*self_bias)(const Positional *p, PosSpan queries, PosSpan keys);
-    // q or k (B,rows.len,d) -> rotated
-    Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows);
+    // q or k (B,rows.len,d) -> rotated; pad (B,rows.len) or NULL: rows nothing reads
+    // (attention's padding), which come out 0 and pass no gradient back (op_rope_freq)
+    Tensor *(*rotate)(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
     // Keys, where they are treated otherwise than queries (xPos scales them the other way);
     // NULL: keys go through rotate like queries.
-    Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows);
+    Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
@@ -101,9 +102,9 @@ void pos_draw(Positional *p, Rng *r, int n);
 // token positions before the pos_offset shift, which these add.
 Tensor *pos_add_to_input(const Positional *p, Tensor *x, PosSpan rows);
 Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
-// queries (and keys, unless:)
-Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows);
-Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows);   // keys
+// queries (and keys, unless:); pad as for the rotate hook
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *pad);   // keys
 int     pos_uses_rotation(const Positional *p);
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
 // message (learned, no wrap; drawn positions: T > draw_from). A Positional without a scheme
@@ -131,8 +132,8 @@ double yarn_ramp(double r, double alpha, double beta);
 // logits by its square, YaRN's temperature), else 1.
 double rope_qk_factor(const Positional *p);
 // RoPE's rotation of q or k (B,T,d) at the span's positions, with the stretch and YaRN's factor
-// (the rope scheme's hook; xpos rotates with it too).
-Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows);
+// (the rope scheme's hook; xpos rotates with it too); pad as for the hook.
+Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
 // The rotating schemes' check_config (rope, xpos): an even head width d_model/n_heads, since
 // the rotation acts on pairs; else -1 with the message, on model.pos.
 int    rope_check_config(const Config *c, const char **key, char *msg, int n);

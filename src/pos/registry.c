@@ -81,13 +81,13 @@ Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys) {
                                 : NULL;
 }
 
-Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows) {
-    return p->scheme->rotate ? p->scheme->rotate(p, x, shifted(p, rows)) : x;
+Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {
+    return p->scheme->rotate ? p->scheme->rotate(p, x, shifted(p, rows), pad) : x;
 }
 
-Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
-    if (!p->scheme->rotate_key) return pos_rotate(p, x, rows);
-    return p->scheme->rotate_key(p, x, shifted(p, rows));
+Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {
+    if (!p->scheme->rotate_key) return pos_rotate(p, x, rows, pad);
+    return p->scheme->rotate_key(p, x, shifted(p, rows), pad);
 }
 
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }

@@ -59,14 +59,14 @@ double rope_qk_factor(const Positional *p) {
                : 1;
 }
 
-Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows) {   // x (B,T,d)
+Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {   // x (B,T,d)
     int T = rows.len;
     float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
     double *inv_freq =
         arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
     for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t);
     rope_inv_freq(p, rows.start + rows.len, inv_freq);   // the sequence so far: positions 0 .. last
-    return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p));
+    return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p), pad);
 }
 
 int rope_check_config(const Config *c, const char **key, char *msg, int n) {

@@ -20,9 +20,10 @@ static double xpos_zeta(int pair, int D) { return (2.0 * pair + 0.4 * D) / (1.4 
 
 // x (B,T,d) rotated as RoPE does; in a causal stack pair i of row t is then scaled by
 // zeta_i^(direction * position / gamma): direction +1 for queries, -1 for keys.
-static Tensor *rotate_and_decay(const Positional *p, Tensor *x, PosSpan rows, int direction) {
+static Tensor *rotate_and_decay(const Positional *p, Tensor *x, PosSpan rows, const int *pad,
+                                int direction) {
     int B = x->shape[0], T = rows.len, C = x->shape[2], H = p->n_heads, D = C / H;
-    Tensor *rotated = rope_apply(p, x, rows);
+    Tensor *rotated = rope_apply(p, x, rows, pad);
     if (p->bidirectional) return rotated;
     Tensor *scale = tensor_new(3, x->shape, 0);                      // a constant, (B,T,d)
     for (int t = 0; t < T; t++)
@@ -35,11 +36,11 @@ static Tensor *rotate_and_decay(const Positional *p, Tensor *x, PosSpan rows, in
     return op_mul(rotated, scale);
 }
 
-static Tensor *xpos_rotate_query(const Positional *p, Tensor *x, PosSpan rows) {
-    return rotate_and_decay(p, x, rows, 1);
+static Tensor *xpos_rotate_query(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {
+    return rotate_and_decay(p, x, rows, pad, 1);
 }
-static Tensor *xpos_rotate_key(const Positional *p, Tensor *x, PosSpan rows) {
-    return rotate_and_decay(p, x, rows, -1);
+static Tensor *xpos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {
+    return rotate_and_decay(p, x, rows, pad, -1);
 }
 
 // The largest scale is that of the fastest-decaying pair (zeta_0 = 2/7) at the last
