@@ -368,4 +368,39 @@ for md in results/*/results.md results/*/decoder_only.md; do
     regenerate "${md#results/}" "$@"
 done
 regenerate robustness/memory.md sh scripts/memory_table.sh
+# The OLDER folders, short of the CSV they lack, come back as committed but for what it held.
+# extrapolate_converge without --converge: every line but the steps-to-converge table, whose
+# converge.csv would hold each run's CPU seconds (its compute.csv, under runs/: not committed).
+D=$TMP/xc_partial; mkdir -p "$D"
+cp results/extrapolate_converge/results.csv results/extrapolate_converge/positions.csv \
+    results/extrapolate_converge/results.md "$D/"
+xc_cmd=$(sed -n 's/^Command: `\([^`]*\) --converge`.*/\1/p' results/extrapolate_converge/results.md)
+eval "set -- $xc_cmd"
+if [ $# = 0 ]; then fail regen_extrapolate_converge_but_steps "no Command line ending in --converge"
+elif tables regen_extrapolate_converge_but_steps "$D" "$@"; then
+    awk '/^### Steps to converge/ { s = 1; next } s && /^Training curves/ { s = 0 } !s' \
+        results/extrapolate_converge/results.md >"$TMP/xc.want"
+    same regen_extrapolate_converge_but_steps "$D/results.md" "$TMP/xc.want"
+fi
+# extend_context with a refused.csv made in the copy: a row for each cell results.csv lacks
+# (block, method, window, seed), with the message results.md lists for it (./eval's, which only
+# the runs give): the tables, and the seeds counted in the list, come back as committed.
+D=$TMP/ec_partial; mkdir -p "$D"
+cp results/extend_context/results.csv results/extend_context/results.md "$D/"
+{ echo "block,method,window,seed,message"
+  awk 'FNR == 1 { next }
+       FILENAME ~ /csv$/ { split($0, c, ","); w[c[5]]; run[c[1] "," c[2] "," c[4]]
+                           have[c[1] "," c[2] "," c[4] "," c[5]]; next }
+       /^## Block style `/ { split($0, q, "`"); block = q[2] }
+       /^- `[^`]*` at [0-9]+ \([0-9]+ seeds\): / { split($0, q, "`"); split(q[3], a, " "); m = $0
+                                                sub(/^[^)]*\): /, "", m); msg[block "," q[2] "," a[2]] = m }
+       END { for (r in run) for (x in w) if (!((r "," x) in have)) {
+                 split(r, k, ","); print k[1] "," k[2] "," x "," k[3] "," msg[k[1] "," k[2] "," x] } }' \
+      results/extend_context/results.csv results/extend_context/results.md | sort -t, -k3,3n -k1,2 -k4,4n
+} >"$D/refused.csv"
+ec_cmd=$(sed -n 's/^Command: `\([^`]*\)`.*/\1/p' results/extend_context/results.md)
+eval "set -- $ec_cmd"
+if tables regen_extend_context_tables "$D" "$@"; then
+    same regen_extend_context_tables "$D/results.md" results/extend_context/results.md
+fi
 if [ "$n_md" -ge 18 ]; then ok "regen_all_found ($n_md)"; else fail regen_all_found "only $n_md results.md and decoder_only.md"; fi
