@@ -56,14 +56,23 @@ plot() { [ "$tables" = 1 ] || "$BIN_DIR/plot" "$@" >/dev/null || die "plot faile
 # --tables FILE must exist already: its lines up to its provenance line (the first that matches
 # the extended regular expression LAST, default `^Produced by commit `: the command, wall time
 # and machine of the runs behind the CSVs) are kept, and FILE.new's own lines up to its
-# provenance line dropped.
+# provenance line dropped. A FILE made before the provenance line existed says instead what is
+# known ("... not recorded (these files predate the provenance line)."): its whole opening
+# paragraph is kept (its prose on how those runs were measured too, which the script's may no
+# longer match), and FILE.new's lines up to the end of its provenance line's paragraph dropped.
 write_md() {
     if [ "$tables" = 1 ]; then
         _last=${2:-'^Produced by commit '}
-        grep -Eq -- "$_last" "$1" 2>/dev/null ||
+        grep -Eq -- "$_last|these files predate the provenance line" "$1" 2>/dev/null ||
             die "--tables: $1 is missing or has no provenance line to keep"
-        awk -v last="$_last" 'NR == FNR { if (!kept) print; if ($0 ~ last) kept = 1; next }
-             past { print } $0 ~ last { past = 1 }' "$1" "$1.new" >"$1.tmp"
+        awk -v last="$_last" '
+            NR == FNR { if (kept) next; if (older && $0 == "") { kept = 1; next }; print
+                        if (/these files predate the provenance line/) older = 1
+                        else if (!older && $0 ~ last) kept = 1
+                        next }
+            past { print; next }
+            $0 ~ last { seen = 1; past = !older; next }
+            seen && $0 == "" { past = 1; print }' "$1" "$1.new" >"$1.tmp"
         mv "$1.tmp" "$1.new"
     fi
     mv "$1.new" "$1"
