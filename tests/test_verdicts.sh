@@ -36,7 +36,7 @@ elif cmp -s "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv &&
      cmp -s "$TMP/v/summary.md" results/verdicts/summary.md &&
      cmp -s "$TMP/v/summary.svg" results/verdicts/summary.svg &&
      cmp -s "$TMP/v/replaced.csv" results/verdicts/replaced.csv &&
-     cmp -s "$TMP/v/mrr_nope_rank_converged.csv" results/verdicts/mrr_nope_rank_converged.csv &&
+     cmp -s "$TMP/v/mrr_nope_rank_depth.csv" results/verdicts/mrr_nope_rank_depth.csv &&
      [ "$(sed 3d "$TMP/v/verdicts.md")" = "$(sed 3d results/verdicts/verdicts.md)" ]; then
     ok "verdicts: reproduces the committed files"
 else fail "verdicts: reproduces the committed files" "$(diff "$TMP/v/verdicts.csv" results/verdicts/verdicts.csv | head -5)"; fi
