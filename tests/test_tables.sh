@@ -332,7 +332,7 @@ fi
 # Folders whose runs were made before the script wrote a CSV its tables now read: --tables
 # refuses them, saying so (a skip, with that message). (A results.md made before the provenance
 # line, multi30k's, says what is known instead, and --tables keeps that: see write_md.)
-OLDER="extrapolate_converge/results.md extend_context/results.md"
+OLDER="extend_context/results.md"
 # regenerate MD COMMAND...: a copy of MD's folder (no SVG, no training curves: the plots are
 # not drawn), COMMAND --tables --out COPY; the Markdown and every CSV of the copy must equal the
 # committed ones byte for byte (the derived ones, acc.csv, offsets.csv, lm_mrr.csv, ... included).
@@ -368,20 +368,7 @@ for md in results/*/results.md results/*/decoder_only.md; do
     regenerate "${md#results/}" "$@"
 done
 regenerate robustness/memory.md sh scripts/memory_table.sh
-# The OLDER folders, short of the CSV they lack, come back as committed but for what it held.
-# extrapolate_converge without --converge: every line but the steps-to-converge table, whose
-# converge.csv would hold each run's CPU seconds (its compute.csv, under runs/: not committed).
-D=$TMP/xc_partial; mkdir -p "$D"
-cp results/extrapolate_converge/results.csv results/extrapolate_converge/positions.csv \
-    results/extrapolate_converge/results.md "$D/"
-xc_cmd=$(sed -n 's/^Command: `\([^`]*\) --converge`.*/\1/p' results/extrapolate_converge/results.md)
-eval "set -- $xc_cmd"
-if [ $# = 0 ]; then fail regen_extrapolate_converge_but_steps "no Command line ending in --converge"
-elif tables regen_extrapolate_converge_but_steps "$D" "$@"; then
-    awk '/^### Steps to converge/ { s = 1; next } s && /^Training curves/ { s = 0 } !s' \
-        results/extrapolate_converge/results.md >"$TMP/xc.want"
-    same regen_extrapolate_converge_but_steps "$D/results.md" "$TMP/xc.want"
-fi
+# The OLDER folder, short of the CSV it lacks, comes back as committed but for what it held.
 # extend_context with a refused.csv made in the copy: a row for each cell results.csv lacks
 # (block, method, window, seed), with the message results.md lists for it (./eval's, which only
 # the runs give): the tables, and the seeds counted in the list, come back as committed.
