@@ -442,6 +442,15 @@ void kernel_zero(float *p, long n) {
     );
 }
 
+void kernel_zero_padding_rows(float *x, const int *pad, long rows, long C) {
+    for (long r = 0; r < rows;) {
+        if (!pad[r]) { r++; continue; }
+        long r0 = r;
+        while (r < rows && pad[r]) r++;
+        memset(x + r0 * C, 0, sizeof(float) * (size_t)((r - r0) * C));
+    }
+}
+
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
                 const float *bias) {
     for (int i = 0; i < M; i++)

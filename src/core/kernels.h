@@ -121,6 +121,11 @@ void gemm_packed(Arena *scratch, int M, const PackedB *B, MatView A, float *C, l
 // work that one thread would do alone while the other waits).
 void kernel_zero(float *p, long n);
 
+// Rows r < rows of x (C floats each) with pad[r] != 0 set to 0, a run of consecutive rows at
+// a time: a batch entry's padding is its last rows, so one memset per entry zeroes what a
+// memset per row did (attention's padding rows, RoPE's).
+void kernel_zero_padding_rows(float *x, const int *pad, long rows, long C);
+
 // Reference version of the same contract (three loops), for tests and for tiny products.
 void gemm_naive(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
                 const float *bias);

@@ -526,7 +526,7 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
             int padding = a->query_pad && a->query_pad[(long)b * Tq + i];
             n_of[r] = padding || end == 0 ? 0 : end;
             n16_of[r] = round16(n_of[r]);
-            // a padding row's dq was zeroed whole before the heads (zero_padding_rows)
+            // a padding row's dq was zeroed whole before the heads (kernel_zero_padding_rows)
             if (!padding && end == 0 && q->grad && !acc_q)
                 memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
         }
@@ -561,18 +561,6 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     if (v->grad) head_grad_store(v->grad + (long)b * Tk * C + h * D, C, dv, Tk, D, 1.0f, acc_v);
 }
 
-// Rows r < rows of x (C floats each) with pad[r] != 0 set to 0, a run of consecutive rows at
-// a time: a batch entry's padding is its last rows, so one memset per entry zeroes what a
-// memset per row and head did (D = 16 floats each, in the small models).
-static void zero_padding_rows(float *x, const int *pad, long rows, int C) {
-    for (long r = 0; r < rows;) {
-        if (!pad[r]) { r++; continue; }
-        long r0 = r;
-        while (r < rows && pad[r]) r++;
-        memset(x + r0 * C, 0, sizeof(float) * (size_t)(r - r0) * C);
-    }
-}
-
 static void attention_backward(const Node *n) {
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
     const AttnArgs *a = n->aux;
@@ -592,7 +580,7 @@ static void attention_backward(const Node *n) {
     BackwardHeads hb = {n, q->grad && grad_accumulates(q), k->grad && grad_accumulates(k),
                         v->grad && grad_accumulates(v)};
     if (q->grad && !hb.acc_q && a->query_pad)
-        zero_padding_rows(q->grad, a->query_pad, (long)B * Tq, C);
+        kernel_zero_padding_rows(q->grad, a->query_pad, (long)B * Tq, C);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
             backward_head(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
@@ -626,8 +614,8 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
     if (args->query_pad) {   // a padding query's rows of P and probs are 0
         const int *qpad = args->query_pad + (long)b * Tq;
-        if (P) zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
-        if (args->probs) zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
+        if (P) kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
+        if (args->probs) kernel_zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
     }
     for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a padding query gets n = 0 and an output row of zeros.

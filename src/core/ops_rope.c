@@ -6,24 +6,19 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+#include "core/kernels.h"
 #include "core/ops.h"
 #include "core/tape.h"
 
 // Rows r = b*T + t of src (C = H*D floats each) rotated into dst, or added to it. A padding
-// row (pad[r] != 0) is not rotated: dst's row is set to 0, or left as it is when adding; a
-// batch entry's padding is its last rows, so a run of them is one memset.
+// row (pad[r] != 0) is not rotated: dst's row is set to 0, or left as it is when adding.
 static void rotate_pairs(const float *src, float *dst, const float *cs, const float *sn,
                          const int *pad, int B, int T, int H, int D, int inverse, int add) {
     int half = D / 2;
     long C = (long)H * D, rows = (long)B * T;
-    for (long r = 0; r < rows;) {
-        if (pad && pad[r]) {
-            long r0 = r;
-            while (r < rows && pad[r]) r++;
-            if (!add) memset(dst + r0 * C, 0, sizeof(float) * (size_t)((r - r0) * C));
-            continue;
-        }
+    if (pad && !add) kernel_zero_padding_rows(dst, pad, rows, C);
+    for (long r = 0; r < rows; r++) {
+        if (pad && pad[r]) continue;
         int t = (int)(r % T);
         for (int h = 0; h < H; h++) {
             const float *x = src + r * C + (long)h * D;
@@ -37,7 +32,6 @@ static void rotate_pairs(const float *src, float *dst, const float *cs, const fl
                 else     { y[2 * i] = y0;  y[2 * i + 1] = y1; }
             }
         }
-        r++;
     }
 }
 
