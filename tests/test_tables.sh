@@ -329,10 +329,6 @@ MD
 fi
 
 # ---- every committed results.md (and decoder_only.md, memory.md) from its committed CSVs
-# Folders whose runs were made before the script wrote a CSV its tables now read: --tables
-# refuses them, saying so (a skip, with that message). (A results.md made before the provenance
-# line, multi30k's, says what is known instead, and --tables keeps that: see write_md.)
-OLDER="extend_context/results.md"
 # regenerate MD COMMAND...: a copy of MD's folder (no SVG, no training curves: the plots are
 # not drawn), COMMAND --tables --out COPY; the Markdown and every CSV of the copy must equal the
 # committed ones byte for byte (the derived ones, acc.csv, offsets.csv, lm_mrr.csv, ... included).
@@ -344,13 +340,8 @@ regenerate() {
         mkdir -p "$_to/${_f%/*}"; cp "$_from/$_f" "$_to/$_f"
     done
     if ! "$@" --tables --out "$_to" >"$_to.out" 2>&1; then
-        case " $OLDER " in
-            *" $_md "*) skip "$_name" "$(grep -v '^\[' "$_to.out" | tail -1)" ;;
-            *) fail "$_name" "$* --tables: $(tail -2 "$_to.out" | tr '\n' ' ')" ;;
-        esac
-        return
+        fail "$_name" "$* --tables: $(tail -2 "$_to.out" | tr '\n' ' ')"; return
     fi
-    case " $OLDER " in *" $_md "*) fail "$_name" "listed as older, yet --tables took it: take it out of OLDER" ;; esac
     _bad=""
     for _f in "$_md" $(cd results && find "${_md%/*}" -maxdepth 1 -name '*.csv' ! -name '*curves.csv'); do
         cmp -s "results/$_f" "$_to/${_f#*/}" || _bad="$_bad ${_f#*/}"
@@ -368,26 +359,4 @@ for md in results/*/results.md results/*/decoder_only.md; do
     regenerate "${md#results/}" "$@"
 done
 regenerate robustness/memory.md sh scripts/memory_table.sh
-# The OLDER folder, short of the CSV it lacks, comes back as committed but for what it held.
-# extend_context with a refused.csv made in the copy: a row for each cell results.csv lacks
-# (block, method, window, seed), with the message results.md lists for it (./eval's, which only
-# the runs give): the tables, and the seeds counted in the list, come back as committed.
-D=$TMP/ec_partial; mkdir -p "$D"
-cp results/extend_context/results.csv results/extend_context/results.md "$D/"
-{ echo "block,method,window,seed,message"
-  awk 'FNR == 1 { next }
-       FILENAME ~ /csv$/ { split($0, c, ","); w[c[5]]; run[c[1] "," c[2] "," c[4]]
-                           have[c[1] "," c[2] "," c[4] "," c[5]]; next }
-       /^## Block style `/ { split($0, q, "`"); block = q[2] }
-       /^- `[^`]*` at [0-9]+ \([0-9]+ seeds\): / { split($0, q, "`"); split(q[3], a, " "); m = $0
-                                                sub(/^[^)]*\): /, "", m); msg[block "," q[2] "," a[2]] = m }
-       END { for (r in run) for (x in w) if (!((r "," x) in have)) {
-                 split(r, k, ","); print k[1] "," k[2] "," x "," k[3] "," msg[k[1] "," k[2] "," x] } }' \
-      results/extend_context/results.csv results/extend_context/results.md | sort -t, -k3,3n -k1,2 -k4,4n
-} >"$D/refused.csv"
-ec_cmd=$(sed -n 's/^Command: `\([^`]*\)`.*/\1/p' results/extend_context/results.md)
-eval "set -- $ec_cmd"
-if tables regen_extend_context_tables "$D" "$@"; then
-    same regen_extend_context_tables "$D/results.md" results/extend_context/results.md
-fi
 if [ "$n_md" -ge 18 ]; then ok "regen_all_found ($n_md)"; else fail regen_all_found "only $n_md results.md and decoder_only.md"; fi
