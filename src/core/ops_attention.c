@@ -14,7 +14,8 @@
 #include "core/tape.h"
 
 // i[0] H; saved = P (B,H,Tq,Tk), the softmax probabilities before dropout, with the sign bit
-// set where dropout removed the entry (P >= 0, so the mask costs no memory); aux = AttnArgs.
+// set where dropout removed the entry (P >= 0, so the mask costs no memory); a padding query's
+// row is 0 when the bias takes a gradient, else never written nor read; aux = AttnArgs.
 //
 // Per (batch, head) the keys (and in backward the values) are first copied transposed,
 // (D, Tk), so that a row of scores is D vector multiply-adds over contiguous keys: score
@@ -614,7 +615,9 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
     if (args->query_pad) {   // a padding query's rows of P and probs are 0
         const int *qpad = args->query_pad + (long)b * Tq;
-        if (P) kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
+        // the backward skips a padding row of P; only the bias's gradient sums every row
+        if (P && args->bias && args->bias->grad)
+            kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
         if (args->probs) kernel_zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
     }
     for (int i0 = 0; i0 < Tq; i0 += R) {
