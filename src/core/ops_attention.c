@@ -614,7 +614,7 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-    if (args->query_pad) {   // a padding query's rows of P and probs are 0
+    if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
         // the backward skips a padding row of P; only the bias's gradient sums every row
         if (P && args->bias && args->bias->grad)
@@ -632,7 +632,7 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
             q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
             y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
             n_of[r] = causal_end(args, i, Tq, Tk);
-            // padding: nothing to attend (its rows of P and probs were zeroed above)
+            // padding: nothing to attend (its rows of probs, and of P if read, zeroed above)
             if (args->query_pad && args->query_pad[(long)b * Tq + i]) n_of[r] = 0;
             n16_of[r] = round16(n_of[r]);
         }
