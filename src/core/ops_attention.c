@@ -14,7 +14,8 @@
 #include "core/tape.h"
 
 // i[0] H; saved = P (B,H,Tq,Tk), the softmax probabilities before dropout, with the sign bit
-// set where dropout removed the entry (P >= 0, so the mask costs no memory); aux = AttnArgs.
+// set where dropout removed the entry (P >= 0, so the mask costs no memory); a padding query's
+// row is 0 when the bias takes a gradient, else never written nor read; aux = AttnArgs.
 //
 // Per (batch, head) the keys (and in backward the values) are first copied transposed,
 // (D, Tk), so that a row of scores is D vector multiply-adds over contiguous keys: score
@@ -234,8 +235,11 @@ typedef struct RowBlock {        // the rows of a block that have keys, in row o
     float *y[ATTN_ROW_BLOCK];    // the row it writes (scores, an output), or add_outer_block's g
 } RowBlock;
 
-// The rows r < rows with n[r] > 0 of x and y.
-static RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+// The rows r < rows with n[r] > 0 of x and y. Inlined, the block is built in its caller's
+// frame: as a call it was returned through memory, three times a block of rows.
+ALWAYS_INLINE RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
     RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
     for (int r = 0; r < rows; r++) {
         if (n[r] <= 0) continue;
@@ -246,8 +250,6 @@ static RowBlock row_block(const int *n, int rows, const float *const *x, float *
     }
     return b;
 }
-
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 // The *_cols kernels take the rows r0 .. r0 + R - 1 of a block and V vectors of columns at
 // once: ATTN_MAX_V while that many remain, then (when ATTN_MAX_V vectors are more than 32
@@ -612,9 +614,11 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-    if (args->query_pad) {   // a padding query's rows of P and probs are 0
+    if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
-        if (P) kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
+        // the backward skips a padding row of P; only the bias's gradient sums every row
+        if (P && args->bias && args->bias->grad)
+            kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
         if (args->probs) kernel_zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
     }
     for (int i0 = 0; i0 < Tq; i0 += R) {
@@ -628,7 +632,7 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
             q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
             y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
             n_of[r] = causal_end(args, i, Tq, Tk);
-            // padding: nothing to attend (its rows of P and probs were zeroed above)
+            // padding: nothing to attend (its rows of probs, and of P if read, zeroed above)
             if (args->query_pad && args->query_pad[(long)b * Tq + i]) n_of[r] = 0;
             n16_of[r] = round16(n_of[r]);
         }

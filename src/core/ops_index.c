@@ -245,25 +245,36 @@ int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
     return 1;
 }
 
+// How many rows from r on continue the run of rows[r]: consecutive padded rows, so that a
+// sequence's token rows move as one block (a copy per row was a call per 64 floats).
+static int run_of_rows(const int *rows, int r, int n) {
+    int len = 1;
+    while (r + len < n && rows[r + len] == rows[r] + len) len++;
+    return len;
+}
+
 // The adjoint of the gather: each token row's gradient into its padded row, and the padding
 // rows 0 where this is their first writer. The rows are distinct, so a token row is written
 // once, (acc ? dx : 0) + g as an embedding's backward added it to a zeroed row, and only the
 // padding is zeroed: the embedding's backward (ids may repeat) zeroed the whole padded
-// gradient first, a second store of every token row.
+// gradient first, a second store of every token row. A run of token rows is one loop, and
+// only a gap between runs is zeroed (most token rows follow another).
 static void pack_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
     const int *rows = n->aux;
     int C = tensor_cols(x), acc = grad_accumulates(x), count = n->i[0];
     long total = tensor_rows(x), next = 0;   // the first row not yet written
-    for (int r = 0; r <= count; r++) {
+    for (int r = 0; r <= count;) {
         long row = r < count ? rows[r] : total;
-        if (!acc) memset(x->grad + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
-        if (r < count) {
-            float *d = x->grad + row * C;
-            const float *g = n->out->grad + (long)r * C;
-            for (int c = 0; c < C; c++) d[c] = (acc ? d[c] : 0.0f) + g[c];
-        }
-        next = row + 1;
+        if (!acc && row > next)
+            memset(x->grad + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
+        if (r == count) break;
+        int len = run_of_rows(rows, r, count);
+        float *d = x->grad + row * C;
+        const float *g = n->out->grad + (long)r * C;
+        for (long c = 0; c < (long)len * C; c++) d[c] = (acc ? d[c] : 0.0f) + g[c];
+        next = row + len;
+        r += len;
     }
 }
 
@@ -275,8 +286,11 @@ Tensor *op_pack_rows(Tensor *x, const RowPacking *p) {
     }
     int C = tensor_cols(x), grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new2(p->n, C, grad);
-    for (int r = 0; r < p->n; r++)
-        memcpy(out->data + (long)r * C, x->data + (long)p->rows[r] * C, sizeof(float) * C);
+    for (int r = 0, len; r < p->n; r += len) {
+        len = run_of_rows(p->rows, r, p->n);
+        memcpy(out->data + (long)r * C, x->data + (long)p->rows[r] * C,
+               sizeof(float) * (size_t)len * C);
+    }
     if (grad) {
         Node *n = tape_record("pack_rows", pack_rows_backward, out, x, NULL, NULL);
         n->aux = p->rows;
@@ -289,11 +303,12 @@ static void unpack_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
     const int *rows = n->aux;
     int C = tensor_cols(x), acc = grad_accumulates(x);
-    for (int r = 0; r < n->i[0]; r++) {   // dx row r = the gradient of output row rows[r]
+    for (int r = 0, len; r < n->i[0]; r += len) {   // dx row r = the gradient of row rows[r]
+        len = run_of_rows(rows, r, n->i[0]);
         float *d = x->grad + (long)r * C;
         const float *g = n->out->grad + (long)rows[r] * C;
-        if (acc) for (int c = 0; c < C; c++) d[c] += g[c];
-        else memcpy(d, g, sizeof(float) * (size_t)C);
+        if (acc) for (long c = 0; c < (long)len * C; c++) d[c] += g[c];
+        else memcpy(d, g, sizeof(float) * (size_t)len * C);
     }
 }
 
@@ -306,12 +321,14 @@ Tensor *op_unpack_rows(Tensor *x, const RowPacking *p) {
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new3(p->B, p->T, C, grad);
     int next = 0;   // the first output row not yet written; the ones before a token row are padding
-    for (int r = 0; r <= p->n; r++) {
+    for (int r = 0, len; r <= p->n; r += len) {
         int row = r < p->n ? p->rows[r] : p->B * p->T;
-        memset(out->data + (long)next * C, 0, sizeof(float) * (size_t)(row - next) * C);
-        if (r < p->n)
-            memcpy(out->data + (long)row * C, x->data + (long)r * C, sizeof(float) * (size_t)C);
-        next = row + 1;
+        if (row > next)
+            memset(out->data + (long)next * C, 0, sizeof(float) * (size_t)(row - next) * C);
+        if (r == p->n) break;
+        len = run_of_rows(p->rows, r, p->n);
+        memcpy(out->data + (long)row * C, x->data + (long)r * C, sizeof(float) * (size_t)len * C);
+        next = row + len;
     }
     if (grad) {
         Node *n = tape_record("unpack_rows", unpack_rows_backward, out, x, NULL, NULL);
