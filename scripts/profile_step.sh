@@ -12,9 +12,12 @@ usage: scripts/profile_step.sh [--out DIR] [--steps N] [--from FILE...]
 
 Profiles the training step of the small models under valgrind's callgrind, counting only the
 instructions inside train_step (--toggle-collect=train_step), on one OpenMP thread:
-  toy    build/cg/bin/bench --only toy --threads 1 --runs 1 (2 warm-up steps + 10 timed)
-  copy   build/cg/bin/train configs/algorithmic/lm_copy.ini train.steps=N (default 3), with
-         small evaluation sets (the evaluation is not counted, only slow under valgrind)
+  toy    build/cg/bin/train configs/rope.ini train.steps=N (default 3): the bench's toy
+         shape (d64 h4 2+2 ff256 B64) on the toy task's own batches of 1-3 clauses
+  copy   build/cg/bin/train configs/algorithmic/lm_copy.ini train.steps=N
+both with small evaluation sets (the evaluation is not counted, only slow under valgrind).
+glibc's rep stosb/movsb are switched off (GLIBC_TUNABLES): callgrind counts a rep-string
+instruction once per byte, which overstates memset/memcpy about ninefold.
 valgrind cannot decode AVX-512, so the programs are an AVX2 build (-O3 -march=x86-64-v3,
 BUILD=build/cg; `make` is run for it). Each function's own (exclusive) instructions go into a
 category: matrix products, attention, elementwise and norms, loss, optimizer, tape and arena,
@@ -24,7 +27,7 @@ calls) per step. Writes into DIR (default results/bench):
   profile_small.md   the commit, CPU and commands, each model's instructions and parallel
                      regions a step, and one table of the categories (largest first)
   --from FILE...     tabulate existing callgrind outputs (model=FILE pairs) instead of running
-Takes ~10-20 minutes on a loaded 2-core host.
+Takes 7-10 minutes on a 2-core host at load 2-4 (AMD EPYC Zen 5), the toy most of it.
 EOF
 }
 
@@ -46,18 +49,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=3000   # no re-exec under valgrind
+# callgrind counts a rep stosb/movsb once per byte: have glibc's memset/memcpy use vector loops
+tunables=glibc.cpu.x86_rep_stosb_threshold=0x7fffffffffffffff
+export GLIBC_TUNABLES=$tunables:glibc.cpu.x86_rep_movsb_threshold=0x7fffffffffffffff
 cg="valgrind --tool=callgrind --toggle-collect=train_step"
-toy_cmd="build/cg/bin/bench --only toy --threads 1 --runs 1"
-copy_cmd="build/cg/bin/train configs/algorithmic/lm_copy.ini train.steps=$steps task.val_size=8 task.test_size=8 train.eval_lengths=16"
+small="train.steps=$steps task.val_size=8 task.test_size=8"
+toy_cmd="build/cg/bin/train configs/rope.ini $small train.eval_lengths=3"
+copy_cmd="build/cg/bin/train configs/algorithmic/lm_copy.ini $small train.eval_lengths=16"
 if [ -z "$from" ]; then
     command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
     make -s -j2 BUILD=build/cg OPT="-O3 -march=x86-64-v3 -ffp-contract=fast" \
         build/cg/bin/bench build/cg/bin/train
-    # bench measures in a forked child: follow it, and keep the child's file (the larger one)
-    $cg --trace-children=yes --callgrind-out-file="$tmp/toy.%p" $toy_cmd >/dev/null 2>&1
-    toy_file=$(ls -S "$tmp"/toy.* | head -1)
-    $cg --callgrind-out-file="$tmp/copy.out" $copy_cmd "run.out_dir=$tmp/run" >/dev/null 2>&1
-    from="toy=$toy_file copy=$tmp/copy.out"
+    for model in toy copy; do
+        eval "cmd=\$${model}_cmd"
+        $cg --callgrind-out-file="$tmp/$model.out" $cmd "run.out_dir=$tmp/$model" \
+            >"$tmp/$model.log" 2>&1 || { cat "$tmp/$model.log" >&2; die "$model: $cmd failed"; }
+    done
+    from="toy=$tmp/toy.out copy=$tmp/copy.out"
 fi
 
 # category FUNCTION OBJECT: the category of a function's own instructions
@@ -76,6 +84,10 @@ echo "model,category,instructions_per_step,share" >"$csv"
     echo "Commit $commit. Instructions inside train_step counted by \`valgrind --tool=callgrind"
     echo "--toggle-collect=train_step\` on one thread (OMP_NUM_THREADS=1), written by"
     echo "\`scripts/profile_step.sh\`. Commands: toy \`$toy_cmd\`; copy \`$copy_cmd\`."
+    echo "glibc's rep stosb/movsb are off, as callgrind counts a rep-string instruction once per"
+    echo "byte: \`GLIBC_TUNABLES=$GLIBC_TUNABLES\`."
+    echo "The toy runs the bench's toy shape on the toy task's own batches (1-3 clauses), not"
+    echo "the bench's synthetic ones of 6-24 tokens."
     echo "Each function's own instructions, by category; a step's count is the total over"
     echo "the steps run (tape_backward runs once a step)."
 } >"$md"

@@ -5,9 +5,9 @@
 function step_category(fn, obj) {
     if (obj ~ /libgomp/ || fn ~ /^GOMP_|^omp_/) return "OpenMP runtime (fork/join and waiting)"
     if (fn ~ /^__mem(set|move|cpy)|^mem(set|move|cpy)/) return "memset/memcpy"
-    if (fn ~ /gemm|micro_|pack_[ab]|tile_body|column_sums/) return "matrix products"
-    if (fn ~ /attention|row_times_rows|add_outer_rows|weighted_rows|transpose_head|rope|attn_/)
-        return "attention (with RoPE)"
+    if (fn ~ /gemm|micro_|pack_[ab]|pack_unit|tile_body|column_sums/) return "matrix products"
+    if (fn ~ /attention|row_times_rows|add_outer_rows|weighted_rows|transpose_head|rope|attn_/ ||
+        fn ~ /^(forward|backward)_head/) return "attention (with RoPE)"
     if (fn ~ /cross_entropy|softmax/) return "loss (softmax and cross-entropy)"
     if (fn ~ /adamw|grad_norm|kernel_zero|clip/) return "optimizer (AdamW and gradient norm)"
     if (fn ~ /^tape_|arena_|tensor_|grad_zeroed|grad_accumulates|shape_size|node/)
