@@ -58,8 +58,7 @@ toy_cmd="build/cg/bin/train configs/rope.ini $small train.eval_lengths=3"
 copy_cmd="build/cg/bin/train configs/algorithmic/lm_copy.ini $small train.eval_lengths=16"
 if [ -z "$from" ]; then
     command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
-    make -s -j2 BUILD=build/cg OPT="-O3 -march=x86-64-v3 -ffp-contract=fast" \
-        build/cg/bin/bench build/cg/bin/train
+    make -s -j2 BUILD=build/cg OPT="-O3 -march=x86-64-v3 -ffp-contract=fast" build/cg/bin/train
     for model in toy copy; do
         eval "cmd=\$${model}_cmd"
         $cg --callgrind-out-file="$tmp/$model.out" $cmd "run.out_dir=$tmp/$model" \

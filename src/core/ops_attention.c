@@ -235,11 +235,8 @@ typedef struct RowBlock {        // the rows of a block that have keys, in row o
     float *y[ATTN_ROW_BLOCK];    // the row it writes (scores, an output), or add_outer_block's g
 } RowBlock;
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-// The rows r < rows with n[r] > 0 of x and y. Inlined, the block is built in its caller's
-// frame: as a call it was returned through memory, three times a block of rows.
-ALWAYS_INLINE RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
+// The rows r < rows with n[r] > 0 of x and y.
+static RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
     RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
     for (int r = 0; r < rows; r++) {
         if (n[r] <= 0) continue;
@@ -250,6 +247,8 @@ ALWAYS_INLINE RowBlock row_block(const int *n, int rows, const float *const *x, 
     }
     return b;
 }
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 // The *_cols kernels take the rows r0 .. r0 + R - 1 of a block and V vectors of columns at
 // once: ATTN_MAX_V while that many remain, then (when ATTN_MAX_V vectors are more than 32
