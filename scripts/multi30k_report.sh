@@ -12,7 +12,8 @@ tables=$_tables
 # row GROUP VARIANT RUN SEED STEPS BLEU,CHRF: RUN's line of runs.csv, from its config.ini,
 # train.out, compute.csv and log.csv in $out/runs/RUN
 row() {
-    _r=$out/runs/$3 _steps=$5
+    # the steps it trained: the plan's, or fewer where a stop rule ended it (the plateau part)
+    _r=$out/runs/$3 _steps=$("$BIN_DIR/table" --plain --value step:max:%d "$out/runs/$3/log.csv")
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
     # the model's parameters as the trainer counted them (its first line "run ...")
@@ -65,13 +66,36 @@ $ratio" | "$BIN_DIR/table" --plain --value ratio:count:%d --filter 'ratio>=0.95'
         die "the headline Transformer has $ratio times the LSTM's parameters, not within 5%"
 fi
 
+# the plateau pair's validation loss at every evaluation, seed by seed, and its figure
+if has plateau && [ "$tables" = 0 ]; then
+    echo "model,seed,step,val_loss" >"$out/curves.csv.tmp"
+    for s in $(seq_list "$seeds"); do for m in LSTM:lstm Transformer:tf; do
+        awk -F, -v m="${m%:*}" -v s="$s" '$2 == "val" { print m "," s "," $1 "," $4 }' \
+            "$out/runs/${m#*:}_plateau_s$s/log.csv"
+    done; done >>"$out/curves.csv.tmp"
+    mv "$out/curves.csv.tmp" "$out/curves.csv"
+    "$BIN_DIR/plot" --x step --y val_loss --group model --spread --ylabel "validation loss" \
+        --title "Multi30k: validation loss to the plateau (min..max over seeds)" \
+        -o "$out/plateau_val_loss.svg" "$out/curves.csv" >/dev/null
+fi
+
 # ---- results.md (what the columns measure: docs/multi30k_study.md, "Results")
 table_head() {
     echo "Command: \`$command\`; wall time ${wall} s for this call (${t_train} s training, ${t_eval} s"
     echo "translating and scoring; finished runs and translations are reused)."
 }
-# headline_values VARIANT COLUMN: the headline rows' COLUMN of VARIANT, one value per seed
-headline_values() { seed_values "$out/runs.csv" "$2" 1 group=headline variant="$1"; }
+# group_values GROUP VARIANT COLUMN: GROUP's rows' COLUMN of VARIANT, one value per seed
+group_values() { seed_values "$out/runs.csv" "$3" 1 group="$1" variant="$2"; }
+# intervals GROUP: Transformer - LSTM in BLEU and chrF2 over GROUP's seeds (different trained
+# models: Welch's interval, scripts/verdicts.sh)
+intervals() {
+    _group=$1
+    for m in bleu chrf; do
+        set -- $(scripts/verdicts.sh --welch "$(group_values "$_group" Transformer $m)" "$(group_values "$_group" LSTM $m)")
+        printf 'Transformer − LSTM, %s: %+.2f [%+.2f, %+.2f] (95%% interval, Welch, %s seeds each).\n' \
+            "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
+    done
+}
 md_runs() {   # md_runs GROUP LABEL: the runs of GROUP as a table (./table: the last seed's run, means, mean ± sd)
     echo "| $2 | run | d | layers | pos | parameters | seeds | CPU min / run | wall min / run | train loss: 2nd → 4th quarter | BLEU | chrF2 |"
     echo "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -89,18 +113,19 @@ part() { echo; echo "### $1"; echo; table_head; echo; md_runs "$2" "$3"; }
     echo
     provenance
     echo "Test set: $([ $quick = 1 ] && echo 'the first 40 sentences of ')test_2016_flickr; $steps training"
-    echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)'); greedy decoding unless said otherwise."
+    echo "steps per run$([ $quick = 1 ] && echo ' (--quick: tiny models)')$(has plateau && echo ', the plateau pair until it stops'); greedy decoding unless said otherwise."
     echo "BLEU (13a) and chrF2 of \`./translate --ref\`, both $ref_note; the columns: docs/multi30k_study.md."
     if has headline; then
         part "Headline: same parameter budget ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))" headline model
         echo; echo "Transformer / LSTM parameters: $ratio ($([ $ratio_ok = 1 ] && echo 'within 5%' || echo 'OUTSIDE 5%'))."
-        if [ "$seeds" -ge 2 ]; then   # different trained models: Welch's interval (scripts/verdicts.sh)
-            for m in bleu chrf; do
-                set -- $(scripts/verdicts.sh --welch "$(headline_values Transformer $m)" "$(headline_values LSTM $m)")
-                printf 'Transformer − LSTM, %s: %+.2f [%+.2f, %+.2f] (95%% interval, Welch, %s seeds each).\n' \
-                    "$([ $m = bleu ] && echo BLEU || echo chrF2)" "$1" "$2" "$3" "$seeds"
-            done
-        fi
+        if [ "$seeds" -ge 2 ]; then intervals headline; fi
+    fi
+    if has plateau; then
+        part "At a validation plateau ($seeds seed$([ "$seeds" -gt 1 ] && echo 's', mean ± sample sd))" plateau model
+        echo; echo "Steps trained up to the stop, seed by seed: $("$BIN_DIR/table" --plain --rows variant --cols seed \
+            --value steps:text --filter group=plateau "$out/runs.csv" | sed 's/,/ /; s/,/, /g' | paste -sd';' | sed 's/;/; /g')."
+        if [ "$seeds" -ge 2 ]; then intervals plateau; fi
+        echo; echo "![validation loss against steps](plateau_val_loss.svg) (curves.csv)"
     fi
     if has budget; then part "A longer budget: the seed-1 pair at $steps and $long_steps steps" budget model; fi
     if has cross; then

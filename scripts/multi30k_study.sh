@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . scripts/launch.sh
 
-PARTS_ALL="headline budget cross depth width positions beam attention"
+PARTS_ALL="headline budget plateau cross depth width positions beam attention"
 usage() {
     cat <<EOF
 usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
@@ -21,7 +21,7 @@ attention/*.svg, runs/<name>/.
 
   --quick        a smoke test: tiny models (LSTM d 32, Transformer d 28, 1 + 1 layers), 30
                  steps, the first 40 test sentences; DIR defaults to results/quick/multi30k_study
-  --seeds N      seeds of the headline pair (default 3; the other parts use seed 1)
+  --seeds N      seeds of the headline and plateau pairs (default 3; the other parts: seed 1)
   --parts LIST   the parts to run, e.g. --parts "headline beam"
   --data DIR     the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
   --out DIR      output folder (default results/multi30k_study)
@@ -85,11 +85,12 @@ tf_size() {   # tf_size D LAYERS FF: the overrides of a Transformer of that shap
 }
 HEAD_TF=$(tf_size $tf_d $tf_layers $tf_ff)
 long_steps=$((3 * steps))   # the budget part
-DEPTHS="1 2 3 6"
-# The positions part: the course's choices (none, and the two absolute schemes of its
-# notebooks) and the relative ones of current models; a selection, not the registry's list.
-POSITIONS="none sinusoidal learned"
-POSITIONS="$POSITIONS rope alibi"
+# plateau: a constant rate after the warm-up, stopped after 4 evaluations in a row without a
+# lower validation loss (docs/multi30k_study.md); ceiling 15 x the steps
+plateau_every=$((steps / 4)); [ $quick = 1 ] && plateau_every=10
+PLATEAU="train.schedule=constant train.eval_every=$plateau_every train.patience=4 train.ckpt_every=$plateau_every"
+# depths; positions: the course's (none and its two absolute schemes) and current relative ones
+DEPTHS="1 2 3 6" POSITIONS="none sinusoidal learned rope alibi"
 
 # ---- the runs. Variants equal to the seed-1 headline Transformer (depth 2, width 176,
 # sinusoidal) are that run.
@@ -108,6 +109,10 @@ plan() {
     done; fi
     if has beam || has attention; then
         echo "|LSTM|lstm_s1|1|$steps|$LSTM|$lstm_size"; echo "|Transformer|tf_s1|1|$steps|$TF|$HEAD_TF"; fi
+    if has plateau; then for s in $(seq_list "$seeds"); do
+        echo "plateau|LSTM|lstm_plateau_s$s|$s|$((15 * steps))|$LSTM|$lstm_size $PLATEAU"
+        echo "plateau|Transformer|tf_plateau_s$s|$s|$((15 * steps))|$TF|$HEAD_TF $PLATEAU"
+    done; fi
     if has budget; then
         echo "budget|LSTM ($steps steps)|lstm_s1|1|$steps|$LSTM|$lstm_size"
         echo "budget|LSTM ($long_steps steps)|lstm_long|1|$long_steps|$LSTM|$lstm_size"

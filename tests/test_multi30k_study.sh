@@ -3,14 +3,15 @@
 # training pairs, 40 test sentences): the headline pair with two seeds and a longer budget, the
 # decoder-only models against cross-attention, the beam table and the attention maps. The
 # parameter counts read from the checkpoints equal the trainer's, and the quick sizes agree
-# within 5%; a second call reuses every run; bad options are refused.
+# within 5%; a second call reuses every run; bad options are refused; the plateau part below.
 . tests/lib.sh
 M30K=../shared/data/multi30k
 expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh --quick --parts depht
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
     for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_longer_budget study_cross_attention_rows study_beam_table \
-            study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu; do
+            study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu study_plateau \
+            study_plateau_steps_at_stop; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
     exit 0
@@ -94,4 +95,28 @@ print("%.2f" % sacrebleu.corpus_chrf(h, [r]).score)' "$hyp" "$OUT/test.en")
     else fail study_reuses_runs "$(tail -3 "$TMP/again.out")"; fi
 else
     fail study_quick "exit status $?: $(tail -3 "$TMP/study.out")"
+fi
+# The plateau part: the pair at a constant rate until 4 evaluations in a row bring no lower
+# validation loss (the quick runs reach their ceiling of 15 x 30 steps), two seeds, Welch's
+# interval, the validation loss of every evaluation (45 a run) in curves.csv and its figure; a
+# row's steps are those the run trained: one stopped at step 70 reports 70.
+P=$TMP/plateau
+if scripts/multi30k_study.sh --quick --seeds 2 --parts plateau --data "$TMP/d" --out "$P" >"$TMP/plateau.out" 2>&1; then
+    cfg=$P/runs/tf_plateau_s2/config.ini
+    if [ "$(awk -F, '$1 == "plateau" && $9 == 450' "$P/runs.csv" | wc -l)" = 4 ] &&
+       grep -q '^schedule = constant$' "$cfg" && grep -q '^patience = 4$' "$cfg" && grep -q '^eval_every = 10$' "$cfg" &&
+       grep -q '^Steps trained up to the stop, seed by seed: LSTM 450, 450; Transformer 450, 450\.$' "$P/results.md" &&
+       grep -q '^Transformer − LSTM, chrF2: .* (95% interval, Welch, 2 seeds each)\.$' "$P/results.md" &&
+       [ "$(grep -c '^LSTM,2,' "$P/curves.csv")" = 45 ] && grep -q '^Transformer,1,450,' "$P/curves.csv" &&
+       grep -q '<svg' "$P/plateau_val_loss.svg"
+    then ok study_plateau
+    else fail study_plateau "$(cat "$P/runs.csv") $(grep -i 'steps\|LSTM,' "$P/results.md" | head -4)"; fi
+    R=$P/runs/lstm_plateau_s1
+    { awk -F, 'NR == 1 || $1 <= 70' "$R/log.csv"; echo "70,patience,0,,,,,,,124753"; } >"$TMP/log.cut"
+    mv "$TMP/log.cut" "$R/log.csv"
+    steps=$(out=$P sh scripts/multi30k_report.sh row plateau LSTM lstm_plateau_s1 1 450 1.00,2.00 | cut -d, -f9)
+    if [ "$steps" = 70 ]; then ok study_plateau_steps_at_stop
+    else fail study_plateau_steps_at_stop "steps $steps of a run stopped at 70 (ceiling 450)"; fi
+else
+    fail study_plateau "exit status $?: $(tail -3 "$TMP/plateau.out")"
 fi
