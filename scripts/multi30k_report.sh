@@ -9,11 +9,12 @@ _tables=${tables:-0}
 . scripts/lib.sh
 . scripts/launch.sh
 tables=$_tables
-# row GROUP VARIANT RUN SEED STEPS BLEU,CHRF: RUN's line of runs.csv, from its config.ini,
-# train.out, compute.csv and log.csv in $out/runs/RUN
+# row GROUP VARIANT RUN SEED BLEU,CHRF: RUN's line of runs.csv, from its config.ini, train.out,
+# compute.csv and log.csv in $out/runs/RUN
 row() {
-    # the steps it trained: the plan's, or fewer where a stop rule ended it (the plateau part)
-    _r=$out/runs/$3 _steps=$("$BIN_DIR/table" --plain --value step:max:%d "$out/runs/$3/log.csv")
+    _r=$out/runs/$3
+    # the steps it trained (its log's last): the plan's, or fewer where a stop rule ended it
+    _steps=$("$BIN_DIR/table" --plain --value step:max:%d "$_r/log.csv")
     _shape=""
     for _k in model d_model dec_layers pos; do _shape="$_shape$(config_value model $_k "$_r/config.ini"),"; done
     # the model's parameters as the trainer counted them (its first line "run ...")
@@ -22,18 +23,18 @@ row() {
     _wall=$("$BIN_DIR/table" --plain --value wall_seconds:sum:%.1f "$_r/compute.csv")
     # the training loss, mean of the rows logged in the second quarter of the steps and in the
     # last (one batch a row: a quarter's mean evens out the batches): is it still falling?
-    # (whole steps: step > STEPS/4 is step > the integer part of STEPS/4)
+    # (whole steps: step > steps/4 is step > the integer part of steps/4)
     _q() { "$BIN_DIR/table" --plain --value loss:mean:%.4f --filter split=train "$@" "$_r/log.csv"; }
     _loss="$(_q --filter "step>$((_steps / 4))" --filter "step<=$((_steps / 2))"),$(_q --filter "step>$((3 * _steps / 4))")"
-    echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$6,$_loss"
+    echo "$1,$2,$3,$4,$_shape$_steps,$_params,$(run_cpu_seconds "$_r"),$_wall,$5,$_loss"
 }
 case "${1:-}" in
     tables) ;;
-    row) [ $# = 7 ] || die "row GROUP VARIANT RUN SEED STEPS BLEU,CHRF"; shift; row "$@"; exit 0 ;;
+    row) [ $# = 6 ] || die "row GROUP VARIANT RUN SEED BLEU,CHRF"; shift; row "$@"; exit 0 ;;
     -h|--help) echo "usage: scripts/multi30k_report.sh tables|row   (run by scripts/multi30k_study.sh: its"
                echo "settings out, parts, quick, seeds, steps, long_steps, tf_d, tf_layers, ref_note,"
                echo "command and the times wall, t_train, t_eval in the environment;"
-               echo "see scripts/multi30k_study.sh --help); row GROUP VARIANT RUN SEED STEPS BLEU,CHRF:"
+               echo "see scripts/multi30k_study.sh --help); row GROUP VARIANT RUN SEED BLEU,CHRF:"
                echo "RUN's line of runs.csv (out in the environment)"; exit 0 ;;
     *) die "tables or row? (run by scripts/multi30k_study.sh)" ;;
 esac

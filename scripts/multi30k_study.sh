@@ -153,7 +153,7 @@ score() {
     [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
     echo "$_b,$_c"
 }
-# row GROUP VARIANT RUN SEED STEPS: one line of runs.csv (greedy decoding, the course's)
+# row GROUP VARIANT RUN SEED: one line of runs.csv (greedy decoding, the course's)
 row() {
     _s=$(score "$out/runs/$3" 1 0)   # an assignment, so that a failed translation stops the script
     out=$out sh scripts/multi30k_report.sh row "$@" "$_s"
@@ -164,7 +164,7 @@ t_eval=$(now)
 if [ $tables = 0 ]; then
     echo "group,variant,run,seed,model,d_model,layers,pos,steps,params,cpu_s,wall_s,bleu,chrf,train_loss_q2,train_loss_q4" >"$out/runs.csv.tmp"
     plan >"$out/plan.tmp"
-    while IFS='|' read -r g v run s st rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s" "$st"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
+    while IFS='|' read -r g v run s rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
     rm -f "$out/plan.tmp"
     mv "$out/runs.csv.tmp" "$out/runs.csv"
 fi

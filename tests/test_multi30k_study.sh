@@ -114,7 +114,7 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts plateau --data "$TMP/d" -
     R=$P/runs/lstm_plateau_s1
     { awk -F, 'NR == 1 || $1 <= 70' "$R/log.csv"; echo "70,patience,0,,,,,,,124753"; } >"$TMP/log.cut"
     mv "$TMP/log.cut" "$R/log.csv"
-    steps=$(out=$P sh scripts/multi30k_report.sh row plateau LSTM lstm_plateau_s1 1 450 1.00,2.00 | cut -d, -f9)
+    steps=$(out=$P sh scripts/multi30k_report.sh row plateau LSTM lstm_plateau_s1 1 1.00,2.00 | cut -d, -f9)
     if [ "$steps" = 70 ]; then ok study_plateau_steps_at_stop
     else fail study_plateau_steps_at_stop "steps $steps of a run stopped at 70 (ceiling 450)"; fi
 else
