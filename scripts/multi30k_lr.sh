@@ -51,7 +51,7 @@ done
 m30k_data "$data"
 if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_lr}; else out=${out:-results/multi30k_lr}; fi
 begin_experiment multi30k_lr.sh train translate table
-command="scripts/multi30k_lr.sh$([ $quick = 1 ] && echo ' --quick') --lrs \"$lrs\" --seed $seed"
+command="${command%% --seeds 1} --lrs \"$lrs\" --seed $seed"   # no --seeds: one trial per rate
 LSTM=configs/multi30k/study_lstm.ini; TF=configs/multi30k/study_transformer.ini
 overrides=$(m30k_overrides "$data")
 steps=$(config_value train steps "$TF")
