@@ -3,15 +3,17 @@
 # training pairs, 40 test sentences): the headline pair with two seeds and a longer budget, the
 # decoder-only models against cross-attention, the beam table and the attention maps. The
 # parameter counts read from the checkpoints equal the trainer's, and the quick sizes agree
-# within 5%; a second call reuses every run; bad options are refused; the plateau part below.
+# within 5%; a second call reuses every run; bad options are refused; the plateau part and the
+# learning rate sweep (scripts/multi30k_lr.sh) below.
 . tests/lib.sh
 M30K=../shared/data/multi30k
 expect_error study_unknown_part "unknown part 'depht'" scripts/multi30k_study.sh --quick --parts depht
+expect_error lr_sweep_bad_rate "--lrs: 'fast' is not a positive number" scripts/multi30k_lr.sh --quick --lrs "1e-3 fast"
 if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_help; else fail study_help "no --parts in --help"; fi
 if [ ! -f "$M30K/train.de" ]; then
     for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_longer_budget study_cross_attention_rows study_beam_table \
             study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu study_plateau \
-            study_plateau_steps_at_stop; do
+            study_plateau_steps_at_stop lr_sweep_chooses_on_val_bleu lr_sweep_reuses_runs; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
     exit 0
@@ -119,4 +121,25 @@ if scripts/multi30k_study.sh --quick --seeds 2 --parts plateau --data "$TMP/d" -
     else fail study_plateau_steps_at_stop "steps $steps of a run stopped at 70 (ceiling 450)"; fi
 else
     fail study_plateau "exit status $?: $(tail -3 "$TMP/plateau.out")"
+fi
+# The learning rate sweep (scripts/multi30k_lr.sh): each architecture at 1e-5 and 1e-2 for 30
+# steps. These tiny models' validation BLEU and chrF2 rank the rates oppositely (measured:
+# BLEU higher at 1e-2, chrF2 at 1e-5), so a choice by chrF2, by the lowest BLEU or by the last
+# row each picks another rate; one row a model is chosen, the highest BLEU. The translations
+# are of the validation sentences (the first 40), and a second call trains and translates nothing.
+L=$TMP/lr
+if scripts/multi30k_lr.sh --quick --lrs "1e-5 1e-2" --data "$TMP/d" --out "$L" >"$TMP/lr.out" 2>&1; then
+    chosen=$(awk -F, '$NF == "yes" { printf "%s:%s ", $1, $2 }' "$L/tuning.csv")
+    best=$(awk -F, 'NR > 1 && (!($1 in b) || $7 > b[$1]) { b[$1] = $7; l[$1] = $2 }
+        END { printf "LSTM:%s Transformer:%s ", l["LSTM"], l["Transformer"] }' "$L/tuning.csv")
+    head -n 40 "$TMP/d/val.de" | "$BIN_DIR/translate" "$L/runs/tf_lr1e-2" --beam 1 --threads 1 >"$TMP/val.hyp" 2>/dev/null
+    if [ "$chosen" = "$best" ] && [ "$(awk -F, 'NR > 1 && $6 == 40 && $4 == 30' "$L/tuning.csv" | wc -l)" = 4 ] &&
+       cmp -s "$TMP/val.hyp" "$L/runs/tf_lr1e-2/val.hyp" && grep -q '^| Transformer | 1e-2 | .* | yes |$' "$L/results.md"
+    then ok "lr_sweep_chooses_on_val_bleu ($chosen)"
+    else fail lr_sweep_chooses_on_val_bleu "chosen [$chosen], highest BLEU [$best]: $(cat "$L/tuning.csv")"; fi
+    scripts/multi30k_lr.sh --quick --lrs "1e-5 1e-2" --data "$TMP/d" --out "$L" >"$TMP/lr2.out" 2>&1
+    if ! grep -q 'translate\|trainings' "$TMP/lr2.out" && grep -q 'done in' "$TMP/lr2.out"; then ok lr_sweep_reuses_runs
+    else fail lr_sweep_reuses_runs "$(cat "$TMP/lr2.out" | head -5)"; fi
+else
+    fail lr_sweep_chooses_on_val_bleu "exit status $?: $(tail -3 "$TMP/lr.out")"
 fi
