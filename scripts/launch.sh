@@ -84,5 +84,12 @@ scored_translation() {
     mv "$_t.tmp" "$_t"
 }
 
+# m30k_chosen_lr TUNING MODEL: MODEL's learning rate chosen in TUNING (multi30k_lr.sh's tuning.csv)
+m30k_chosen_lr() {
+    _lr=$(awk -F, -v m="$2" '$1 == m && $NF == "yes" { print $2 }' "$1" 2>/dev/null || :)
+    [ -n "$_lr" ] || die "--lr-from $1: no learning rate chosen for the $2 (a tuning.csv of scripts/multi30k_lr.sh?)"
+    echo "$_lr"
+}
+
 # md_table ARGS...: ./table (a Markdown table of a CSV file, src/stats/pivot.h), failing loudly.
 md_table() { "$BIN_DIR/table" "$@" || die "./table failed: $*"; }

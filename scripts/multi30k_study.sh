@@ -9,6 +9,7 @@ PARTS_ALL="headline budget plateau cross depth width positions beam attention"
 usage() {
     cat <<EOF
 usage: scripts/multi30k_study.sh [--quick] [--seeds N] [--parts "LIST"] [--data DIR] [--out DIR]
+                                 [--lr-from TUNING.csv]
                                  [--jobs N | --slurm [--sbatch-args "ARGS"] [--no-wait]]
 
 Multi30k German -> English (test_2016_flickr): configs/multi30k/study_lstm.ini against
@@ -24,26 +25,26 @@ attention/*.svg, runs/<name>/.
   --parts LIST   the parts to run, e.g. --parts "headline beam"
   --data DIR     the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
   --out DIR      output folder (default results/multi30k_study)
+  --lr-from F    the LSTM's and the headline Transformer's learning rates: the rows chosen in
+                 F (tuning.csv of scripts/multi30k_lr.sh); default: the configs' (1e-3)
 EOF
     echo "$TABLES_USAGE"
     echo "              (and the times of the call that made them, from its results.md)"
     echo "$RUN_USAGE"
 }
 
-quick=0; seeds=3; out=""; data=data/multi30k; parts=$PARTS_ALL
+quick=0; seeds=3; out=""; data=data/multi30k; parts=$PARTS_ALL; lr_from=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --parts) [ $# -ge 2 ] || die "--parts needs a list"; parts=$2; shift 2 ;;
         --data)  [ $# -ge 2 ] || die "--data needs a folder"; data=$2; shift 2 ;;
+        --lr-from) [ $# -ge 2 ] || die "--lr-from needs a file"; lr_from=$2; shift 2 ;;
         *) common_option "$@"; [ "$used" -gt 0 ] || { usage >&2; die "unknown argument '$1'"; }
            shift "$used" ;;
     esac
 done
-# its figures are attention maps that ./translate draws from the models, not ./plot's from CSV
 [ $figures = 0 ] || die "--figures: this script draws no figures from its CSV files (its attention maps come from the trained models)"
-for p in $parts; do
-    case " $PARTS_ALL " in *" $p "*) ;; *) die "unknown part '$p' (parts: $PARTS_ALL)" ;; esac
-done
+for p in $parts; do case " $PARTS_ALL " in *" $p "*) ;; *) die "unknown part '$p' (parts: $PARTS_ALL)" ;; esac; done
 has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 m30k_data "$data"
 if [ $quick = 1 ]; then out=${out:-results/quick/multi30k_study}; else out=${out:-results/multi30k_study}; fi
@@ -55,7 +56,7 @@ if [ "$(config_value task lowercase configs/multi30k/study_transformer.ini)" = t
     [ $tables = 1 ] || tr 'A-Z' 'a-z' <"$data/test_2016_flickr.en" >"$out/runs/test_ref.en"
     ref_note="against lower-cased references"
 fi
-command="$command --parts \"$parts\""
+command="$command --parts \"$parts\"${lr_from:+ --lr-from $lr_from}"
 LSTM=configs/multi30k/study_lstm.ini; TF=configs/multi30k/study_transformer.ini
 overrides=$(m30k_overrides "$data")
 test_src=$data/test_2016_flickr.de; test_ref=$data/test_2016_flickr.en
@@ -83,6 +84,9 @@ tf_size() {   # tf_size D LAYERS FF: the overrides of a Transformer of that shap
     echo "model.d_model=$1 model.n_heads=$tf_heads model.enc_layers=$2 model.dec_layers=$2 model.d_ff=$3"
 }
 HEAD_TF=$(tf_size $tf_d $tf_layers $tf_ff)
+# --lr-from: the rates chosen on validation BLEU by scripts/multi30k_lr.sh
+[ -z "$lr_from" ] || { lstm_size="$lstm_size train.lr=$(m30k_chosen_lr "$lr_from" LSTM)"
+                       HEAD_TF="$HEAD_TF train.lr=$(m30k_chosen_lr "$lr_from" Transformer)"; }
 long_steps=$((3 * steps))   # the budget part
 # plateau: a constant rate after the warm-up, stopped after 4 evaluations in a row without a
 # lower validation loss (docs/multi30k_study.md); ceiling 15 x the steps
@@ -139,9 +143,7 @@ trainings() {
         train_run "$out/runs/$run" "$st" "$cfg" run.seed="$s" $size $overrides
     done
 }
-t_train=$(now)
-run_trainings trainings "$out"
-t_train=$(( $(now) - t_train ))
+t_train=$(now); run_trainings trainings "$out"; t_train=$(( $(now) - t_train ))
 
 # score RUN BEAM ALPHA -> "bleu,chrf" of RUN's test translation, cached in RUN/score_bB_aA.txt
 # (redone when the checkpoint is newer; atomic, so an interrupted one is simply redone)
@@ -167,9 +169,7 @@ if [ $tables = 0 ]; then
     while IFS='|' read -r g v run s rest; do [ -z "$g" ] || row "$g" "$v" "$run" "$s"; done <"$out/plan.tmp" >>"$out/runs.csv.tmp"
     rm -f "$out/plan.tmp"
     mv "$out/runs.csv.tmp" "$out/runs.csv"
-fi
 
-if [ $tables = 0 ]; then
     if has beam; then
         echo "model,beam,alpha,bleu,chrf" >"$out/beam.csv.tmp"
         for m in lstm tf; do for a in 0 1; do for b in 1 2 4 8; do

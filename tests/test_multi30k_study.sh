@@ -13,7 +13,8 @@ if scripts/multi30k_study.sh --help | grep -q -- "--parts LIST"; then ok study_h
 if [ ! -f "$M30K/train.de" ]; then
     for name in study_quick study_params_from_checkpoint study_train_loss_from_log study_same_budget study_headline_interval study_longer_budget study_cross_attention_rows study_beam_table \
             study_attention_side_by_side study_reuses_runs chrf_matches_sacrebleu study_plateau \
-            study_plateau_steps_at_stop lr_sweep_chooses_on_val_bleu lr_sweep_reuses_runs; do
+            study_plateau_steps_at_stop lr_sweep_chooses_on_val_bleu lr_sweep_reuses_runs \
+            study_lr_from_sweep study_lr_from_no_choice; do
         skip $name "no Multi30k at $M30K (scripts/get_data.sh fetches it)"
     done
     exit 0
@@ -140,6 +141,15 @@ if scripts/multi30k_lr.sh --quick --lrs "1e-5 1e-2" --data "$TMP/d" --out "$L" >
     scripts/multi30k_lr.sh --quick --lrs "1e-5 1e-2" --data "$TMP/d" --out "$L" >"$TMP/lr2.out" 2>&1
     if ! grep -q 'translate\|trainings' "$TMP/lr2.out" && grep -q 'done in' "$TMP/lr2.out"; then ok lr_sweep_reuses_runs
     else fail lr_sweep_reuses_runs "$(cat "$TMP/lr2.out" | head -5)"; fi
+    # the study trains the pair at the chosen rates: 1e-2 written into both runs' config.ini
+    if scripts/multi30k_study.sh --quick --seeds 1 --parts headline --lr-from "$L/tuning.csv" --data "$TMP/d" \
+            --out "$TMP/tuned" >"$TMP/tuned.out" 2>&1 &&
+       grep -q '^lr = 0.01$' "$TMP/tuned/runs/lstm_s1/config.ini" && grep -q '^lr = 0.01$' "$TMP/tuned/runs/tf_s1/config.ini" &&
+       grep -q -- '--lr-from .*tuning.csv`' "$TMP/tuned/results.md"
+    then ok study_lr_from_sweep
+    else fail study_lr_from_sweep "$(tail -2 "$TMP/tuned.out"; grep -h '^lr' "$TMP"/tuned/runs/*/config.ini)"; fi
 else
     fail lr_sweep_chooses_on_val_bleu "exit status $?: $(tail -3 "$TMP/lr.out")"
 fi
+expect_error study_lr_from_no_choice "--lr-from .*: no learning rate chosen for the LSTM" \
+    scripts/multi30k_study.sh --quick --parts headline --lr-from "$TMP/d/val.en" --data "$TMP/d" --out "$TMP/nochoice"
