@@ -235,17 +235,20 @@ typedef struct RowBlock {        // the rows of a block that have keys, in row o
     float *y[ATTN_ROW_BLOCK];    // the row it writes (scores, an output), or add_outer_block's g
 } RowBlock;
 
-// The rows r < rows with n[r] > 0 of x and y.
-static RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
-    RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
+// The rows r < rows with n[r] > 0 of x and y, into *b. Filled in place: a block returned by
+// value was built with scalar stores and copied with vector loads of them, which the store
+// buffer cannot forward (a stall on every block, a sixth of attention's time at T = 24).
+static void row_block(RowBlock *b, const int *n, int rows, const float *const *x,
+                      float *const *y) {
+    int R = 0, nmin = 0, nmax = 0;
     for (int r = 0; r < rows; r++) {
         if (n[r] <= 0) continue;
-        if (b.R == 0 || n[r] < b.nmin) b.nmin = n[r];
-        if (n[r] > b.nmax) b.nmax = n[r];
-        b.n[b.R] = n[r], b.x[b.R] = x[r], b.y[b.R] = y[r];
-        b.R++;
+        if (R == 0 || n[r] < nmin) nmin = n[r];
+        if (n[r] > nmax) nmax = n[r];
+        b->n[R] = n[r], b->x[R] = x[r], b->y[R] = y[r];
+        R++;
     }
-    return b;
+    b->R = R, b->nmin = nmin, b->nmax = nmax;
 }
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -403,13 +406,15 @@ ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long
 
 static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x,
                            const int *n, int rows_n, int D) {
-    RowBlock b = row_block(n, rows_n, x, g);
+    RowBlock b;
+    row_block(&b, n, rows_n, x, g);
     ROW_BLOCK_CALL(add_outer_block, b, rows, D);
 }
 
 static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n,
                            int rows_n, float *const *out) {
-    RowBlock b = row_block(n, rows_n, x, out);
+    RowBlock b;
+    row_block(&b, n, rows_n, x, out);
     ROW_BLOCK_CALL(row_times_block, b, mt, D, ld);
 }
 
@@ -418,7 +423,8 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
                                int D, float *const *y) {
     for (int r = 0; r < rows_n; r++)
         if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
-    RowBlock b = row_block(n, rows_n, (const float *const *)w, y);
+    RowBlock b;
+    row_block(&b, n, rows_n, (const float *const *)w, y);
     ROW_BLOCK_CALL(weighted_block, b, x, ld, D);
 }
 
