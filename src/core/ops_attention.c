@@ -84,8 +84,9 @@ enum { ATTN_V16 = 16 / ATTN_LANES };   // vectors per 16 columns
 // the same bits; a row with every key masked gives zeros. bias and pad (NULL: none) are
 // read a vector at a time while bias_avail / pad_avail entries remain (lanes past `end` read
 // the next row's and are masked), the last piece entry by entry.
-static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale,
-                            const float *bias, float f, const int *pad, long pad_avail) {
+static inline __attribute__((always_inline))
+void scores_to_probs_n(float *s, int end, int n16, long bias_avail, float scale, const float *bias,
+                       float f, const int *pad, long pad_avail) {
     attn_vec mx[ATTN_V16], neg_inf;   // mx[h] lane l: kernel_max's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) neg_inf[l] = -INFINITY, lane[l] = l;
@@ -131,6 +132,16 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
     memcpy(&lanes, sum, sizeof lanes);
     float inv = 1.0f / kernel_vec_total(lanes);
     for (int j = 0; j < n16; j++) s[j] *= inv;
+}
+
+// Rows of 16, 32 or 48 keys (the lab's lengths) with n16 a constant: each pass unrolls over
+// its one to three vectors, where a loop to n16 cost more than the row's arithmetic.
+static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale,
+                            const float *bias, float f, const int *pad, long pad_avail) {
+    if (n16 == 16) scores_to_probs_n(s, end, 16, bias_avail, scale, bias, f, pad, pad_avail);
+    else if (n16 == 32) scores_to_probs_n(s, end, 32, bias_avail, scale, bias, f, pad, pad_avail);
+    else if (n16 == 48) scores_to_probs_n(s, end, 48, bias_avail, scale, bias, f, pad, pad_avail);
+    else scores_to_probs_n(s, end, n16, bias_avail, scale, bias, f, pad, pad_avail);
 }
 
 // Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
@@ -441,8 +452,9 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
 // and the dot, where the scalar tails of separate loops stalled the next loop's vector loads.
 // p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
 // end read the next row's and are masked), the last piece entry by entry.
-static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f,
-                           float *pa, float *w, float *dp) {
+static inline __attribute__((always_inline))
+void probs_backward_n(const float *p, long p_avail, int end, int n16, float keep, float f,
+                      float *pa, float *w, float *dp) {
     attn_vec acc[ATTN_V16], keep_v;   // acc[h] lane l: kernel_dot's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) keep_v[l] = keep, lane[l] = l;
@@ -475,6 +487,15 @@ static void probs_backward(const float *p, long p_avail, int end, int n16, float
         if (f != 1.0f) dpv *= f;   // scores = (q.k * scale + bias) * f
         memcpy(dp + j0, &dpv, sizeof dpv);
     }
+}
+
+// As scores_to_probs: rows of 16, 32 or 48 keys with n16 a constant.
+static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f,
+                           float *pa, float *w, float *dp) {
+    if (n16 == 16) probs_backward_n(p, p_avail, end, 16, keep, f, pa, w, dp);
+    else if (n16 == 32) probs_backward_n(p, p_avail, end, 32, keep, f, pa, w, dp);
+    else if (n16 == 48) probs_backward_n(p, p_avail, end, 48, keep, f, pa, w, dp);
+    else probs_backward_n(p, p_avail, end, n16, keep, f, pa, w, dp);
 }
 
 // g[j*ld + e] = (acc ? g[j*ld + e] : 0) + s * src[j*D + e] for j < T, e < D: a head's
