@@ -191,6 +191,12 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
         }
 }
 
+// Rows 0..T-1 of head h of batch entry b of x (B,T,C) prefetched.
+static void prefetch_head(const float *x, int b, int h, int T, int C, int D) {
+    const float *row = x + (long)b * T * C + h * D;
+    for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row);
+}
+
 // Row (bh, i)'s weights after dropout, w_j = s_j * (0 or 1/(1-p)), into ds for j < n16
 // (a multiple of 16; s is 0 past the row's keys): 16 entries at a time, a loop of constant
 // length the compiler turns into whole vectors of hashes, where a loop to the row's length
@@ -543,6 +549,13 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     float *dq = blk + 3L * R * Tp;
     const float *kh = k->data + (long)b * Tk * C + h * D;
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+    if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
+        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
+        prefetch_head(v->data, b1, h1, Tk, C, D);
+        prefetch_head(k->data, b1, h1, Tk, C, D);
+        prefetch_head(q->data, b1, h1, Tq, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+    }
     memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
     for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a row without keys (padding, none visible) gets n = 0.
@@ -645,6 +658,11 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    if (bh + 1 < B * H) {   // the next head's rows
+        prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+        prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+    }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
         // the backward skips a padding row of P; only the bias's gradient sums every row
