@@ -217,8 +217,8 @@ static void drop_weights(const AttnArgs *a, long row_index, int n16, const float
 // whole vectors without branches and copied in pieces of a length that depends on Tk only:
 // a loop to `end` ran its last entries one at a time, with a branch per entry that
 // mispredicted on each dropped one (half the forward's time at T = 15 with dropout).
-static inline __attribute__((always_inline))
-void probs_save_n(float *restrict p, const float *s, const float *w, int end, int n16, int Tk) {
+static void probs_save(float *restrict p, const float *s, const float *w, int end, int n16,
+                       int Tk) {
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) lane[l] = l;
     for (int j0 = 0; j0 < n16; j0 += 16) {
@@ -238,15 +238,6 @@ void probs_save_n(float *restrict p, const float *s, const float *w, int end, in
         for (; l < m; l++) p[j0 + l] = tf[l];
     }
     for (int j = n16; j < Tk; j++) p[j] = 0;
-}
-
-// As scores_to_probs: rows of 16, 32 or 48 keys with n16 a constant.
-static void probs_save(float *restrict p, const float *s, const float *w, int end, int n16,
-                       int Tk) {
-    if (n16 == 16) probs_save_n(p, s, w, end, 16, Tk);
-    else if (n16 == 32) probs_save_n(p, s, w, end, 32, Tk);
-    else if (n16 == 48) probs_save_n(p, s, w, end, 48, Tk);
-    else probs_save_n(p, s, w, end, n16, Tk);
 }
 
 // Query rows handled together: in backward dK and dV (Tk x D each, in L2 at T = 256) are read
