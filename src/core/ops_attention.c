@@ -191,10 +191,16 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
         }
 }
 
-// Rows 0..T-1 of head h of batch entry b of x (B,T,C) prefetched.
+// The first cache line of head h in rows 0..T-1 of batch entry b of x (B,T,C) prefetched (all
+// of the head at D = 16); the rows a head writes for writing, so that its stores find their
+// lines owned (without, the stores waited on each line's fetch).
 static void prefetch_head(const float *x, int b, int h, int T, int C, int D) {
     const float *row = x + (long)b * T * C + h * D;
     for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row);
+}
+static void prefetch_head_write(float *x, int b, int h, int T, int C, int D) {
+    float *row = x + (long)b * T * C + h * D;
+    for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row, 1);
 }
 
 // Row (bh, i)'s weights after dropout, w_j = s_j * (0 or 1/(1-p)), into ds for j < n16
@@ -555,6 +561,9 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
         prefetch_head(k->data, b1, h1, Tk, C, D);
         prefetch_head(q->data, b1, h1, Tq, C, D);
         prefetch_head(dY, b1, h1, Tq, C, D);
+        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
+        if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
+        if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
     }
     memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
     for (int i0 = 0; i0 < Tq; i0 += R) {
@@ -662,6 +671,7 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
         prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
         prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
         prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
     }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
