@@ -555,8 +555,8 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     float *dq = blk + 3L * R * Tp;
     const float *kh = k->data + (long)b * Tk * C + h * D;
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
-    if (bh + 2 < n->in[0]->shape[0] * H) {   // the next head's rows
-        int b1 = (bh + 2) / H, h1 = (bh + 2) % H;
+    if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
+        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
         prefetch_head(v->data, b1, h1, Tk, C, D);
         prefetch_head(k->data, b1, h1, Tk, C, D);
         prefetch_head(q->data, b1, h1, Tq, C, D);
@@ -667,11 +667,11 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
-    if (bh + 2 < B * H) {   // the next head's rows
-        prefetch_head(k->data, (bh + 2) / H, (bh + 2) % H, Tk, C, D);
-        prefetch_head(q->data, (bh + 2) / H, (bh + 2) % H, Tq, C, D);
-        prefetch_head(v->data, (bh + 2) / H, (bh + 2) % H, Tk, C, D);
-        prefetch_head_write(out->data, (bh + 2) / H, (bh + 2) % H, Tq, C, D);
+    if (bh + 1 < B * H) {   // the next head's rows
+        prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+        prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
     }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
