@@ -157,9 +157,10 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
         for (int e0 = 0; e0 < D; e0 += 16) {
             int ne = D - e0 < 16 ? D - e0 : 16;
             if (ne == 16) {   // in blocks of the build's vectors (kernels.h), 1 or 2 x 2 of them
-                // rows past T read the last row and are zeroed by a mask, so that every load
-                // is unconditional and the block stays in registers (with a branch a row, gcc
-                // kept it on the stack and each load waited on the previous store)
+                // AVX-512: rows past T read the last row and are zeroed by a mask, so that
+                // every load is unconditional and the block stays in registers (with a branch a
+                // row, gcc kept it on the stack and each load waited on the previous store); on
+                // AVX2 the branch a row measured faster (docs/performance.md)
                 int last = T - 1 - j0;
                 for (int l0 = 0; l0 < 16; l0 += KERNEL_VL)
                     for (int c0 = 0; c0 < 16; c0 += KERNEL_VL) {
@@ -168,10 +169,17 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
                         const float *top = x + ((long)b * T + j0) * C + h * D + e0 + c0;
                         for (int l = 0; l < KERNEL_VL; l++) {
                             int r = l0 + l;
+#if KERNEL_VL == 16
                             const float *row = top + (long)(r < last ? r : last) * C;
                             if (c0 == 0 && j0 + r + 16 < T) __builtin_prefetch(row + 16L * C);
                             memcpy(&t[l], row, sizeof t[l]);
                             t[l] = (kernel_vf)((kernel_vi)t[l] & -(r <= last));
+#else
+                            const float *row = top + (long)r * C;
+                            if (c0 == 0 && j0 + r + 16 < T) __builtin_prefetch(row + 16L * C);
+                            if (r <= last) memcpy(&t[l], row, sizeof t[l]);
+                            else t[l] = (kernel_vf){0};
+#endif
                         }
                         kernel_transpose(t);
                         for (int e = 0; e < KERNEL_VL; e++)
