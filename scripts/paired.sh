@@ -5,8 +5,8 @@ set -eu
 
 usage() {
     cat <<'EOF'
-usage: scripts/paired.sh [--threads N] [--pairs N] gemm REV_A [REV_B] [ROWS]
-       scripts/paired.sh [--threads N] [--pairs N] attention REV_A [REV_B] [B T C H]
+usage: scripts/paired.sh [--threads N] [--pairs N] [--cpu] gemm REV_A [REV_B] [ROWS]
+       scripts/paired.sh [--threads N] [--pairs N] [--cpu] attention REV_A [REV_B] [B T C H [MIN_T]]
 
 Compares two versions of one kernel file in one process, alternating call by call, and
 prints the median over the pairs of time(A) / time(B): above 1, B is faster. On a shared
@@ -16,12 +16,15 @@ a few per cent; pairs can.
   gemm       src/core/kernels.c: the products of one d = 768 layer (q/k/v/o, fc1, fc2;
              forward, dX, dW) with ROWS tokens (default 1024)
   attention  src/core/ops_attention.c: one layer's causal attention, forward + backward
-             (default B 4, T 256, C 768, H 12); also checks that A and B give the same
-             y, dq, dk and dv bit for bit
+             (default B 4, T 256, C 768, H 12; with MIN_T, entry b has MIN_T + 7b mod
+             (T - MIN_T + 1) tokens and the rest is padding, masked as keys and queries);
+             also checks that A and B give the same y, dq, dk and dv bit for bit
   REV_A      a git revision (e.g. HEAD~2, a commit, a branch)
   REV_B      another one (not a plain number: that is a size); default: the working tree
   --threads  OpenMP threads (default 1)
   --pairs    pairs to time (default 15)
+  --cpu      attention: time by the process's CPU seconds, not the wall clock (a loaded
+             host preempts calls of a millisecond; their wall time is other processes')
   --cflags-a, --cflags-b FLAGS
              extra compiler flags for A's or B's kernel file, e.g. -DKC=512 to compare
              the blockings kernels.c lets -D set (REV_A and REV_B may then be the same)
@@ -33,12 +36,13 @@ git. Example: scripts/paired.sh gemm HEAD~1
 EOF
 }
 
-threads=1 pairs=15 cflags_a= cflags_b=
+threads=1 pairs=15 cflags_a= cflags_b= clock=wall
 while [ $# -gt 0 ]; do
     case "$1" in
         --help|-h) usage; exit 0 ;;
         --threads) threads=${2:?--threads needs a number}; shift 2 ;;
         --pairs) pairs=${2:?--pairs needs a number}; shift 2 ;;
+        --cpu) clock=cpu; shift ;;
         --cflags-a) cflags_a=${2?--cflags-a needs flags}; shift 2 ;;
         --cflags-b) cflags_b=${2?--cflags-b needs flags}; shift 2 ;;
         --*) echo "paired.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -90,8 +94,8 @@ if [ "$what" = gemm ]; then
     "$work/$driver" "$pairs" "$@"
 else
     [ $# -eq 0 ] && set -- 4 256 768 12
-    [ $# -eq 4 ] || { echo "paired.sh: attention takes B T C H (see --help)" >&2; exit 2; }
-    DUMP_A=$work/a.bin DUMP_B=$work/b.bin "$work/$driver" "$pairs" "$@"
+    [ $# -eq 4 ] || [ $# -eq 5 ] || { echo "paired.sh: attention takes B T C H [MIN_T] (see --help)" >&2; exit 2; }
+    PAIRED_CLOCK=$clock DUMP_A=$work/a.bin DUMP_B=$work/b.bin "$work/$driver" "$pairs" "$@"
     if cmp -s "$work/a.bin" "$work/b.bin"; then echo "y, dq, dk, dv: the same bits"
     else echo "y, dq, dk, dv: the bits DIFFER"; fi
 fi

@@ -11,8 +11,10 @@ expect_error "paired: unknown option" "unknown option" scripts/paired.sh --fast 
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
     skip "paired: tiny runs" "not in a git clone (the script compares git revisions)"
 else
-    if out=$(scripts/paired.sh --pairs 2 attention HEAD HEAD 1 20 64 2 2>&1) &&
-       echo "$out" | grep -q "speed b/a" && echo "$out" | grep -q "the same bits"; then ok "paired: attention, HEAD against HEAD, the same bits"
+    # padding (entries of 2..5 tokens of 5: 2, 5, 4) and the CPU clock reach the driver
+    if out=$(scripts/paired.sh --pairs 2 --cpu attention HEAD HEAD 3 5 32 2 2 2>&1) &&
+       echo "$out" | grep -q "2..5 tokens (11 of 15), forward + backward (CPU clock): speed b/a" &&
+       echo "$out" | grep -q "the same bits"; then ok "paired: attention, HEAD against HEAD, padded, --cpu, the same bits"
     else fail "paired: attention, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
     if out=$(scripts/paired.sh --pairs 1 gemm HEAD HEAD 16 2>&1) && echo "$out" | grep -q "^all nine"; then ok "paired: gemm, HEAD against HEAD"
     else fail "paired: gemm, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi

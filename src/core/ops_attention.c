@@ -84,8 +84,9 @@ enum { ATTN_V16 = 16 / ATTN_LANES };   // vectors per 16 columns
 // the same bits; a row with every key masked gives zeros. bias and pad (NULL: none) are
 // read a vector at a time while bias_avail / pad_avail entries remain (lanes past `end` read
 // the next row's and are masked), the last piece entry by entry.
-static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale,
-                            const float *bias, float f, const int *pad, long pad_avail) {
+static inline __attribute__((always_inline))
+void scores_to_probs_n(float *s, int end, int n16, long bias_avail, float scale, const float *bias,
+                       float f, const int *pad, long pad_avail) {
     attn_vec mx[ATTN_V16], neg_inf;   // mx[h] lane l: kernel_max's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) neg_inf[l] = -INFINITY, lane[l] = l;
@@ -133,6 +134,16 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
     for (int j = 0; j < n16; j++) s[j] *= inv;
 }
 
+// Rows of 16, 32 or 48 keys (the lab's lengths) with n16 a constant: each pass unrolls over
+// its one to three vectors, where a loop to n16 cost more than the row's arithmetic.
+static void scores_to_probs(float *s, int end, int n16, long bias_avail, float scale,
+                            const float *bias, float f, const int *pad, long pad_avail) {
+    if (n16 == 16) scores_to_probs_n(s, end, 16, bias_avail, scale, bias, f, pad, pad_avail);
+    else if (n16 == 32) scores_to_probs_n(s, end, 32, bias_avail, scale, bias, f, pad, pad_avail);
+    else if (n16 == 48) scores_to_probs_n(s, end, 48, bias_avail, scale, bias, f, pad, pad_avail);
+    else scores_to_probs_n(s, end, n16, bias_avail, scale, bias, f, pad, pad_avail);
+}
+
 // Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
 // multiple of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
 // full tile is loaded a row per vector and transposed in registers (kernel_transpose, in
@@ -146,16 +157,29 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
         for (int e0 = 0; e0 < D; e0 += 16) {
             int ne = D - e0 < 16 ? D - e0 : 16;
             if (ne == 16) {   // in blocks of the build's vectors (kernels.h), 1 or 2 x 2 of them
+                // AVX-512: rows past T read the last row and are zeroed by a mask, so that
+                // every load is unconditional and the block stays in registers (with a branch a
+                // row, gcc kept it on the stack and each load waited on the previous store); on
+                // AVX2 the branch a row measured faster (docs/performance.md)
+                int last = T - 1 - j0;
                 for (int l0 = 0; l0 < 16; l0 += KERNEL_VL)
                     for (int c0 = 0; c0 < 16; c0 += KERNEL_VL) {
                         // t[l] = row j0 + l0 + l, then t[e] = column e0 + c0 + e
                         kernel_vf t[KERNEL_VL];
+                        const float *top = x + ((long)b * T + j0) * C + h * D + e0 + c0;
                         for (int l = 0; l < KERNEL_VL; l++) {
-                            int j = j0 + l0 + l;
-                            const float *row = x + ((long)b * T + j) * C + h * D + e0 + c0;
-                            if (c0 == 0 && j + 16 < T) __builtin_prefetch(row + 16L * C);
-                            if (j < T) memcpy(&t[l], row, sizeof t[l]);
+                            int r = l0 + l;
+#if KERNEL_VL == 16
+                            const float *row = top + (long)(r < last ? r : last) * C;
+                            if (c0 == 0 && j0 + r + 16 < T) __builtin_prefetch(row + 16L * C);
+                            memcpy(&t[l], row, sizeof t[l]);
+                            t[l] = (kernel_vf)((kernel_vi)t[l] & -(r <= last));
+#else
+                            const float *row = top + (long)r * C;
+                            if (c0 == 0 && j0 + r + 16 < T) __builtin_prefetch(row + 16L * C);
+                            if (r <= last) memcpy(&t[l], row, sizeof t[l]);
                             else t[l] = (kernel_vf){0};
+#endif
                         }
                         kernel_transpose(t);
                         for (int e = 0; e < KERNEL_VL; e++)
@@ -173,6 +197,18 @@ static void transpose_head(const float *x, int b, int h, int T, int C, int D, in
             for (int e = 0; e < ne; e++)
                 memcpy(xt + (long)(e0 + e) * ld + j0, tile[e], sizeof tile[e]);
         }
+}
+
+// The first cache line of head h in rows 0..T-1 of batch entry b of x (B,T,C) prefetched (all
+// of the head at D = 16); the rows a head writes for writing, so that its stores find their
+// lines owned (without, the stores waited on each line's fetch).
+static void prefetch_head(const float *x, int b, int h, int T, int C, int D) {
+    const float *row = x + (long)b * T * C + h * D;
+    for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row);
+}
+static void prefetch_head_write(float *x, int b, int h, int T, int C, int D) {
+    float *row = x + (long)b * T * C + h * D;
+    for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row, 1);
 }
 
 // Row (bh, i)'s weights after dropout, w_j = s_j * (0 or 1/(1-p)), into ds for j < n16
@@ -235,17 +271,20 @@ typedef struct RowBlock {        // the rows of a block that have keys, in row o
     float *y[ATTN_ROW_BLOCK];    // the row it writes (scores, an output), or add_outer_block's g
 } RowBlock;
 
-// The rows r < rows with n[r] > 0 of x and y.
-static RowBlock row_block(const int *n, int rows, const float *const *x, float *const *y) {
-    RowBlock b = {.R = 0, .nmin = 0, .nmax = 0};
+// The rows r < rows with n[r] > 0 of x and y, into *b. Filled in place: a block returned by
+// value was built with scalar stores and copied with vector loads of them, which the store
+// buffer cannot forward (a stall on every block, a sixth of attention's time at T = 24).
+static void row_block(RowBlock *b, const int *n, int rows, const float *const *x,
+                      float *const *y) {
+    int R = 0, nmin = 0, nmax = 0;
     for (int r = 0; r < rows; r++) {
         if (n[r] <= 0) continue;
-        if (b.R == 0 || n[r] < b.nmin) b.nmin = n[r];
-        if (n[r] > b.nmax) b.nmax = n[r];
-        b.n[b.R] = n[r], b.x[b.R] = x[r], b.y[b.R] = y[r];
-        b.R++;
+        if (R == 0 || n[r] < nmin) nmin = n[r];
+        if (n[r] > nmax) nmax = n[r];
+        b->n[R] = n[r], b->x[R] = x[r], b->y[R] = y[r];
+        R++;
     }
-    return b;
+    b->R = R, b->nmin = nmin, b->nmax = nmax;
 }
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -403,13 +442,15 @@ ALWAYS_INLINE void weighted_block(const RowBlock *b, int R, const float *x, long
 
 static void add_outer_rows(float *restrict rows, float *const *g, const float *const *x,
                            const int *n, int rows_n, int D) {
-    RowBlock b = row_block(n, rows_n, x, g);
+    RowBlock b;
+    row_block(&b, n, rows_n, x, g);
     ROW_BLOCK_CALL(add_outer_block, b, rows, D);
 }
 
 static void row_times_rows(const float *const *x, const float *mt, int D, long ld, const int *n,
                            int rows_n, float *const *out) {
-    RowBlock b = row_block(n, rows_n, x, out);
+    RowBlock b;
+    row_block(&b, n, rows_n, x, out);
     ROW_BLOCK_CALL(row_times_block, b, mt, D, ld);
 }
 
@@ -418,7 +459,8 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
                                int D, float *const *y) {
     for (int r = 0; r < rows_n; r++)
         if (n[r] <= 0) memset(y[r], 0, sizeof(float) * (size_t)D);
-    RowBlock b = row_block(n, rows_n, (const float *const *)w, y);
+    RowBlock b;
+    row_block(&b, n, rows_n, (const float *const *)w, y);
     ROW_BLOCK_CALL(weighted_block, b, x, ld, D);
 }
 
@@ -430,8 +472,9 @@ static void weighted_rows_rows(float *const *w, const int *n, int rows_n, const 
 // and the dot, where the scalar tails of separate loops stalled the next loop's vector loads.
 // p is read a vector at a time while p_avail entries of this (batch, head) remain (lanes past
 // end read the next row's and are masked), the last piece entry by entry.
-static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f,
-                           float *pa, float *w, float *dp) {
+static inline __attribute__((always_inline))
+void probs_backward_n(const float *p, long p_avail, int end, int n16, float keep, float f,
+                      float *pa, float *w, float *dp) {
     attn_vec acc[ATTN_V16], keep_v;   // acc[h] lane l: kernel_dot's lane h * ATTN_LANES + l
     attn_veci lane;
     for (int l = 0; l < ATTN_LANES; l++) keep_v[l] = keep, lane[l] = l;
@@ -464,6 +507,15 @@ static void probs_backward(const float *p, long p_avail, int end, int n16, float
         if (f != 1.0f) dpv *= f;   // scores = (q.k * scale + bias) * f
         memcpy(dp + j0, &dpv, sizeof dpv);
     }
+}
+
+// As scores_to_probs: rows of 16, 32 or 48 keys with n16 a constant.
+static void probs_backward(const float *p, long p_avail, int end, int n16, float keep, float f,
+                           float *pa, float *w, float *dp) {
+    if (n16 == 16) probs_backward_n(p, p_avail, end, 16, keep, f, pa, w, dp);
+    else if (n16 == 32) probs_backward_n(p, p_avail, end, 32, keep, f, pa, w, dp);
+    else if (n16 == 48) probs_backward_n(p, p_avail, end, 48, keep, f, pa, w, dp);
+    else probs_backward_n(p, p_avail, end, n16, keep, f, pa, w, dp);
 }
 
 // g[j*ld + e] = (acc ? g[j*ld + e] : 0) + s * src[j*D + e] for j < T, e < D: a head's
@@ -511,6 +563,16 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     float *dq = blk + 3L * R * Tp;
     const float *kh = k->data + (long)b * Tk * C + h * D;
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+    if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
+        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
+        prefetch_head(v->data, b1, h1, Tk, C, D);
+        prefetch_head(k->data, b1, h1, Tk, C, D);
+        prefetch_head(q->data, b1, h1, Tq, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
+        if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
+        if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
+    }
     memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
     for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a row without keys (padding, none visible) gets n = 0.
@@ -613,6 +675,12 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    if (bh + 1 < B * H) {   // the next head's rows
+        prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+        prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+    }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
         // the backward skips a padding row of P; only the bias's gradient sums every row
