@@ -21,7 +21,8 @@ first of equal ones); the test set is never read. Writes into DIR: tuning.csv
 
   --quick        a smoke test: the study's tiny sizes, 30 steps, the first 40 validation
                  sentences; DIR defaults to results/quick/multi30k_lr
-  --lrs LIST     the grid (default "5e-4 1e-3 2e-3")
+  --lrs LIST     the grid (default "5e-4 1e-3 2e-3 4e-3"; a grid whose best rate lies on its
+                 edge wants a wider one)
   --seed S       the seed of every trial (default 100: not a seed of the study's final runs)
   --data DIR     the Multi30k files (default data/multi30k, as scripts/get_data.sh leaves them)
   --out DIR      output folder (default results/multi30k_lr)
@@ -30,7 +31,7 @@ EOF
     echo "$RUN_USAGE"
 }
 
-quick=0; seeds=1; out=""; data=data/multi30k; lrs="5e-4 1e-3 2e-3"; seed=100
+quick=0; seeds=1; out=""; data=data/multi30k; lrs="5e-4 1e-3 2e-3 4e-3"; seed=100
 while [ $# -gt 0 ]; do
     case "$1" in
         --lrs)  [ $# -ge 2 ] || die "--lrs needs a list"; lrs=$2; shift 2 ;;
