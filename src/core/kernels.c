@@ -1,7 +1,8 @@
 // Packed, register-tiled matrix product (the GotoBLAS/BLIS scheme, one level of it):
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
-//      per call and in parallel (row-major A is read in place, see gemm_tile);
+//      per call and in parallel (row-major A is read in place, see gemm_tile; with the
+//      flat tile short rows of either operand too, see IN_PLACE_LD);
 //   2. split C into tiles of NC columns by MC rows (on one thread all M rows when K x NC is
 //      large, see gemm_rows; fewer rows with several threads if needed for 4 tiles a
 //      thread), and hand them to the threads (dynamic schedule: a thread slowed by another
@@ -23,7 +24,9 @@
 // Vector width and register tiles: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
 // a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
 // 12 x 32 needs 14, so the wide products run faster; 12 x 32 stays for products whose N it
-// pads less (the toy widths, such as N = 64, where 48-column tiles are mostly padding).
+// pads less (the toy widths, such as N = 14, where 48-column tiles are mostly padding), and
+// 6 x 64 (flat: 24 registers for C, 4 for B; 10 loads per 24) takes the multiples of 64 that
+// 48 pads (64, 128, 256: no padding, and 6 rows pad M = 64 to 66 where 12 padded it to 72).
 // 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
 // Columns per tile, NC_PANELS register tiles: 8 x 48 = 384 with AVX-512. With AVX2, 4 x 16 =
 // 64: every row tile reads the tile's column of B panels (K x NC) again, after its own rows of
