@@ -135,7 +135,8 @@ static void micro_rows_wide(int kc, const float *a, long lda, const float *b, fl
 }
 static void micro_packed_narrow(int kc, const float *a, const float *b, float *c, long ldc,
                                 int mode, const float *bias) {
-    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, GEMM_NARROW_NR, c, ldc, mode, bias);
+    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, GEMM_NARROW_NR, c, ldc, mode,
+               bias);
 }
 static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, float *c, long ldc,
                               int mode, const float *bias) {

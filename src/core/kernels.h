@@ -47,10 +47,12 @@ static inline GemmTile gemm_tile_for(long N) {
     return N % GEMM_FLAT_NR == 0 ? GEMM_TILE_FLAT : GEMM_TILE_NARROW;
 }
 static inline int gemm_tile_mr(GemmTile t) {
-    return t == GEMM_TILE_WIDE ? GEMM_WIDE_MR : t == GEMM_TILE_NARROW ? GEMM_NARROW_MR : GEMM_FLAT_MR;
+    return t == GEMM_TILE_WIDE ? GEMM_WIDE_MR
+         : t == GEMM_TILE_NARROW ? GEMM_NARROW_MR : GEMM_FLAT_MR;
 }
 static inline int gemm_tile_nr(GemmTile t) {
-    return t == GEMM_TILE_WIDE ? GEMM_WIDE_NR : t == GEMM_TILE_NARROW ? GEMM_NARROW_NR : GEMM_FLAT_NR;
+    return t == GEMM_TILE_WIDE ? GEMM_WIDE_NR
+         : t == GEMM_TILE_NARROW ? GEMM_NARROW_NR : GEMM_FLAT_NR;
 }
 
 // Rows of a transposed A (M x K) that gemm packs at once: all M, or past GEMM_A_PACK_MAX
