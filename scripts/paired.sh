@@ -5,7 +5,7 @@ set -eu
 
 usage() {
     cat <<'EOF'
-usage: scripts/paired.sh [--threads N] [--pairs N] [--cpu] gemm REV_A [REV_B] [ROWS]
+usage: scripts/paired.sh [--threads N] [--pairs N] gemm REV_A [REV_B] [ROWS [D FF [V]]]
        scripts/paired.sh [--threads N] [--pairs N] [--cpu] attention REV_A [REV_B] [B T C H [MIN_T]]
 
 Compares two versions of one kernel file in one process, alternating call by call, and
@@ -13,8 +13,11 @@ prints the median over the pairs of time(A) / time(B): above 1, B is faster. On 
 virtual machine whose speed drifts by 20-50 % between minutes, separate runs cannot resolve
 a few per cent; pairs can.
 
-  gemm       src/core/kernels.c: the products of one d = 768 layer (q/k/v/o, fc1, fc2;
-             forward, dX, dW) with ROWS tokens (default 1024)
+  gemm       src/core/kernels.c: the products of one layer of width D, FFN FF (default
+             768, 3072: GPT-2; q/k/v/o, fc1, fc2, and with V an output layer D -> V;
+             forward, dX, dW) with ROWS tokens (default 1024); timed by CPU time on one
+             thread (other processes' time left out), by the wall clock on more; also
+             checks that A and B give the same bits for every product
   attention  src/core/ops_attention.c: one layer's causal attention, forward + backward
              (default B 4, T 256, C 768, H 12; with MIN_T, entry b has MIN_T + 7b mod
              (T - MIN_T + 1) tokens and the rest is padding, masked as keys and queries);

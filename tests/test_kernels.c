@@ -138,16 +138,73 @@ static void test_gemm_same_bits_in_slices(void) {
     CHECK(bad == 0, "whole and sliced products differ (variants mask 0x%x)", bad);
 }
 
-// Which register tile a product takes (a speed choice only: both give the same bits, above).
-// The toy widths (64, 128, 256) take 12 x 32, which pads them less; GPT-2 widths (768,
-// 3072), 384, 512 and 1024 take 8 x 48 (measurements in docs/performance.md).
+// (rows, cols) numbers m, stored row-major (or transposed) with stored rows 257 floats longer
+// than the matrix's (NaN past it; never under IN_PLACE_LD apart): the same matrix as
+// stored(m, ...), in a layout gemm packs.
+static MatView stored_wide(const float *m, int rows, int cols, int transposed) {
+    int outer = transposed ? cols : rows, inner = transposed ? rows : cols;
+    long ld = inner + 257;
+    float *p = arena_alloc(&arena, sizeof(float) * (size_t)(outer * ld));
+    for (int o = 0; o < outer; o++)
+        for (int i = 0; i < ld; i++) p[o * ld + i] = i < inner ? m[(long)o * inner + i] : NAN;
+    return transposed ? mat_cols(p, ld) : mat_rows(p, ld);
+}
+
+// The flat tile (N a multiple of 64) reads a row-major B and a transposed A in place when
+// their stored rows are at most IN_PLACE_LD = 256 floats apart (kernels.c). Against
+// gemm_naive: N 64, 128, 256 (B's rows one, two and four tiles wide), M 1 (an edge panel
+// only), 7 (a panel and an edge row), 64; K 1, 7, 385 (two k blocks); every transpose,
+// accumulate and bias. Then bit for bit against the same product with both operands in
+// longer stored rows (packed); and so a transposed A of 200 x 6000, which gemm packs in two
+// chunks of rows (GEMM_A_PACK_MAX) when it is not read in place.
+static void test_gemm_flat_in_place(void) {
+    static const int Ms[] = {1, 7, 64}, Ns[] = {64, 128, 256}, Ks[] = {1, 7, 385};
+    double worst = 0;
+    int worst_case = -1, differ = 0;
+    for (int s = 0; s < 27 + 1; s++) {
+        int M = s < 27 ? Ms[s / 9] : 200, N = s < 27 ? Ns[s / 3 % 3] : 64, K = s < 27 ? Ks[s % 3] : 6000;
+        for (int variant = 0; variant < 16; variant++) {
+            int ta = variant & 1, tb = variant >> 1 & 1, acc = variant >> 2 & 1, with_bias = variant >> 3 & 1;
+            if (s == 27 && (!ta || tb || with_bias)) continue;   // the chunks: dW's layout
+            ArenaMark mark = arena_mark(&arena);
+            float *a = random_floats((long)M * K, 51 + s), *b = random_floats((long)K * N, 52 + s);
+            float *bias = with_bias ? random_floats(N, 53 + s) : NULL;
+            float *c = random_floats((long)M * N, 54 + s);
+            float *ref = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+            float *packed = arena_alloc(&arena, sizeof(float) * (size_t)M * N);
+            memcpy(ref, c, sizeof(float) * (size_t)M * N);
+            memcpy(packed, c, sizeof(float) * (size_t)M * N);
+            MatView A = stored(a, M, K, ta), B = stored(b, K, N, tb);
+            gemm(tensor_arena(), M, N, K, A, B, c, N, acc, bias);
+            if (s < 27) gemm_naive(M, N, K, A, B, ref, N, acc, bias);
+            else memcpy(ref, c, sizeof(float) * (size_t)M * N);   // the chunks: the layouts only
+            gemm(tensor_arena(), M, N, K, stored_wide(a, M, K, ta), stored_wide(b, K, N, tb),
+                 packed, N, acc, bias);
+            double d = max_rel_diff(c, ref, (long)M * N);
+            if (!(d <= worst)) { worst = d; worst_case = s * 16 + variant; }
+            if (memcmp(c, packed, sizeof(float) * (size_t)M * N)) differ++;
+            arena_release(&arena, mark);
+        }
+    }
+    CHECK(worst <= 1e-5, "gemm vs naive: relative difference %g (shape %d, variant %d)", worst,
+          worst_case / 16, worst_case % 16);
+    CHECK(differ == 0, "%d products differ from the packed layout", differ);
+}
+
+// Which register tile a product takes (a speed choice only: all give the same bits, above).
+// Multiples of 64 that 48 pads more (64, 128, 256) take 6 x 64; other toy widths 12 x 32,
+// which pads them less than 8 x 48; GPT-2 widths (768, 3072), 384, 512 and 1024 take 8 x 48
+// (measurements in docs/performance.md).
 static void test_gemm_tile_choice(void) {
     if (GEMM_WIDE_NR == GEMM_NARROW_NR) SKIP("one register tile on this target");
-    static const int narrow[] = {1, 7, 64, 100, 128, 160, 256}, wide[] = {48, 76, 384, 512, 768, 1024, 3072};
-    for (int i = 0; i < 7; i++) {
-        CHECK(!gemm_wide_tile(narrow[i]), "N = %d takes the wide tile", narrow[i]);
-        CHECK(gemm_wide_tile(wide[i]), "N = %d takes the narrow tile", wide[i]);
-    }
+    static const int narrow[] = {1, 7, 14, 100, 160}, flat[] = {64, 128, 256},
+                     wide[] = {48, 76, 384, 512, 768, 1024, 3072};
+    for (int i = 0; i < 5; i++)
+        CHECK(gemm_tile_for(narrow[i]) == GEMM_TILE_NARROW, "N = %d: not the narrow tile", narrow[i]);
+    for (int i = 0; i < 3; i++)
+        CHECK(gemm_tile_for(flat[i]) == GEMM_TILE_FLAT, "N = %d: not the flat tile", flat[i]);
+    for (int i = 0; i < 7; i++)
+        CHECK(gemm_tile_for(wide[i]) == GEMM_TILE_WIDE, "N = %d: not the wide tile", wide[i]);
 }
 
 // B packed once (gemm_pack_b) for several products, as the LSTM's steps use W_hh: by hand on
@@ -341,6 +398,7 @@ int main(void) {
     RUN(test_gemm_transposed_a_in_chunks);
     RUN(test_gemm_same_bits_in_slices);
     RUN(test_gemm_tile_choice);
+    RUN(test_gemm_flat_in_place);
     RUN(test_gemm_same_for_any_thread_count);
     RUN(test_gemm_packed_b);
     RUN(test_expf_accuracy);

@@ -16,7 +16,9 @@ else
        echo "$out" | grep -q "2..5 tokens (11 of 15), forward + backward (CPU clock): speed b/a" &&
        echo "$out" | grep -q "the same bits"; then ok "paired: attention, HEAD against HEAD, padded, --cpu, the same bits"
     else fail "paired: attention, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
-    if out=$(scripts/paired.sh --pairs 1 gemm HEAD HEAD 16 2>&1) && echo "$out" | grep -q "^all nine"; then ok "paired: gemm, HEAD against HEAD"
+    # a d = 64 layer with an output layer of 14 (the lab's widths): twelve products, the same bits
+    if out=$(scripts/paired.sh --pairs 1 gemm HEAD HEAD 16 64 128 14 2>&1) && echo "$out" | grep -q "^all twelve" &&
+       echo "$out" | grep -q "^every product: the same bits"; then ok "paired: gemm, HEAD against HEAD, the same bits"
     else fail "paired: gemm, HEAD against HEAD" "$(echo "$out" | tail -3)"; fi
     # another blocking on side B: the flags reach its compiler (KC = 8 with K = 16 is two k blocks)
     if out=$(scripts/paired.sh --pairs 1 --cflags-b "-DKC=8" gemm HEAD HEAD 16 2>&1) &&

@@ -1,7 +1,8 @@
 // Packed, register-tiled matrix product (the GotoBLAS/BLIS scheme, one level of it):
 //   1. pack B into column panels of NR columns, each (K, NR) contiguous (zero-padded at the
 //      edge), and a transposed A into row panels of MR rows, each (K, MR) contiguous, once
-//      per call and in parallel (row-major A is read in place, see gemm_tile);
+//      per call and in parallel (row-major A is read in place, see gemm_tile; with the
+//      flat tile short rows of either operand too, see IN_PLACE_LD);
 //   2. split C into tiles of NC columns by MC rows (on one thread all M rows when K x NC is
 //      large, see gemm_rows; fewer rows with several threads if needed for 4 tiles a
 //      thread), and hand them to the threads (dynamic schedule: a thread slowed by another
@@ -23,7 +24,9 @@
 // Vector width and register tiles: 8 x 48 uses 24 of the 32 AVX-512 registers for C, 3 for
 // a row of B and 1 for the broadcast A value: 11 loads per 24 fused multiply-adds, where
 // 12 x 32 needs 14, so the wide products run faster; 12 x 32 stays for products whose N it
-// pads less (the toy widths, such as N = 64, where 48-column tiles are mostly padding).
+// pads less (the toy widths, such as N = 14, where 48-column tiles are mostly padding), and
+// 6 x 64 (flat: 24 registers for C, 4 for B; 10 loads per 24) takes the multiples of 64 that
+// 48 pads (64, 128, 256: no padding, and 6 rows pad M = 64 to 66 where 12 padded it to 72).
 // 6 x 16 uses 12 of the 16 AVX2 registers. Other targets get the AVX2 shape.
 // Columns per tile, NC_PANELS register tiles: 8 x 48 = 384 with AVX-512. With AVX2, 4 x 16 =
 // 64: every row tile reads the tile's column of B panels (K x NC) again, after its own rows of
@@ -44,8 +47,13 @@
 #else
 #define NC_PANELS_DEFAULT 4
 #endif
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MR_MAX GEMM_NARROW_MR
-#define NV_MAX (GEMM_WIDE_NR / VL)    // vectors per row of the wider tile
+#define NR_MAX MAX(GEMM_WIDE_NR, GEMM_FLAT_NR)
+#define NV_MAX (NR_MAX / VL)    // vectors per row of the widest tile
+// floats of the largest tile (an edge tile is worked on in a copy of this size)
+#define TILE_FLOATS_MAX MAX(MAX(GEMM_WIDE_MR * GEMM_WIDE_NR, GEMM_NARROW_MR * GEMM_NARROW_NR), \
+                            GEMM_FLAT_MR * GEMM_FLAT_NR)
 #ifndef KC
 #define KC 384
 #endif
@@ -70,11 +78,13 @@ enum { SET, ADD, CONTINUE };   // C = s; C = C + s; s starts from C (a later k b
 
 // c (mr, nv*VL) with leading dimension ldc from kc steps of A, element (r, k) at
 // a[r*ars + k*acs] (a packed panel: ars = 1, acs = mr; rows of a row-major matrix: ars = lda,
-// acs = 1), and a packed (kc, nv*VL) panel of B. mr and nv are constants in every caller
-// (inlined), so the loops unroll and acc lives in registers.
+// acs = 1; columns of one, a transposed A read in place: ars = 1, acs = lda), and kc rows of
+// nv*VL columns of B, ldb apart (a packed panel: ldb = nv*VL). mr and nv are constants in
+// every caller (inlined), so the loops unroll and acc lives in registers.
 static inline __attribute__((always_inline)) void
 micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs,
-           const float *restrict b, float *restrict c, long ldc, int mode, const float *bias) {
+           const float *restrict b, long ldb, float *restrict c, long ldc, int mode,
+           const float *bias) {
     vfloat acc[MR_MAX][NV_MAX];
     for (int r = 0; r < mr; r++)
         for (int v = 0; v < nv; v++) {
@@ -87,7 +97,7 @@ micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs,
     #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
         vfloat bk[NV_MAX];
-        for (int v = 0; v < nv; v++) VLOAD(bk[v], b + (long)k * nv * VL + v * VL);
+        for (int v = 0; v < nv; v++) VLOAD(bk[v], b + k * ldb + v * VL);
         const float *ak = a + k * acs;
         for (int r = 0; r < mr; r++) {
             float ar = ak[r * ars];
@@ -111,24 +121,40 @@ micro_body(int mr, int nv, int kc, const float *restrict a, long ars, long acs,
         }
 }
 
-// The two tiles, each from a packed A panel or from rows of a row-major A (lda apart).
+// The three tiles, each from a packed A panel or from rows of a row-major A (lda apart).
 #define WIDE_NV (GEMM_WIDE_NR / VL)
 #define NARROW_NV (GEMM_NARROW_NR / VL)
+#define FLAT_NV (GEMM_FLAT_NR / VL)
 static void micro_packed_wide(int kc, const float *a, const float *b, float *c, long ldc, int mode,
                               const float *bias) {
-    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, 1, GEMM_WIDE_MR, b, c, ldc, mode, bias);
+    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, 1, GEMM_WIDE_MR, b, GEMM_WIDE_NR, c, ldc, mode, bias);
 }
 static void micro_rows_wide(int kc, const float *a, long lda, const float *b, float *c, long ldc,
                             int mode, const float *bias) {
-    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
+    micro_body(GEMM_WIDE_MR, WIDE_NV, kc, a, lda, 1, b, GEMM_WIDE_NR, c, ldc, mode, bias);
 }
 static void micro_packed_narrow(int kc, const float *a, const float *b, float *c, long ldc,
                                 int mode, const float *bias) {
-    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, c, ldc, mode, bias);
+    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, 1, GEMM_NARROW_MR, b, GEMM_NARROW_NR, c, ldc, mode,
+               bias);
 }
 static void micro_rows_narrow(int kc, const float *a, long lda, const float *b, float *c, long ldc,
                               int mode, const float *bias) {
-    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, c, ldc, mode, bias);
+    micro_body(GEMM_NARROW_MR, NARROW_NV, kc, a, lda, 1, b, GEMM_NARROW_NR, c, ldc, mode, bias);
+}
+// The flat tile also reads B in place (ldb: its row stride; see gemm_rows) and a transposed
+// A in place (micro_cols_flat).
+static void micro_packed_flat(int kc, const float *a, const float *b, long ldb, float *c, long ldc,
+                              int mode, const float *bias) {
+    micro_body(GEMM_FLAT_MR, FLAT_NV, kc, a, 1, GEMM_FLAT_MR, b, ldb, c, ldc, mode, bias);
+}
+static void micro_rows_flat(int kc, const float *a, long lda, const float *b, long ldb, float *c,
+                            long ldc, int mode, const float *bias) {
+    micro_body(GEMM_FLAT_MR, FLAT_NV, kc, a, lda, 1, b, ldb, c, ldc, mode, bias);
+}
+static void micro_cols_flat(int kc, const float *a, long lda, const float *b, long ldb, float *c,
+                            long ldc, int mode, const float *bias) {
+    micro_body(GEMM_FLAT_MR, FLAT_NV, kc, a, 1, lda, b, ldb, c, ldc, mode, bias);
 }
 
 // dst[k * ldd + c] = src[c * lds + k] for k, c < VL: a VL x VL block transposed in registers.
@@ -178,8 +204,9 @@ static inline __attribute__((always_inline)) void pack_b(MatView B, int N, int K
 }
 
 typedef struct {
-    int M, N, K, accumulate, direct, wide;   // wide: the 8 x 48 tile (gemm_wide_tile)
-    MatView A;
+    int M, N, K, accumulate, direct;   // direct: A read in place (by rows, or by columns)
+    GemmTile tile;
+    MatView A, B;   // B read in place when Bp is NULL (the flat tile only)
     const float *Ap, *Bp, *bias;
     float *C;
     long ldc;
@@ -232,8 +259,8 @@ static inline __attribute__((always_inline)) void pack_a(MatView A, int M, int K
 // edge panel of fewer than MR rows is packed, zero-padded. A transposed A is packed once per
 // call.
 static inline __attribute__((always_inline)) void
-tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
-    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, GemmTile shape) {
+    const int MR = gemm_tile_mr(shape), NR = gemm_tile_nr(shape);
     for (int k0 = 0; k0 < g->K; k0 += KC) {
         int kc = g->K - k0 < KC ? g->K - k0 : KC, last = k0 + kc == g->K;
         int mode = k0 > 0 ? CONTINUE : g->accumulate ? ADD : SET;
@@ -241,20 +268,22 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
             int i0 = ip * MR, nr = g->M - i0 < MR ? g->M - i0 : MR;
             int direct = g->direct && nr == MR;
             const float *a = direct
-                ? g->A.p + i0 * g->A.rs + k0
+                ? g->A.p + i0 * g->A.rs + k0 * g->A.cs
                 : g->Ap + (g->direct ? 0 : (long)ip * MR * g->K) + (long)k0 * MR;
             for (int jp = jp0; jp < jp1; jp++) {
                 int j0 = jp * NR, nc = g->N - j0 < NR ? g->N - j0 : NR;
-                const float *b = g->Bp + (long)jp * NR * g->K + (long)k0 * NR;
+                const float *b = g->Bp ? g->Bp + (long)jp * NR * g->K + (long)k0 * NR
+                                       : g->B.p + k0 * g->B.rs + j0;
+                long ldb = g->Bp ? NR : g->B.rs;
                 const float *bias = last && g->bias ? g->bias + j0 : NULL;
-                float bias_pad[GEMM_WIDE_NR];
+                float bias_pad[NR_MAX];
                 if (bias && nc < NR) {
                     memset(bias_pad, 0, sizeof bias_pad);
                     memcpy(bias_pad, bias, sizeof(float) * nc);
                     bias = bias_pad;
                 }
                 float *c = g->C + i0 * g->ldc + j0;
-                float *out = c, tile[MR_MAX * GEMM_WIDE_NR];
+                float *out = c, tile[TILE_FLOATS_MAX];
                 long ldo = g->ldc;
                 // edge: work on a full tile copy, write back the valid part. SET writes the
                 // whole tile without reading it; the other modes read it, zeros outside C.
@@ -267,12 +296,18 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
                     out = tile;
                     ldo = NR;
                 }
-                if (wide) {
+                if (shape == GEMM_TILE_WIDE) {
                     if (direct) micro_rows_wide(kc, a, g->A.rs, b, out, ldo, mode, bias);
                     else        micro_packed_wide(kc, a, b, out, ldo, mode, bias);
-                } else {
+                } else if (shape == GEMM_TILE_NARROW) {
                     if (direct) micro_rows_narrow(kc, a, g->A.rs, b, out, ldo, mode, bias);
                     else        micro_packed_narrow(kc, a, b, out, ldo, mode, bias);
+                } else if (!direct) {
+                    micro_packed_flat(kc, a, b, ldb, out, ldo, mode, bias);
+                } else if (g->A.cs == 1) {
+                    micro_rows_flat(kc, a, g->A.rs, b, ldb, out, ldo, mode, bias);
+                } else {
+                    micro_cols_flat(kc, a, g->A.cs, b, ldb, out, ldo, mode, bias);
                 }
                 if (out == tile)
                     for (int r = 0; r < nr; r++)
@@ -282,8 +317,11 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, int wide) {
     }
 }
 static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
-    if (g->wide) tile_body(g, ip0, ip1, jp0, jp1, 1);
-    else         tile_body(g, ip0, ip1, jp0, jp1, 0);
+    switch (g->tile) {
+    case GEMM_TILE_WIDE:   tile_body(g, ip0, ip1, jp0, jp1, GEMM_TILE_WIDE); break;
+    case GEMM_TILE_NARROW: tile_body(g, ip0, ip1, jp0, jp1, GEMM_TILE_NARROW); break;
+    case GEMM_TILE_FLAT:   tile_body(g, ip0, ip1, jp0, jp1, GEMM_TILE_FLAT); break;
+    }
 }
 
 // What the packing units of one gemm_rows call share: unit t < bunits packs B's column
@@ -291,22 +329,33 @@ static void gemm_tile(const Product *g, int ip0, int ip1, int jp0, int jp1) {
 typedef struct {
     int M, N, K;
     MatView A, B;
-    int wide, direct;
+    GemmTile tile;
+    int direct;
     float *Ap, *Bp;
     int np, bunits, bgroup, apack0, apack1, agroup;
 } PackPlan;
 
 static void pack_unit(const PackPlan *u, int t) {
     // MR and NR as constants in each branch (the packing loops unroll by them)
-    const int MR = u->wide ? GEMM_WIDE_MR : GEMM_NARROW_MR;
+    const int MR = gemm_tile_mr(u->tile);
     int p0 = t < u->bunits ? t * u->bgroup : u->apack0 + (t - u->bunits) * u->agroup;
     int p1 = t < u->bunits ? (p0 + u->bgroup < u->np ? p0 + u->bgroup : u->np)
                            : (p0 + u->agroup < u->apack1 ? p0 + u->agroup : u->apack1);
     float *Adst = u->Ap + (u->direct ? 0 : (long)p0 * MR * u->K);
-    if (t < u->bunits && u->wide) pack_b(u->B, u->N, u->K, p0, p1, GEMM_WIDE_NR, u->Bp);
-    else if (t < u->bunits)       pack_b(u->B, u->N, u->K, p0, p1, GEMM_NARROW_NR, u->Bp);
-    else if (u->wide)             pack_a(u->A, u->M, u->K, p0, p1, GEMM_WIDE_MR, Adst);
-    else                          pack_a(u->A, u->M, u->K, p0, p1, GEMM_NARROW_MR, Adst);
+    switch (u->tile) {
+    case GEMM_TILE_WIDE:
+        if (t < u->bunits) pack_b(u->B, u->N, u->K, p0, p1, GEMM_WIDE_NR, u->Bp);
+        else               pack_a(u->A, u->M, u->K, p0, p1, GEMM_WIDE_MR, Adst);
+        break;
+    case GEMM_TILE_NARROW:
+        if (t < u->bunits) pack_b(u->B, u->N, u->K, p0, p1, GEMM_NARROW_NR, u->Bp);
+        else               pack_a(u->A, u->M, u->K, p0, p1, GEMM_NARROW_MR, Adst);
+        break;
+    case GEMM_TILE_FLAT:
+        if (t < u->bunits) pack_b(u->B, u->N, u->K, p0, p1, GEMM_FLAT_NR, u->Bp);
+        else               pack_a(u->A, u->M, u->K, p0, p1, GEMM_FLAT_MR, Adst);
+        break;
+    }
 }
 
 // Tile t of mt x nt (mc row panels by nc column panels each), row tiles fastest.
@@ -322,11 +371,19 @@ static void tile_unit(const Product *g, int mp, int np, int mc, int nc, int mt, 
 // a stride the hardware prefetchers do not follow).
 #define PACK_FLOATS 256
 
+// The flat tile (N a multiple of 64: the lab's d = 64..256 models) reads a row-major B and a
+// transposed A (the dW products' dYᵀ) in place when their stored rows are at most
+// IN_PLACE_LD floats apart: a k block of either then spans 384 rows of 1 KiB or less, which
+// the stride prefetcher follows and L2 holds, and skipping the copy of both operands of a dW
+// product (2 x 64 x K floats at d = 64) made it faster (docs/performance.md). Wider rows
+// (d = 768: 3 KiB and more) are packed: read in place there they were slower.
+#define IN_PLACE_LD 256
+
 // M rows of the product (all of it, or one chunk of a transposed A); B is packed
-// by the first chunk (pack_b_too set) and read by every chunk.
+// by the first chunk (pack_b_too set) and read by every chunk, or read in place (Bp NULL).
 static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
-                      const float *bias, int wide, float *Ap, float *Bp, int pack_b_too) {
-    const int MR = wide ? GEMM_WIDE_MR : GEMM_NARROW_MR, NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+                      const float *bias, GemmTile tile, float *Ap, float *Bp, int pack_b_too) {
+    const int MR = gemm_tile_mr(tile), NR = gemm_tile_nr(tile);
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
     int threads = parallel ? omp_get_max_threads() : 1;
@@ -349,8 +406,10 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     }
     int mt = (mp + mc - 1) / mc, nt = (np + nc - 1) / nc, tiles = mt * nt;
     // Row-major A is read in place (direct): only an edge panel (the last, if M is not a
-    // multiple of MR) is packed. A transposed view of A is packed, every panel.
-    int direct = A.cs == 1;
+    // multiple of MR) is packed. A transposed view of A is packed, every panel, except with
+    // the flat tile when its stored rows are short (IN_PLACE_LD); then it too is read in
+    // place, and so is a row-major B: see IN_PLACE_LD.
+    int direct = A.cs == 1 || (tile == GEMM_TILE_FLAT && A.rs == 1 && A.cs <= IN_PLACE_LD);
     int apack0 = direct ? mp - 1 : 0, apack1 = direct && M % MR == 0 ? apack0 : mp;
     int bgroup = (PACK_FLOATS + NR - 1) / NR, agroup = (PACK_FLOATS + MR - 1) / MR;
     // with several threads, at least 2 groups of each operand per thread, for balance
@@ -358,8 +417,8 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     while (agroup > 1 && apack1 - apack0 < 2 * threads * agroup) agroup--;
     int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0,
         aunits = (apack1 - apack0 + agroup - 1) / agroup;
-    Product g = {M, N, K, accumulate, direct, wide, A, Ap, Bp, bias, C, ldc};
-    PackPlan pk = {M, N, K, A, B, wide, direct, Ap, Bp, np, bunits, bgroup, apack0, apack1, agroup};
+    Product g = {M, N, K, accumulate, direct, tile, A, B, Ap, Bp, bias, C, ldc};
+    PackPlan pk = {M, N, K, A, B, tile, direct, Ap, Bp, np, bunits, bgroup, apack0, apack1, agroup};
     // On one thread the same units in the same order, outside any OpenMP region (kernels.h:
     // KERNEL_PARALLEL_FOR).
     if (threads > 1) {
@@ -392,21 +451,23 @@ static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B,
             }
         return;
     }
-    int wide = gemm_wide_tile(N);
-    const int NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR;
+    GemmTile tile = gemm_tile_for(N);
+    const int NR = gemm_tile_nr(tile);
     // A transposed A is packed whole, or past GEMM_A_PACK_MAX floats in chunks of rows (a
     // multiple of every tile's rows); B is packed once. Row-major A needs one edge panel.
     int rows = A.cs == 1 ? M : (int)gemm_a_chunk_rows(M, K);
     ArenaMark mark = arena_mark(scratch);
     float *own_Bp = Bp ? NULL
                        : arena_alloc(scratch, sizeof(float) * (size_t)((N + NR - 1) / NR) * NR * K);
+    // (allocated even when unused: the memory estimate replays gemm's allocations by shape)
+    if (!Bp && tile == GEMM_TILE_FLAT && B.cs == 1 && B.rs <= IN_PLACE_LD) own_Bp = NULL;
     float *Ap = arena_alloc(scratch,
                             sizeof(float) * (size_t)gemm_a_pack_floats(M, N, K, A.cs != 1));
     if (A.cs != 1) arena_trace_pack(scratch, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
-                  wide, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
+                  tile, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
     }
     arena_release(scratch, mark);
 }
@@ -417,11 +478,13 @@ void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, l
 }
 
 PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
-    int wide = gemm_wide_tile(N), NR = wide ? GEMM_WIDE_NR : GEMM_NARROW_NR, np = (N + NR - 1) / NR;
+    GemmTile tile = gemm_tile_for(N);
+    int NR = gemm_tile_nr(tile), np = (N + NR - 1) / NR;
     float *Bp = arena_alloc(arena, sizeof(float) * (size_t)np * NR * (K > 0 ? K : 1));
-    if (N > 0 && K > 0) {
-        if (wide) pack_b(B, N, K, 0, np, GEMM_WIDE_NR, Bp);
-        else      pack_b(B, N, K, 0, np, GEMM_NARROW_NR, Bp);
+    if (N > 0 && K > 0) switch (tile) {
+        case GEMM_TILE_WIDE:   pack_b(B, N, K, 0, np, GEMM_WIDE_NR, Bp); break;
+        case GEMM_TILE_NARROW: pack_b(B, N, K, 0, np, GEMM_NARROW_NR, Bp); break;
+        case GEMM_TILE_FLAT:   pack_b(B, N, K, 0, np, GEMM_FLAT_NR, Bp); break;
     }
     return (PackedB){B, Bp, N, K};
 }

@@ -13,30 +13,46 @@
 
 // The micro-kernel's register tiles (kernels.c): rows of A by columns of B. With AVX-512 a
 // product takes 8 x 48 (wide) unless padding N to 48 columns costs more than N/16 columns over
-// padding it to 32 (N = 64, 128, 256: 12 x 32); other targets have one tile, 6 x 16. Packed
-// panels are rounded up to the tile (the memory estimate counts them); GEMM_MR is the taller
-// tile's rows, and GEMM_ROWS_ALIGN a multiple of every tile's rows.
+// padding it to 32; then 6 x 64 (flat) if N is a multiple of 64 (the toy widths 64, 128, 256),
+// else 12 x 32 (narrow). Other targets have one tile, 6 x 16. Packed panels are rounded up to
+// the tile (the memory estimate counts them); GEMM_MR is the tallest tile's rows, and
+// GEMM_ROWS_ALIGN a multiple of every tile's rows.
 #if defined(__AVX512F__)
 #define GEMM_WIDE_MR 8
 #define GEMM_WIDE_NR 48
 #define GEMM_NARROW_MR 12
 #define GEMM_NARROW_NR 32
+#define GEMM_FLAT_MR 6
+#define GEMM_FLAT_NR 64
 #else
 #define GEMM_WIDE_MR 6
 #define GEMM_WIDE_NR 16
 #define GEMM_NARROW_MR 6
 #define GEMM_NARROW_NR 16
+#define GEMM_FLAT_MR 6
+#define GEMM_FLAT_NR 16
 #endif
 #define GEMM_MR GEMM_NARROW_MR
 #define GEMM_ROWS_ALIGN 24
 #define GEMM_A_PACK_MAX (1L << 20)   // floats of packed A at most (4 MiB), see gemm
 
-// Whether a product with N columns takes the wide tile (the one dispatch point, used by gemm
-// and by the estimates below).
-static inline int gemm_wide_tile(long N) {
+typedef enum { GEMM_TILE_WIDE, GEMM_TILE_NARROW, GEMM_TILE_FLAT } GemmTile;
+
+// The tile a product with N columns takes (the one dispatch point, used by gemm and by the
+// estimates below), and its rows and columns.
+static inline GemmTile gemm_tile_for(long N) {
     long wide = (N + GEMM_WIDE_NR - 1) / GEMM_WIDE_NR * GEMM_WIDE_NR;
     long narrow = (N + GEMM_NARROW_NR - 1) / GEMM_NARROW_NR * GEMM_NARROW_NR;
-    return wide - narrow <= N / 16;
+    if (wide - narrow <= N / 16) return GEMM_TILE_WIDE;
+    return N % GEMM_FLAT_NR == 0 ? GEMM_TILE_FLAT : GEMM_TILE_NARROW;
+}
+static inline int gemm_tile_mr(GemmTile t) {
+    return t == GEMM_TILE_WIDE ? GEMM_WIDE_MR
+         : t == GEMM_TILE_NARROW ? GEMM_NARROW_MR : GEMM_FLAT_MR;
+}
+static inline int gemm_tile_nr(GemmTile t) {
+    return t == GEMM_TILE_WIDE ? GEMM_WIDE_NR
+         : t == GEMM_TILE_NARROW ? GEMM_NARROW_NR : GEMM_FLAT_NR;
 }
 
 // Rows of a transposed A (M x K) that gemm packs at once: all M, or past GEMM_A_PACK_MAX
@@ -49,7 +65,7 @@ static inline long gemm_a_chunk_rows(long M, long K) {
 // Floats of gemm's packed A (M x K, transposed or read in place) for a product of N columns:
 // gemm allocates this, and the memory estimate replays it at other shapes (arena_trace_pack).
 static inline long gemm_a_pack_floats(long M, long N, long K, int transposed) {
-    long MR = gemm_wide_tile(N) ? GEMM_WIDE_MR : GEMM_NARROW_MR;
+    long MR = gemm_tile_mr(gemm_tile_for(N));
     long rows = transposed ? gemm_a_chunk_rows(M, K) : MR;
     return (rows + MR - 1) / MR * MR * K;
 }
