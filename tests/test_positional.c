@@ -235,7 +235,7 @@ static void test_yarn_by_hand(void) {
     int shape[3] = {1, 2, 64};
     Tensor *x = tensor_zeros(3, shape, 0);
     x->data[0] = 1; x->data[1] = 2; x->data[64] = 1;
-    Tensor *y = pos_rotate(&p, x, (PosSpan){0, 2}, NULL);
+    Tensor *y = pos_rotate(&p, x, (PosSpan){.start = 0, .len = 2}, NULL);
     CHECK_NEAR(y->data[0], 1.138629436, 1e-6);
     CHECK_NEAR(y->data[0] * y->data[0] + y->data[1] * y->data[1], 6.482384964, 1e-5);
     CHECK_NEAR(y->data[64], 0.6152041, 1e-6);
@@ -263,7 +263,7 @@ static void test_rope_dynamic(void) {
     int shape[3] = {1, 64, 64};
     Tensor *x = tensor_zeros(3, shape, 0);
     for (int t = 0; t < 64; t++) x->data[t * 64 + 14] = 1;   // pair 7 of head 0 = (1, 0)
-    Tensor *y = pos_rotate(&d, x, (PosSpan){0, 64}, NULL);
+    Tensor *y = pos_rotate(&d, x, (PosSpan){.start = 0, .len = 64}, NULL);
     CHECK_NEAR(y->data[63 * 64 + 14], cos(63 * 0.000316227766 / 2), 1e-7);
     CHECK_NEAR(y->data[63 * 64 + 15], sin(63 * 0.000316227766 / 2), 1e-7);
 }
@@ -364,7 +364,7 @@ static void test_kerple_bias_by_hand(void) {
         both[k]->weights[1]->data[1] = -1;
     }
     const double want[2][4] = {{0, -0.3650037, -0.6028590, -0.7796161}, {0, -0.3578820, -0.6388294, -0.8701372}};
-    PosSpan all = {0, 4};
+    PosSpan all = {.start = 0, .len = 4};
     for (int k = 0; k < 2; k++) {
         Tensor *b = pos_self_bias(both[k], all, all);
         CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
@@ -401,7 +401,7 @@ static void test_fire_bias_by_hand(void) {
         w[3]->data[1] = 0.5f;
     }
     const double z[4] = {0, 0.1982399, 0.3142027, 0.3964797};
-    PosSpan all = {0, 4};
+    PosSpan all = {.start = 0, .len = 4};
     for (int k = 0; k < 2; k++) {
         Tensor *b = pos_self_bias(both[k], all, all);
         CHECK(b->ndim == 3 && b->shape[0] == 2 && b->shape[1] == 4 && b->shape[2] == 4, "bias shape");
@@ -496,7 +496,7 @@ static void test_xpos_by_hand(void) {
     int shape[3] = {1, 3, 4};
     Tensor *x = tensor_zeros(3, shape, 0);
     for (int t = 0; t < 3; t++) x->data[t * 4] = x->data[t * 4 + 2] = 1;
-    PosSpan rows = {0, 3};
+    PosSpan rows = {.start = 0, .len = 3};
     Tensor *q = pos_rotate(&dec, x, rows, NULL), *k = pos_rotate_key(&dec, x, rows, NULL), *e = pos_rotate_key(&enc, x, rows, NULL);
     const double rot[4] = {cos(2.0), sin(2.0), cos(0.02), sin(0.02)}, zq[4] = {0.2857143, 0.2857143, 0.6428571, 0.6428571};
     const double zk[4] = {3.5, 3.5, 1.5555556, 1.5555556};
@@ -508,7 +508,7 @@ static void test_xpos_by_hand(void) {
     }
     Tensor *one = tensor_zeros(3, (int[]){1, 1, 4}, 0);
     one->data[0] = 1;
-    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){5, 1}, NULL), *k2 = pos_rotate_key(&dec, one, (PosSpan){2, 1}, NULL);
+    Tensor *q5 = pos_rotate(&dec, one, (PosSpan){.start = 5, .len = 1}, NULL), *k2 = pos_rotate_key(&dec, one, (PosSpan){.start = 2, .len = 1}, NULL);
     double dot = 0;
     for (int c2 = 0; c2 < 4; c2++) dot += (double)q5->data[c2] * k2->data[c2];
     CHECK_NEAR(dot, -0.1511924, 1e-6);
@@ -528,7 +528,7 @@ static void test_xpos_relative(void) {
     double dots[2];
     const int at[2][2] = {{7, 3}, {12, 8}};
     for (int s = 0; s < 2; s++) {
-        Tensor *q = pos_rotate(&p, qv, (PosSpan){at[s][0], 1}, NULL), *k = pos_rotate_key(&p, kv, (PosSpan){at[s][1], 1}, NULL);
+        Tensor *q = pos_rotate(&p, qv, (PosSpan){.start = at[s][0], .len = 1}, NULL), *k = pos_rotate_key(&p, kv, (PosSpan){.start = at[s][1], .len = 1}, NULL);
         dots[s] = 0;
         for (int i = 0; i < 8; i++) dots[s] += (double)q->data[i] * k->data[i];
     }
@@ -561,7 +561,7 @@ static void test_xpos_limits(void) {
 // tensor in Positional.table and .weights, for every scheme of the registry that learns
 // its bias, encoder and decoder.
 static const Positional *gc_pos;
-static Tensor *f_self_bias(Tensor **in) { return pos_self_bias(gc_pos, (PosSpan){5, 3}, (PosSpan){0, 8}); }
+static Tensor *f_self_bias(Tensor **in) { return pos_self_bias(gc_pos, (PosSpan){.start = 5, .len = 3}, (PosSpan){.start = 0, .len = 8}); }
 
 static void test_learned_bias_gradients(void) {
     for (int s = 0; s < pos_scheme_count(); s++)
