@@ -83,6 +83,13 @@ scored_translation() {
         { cat "$_t.tmp" >&2; die "./translate failed on $1"; }
     mv "$_t.tmp" "$_t"
 }
+# bleu_chrf TXT: "BLEU,chrF2" from the lines ./translate --ref wrote into TXT (stops without them)
+bleu_chrf() {
+    _b=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$1")
+    _c=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$1")
+    [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $1"
+    echo "$_b,$_c"
+}
 
 # m30k_chosen_lr TUNING MODEL: MODEL's learning rate chosen in TUNING (multi30k_lr.sh's tuning.csv)
 m30k_chosen_lr() {

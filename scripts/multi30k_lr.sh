@@ -84,10 +84,8 @@ if [ $tables = 0 ]; then
     arms | while IFS='|' read -r m p cfg size; do for lr in $lrs; do
         run=$out/runs/${p}_lr$lr
         scored_translation "$run/val_score.txt" "$run/val.hyp" "$val_src" "$val_ref" "$run" --beam 1 --threads 1
-        b=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$run/val_score.txt")
-        c=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$run/val_score.txt")
-        [ -n "$b" ] && [ -n "$c" ] || die "no BLEU or chrF in $run/val_score.txt"
-        echo "$m,$lr,$seed,$steps,$(run_cpu_seconds "$run"),$n_val,$b,$c"
+        sc=$(bleu_chrf "$run/val_score.txt")   # an assignment, so that a missing score stops the script
+        echo "$m,$lr,$seed,$steps,$(run_cpu_seconds "$run"),$n_val,$sc"
     done; done >>"$out/tuning.tmp"
     best=$("$BIN_DIR/table" --plain --rows model --value 'lr:argmax(val_bleu)' "$out/tuning.tmp") || die "./table failed"
     { echo "$(head -n 1 "$out/tuning.tmp"),chosen"; tail -n +2 "$out/tuning.tmp" | while IFS= read -r row; do
@@ -104,7 +102,7 @@ wall=$(( $(now) - start ))
     echo "Command: \`$command\` ($wall s wall for this invocation; finished runs and translations are reused)."
     provenance
     echo "Each architecture at each rate, seed $seed, $steps steps (the configs' recipe: cosine after"
-    echo "the warm-up); BLEU (13a) and chrF2 of greedy translations of the validation set ($(sed -n '2s/^\([^,]*,\)\{5\}\([0-9]*\),.*/\2/p' "$out/tuning.csv") sentences) against"
+    echo "the warm-up); BLEU (13a) and chrF2 of greedy translations of the validation set ($("$BIN_DIR/table" --plain --value val_sentences:max:%d "$out/tuning.csv") sentences) against"
     echo "lower-cased references. The chosen rate: the highest validation BLEU. The test set is not read."
     echo "CPU seconds of the trainings: $("$BIN_DIR/table" --plain --value cpu_s:sum:%.0f "$out/tuning.csv")."
     echo

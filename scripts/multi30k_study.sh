@@ -150,10 +150,7 @@ t_train=$(now); run_trainings trainings "$out"; t_train=$(( $(now) - t_train ))
 score() {
     _f=$1/score_b$2_a$3.txt
     scored_translation "$_f" "$1/test_b$2_a$3.hyp" "$test_src" "$test_ref" "$1" --beam "$2" --alpha "$3" --threads 1
-    _b=$(sed -n 's/^BLEU = \([0-9.]*\) (cased).*/\1/p' "$_f")
-    _c=$(sed -n 's/^chrF2 = \([0-9.]*\) .*/\1/p' "$_f")
-    [ -n "$_b" ] && [ -n "$_c" ] || die "no BLEU or chrF in $_f"
-    echo "$_b,$_c"
+    bleu_chrf "$_f"
 }
 # row GROUP VARIANT RUN SEED: one line of runs.csv (greedy decoding, the course's)
 row() {
