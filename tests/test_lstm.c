@@ -202,6 +202,74 @@ static void test_lstm_padding_changes_nothing(void) {
     gc_reverse = 0;
 }
 
+// Sequences of unequal lengths in one padded batch (its token rows packed, the recurrence's
+// products over the sequences still running) against each sequence run alone (B = 1, T its
+// length: nothing packed, every step running): the same bits in each sequence's outputs, final
+// state and the gradients of its input and initial state, in both directions; the padding's
+// outputs and input gradients exactly 0.
+static void test_lstm_batch_equals_sequences_alone(void) {
+    enum { B = 3, T = 7, I = 3, H = 5 };
+    int lengths[B] = {4, 7, 2};
+    for (int reverse = 0; reverse < 2; reverse++) {
+        Tensor *in[7];
+        lstm_inputs(in, B, T, I, H);
+        gc_reverse = reverse;
+        gc_lengths = lengths;
+        tape_reset();
+        Tensor *y = f_lstm(in);   // y (B,T,H), h_n (B,H), c_n (B,H)
+        float *seed = grad_zeroed(y);
+        for (long e = 0; e < y->size; e++) seed[e] = (float)((e * 29) % 13) / 13.0f - 0.4f;
+        float *y_batch = arena_alloc(&arena, sizeof(float) * y->size);
+        memcpy(y_batch, y->data, sizeof(float) * y->size);
+        tape_replay();
+        float *dx = arena_alloc(&arena, sizeof(float) * in[0]->size);
+        float *dh0 = arena_alloc(&arena, sizeof(float) * B * H);
+        float *dc0 = arena_alloc(&arena, sizeof(float) * B * H);
+        memcpy(dx, in[0]->grad, sizeof(float) * in[0]->size);
+        memcpy(dh0, in[5]->grad, sizeof(float) * B * H);
+        memcpy(dc0, in[6]->grad, sizeof(float) * B * H);
+        for (int b = 0; b < B; b++) {
+            int L = lengths[b], xs[3] = {1, L, I}, st[2] = {1, H};
+            Tensor *alone[7];
+            memcpy(alone, in, sizeof in);
+            alone[0] = tensor_new(3, xs, 1);
+            alone[5] = tensor_new(2, st, 1);
+            alone[6] = tensor_new(2, st, 1);
+            memcpy(alone[0]->data, in[0]->data + (long)b * T * I, sizeof(float) * L * I);
+            memcpy(alone[5]->data, in[5]->data + b * H, sizeof(float) * H);
+            memcpy(alone[6]->data, in[6]->data + b * H, sizeof(float) * H);
+            gc_lengths = NULL;
+            tape_reset();
+            Tensor *ya = f_lstm(alone);   // y (1,L,H), h_n (1,H), c_n (1,H)
+            float *sa = grad_zeroed(ya);   // the batch's seeds of this sequence's values
+            memcpy(sa, seed + (long)b * T * H, sizeof(float) * L * H);
+            memcpy(sa + L * H, seed + B * T * H + b * H, sizeof(float) * H);
+            memcpy(sa + (L + 1) * H, seed + (B * T + B) * H + b * H, sizeof(float) * H);
+            tape_replay();
+            CHECK(!memcmp(ya->data, y_batch + (long)b * T * H, sizeof(float) * L * H),
+                  "sequence %d (reverse %d): outputs differ from the batch's", b, reverse);
+            for (int e = L * H; e < T * H; e++)
+                CHECK(y_batch[(long)b * T * H + e] == 0, "padded output %d of sequence %d", e, b);
+            CHECK(!memcmp(ya->data + L * H, y_batch + B * T * H + b * H, sizeof(float) * H)
+                  && !memcmp(ya->data + (L + 1) * H, y_batch + (B * T + B) * H + b * H,
+                             sizeof(float) * H),
+                  "sequence %d (reverse %d): final state differs", b, reverse);
+            CHECK(!memcmp(alone[0]->grad, dx + (long)b * T * I, sizeof(float) * L * I),
+                  "sequence %d (reverse %d): input gradient differs", b, reverse);
+            for (int e = L * I; e < T * I; e++)
+                CHECK(dx[(long)b * T * I + e] == 0, "padded input %d of sequence %d has "
+                      "gradient %g", e, b, dx[(long)b * T * I + e]);
+            CHECK(!memcmp(alone[5]->grad, dh0 + b * H, sizeof(float) * H)
+                  && !memcmp(alone[6]->grad, dc0 + b * H, sizeof(float) * H),
+                  "sequence %d (reverse %d): initial state's gradient differs", b, reverse);
+            gc_lengths = lengths;
+        }
+    }
+    gc_lengths = NULL;
+    gc_reverse = 0;
+    tape_reset();
+}
+
 // --- additive attention scores -------------------------------------------------------------
 static Tensor *f_additive(Tensor **in) { return op_additive_scores(in[0], in[1], in[2]); }
 
@@ -275,6 +343,7 @@ int main(void) {
     T(test_lstm_two_steps_by_hand);
     T(test_lstm_gradients);
     T(test_lstm_padding_changes_nothing);
+    T(test_lstm_batch_equals_sequences_alone);
     T(test_lstm_same_bits_any_thread_count);
     T(test_additive_scores);
     arena_free(&arena);

@@ -5,9 +5,13 @@
 //   i = sigmoid(a_i)  f = sigmoid(a_f)  g = tanh(a_g)  o = sigmoid(a_o)
 //   c_t = f c_{t-1} + i g        h_t = o tanh(c_t)
 //
-// The input part x W_ih^T + b_ih is op_linear over all (B,T) rows at once: one product, and
-// its backward (dx, dW_ih, db_ih) is linear's. The recurrence is one node: a (B,H) x (H,4H)
-// product per step, then the gates elementwise.
+// The input part x W_ih^T + b_ih is op_linear over the steps that run at once: one product,
+// and its backward (dx, dW_ih, db_ih) is linear's; with padding (lengths below T) only the
+// token rows, packed (op_pack_rows). The recurrence is one node: per step a product of the
+// running sequences' rows, (m,H) x (H,4H), then the gates elementwise. The padding's rows go
+// through neither product: their gates are never read and their gradients are 0, and a sum
+// without terms that are exactly 0 has the same bits (it starts at +0, which no sum of
+// them turns into -0), so the results are those of the padded batch, bit for bit.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,8 @@ typedef struct {
     Tensor *c0;          // or NULL (zeros)
     Tensor *h_n, *c_n;   // the final state, outputs whose gradients flow back into the steps
     const int *lengths;  // (B) or NULL
-    float *gates;        // (B,T,4H) activated gates i, f, g, o
+    const long *first;   // (B) the row of gx (in[0]) of sequence b's step 0; step t is row first + t
+    float *gates;        // (B,T,4H) activated gates i, f, g, o of the steps that ran
     float *hs, *cs;      // (B,T,H) the state after each step (kept through padded steps)
     float *tcs;          // (B,T,H) tanh(c) of the steps that ran
     const float *zeros;  // (H) the missing initial state
@@ -37,14 +42,23 @@ typedef struct {
 // Does step t of sequence b run? Steps past the sequence's length keep the state.
 static int step_runs(const int *lengths, int b, int t) { return !lengths || t < lengths[b]; }
 
-// One step of one sequence: gt holds the gates' pre-activations a and receives the activated
-// gates; cp the previous cell state; out c, tanh(c), h and the output row (a copy of h).
+// The sequences whose step t runs, in order: run[0..m), m returned.
+static int running(const int *lengths, int B, int t, int *run) {
+    int m = 0;
+    for (int b = 0; b < B; b++)
+        if (step_runs(lengths, b, t)) run[m++] = b;
+    return m;
+}
+
+// One step of one sequence: at the gates' pre-activations a; gt receives the activated gates,
+// cp is the previous cell state; out c, tanh(c), h and the output row (a copy of h).
 // restrict: the rows never overlap, and the loop vectorises.
-static void lstm_cell(int H, float *restrict gt, const float *restrict cp, float *restrict ct,
-                      float *restrict tct, float *restrict ht, float *restrict yt) {
+static void lstm_cell(int H, const float *restrict at, float *restrict gt,
+                      const float *restrict cp, float *restrict ct, float *restrict tct,
+                      float *restrict ht, float *restrict yt) {
     for (int j = 0; j < H; j++) {
-        float ig = lstm_sigmoid(gt[j]), fg = lstm_sigmoid(gt[H + j]);
-        float gg = lstm_tanh(gt[2 * H + j]), og = lstm_sigmoid(gt[3 * H + j]);
+        float ig = lstm_sigmoid(at[j]), fg = lstm_sigmoid(at[H + j]);
+        float gg = lstm_tanh(at[2 * H + j]), og = lstm_sigmoid(at[3 * H + j]);
         gt[j] = ig; gt[H + j] = fg; gt[2 * H + j] = gg; gt[3 * H + j] = og;
         ct[j] = fg * cp[j] + ig * gg;
         tct[j] = lstm_tanh(ct[j]);
@@ -83,59 +97,70 @@ static void lstm_backward(const Node *n) {
     const LstmSaved *s = n->aux;
     Tensor *gx = n->in[0], *W_hh = n->in[1], *b_hh = n->in[2], *h0 = n->in[3];
     int B = n->i[0], T = n->i[1], H = n->i[2], reverse = n->i[3], G = 4 * H;
+    long rows = tensor_rows(gx);   // the steps that ran; B*T unless the rows are packed
+    int packed = rows != (long)B * T;
     Arena *arena = tensor_arena();
     const float *dout = n->out->grad;                                     // (B,T,H)
-    float *da = arena_calloc(arena, sizeof(float) * (size_t)B * T * G);   // (B,T,4H)
+    // da, a row per row of gx, each written by the step that ran it: gx's gradient itself
+    // when this op writes it first
+    int acc_gx = gx->grad && grad_accumulates(gx);
+    float *da = gx->grad && !acc_gx ? gx->grad
+                                    : arena_alloc(arena, sizeof(float) * (size_t)(rows ? rows : 1) * G);
     float *dh = arena_alloc(arena, sizeof(float) * (size_t)B * H);        // carried (B,H)
     float *dc = arena_alloc(arena, sizeof(float) * (size_t)B * H);
-    float *dh_prev = arena_alloc(arena, sizeof(float) * (size_t)B * H);
     memcpy(dh, grad_zeroed(s->h_n), sizeof(float) * (size_t)B * H);
     memcpy(dc, grad_zeroed(s->c_n), sizeof(float) * (size_t)B * H);
     ArenaMark mark = arena_mark(arena);   // W_hh packed once for the T steps' products
+    int *run = arena_alloc(arena, sizeof(int) * (size_t)(B ? B : 1));
+    float *da_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);  // (m,4H) packed rows
+    float *dh_step = arena_alloc(arena, sizeof(float) * (size_t)B * H);  // (m,H)
     PackedB w_hh = gemm_pack_b(arena, H, G, mat_rows(W_hh->data, H));
     for (int k = T - 1; k >= 0; k--) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
-        for (int b = 0; b < B; b++) {
-            if (!step_runs(s->lengths, b, t)) continue;
+        int m = running(s->lengths, B, t, run);
+        for (int i = 0; i < m; i++) {
+            int b = run[i];
             long row = (long)b * T + t;
             const float *gt = s->gates + row * G, *tct = s->tcs + row * H;
             const float *cp = first ? (s->c0 ? s->c0->data + (long)b * H : s->zeros)
                                     : s->cs + ((long)b * T + prev) * H;
             const float *dyt = dout + row * H;
-            float *dat = da + row * G, *dhb = dh + (long)b * H, *dcb = dc + (long)b * H;
-            lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dcb, dat);
+            float *dat = da + (s->first[b] + t) * G, *dhb = dh + (long)b * H;
+            lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dc + (long)b * H, dat);
+            if (packed) memcpy(da_step + (long)i * G, dat, sizeof(float) * (size_t)G);
         }
         // dh_{prev} = da_t W_hh for the steps that ran; a padded step passes dh through.
-        gemm_packed(arena, B, &w_hh, mat_rows(da + (long)t * G, (long)T * G), dh_prev, H, 0,
-                    NULL);
-        for (int b = 0; b < B; b++)
-            if (step_runs(s->lengths, b, t))
-                memcpy(dh + (long)b * H, dh_prev + (long)b * H, sizeof(float) * (size_t)H);
+        // Unpacked, every step runs, its rows of da are T*4H apart and dh takes the product.
+        if (!packed) {
+            gemm_packed(arena, m, &w_hh, mat_rows(da + (long)t * G, (long)T * G), dh, H, 0, NULL);
+            continue;
+        }
+        gemm_packed(arena, m, &w_hh, mat_rows(da_step, G), dh_step, H, 0, NULL);
+        for (int i = 0; i < m; i++)
+            memcpy(dh + (long)run[i] * H, dh_step + (long)i * H, sizeof(float) * (size_t)H);
     }
     arena_release(arena, mark);
-    if (gx->grad) {
-        int acc = grad_accumulates(gx);
-        for (long e = 0; e < gx->size; e++) gx->grad[e] = (acc ? gx->grad[e] : 0.0f) + da[e];
-    }
+    if (acc_gx)
+        for (long e = 0; e < rows * G; e++) gx->grad[e] += da[e];
     if (W_hh->grad) {
-        // dW_hh (4H,H) += sum over rows (b,t) of da^T h_{prev}: one product over all B*T rows,
-        // with h_{prev} gathered as the state before each step.
-        float *hp = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
+        // dW_hh (4H,H) += sum over the steps (b,t) that ran of da^T h_{prev}: one product over
+        // the rows of da, with h_{prev} gathered as the state before each step.
+        float *hp = arena_alloc(arena, sizeof(float) * (size_t)(rows ? rows : 1) * H);
         for (int b = 0; b < B; b++)
-            for (int t = 0; t < T; t++) {
+            for (int t = 0; t < T && step_runs(s->lengths, b, t); t++) {
                 int first = reverse ? t == T - 1 : t == 0, prev = reverse ? t + 1 : t - 1;
-                float *dst = hp + ((long)b * T + t) * H;
+                float *dst = hp + (s->first[b] + t) * H;
                 if (!first) memcpy(dst, s->hs + ((long)b * T + prev) * H, sizeof(float) * H);
                 else if (h0) memcpy(dst, h0->data + (long)b * H, sizeof(float) * H);
                 else memset(dst, 0, sizeof(float) * H);
             }
-        gemm(arena, G, H, B * T, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
+        gemm(arena, G, H, (int)rows, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
              grad_accumulates(W_hh), NULL);
     }
     if (b_hh && b_hh->grad) {
         float *db = grad_zeroed(b_hh);   // rows summed in ascending order, one thread
-        for (long r = 0; r < (long)B * T; r++)
+        for (long r = 0; r < rows; r++)
             for (int j = 0; j < G; j++) db[j] += da[r * G + j];
     }
     if (h0 && h0->grad) {
@@ -184,14 +209,34 @@ static void lstm_final(LstmState *final, LstmState init, const float *hs, const 
     }
 }
 
+// x W_ih^T + b_ih for the steps that run, first[b] receiving the row of sequence b's step 0:
+// all B*T rows (first[b] = b*T), or with padding the token rows packed in order.
+static Tensor *input_gates(Tensor *x, const LstmWeights *w, const int *lengths, long *first) {
+    int B = x->shape[0], T = x->shape[1];
+    long rows = 0;
+    for (int b = 0; b < B; b++) {
+        first[b] = rows;
+        rows += lengths ? lengths[b] : T;
+    }
+    if (rows == (long)B * T) return op_linear(x, w->w_ih, w->b_ih);
+    int *pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)B * T);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) pad[(long)b * T + t] = !step_runs(lengths, b, t);
+    RowPacking p;
+    row_packing_init(&p, pad, B, T);
+    return op_linear(op_pack_rows(x, &p), w->w_ih, w->b_ih);
+}
+
 Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *lengths, int reverse,
                 LstmState *final) {
     int B = x->shape[0], T = x->shape[1], H = w->w_hh->shape[1], G = 4 * H;
     lstm_check(x, w, init, lengths);
-    Tensor *gx = op_linear(x, w->w_ih, w->b_ih);                         // (B,T,4H)
+    Arena *arena = tensor_arena();
+    long *first_row = arena_alloc(arena, sizeof(long) * (size_t)(B ? B : 1));
+    Tensor *gx = input_gates(x, w, lengths, first_row);             // (rows,4H)
+    int packed = tensor_rows(gx) != (long)B * T;
     int grad = tape_enabled() && (has_grad(gx) || has_grad(w->w_hh) || has_grad(w->b_hh)
                                   || has_grad(init.h) || has_grad(init.c));
-    Arena *arena = tensor_arena();
     int shape[3] = {B, T, H};
     Tensor *out = tensor_new(3, shape, grad);
     final->h = tensor_new2(B, H, grad);
@@ -201,37 +246,49 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     float *cs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
     float *tcs = arena_alloc(arena, sizeof(float) * (size_t)B * T * H);
     float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
-    memcpy(gates, gx->data, sizeof(float) * (size_t)B * T * G);
     ArenaMark mark = arena_mark(arena);   // W_hh^T packed once for the T steps' products
+    int *run = arena_alloc(arena, sizeof(int) * (size_t)(B ? B : 1));
+    float *a_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);   // (m,4H) pre-activations
+    float *h_step = arena_alloc(arena, sizeof(float) * (size_t)B * H);   // (m,H) h_{prev}
     PackedB w_hh_t = gemm_pack_b(arena, G, H, mat_cols(w->w_hh->data, H));
+    const float *b_hh = w->b_hh ? w->b_hh->data : NULL;
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
-        // gates_t += h_{prev} W_hh^T + b_hh: rows of step t are T*4H apart
-        if (!first)
-            gemm_packed(arena, B, &w_hh_t, mat_rows(hs + (long)prev * H, (long)T * H),
-                        gates + (long)t * G, (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
-        else if (init.h)
-            gemm_packed(arena, B, &w_hh_t, mat_rows(init.h->data, H), gates + (long)t * G,
-                        (long)T * G, 1, w->b_hh ? w->b_hh->data : NULL);
-        else if (w->b_hh)
-            for (int b = 0; b < B; b++)
-                for (int j = 0; j < G; j++) gates[((long)b * T + t) * G + j] += w->b_hh->data[j];
-        for (int b = 0; b < B; b++) {
+        int m = running(lengths, B, t, run);
+        for (int b = 0; b < B; b++) {   // padding: the state stays, the output is 0
+            if (step_runs(lengths, b, t)) continue;
             long row = (long)b * T + t;
-            const float *hp = first ? (init.h ? init.h->data + (long)b * H : zeros)
-                                    : hs + ((long)b * T + prev) * H;
+            memcpy(hs + row * H, first ? (init.h ? init.h->data + (long)b * H : zeros)
+                                       : hs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
+            memcpy(cs + row * H, first ? (init.c ? init.c->data + (long)b * H : zeros)
+                                       : cs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
+            memset(out->data + row * H, 0, sizeof(float) * (size_t)H);
+        }
+        // a_t = gx_t + h_{prev} W_hh^T + b_hh for the m running sequences, in rows of a_step;
+        // h_{prev} read in place (rows T*H apart) unless rows are packed
+        for (int i = 0; i < m; i++)
+            memcpy(a_step + (long)i * G, gx->data + (first_row[run[i]] + t) * G,
+                   sizeof(float) * (size_t)G);
+        if (!first || init.h) {
+            MatView A = first ? mat_rows(init.h->data, H) : mat_rows(hs + (long)prev * H, (long)T * H);
+            if (packed) {
+                for (int i = 0; i < m; i++)
+                    memcpy(h_step + (long)i * H, A.p + run[i] * A.rs, sizeof(float) * (size_t)H);
+                A = mat_rows(h_step, H);
+            }
+            gemm_packed(arena, m, &w_hh_t, A, a_step, G, 1, b_hh);
+        } else if (b_hh) {
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < G; j++) a_step[(long)i * G + j] += b_hh[j];
+        }
+        for (int i = 0; i < m; i++) {
+            int b = run[i];
+            long row = (long)b * T + t;
             const float *cp = first ? (init.c ? init.c->data + (long)b * H : zeros)
                                     : cs + ((long)b * T + prev) * H;
-            float *gt = gates + row * G, *ht = hs + row * H, *ct = cs + row * H;
-            float *tct = tcs + row * H, *yt = out->data + row * H;
-            if (!step_runs(lengths, b, t)) {   // padding: the state stays, the output is 0
-                memcpy(ht, hp, sizeof(float) * (size_t)H);
-                memcpy(ct, cp, sizeof(float) * (size_t)H);
-                memset(yt, 0, sizeof(float) * (size_t)H);
-                continue;
-            }
-            lstm_cell(H, gt, cp, ct, tct, ht, yt);
+            lstm_cell(H, a_step + (long)i * G, gates + row * G, cp, cs + row * H, tcs + row * H,
+                      hs + row * H, out->data + row * H);
         }
     }
     arena_release(arena, mark);
@@ -241,8 +298,8 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
         n->in[3] = init.h;
         LstmSaved *s = arena_alloc(arena, sizeof *s);
         *s = (LstmSaved){ .c0 = init.c, .h_n = final->h, .c_n = final->c, .gates = gates,
-                          .lengths = lengths ? tape_save_ints(lengths, B) : NULL, .hs = hs,
-                          .cs = cs, .tcs = tcs, .zeros = zeros };
+                          .lengths = lengths ? tape_save_ints(lengths, B) : NULL,
+                          .first = first_row, .hs = hs, .cs = cs, .tcs = tcs, .zeros = zeros };
         n->aux = s;
         n->i[0] = B; n->i[1] = T; n->i[2] = H; n->i[3] = reverse;
     }
