@@ -35,7 +35,7 @@ int attention_trace(Model *m, const int *src, int Ts, const int *tgt_in, int Tt,
     Tensor *logits;                                                                // (Tt,V)
     if (lstm) {
         LstmEncoded enc = lstm_encode(&m->lstm, src, 1, Ts);
-        logits = lstm_decode(&m->lstm, &enc, tgt_in, 1, Tt, enc.final, a->dec_cross);
+        logits = lstm_decode(&m->lstm, &enc, tgt_in, 1, Tt, NULL, enc.final, a->dec_cross);
     } else {
         StackRun enc = { .self_probs = a->enc_self },
                  dec = { .self_probs = a->dec_self, .cross_probs = a->dec_cross };

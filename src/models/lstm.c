@@ -74,25 +74,30 @@ static Tensor *embed(const LstmTranslator *t, Tensor *table, const int *ids, int
     return dropout_forward(&t->drop, tensor_view(op_embedding(table, ids, B * T), 3, shape));
 }
 
+// Each row's length up to its last real token (padding is at the end), in the arena.
+static const int *token_lengths(const int *ids, int B, int T) {
+    int *lengths = arena_alloc(tensor_arena(), sizeof(int) * (size_t)(B ? B : 1));
+    for (int b = 0; b < B; b++) {
+        lengths[b] = 0;
+        for (int i = 0; i < T; i++)
+            if (ids[(long)b * T + i] != TOK_PAD) lengths[b] = i + 1;
+    }
+    return lengths;
+}
+
 LstmEncoded lstm_encode(const LstmTranslator *t, const int *src, int B, int Ts) {
     Arena *arena = tensor_arena();
     LstmEncoded e = {.B = B, .Ts = Ts};
-    int *lengths = arena_alloc(arena, sizeof(int) * (size_t)(B ? B : 1));
-    for (int b = 0; b < B; b++) {   // up to the last real token: padding is at the end
-        lengths[b] = 0;
-        for (int i = 0; i < Ts; i++)
-            if (src[(long)b * Ts + i] != TOK_PAD) lengths[b] = i + 1;
-    }
-    e.lengths = lengths;
+    e.lengths = token_lengths(src, B, Ts);
     e.final = arena_alloc(arena, sizeof(LstmState) * (size_t)t->enc.n_layers);
     Tensor *x = embed(t, t->enc_embed, src, B, Ts);
     LstmState zero = {NULL, NULL};
     for (int l = 0; l < t->enc.n_layers; l++) {
         int last = l == t->enc.n_layers - 1;
         LstmState fwd, bwd;
-        Tensor *y = op_lstm(x, &t->enc.w[l * t->enc.n_dirs], zero, lengths, 0, &fwd);
+        Tensor *y = op_lstm(x, &t->enc.w[l * t->enc.n_dirs], zero, e.lengths, 0, &fwd);
         if (t->enc.n_dirs == 2) {
-            Tensor *yr = op_lstm(x, &t->enc.w[l * 2 + 1], zero, lengths, 1, &bwd);
+            Tensor *yr = op_lstm(x, &t->enc.w[l * 2 + 1], zero, e.lengths, 1, &bwd);
             y = last ? op_add(y, yr) : op_concat(y, yr);   // (B,Ts,d) or (B,Ts,2d)
             fwd.h = op_add(fwd.h, bwd.h);
             fwd.c = op_add(fwd.c, bwd.c);
@@ -127,11 +132,11 @@ static Tensor *attend(const LstmTranslator *t, const LstmEncoded *enc, Tensor *h
 }
 
 Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *tgt_in, int B,
-                    int Tt, LstmState *state, float *probs) {
+                    int Tt, const int *lengths, LstmState *state, float *probs) {
     Tensor *y = embed(t, t->dec_embed, tgt_in, B, Tt);
     for (int l = 0; l < t->dec.n_layers; l++) {
         LstmState fin;
-        y = op_lstm(y, &t->dec.w[l], state[l], NULL, 0, &fin);
+        y = op_lstm(y, &t->dec.w[l], state[l], lengths, 0, &fin);
         state[l] = fin;
         if (l < t->dec.n_layers - 1) y = dropout_forward(&t->drop, y);
     }
@@ -147,7 +152,7 @@ Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, i
     LstmEncoded enc = lstm_encode(t, src, B, Ts);
     LstmState *state = arena_alloc(tensor_arena(), sizeof(LstmState) * (size_t)t->dec.n_layers);
     memcpy(state, enc.final, sizeof(LstmState) * (size_t)t->dec.n_layers);
-    return lstm_decode(t, &enc, tgt_in, B, Tt, state, NULL);
+    return lstm_decode(t, &enc, tgt_in, B, Tt, token_lengths(tgt_in, B, Tt), state, NULL);
 }
 
 // --- incremental decoding --------------------------------------------------------------------
@@ -182,7 +187,7 @@ Tensor *lstm_cache_step(LstmCache *c, const LstmTranslator *t, const int *tokens
         memcpy(state[l].h->data, c->h[l], bytes);
         memcpy(state[l].c->data, c->c[l], bytes);
     }
-    Tensor *logits = lstm_decode(t, &c->enc, tokens, c->N, T, state, probs);
+    Tensor *logits = lstm_decode(t, &c->enc, tokens, c->N, T, NULL, state, probs);
     for (int l = 0; l < c->n_layers; l++) {
         memcpy(c->h[l], state[l].h->data, bytes);
         memcpy(c->c[l], state[l].c->data, bytes);

@@ -50,12 +50,16 @@ typedef struct LstmEncoded {
 LstmEncoded lstm_encode(const LstmTranslator *t, const int *src, int B, int Ts);
 
 // The decoder on tgt_in (B,Tt) from the state `state` ([n_layers], each (B,d)), which it
-// replaces with the state after the last step -> logits (B*Tt,V). probs (B,Tt,Ts) or NULL
-// receives the attention probabilities.
+// replaces with the state after the last step -> logits (B*Tt,V). lengths (B) or NULL: the
+// steps t >= lengths[b] of the LSTMs do not run (op_lstm), so those rows' logits are not
+// the tokens' and the state is the one after each row's last real step. probs (B,Tt,Ts) or
+// NULL receives the attention probabilities.
 Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *tgt_in, int B,
-                    int Tt, LstmState *state, float *probs);
+                    int Tt, const int *lengths, LstmState *state, float *probs);
 
-// Teacher forcing: encode, then decode from the encoder's final states. (B*Tt,V)
+// Teacher forcing: encode, then decode from the encoder's final states, each target's
+// trailing padding skipped by the decoder's LSTMs (its logits are ignored by the loss and
+// nothing real depends on them). (B*Tt,V)
 Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, int Ts,
                                const int *tgt_in, int Tt);
 
