@@ -162,6 +162,51 @@ static void test_lstm_source_padding_changes_nothing(void) {
     model_free(&m);
 }
 
+// The same targets with two more padding columns (ignored targets; the decoder's LSTMs skip
+// them): the same loss and the same gradient of every parameter, bit for bit, in training
+// mode (dropout 0).
+static void test_lstm_target_padding_changes_nothing(void) {
+    make_targets();
+    for (int variant = 0; variant < 4; variant++) {
+        Config c;
+        variant_config(&c, variant);
+        c.dropout = 0;
+        Model m;
+        model_build(&m, &c, V, V, 0);
+        enum { TW = TT + 2 };
+        int wide_in[B * TW], wide_out[B * TW];
+        for (int i = 0; i < B * TW; i++) wide_in[i] = wide_out[i] = TOK_PAD;
+        for (int b = 0; b < B; b++) {
+            memcpy(wide_in + b * TW, TGT + b * TT, sizeof(int) * TT);
+            memcpy(wide_out + b * TW, TGT_OUT + b * TT, sizeof(int) * TT);
+        }
+        float loss[2], *grads[2];
+        long total = 0;
+        for (int i = 0; i < m.ps.n; i++) total += m.ps.list[i]->t.size;
+        for (int run = 0; run < 2; run++) {
+            params_zero_grad(&m.ps);
+            tape_reset();
+            Tensor *logits = translator_logits(&m, SRC, B, TS, run ? wide_in : TGT, run ? TW : TT);
+            Tensor *l = op_cross_entropy(logits, run ? wide_out : TGT_OUT, TOK_PAD, 0.1f);
+            loss[run] = l->data[0];
+            tape_backward(l);
+            grads[run] = arena_alloc(&arena, sizeof(float) * (size_t)total);
+            long off = 0;
+            for (int i = 0; i < m.ps.n; i++) {
+                Tensor *t = &m.ps.list[i]->t;
+                memcpy(grads[run] + off, t->grad, sizeof(float) * t->size);
+                off += t->size;
+            }
+        }
+        CHECK(loss[0] == loss[1], "%s: loss %.9g with padding, %.9g without", VARIANT[variant],
+              loss[1], loss[0]);
+        CHECK(!memcmp(grads[0], grads[1], sizeof(float) * (size_t)total),
+              "%s: target padding changed a gradient", VARIANT[variant]);
+        model_free(&m);
+    }
+    tape_reset();
+}
+
 // Step by step (decode_step), or in chunks of 3, 1, 3 steps (decode_feed): the logits of the
 // full teacher-forced pass.
 static void test_lstm_cached_decoding_equals_full(void) {
@@ -240,6 +285,7 @@ int main(void) {
     T(test_lstm_tensor_names);
     T(test_lstm_model_gradients);
     T(test_lstm_source_padding_changes_nothing);
+    T(test_lstm_target_padding_changes_nothing);
     T(test_lstm_cached_decoding_equals_full);
     T(test_lstm_attention_trace);
     arena_free(&arena);
