@@ -10,6 +10,7 @@
 #include "data/vocab.h"
 #include "infer/attention.h"
 #include "models/decode.h"
+#include "models/loss.h"
 #include "score/evaluate.h"
 
 static Arena arena;
@@ -164,7 +165,8 @@ static void test_lstm_source_padding_changes_nothing(void) {
 
 // The same targets with two more padding columns (ignored targets; the decoder's LSTMs skip
 // them): the same loss and the same gradient of every parameter, bit for bit, in training
-// mode (dropout 0).
+// mode (dropout 0); also through batch_loss without logits, whose output layer takes the
+// token rows only (packed), with the same count of correct targets.
 static void test_lstm_target_padding_changes_nothing(void) {
     make_targets();
     for (int variant = 0; variant < 4; variant++) {
@@ -180,14 +182,22 @@ static void test_lstm_target_padding_changes_nothing(void) {
             memcpy(wide_in + b * TW, TGT + b * TT, sizeof(int) * TT);
             memcpy(wide_out + b * TW, TGT_OUT + b * TT, sizeof(int) * TT);
         }
-        float loss[2], *grads[2];
-        long total = 0;
+        float loss[3], *grads[3];
+        long total = 0, correct[2];
         for (int i = 0; i < m.ps.n; i++) total += m.ps.list[i]->t.size;
-        for (int run = 0; run < 2; run++) {
+        for (int run = 0; run < 3; run++) {
             params_zero_grad(&m.ps);
             tape_reset();
-            Tensor *logits = translator_logits(&m, SRC, B, TS, run ? wide_in : TGT, run ? TW : TT);
-            Tensor *l = op_cross_entropy(logits, run ? wide_out : TGT_OUT, TOK_PAD, 0.1f);
+            Tensor *l;
+            if (run < 2) {
+                Tensor *logits = translator_logits(&m, SRC, B, TS, run ? wide_in : TGT, run ? TW : TT);
+                l = op_cross_entropy(logits, run ? wide_out : TGT_OUT, TOK_PAD, 0.1f);
+                if (run) correct[0] = count_correct(logits, wide_out, B * TW, TOK_PAD);
+            } else {
+                Batch bt = {.B = B, .T_src = TS, .T_tgt = TW, .src = (int *)SRC, .tgt_in = wide_in,
+                            .tgt_out = wide_out};
+                l = batch_loss(&m, &bt, 0.1f, NULL, &correct[1]);
+            }
             loss[run] = l->data[0];
             tape_backward(l);
             grads[run] = arena_alloc(&arena, sizeof(float) * (size_t)total);
@@ -198,10 +208,14 @@ static void test_lstm_target_padding_changes_nothing(void) {
                 off += t->size;
             }
         }
-        CHECK(loss[0] == loss[1], "%s: loss %.9g with padding, %.9g without", VARIANT[variant],
-              loss[1], loss[0]);
-        CHECK(!memcmp(grads[0], grads[1], sizeof(float) * (size_t)total),
-              "%s: target padding changed a gradient", VARIANT[variant]);
+        for (int run = 1; run < 3; run++) {
+            CHECK(loss[0] == loss[run], "%s: loss %.9g with padding (run %d), %.9g without",
+                  VARIANT[variant], loss[run], run, loss[0]);
+            CHECK(!memcmp(grads[0], grads[run], sizeof(float) * (size_t)total),
+                  "%s: target padding changed a gradient (run %d)", VARIANT[variant], run);
+        }
+        CHECK(correct[0] == correct[1], "%s: %ld correct from the token rows, %ld from all",
+              VARIANT[variant], correct[1], correct[0]);
         model_free(&m);
     }
     tape_reset();

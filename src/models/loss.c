@@ -18,6 +18,8 @@ static Tensor *token_row_logits(Model *m, const Batch *b, const int **targets) {
     StackRun run = {.rows_out = &rows};
     Tensor *logits = m->cfg.model == MODEL_LM
         ? lm_logits(m, b->tgt_in, b->B, b->T_tgt, &run)
+        : m->cfg.model == MODEL_LSTM
+        ? lstm_translator_logits(&m->lstm, b->src, b->B, b->T_src, b->tgt_in, b->T_tgt, &rows)
         : decoder_logits(m, model_encode(m, b->src, b->B, b->T_src, NULL), b->src, b->T_src,
                          b->tgt_in, b->B, b->T_tgt, &run);
     *targets = rows.rows ? packed_targets(b->tgt_out, &rows) : b->tgt_out;
@@ -35,7 +37,7 @@ Tensor *batch_loss(Model *m, const Batch *b, float smoothing, Tensor **logits_ou
         targets = b->labels;
         break;
     default:   // the translators and the language model
-        if (!logits_out && m->cfg.model != MODEL_LSTM) {
+        if (!logits_out) {
             logits = token_row_logits(m, b, &targets);
             break;
         }

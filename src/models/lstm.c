@@ -131,8 +131,10 @@ static Tensor *attend(const LstmTranslator *t, const LstmEncoded *enc, Tensor *h
     return op_matmul(p, enc->memory, 0, 0);                        // (B,Tt,d)
 }
 
-Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *tgt_in, int B,
-                    int Tt, const int *lengths, LstmState *state, float *probs) {
+// The decoder up to the output layer: a (B*Tt,d), see lstm_decode.
+static Tensor *decode_features(const LstmTranslator *t, const LstmEncoded *enc,
+                               const int *tgt_in, int B, int Tt, const int *lengths,
+                               LstmState *state, float *probs) {
     Tensor *y = embed(t, t->dec_embed, tgt_in, B, Tt);
     for (int l = 0; l < t->dec.n_layers; l++) {
         LstmState fin;
@@ -144,15 +146,28 @@ Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *
     Tensor *a = op_tanh(linear_forward(&t->attn_combine, op_concat(ctx, y)));   // (B,Tt,d)
     a = dropout_forward(&t->drop, a);
     int rows[2] = {B * Tt, t->d};
-    return linear_forward(&t->out, tensor_view(a, 2, rows));      // (B*Tt,V)
+    return tensor_view(a, 2, rows);
+}
+
+Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *tgt_in, int B,
+                    int Tt, const int *lengths, LstmState *state, float *probs) {
+    return linear_forward(&t->out, decode_features(t, enc, tgt_in, B, Tt, lengths, state, probs));
 }
 
 Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, int Ts,
-                               const int *tgt_in, int Tt) {
+                               const int *tgt_in, int Tt, RowPacking *rows_out) {
     LstmEncoded enc = lstm_encode(t, src, B, Ts);
     LstmState *state = arena_alloc(tensor_arena(), sizeof(LstmState) * (size_t)t->dec.n_layers);
     memcpy(state, enc.final, sizeof(LstmState) * (size_t)t->dec.n_layers);
-    return lstm_decode(t, &enc, tgt_in, B, Tt, token_lengths(tgt_in, B, Tt), state, NULL);
+    const int *lengths = token_lengths(tgt_in, B, Tt);
+    Tensor *a = decode_features(t, &enc, tgt_in, B, Tt, lengths, state, NULL);   // (B*Tt,d)
+    if (rows_out) {   // the output layer on the token rows only (after dropout: same masks)
+        int *pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)((long)B * Tt + 1));
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Tt; i++) pad[(long)b * Tt + i] = i >= lengths[b];
+        if (row_packing_init(rows_out, pad, B, Tt)) a = op_pack_rows(a, rows_out);
+    }
+    return linear_forward(&t->out, a);
 }
 
 // --- incremental decoding --------------------------------------------------------------------

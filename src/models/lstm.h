@@ -59,9 +59,10 @@ Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *
 
 // Teacher forcing: encode, then decode from the encoder's final states, each target's
 // trailing padding skipped by the decoder's LSTMs (its logits are ignored by the loss and
-// nothing real depends on them). (B*Tt,V)
+// nothing real depends on them). (B*Tt,V); with rows_out the logits of the token rows only,
+// packed as *rows_out says (its rows NULL when no row is padding).
 Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, int Ts,
-                               const int *tgt_in, int Tt);
+                               const int *tgt_in, int Tt, RowPacking *rows_out);
 
 // Incremental decoding: the encoder's result (arena tensors: keep them alive while decoding)
 // and the decoder's state between calls, in malloc'd rows so that the arena can be released

@@ -144,7 +144,7 @@ Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const i
 }
 
 Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tgt_in, int Tt) {
-    if (m->cfg.model == MODEL_LSTM) return lstm_translator_logits(&m->lstm, src, B, Ts, tgt_in, Tt);
+    if (m->cfg.model == MODEL_LSTM) return lstm_translator_logits(&m->lstm, src, B, Ts, tgt_in, Tt, NULL);
     Tensor *memory = model_encode(m, src, B, Ts, NULL);          // (B,Ts,d)
     return decoder_logits(m, memory, src, Ts, tgt_in, B, Tt, NULL);
 }
