@@ -17,7 +17,7 @@ tokens/s(B) / tokens/s(A) (above 1: B is faster), the lowest and highest pair ra
 each side's median tokens/s, % of the peak loop (bench's column) and peak resident MiB.
 
   REV_A, REV_B  git revisions (a commit, a branch, HEAD~2); each is extracted with git
-                archive into ${TMPDIR:-/tmp}/bench_ab/COMMIT and built there once (kept for
+                archive into ${TMPDIR:-/tmp}/revs/COMMIT and built there once (kept for
                 the next call); the working tree is built in place (make build/opt/bin/bench)
   --only LIST   bench shapes, comma-separated (default toy,lmcopy); see ./bench --help
   --threads N   OpenMP threads of both sides (default 2)
@@ -79,12 +79,7 @@ run() {
 }
 echo "# A = $rev_a, B = ${rev_b:-the working tree ($(git rev-parse --short HEAD) + changes)};" \
      "--only $only --threads $threads${both_args:+; both $both_args}${b_args:+; B also $b_args}; $pairs pairs; $(nproc) cores"
-i=1
-while [ "$i" -le "$pairs" ]; do
-    if [ $((i % 2)) = 1 ]; then run a "$bench_a" "$i"; run b "$bench_b" "$i"
-    else run b "$bench_b" "$i"; run a "$bench_a" "$i"; fi
-    i=$((i + 1))
-done
+alternate "$pairs" run "$bench_a" "$bench_b"
 
 # pairs.csv: shape, pair, then tokens/s, % peak and peak MiB of A and of B; the ratios and
 # medians are ./table's

@@ -30,7 +30,7 @@ Writes into DIR (default results/bench):
   profile_ops.csv  shape,row,share
   profile_ops.md   commit, CPU, load, commands and one table (rows by mean share)
 --rev REV profiles git revision REV's bench instead of the working tree's, built in
-${TMPDIR:-/tmp}/bench_ab/COMMIT as scripts/bench_ab.sh builds it (a profile before a change).
+${TMPDIR:-/tmp}/revs/COMMIT as scripts/bench_ab.sh builds it (a profile before a change).
 Needs perf (linux-tools) and perf_event_paranoid <= 2.
 USAGE
 }

@@ -9,7 +9,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/walls_ab.sh [--pairs N] [--md FILE] REV_A REV_B SCRIPT [ARGS...]
 
-Extracts REV_A and REV_B with git archive into ${TMPDIR:-/tmp}/bench_ab/COMMIT (as
+Extracts REV_A and REV_B with git archive into ${TMPDIR:-/tmp}/revs/COMMIT (as
 scripts/bench_ab.sh does), builds each once with make, and runs `scripts/SCRIPT ARGS --out
 DIR` there, DIR a new empty folder each time (no run is reused), alternately: A then B in odd
 pairs, B then A in even ones. Prints each run's wall seconds and the median over the pairs
@@ -74,12 +74,7 @@ run_with() {
     echo "$side,$pair,$phases" >> "$work/phases.csv"
     echo "pair $pair: $side $wall s${phases:+ ($phases)}"
 }
-i=1
-while [ "$i" -le "$pairs" ]; do
-    if [ $((i % 2)) = 1 ]; then run_side a "$tree_a" "$i"; run_side b "$tree_b" "$i"
-    else run_side b "$tree_b" "$i"; run_side a "$tree_a" "$i"; fi
-    i=$((i + 1))
-done
+alternate "$pairs" run_side "$tree_a" "$tree_b"
 
 # pairs.csv: pair, wall of A and of B; the ratios and medians are ./table's
 { echo pair,a,b; awk -F, 'NR > 1 && $1 == "a" { a[$2] = $3 } NR > 1 && $1 == "b" { b[$2] = $3 }
