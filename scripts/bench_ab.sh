@@ -13,11 +13,11 @@ Builds build/opt/bin/bench of REV_A and of REV_B (default: the working tree) and
 alternately, one `bench --only LIST --threads N --runs 1 --tsv` each, A first in odd pairs
 and B first in even ones, so that a host whose speed drifts (other processes on a shared
 machine) slows both alike. Prints, per training shape, the median over the pairs of
-tokens/s(B) / tokens/s(A) (above 1: B is faster), the lowest and highest pair ratio, and the
-median tokens/s of each side.
+tokens/s(B) / tokens/s(A) (above 1: B is faster), the lowest and highest pair ratio, and
+each side's median tokens/s, % of the peak loop (bench's column) and peak resident MiB.
 
   REV_A, REV_B  git revisions (a commit, a branch, HEAD~2); each is extracted with git
-                archive into ${TMPDIR:-/tmp}/bench_ab/COMMIT and built there once (kept for
+                archive into ${TMPDIR:-/tmp}/revs/COMMIT and built there once (kept for
                 the next call); the working tree is built in place (make build/opt/bin/bench)
   --only LIST   bench shapes, comma-separated (default toy,lmcopy); see ./bench --help
   --threads N   OpenMP threads of both sides (default 2)
@@ -50,22 +50,16 @@ for n in "$threads" "$pairs"; do
     case "$n" in ''|*[!0-9]*|0) echo "bench_ab.sh: '$n' is not a positive number" >&2; exit 2 ;; esac
 done
 
+. scripts/rev_tree.sh
 # bench_of REV: the path of REV's bench (built if needed); empty REV: the working tree's.
 bench_of() {
     if [ -z "$1" ]; then
         make -s -j2 build/opt/bin/bench >&2
         echo "$PWD/build/opt/bin/bench"
-        return
+    else
+        tree=$(rev_tree "$1" build/opt/bin/bench)
+        echo "$tree/build/opt/bin/bench"
     fi
-    commit=$(git rev-parse --verify -q "$1^{commit}") ||
-        { echo "bench_ab.sh: '$1' is not a git revision here" >&2; exit 2; }
-    dir=${TMPDIR:-/tmp}/bench_ab/$commit
-    if [ ! -x "$dir/build/opt/bin/bench" ]; then
-        rm -rf "$dir" && mkdir -p "$dir"
-        git archive "$commit" | tar -x -C "$dir"
-        make -s -j2 -C "$dir" build/opt/bin/bench >&2
-    fi
-    echo "$dir/build/opt/bin/bench"
 }
 rev_a=$1 rev_b=${2:-}
 args="$*"
@@ -75,43 +69,45 @@ make -s -j2 build/opt/bin/table >&2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# one run of SIDE's bench: "shape tokens/s" lines appended to $work/SIDE
+# one run of SIDE's bench: "shape pair tokens/s % peak MiB" lines appended to $work/SIDE
 run() {
     extra=$both_args
     [ "$1" = b ] && extra="$both_args $b_args"
     # shellcheck disable=SC2086 # both_args and b_args are lists of arguments
     "$2" --only "$only" --threads "$threads" --runs 1 --tsv $extra |
-        awk -v p="$3" '$1 == "train" { print $2, p, $4 }' >> "$work/$1"
+        awk -v p="$3" '$1 == "train" { print $2, p, $4, $12, $8 }' >> "$work/$1"
 }
 echo "# A = $rev_a, B = ${rev_b:-the working tree ($(git rev-parse --short HEAD) + changes)};" \
      "--only $only --threads $threads${both_args:+; both $both_args}${b_args:+; B also $b_args}; $pairs pairs; $(nproc) cores"
-i=1
-while [ "$i" -le "$pairs" ]; do
-    if [ $((i % 2)) = 1 ]; then run a "$bench_a" "$i"; run b "$bench_b" "$i"
-    else run b "$bench_b" "$i"; run a "$bench_a" "$i"; fi
-    i=$((i + 1))
-done
+alternate "$pairs" run "$bench_a" "$bench_b"
 
-# pairs.csv: shape, pair, tokens/s of A and of B; the ratios and medians are ./table's
-{ echo shape,pair,a,b; awk 'NR == FNR { a[$1 " " $2] = $3; next } ($1 " " $2) in a {
-    print $1 "," $2 "," a[$1 " " $2] "," $3 }' "$work/a" "$work/b"; } > "$work/pairs.csv"
+# pairs.csv: shape, pair, then tokens/s, % peak and peak MiB of A and of B; the ratios and
+# medians are ./table's
+{ echo shape,pair,a,b,peak_a,peak_b,mib_a,mib_b
+  awk 'NR == FNR { a[$1 " " $2] = $3 "," $4 "," $5; next } ($1 " " $2) in a {
+    split(a[$1 " " $2], x, ","); print $1 "," $2 "," x[1] "," $3 "," x[2] "," $4 "," x[3] "," $5 }' \
+    "$work/a" "$work/b"; } > "$work/pairs.csv"
 if [ -n "$tsv" ]; then
     { printf 'shape\tpair\ttokens_per_s_a\ttokens_per_s_b\tratio_b_a\n'
       build/opt/bin/table --plain --rows shape --rows pair --value a:text --value b:text --value b/a:mean:%.4f \
           "$work/pairs.csv" | tr , '\t'; } > "$tsv"
 fi
-printf '%-10s %8s %8s %8s %12s %12s\n' shape median lowest highest "A tokens/s" "B tokens/s"
-# stats SHAPE: the median, lowest and highest B/A (6 digits), the median tokens/s of A and of B
+printf '%-10s %8s %8s %8s %12s %12s %8s %8s %7s %7s\n' shape median lowest highest "A tokens/s" \
+    "B tokens/s" "A %peak" "B %peak" "A MiB" "B MiB"
+# stats SHAPE: the median, lowest and highest B/A (6 digits), then the medians of A and of B:
+# tokens/s, % peak, peak MiB
 stats() { build/opt/bin/table --plain --filter shape="$1" --value b/a:median:%.6g --value b/a:min:%.6g \
-    --value b/a:max:%.6g --value a:median:%.17g --value b:median:%.17g "$work/pairs.csv" | tr , ' '; }
+    --value b/a:max:%.6g --value a:median:%.17g --value b:median:%.17g --value peak_a:median:%.6g \
+    --value peak_b:median:%.6g --value mib_a:median:%.6g --value mib_b:median:%.6g \
+    "$work/pairs.csv" | tr , ' '; }
 for shape in $(echo "$only" | tr , ' '); do
     grep -q "^$shape," "$work/pairs.csv" || {
         for side in a b; do
             grep -q "^$shape " "$work/$side" 2>/dev/null || echo "$shape: not a training shape of $side's bench"
         done
         continue; }
-    # shellcheck disable=SC2046,SC2183 # five numbers
-    printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f\n' "$shape" $(stats "$shape")
+    # shellcheck disable=SC2046,SC2183 # nine numbers
+    printf '%-10s %8.3f %8.3f %8.3f %12.0f %12.0f %7.1f%% %7.1f%% %7.0f %7.0f\n' "$shape" $(stats "$shape")
 done
 if [ -n "$md" ]; then
     {
@@ -124,12 +120,12 @@ if [ -n "$md" ]; then
         echo
         echo "## Paired ratios"
         echo
-        echo "| shape | B / A: median | lowest | highest | A: tokens/s | B: tokens/s |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+        echo "| shape | B / A: median | lowest | highest | A: tokens/s | B: tokens/s | A: % peak | B: % peak | A: peak MiB | B: peak MiB |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         for shape in $(echo "$only" | tr , ' '); do
             grep -q "^$shape," "$work/pairs.csv" || continue
-            # shellcheck disable=SC2046,SC2183 # five numbers
-            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f |\n' "$shape" $(stats "$shape")
+            # shellcheck disable=SC2046,SC2183 # nine numbers
+            printf '| %s | %.3f | %.3f | %.3f | %.0f | %.0f | %.1f %% | %.1f %% | %.0f | %.0f |\n' "$shape" $(stats "$shape")
         done
     } >"$md"
     echo "wrote $md"

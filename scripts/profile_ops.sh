@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'USAGE'
-usage: scripts/profile_ops.sh [--out DIR] [--only LIST] [--runs N]
+usage: scripts/profile_ops.sh [--out DIR] [--only LIST] [--runs N] [--rev REV]
 
 Records `perf record -F 4000 -e cpu-clock build/opt/bin/bench --only SHAPE --threads 1
 --runs N` (default runs 5) for each SHAPE of LIST (default toy,copy,lmcopy,lstm) and puts
@@ -29,17 +29,20 @@ under load than the products: record the load (first line of the .md) with the f
 Writes into DIR (default results/bench):
   profile_ops.csv  shape,row,share
   profile_ops.md   commit, CPU, load, commands and one table (rows by mean share)
+--rev REV profiles git revision REV's bench instead of the working tree's, built in
+${TMPDIR:-/tmp}/revs/COMMIT as scripts/bench_ab.sh builds it (a profile before a change).
 Needs perf (linux-tools) and perf_event_paranoid <= 2.
 USAGE
 }
 
-out=results/bench only=toy,copy,lmcopy,lstm runs=5
+out=results/bench only=toy,copy,lmcopy,lstm runs=5 rev=''
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;
         --out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift 2 ;;
         --only) [ $# -ge 2 ] || die "--only needs a list"; only=$2; shift 2 ;;
         --runs) [ $# -ge 2 ] || die "--runs needs a number"; runs=$2; shift 2 ;;
+        --rev) [ $# -ge 2 ] || die "--rev needs a git revision"; rev=$2; shift 2 ;;
         *) usage >&2; die "unknown argument '$1'" ;;
     esac
 done
@@ -50,6 +53,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 make -s -j2 build/opt/bin/bench build/opt/bin/table
 bench=build/opt/bin/bench table=build/opt/bin/table
+if [ -n "$rev" ]; then
+    . scripts/rev_tree.sh
+    tree=$(rev_tree "$rev" build/opt/bin/bench)
+    bench=$tree/build/opt/bin/bench
+fi
 # function -> its source file, from the debug information
 nm -l --defined-only "$bench" | awk 'NF >= 4 { f = $4; sub(/:[0-9]+$/, "", f); sub(/^.*\/src\//, "", f)
                                                print $3, f }' >"$tmp/files"
@@ -89,13 +97,14 @@ for shape in $(echo "$only" | tr , ' '); do
         "$tmp/$shape.tsv" >>"$tmp/commands"
     shapes="$shapes $shape"
 done
-commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes")
+if [ -n "$rev" ]; then commit=$(git rev-parse --short "$rev")
+else commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes"); fi
 cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
                  /^model\t/ && !m { m = $2 } END { print n ", family " f " model " m }' /proc/cpuinfo)
 {
     echo "CPU: $cpu, $(getconf _NPROCESSORS_ONLN) cores; load average when recorded: $load"
     echo
-    echo "Commit $commit. Written by \`scripts/profile_ops.sh --only $(echo "$shapes" | sed "s/^ //; s/ /,/g") --runs $runs\`:"
+    echo "Commit $commit. Written by \`scripts/profile_ops.sh --only $(echo "$shapes" | sed "s/^ //; s/ /,/g") --runs $runs${rev:+ --rev $rev}\`:"
     echo "\`perf record -F 4000 -e cpu-clock\` of one thread, each function's own samples in the row"
     echo "of the source file that defines it, as a share of the samples outside bench's peak loop:"
     echo
