@@ -57,10 +57,9 @@ static Tensor *f_rope_freq(Tensor **in) { return op_rope_freq(in[0], g_heads, g_
 static int g_rope_pad[64];
 static Tensor *f_rope_pad(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f, g_rope_pad); }
 static Tensor *f_rope_pad_twice(Tensor **in) { return op_add(f_rope_pad(in), in[0]); }
-// RoPE of packed rows (g_pack), kept packed or unpacked; the latter also with x used twice.
-static int g_unpack;
-static Tensor *f_rope_rows(Tensor **in) { return op_rope_rows(in[0], &g_pack, g_unpack, g_heads, g_pos, g_inv_freq, 1.138629f); }
-static Tensor *f_rope_rows_twice(Tensor **in) { return op_add(op_rope_rows(in[0], &g_pack, 0, g_heads, g_pos, g_inv_freq, 1.138629f), in[0]); }
+// RoPE of packed rows (g_pack), unpacked; also with x used twice (its packed rows added back).
+static Tensor *f_rope_rows(Tensor **in) { return op_rope_rows(in[0], &g_pack, g_heads, g_pos, g_inv_freq, 1.138629f); }
+static Tensor *f_rope_rows_twice(Tensor **in) { return op_add(op_pack_rows(f_rope_rows(in), &g_pack), in[0]); }
 static Tensor *f_attention(Tensor **in) {
     AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_use_pad ? g_key_pad : NULL,
                    .causal = g_causal, .dropout = g_p, .seed = 99 };
@@ -1013,9 +1012,9 @@ static void test_pack_rows(void) {
           "packed dropout differs from the padded one's rows");
 }
 
-// op_rope_rows against op_rope_freq of the unpacked rows, bit for bit, forward and backward,
-// at several head widths (each vectorises otherwise) and with padding inside a row and at its
-// end; then its gradient against finite differences.
+// op_rope_rows against op_rope_freq of the unpacked rows, bit for bit, forward and backward
+// (assigned, then added to), at several head widths (each vectorises otherwise) and with
+// padding inside a row and at its end; then its gradient against finite differences.
 static void test_rope_rows(void) {
     static const int heads[][2] = {{1, 2}, {2, 4}, {3, 8}, {4, 16}, {2, 32}, {1, 64}};   // H, D
     enum { B = 3, T = 7 };
@@ -1031,88 +1030,24 @@ static void test_rope_rows(void) {
         int xs[2] = {g_pack.n, C};
         Tensor *x = gc_input(2, xs, 1), *x2 = gc_input(2, xs, 1);
         memcpy(x2->data, x->data, sizeof(float) * (size_t)x->size);
-        for (g_unpack = 0; g_unpack < 2; g_unpack++) {
+        for (int added = 0; added < 2; added++) {   // the second pass adds to x's gradient
             tape_reset();
-            Tensor *y = op_rope_rows(x, &g_pack, g_unpack, H, g_pos, inv_freq, 1.138629f);
+            Tensor *y = op_rope_rows(x, &g_pack, H, g_pos, inv_freq, 1.138629f);
             Tensor *r = op_rope_freq(op_unpack_rows(x2, &g_pack), H, g_pos, inv_freq, 1.138629f, pad);
-            if (!g_unpack) r = op_pack_rows(r, &g_pack);
             CHECK(y->size == r->size && memcmp(y->data, r->data, sizeof(float) * (size_t)y->size) == 0,
-                  "H %d D %d unpack %d: rows differ from op_rope_freq's", H, D, g_unpack);
+                  "H %d D %d: rows differ from op_rope_freq's", H, D);
             float *gy = grad_zeroed(y), *gr = grad_zeroed(r);
             for (long e = 0; e < y->size; e++) gy[e] = gr[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
             tape_replay();
             CHECK(memcmp(x->grad, x2->grad, sizeof(float) * (size_t)x->size) == 0,
-                  "H %d D %d unpack %d: the gradient differs from op_rope_freq's", H, D, g_unpack);
+                  "H %d D %d, added %d: the gradient differs from op_rope_freq's", H, D, added);
         }
     }
     g_heads = 2;
     int xs[2] = {g_pack.n, 8};
     Tensor *in[1] = {gc_input(2, xs, 1)};
-    for (g_unpack = 0; g_unpack < 2; g_unpack++) grad_check("rope_rows", f_rope_rows, in, 1);
+    grad_check("rope_rows", f_rope_rows, in, 1);
     grad_check("rope_rows, gradient accumulating", f_rope_rows_twice, in, 1);
-}
-
-// Attention with packed queries (AttnArgs.q_rows) against the padded call, bit for bit: the
-// output's token rows and dq's, dk and dv whole, causal or not, with dropout and a bias; then
-// the gradients against finite differences.
-static int g_q_pad[64];
-static Tensor *f_attention_packed(Tensor **in) {
-    AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_key_pad, .query_pad = g_q_pad,
-                   .causal = g_causal, .dropout = g_p, .seed = 99, .q_rows = &g_pack };
-    return op_attention(in[0], in[1], in[2], &a);
-}
-static void test_attention_packed_queries(void) {
-    enum { B = 3, T = 6, H = 2, D = 4, C = H * D };
-    for (int b = 0; b < B; b++)
-        for (int t = 0; t < T; t++) g_q_pad[b * T + t] = g_key_pad[b * T + t] = t >= T - 2 * b;
-    CHECK(row_packing_init(&g_pack, g_q_pad, B, T) == 1, "no padding");
-    int xs[3] = {B, T, C}, ps[2] = {g_pack.n, C}, bs[3] = {H, T, T};
-    for (g_causal = 0; g_causal < 2; g_causal++)
-        for (int drop = 0; drop < 2; drop++) {
-            g_p = drop ? 0.2f : 0.0f;
-            Tensor *q = gc_input(3, xs, 1), *k = gc_input(3, xs, 1), *v = gc_input(3, xs, 1),
-                   *bias = gc_input(3, bs, 1);
-            for (long e = 0; e < q->size; e++)   // a padding query's row: never read
-                if (g_q_pad[e / C]) q->data[e] = NAN;
-            Tensor *qp = op_pack_rows(q, &g_pack);
-            float *grads[2][4];
-            Tensor *out[2];
-            for (int packed = 0; packed < 2; packed++) {
-                Tensor *in[4] = {packed ? qp : q, k, v, bias};
-                for (int i = 0; i < 4; i++) memset(in[i]->grad, 0, sizeof(float) * (size_t)in[i]->size);
-                tape_reset();
-                AttnArgs a = { .n_heads = H, .bias = bias, .key_pad = g_key_pad,
-                               .query_pad = g_q_pad, .causal = g_causal, .dropout = g_p,
-                               .seed = 99, .q_rows = packed ? &g_pack : NULL };
-                out[packed] = op_attention(in[0], k, v, &a);
-                Tensor *y = packed ? out[1] : op_pack_rows(out[0], &g_pack);
-                float *g = grad_zeroed(y);
-                for (long e = 0; e < y->size; e++) g[e] = (float)((e * 37) % 11) / 5.0f - 1.0f;
-                tape_replay();
-                for (int i = 0; i < 4; i++) {
-                    grads[packed][i] = arena_alloc(&arena, sizeof(float) * (size_t)in[i]->size);
-                    memcpy(grads[packed][i], in[i]->grad, sizeof(float) * (size_t)in[i]->size);
-                }
-            }
-            Tensor *y0 = op_pack_rows(out[0], &g_pack);
-            CHECK(out[1]->ndim == 2 && out[1]->shape[0] == g_pack.n &&
-                  memcmp(out[1]->data, y0->data, sizeof(float) * (size_t)y0->size) == 0,
-                  "causal %d dropout %g: the packed output differs", g_causal, g_p);
-            Tensor *dq0 = tensor_new(3, xs, 0);
-            memcpy(dq0->data, grads[0][0], sizeof(float) * (size_t)dq0->size);
-            Tensor *dq0p = op_pack_rows(dq0, &g_pack);
-            CHECK(memcmp(grads[1][0], dq0p->data, sizeof(float) * (size_t)dq0p->size) == 0,
-                  "causal %d dropout %g: dq differs", g_causal, g_p);
-            for (int i = 1; i < 4; i++)
-                CHECK(memcmp(grads[1][i], grads[0][i], sizeof(float) * (size_t)k->size * (i < 3) +
-                             sizeof(float) * (size_t)bias->size * (i == 3)) == 0,
-                      "causal %d dropout %g: input %d's gradient differs", g_causal, g_p, i);
-            g_heads = H;
-            Tensor *in[4] = {gc_input(2, ps, 1), gc_input(3, xs, 1), gc_input(3, xs, 1), gc_input(3, bs, 1)};
-            if (!drop) grad_check("attention, packed queries", f_attention_packed, in, 4);
-        }
-    g_p = 0;
-    g_causal = 0;
 }
 
 int main(void) {
@@ -1123,7 +1058,7 @@ int main(void) {
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
-    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows); T(test_rope_rows); T(test_attention_packed_queries);
+    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows); T(test_rope_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_rope_padding); T(test_rope_padding_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs);
     T(test_attention_shared_input); T(test_tanh_concat);

@@ -106,9 +106,6 @@ typedef struct AttnArgs {
     int logit_train_length;     // > 0: each row's scores (bias included) are multiplied by
                                 // attn_logit_factor(n, logit_train_length), n = the keys the row
                                 // may attend to (model.attn_logit_scale = log); 0: off
-    const RowPacking *q_rows;   // or NULL: q, and the output, hold the token rows (n,H*D) of
-                                // this packing of (B,Tq), not (B,Tq,H*D); query_pad marks the
-                                // packing's other rows
 } AttnArgs;
 // Query rows op_attention handles together per (batch, head), forward and backward: its
 // per-thread scratch holds this many rows. With AVX-512 6
@@ -123,8 +120,7 @@ typedef struct AttnArgs {
 float attn_logit_factor(int n, int n_train);
 // Multi-head attention on head-interleaved inputs: q (B,Tq,H*D), k and v (B,Tk,H*D);
 // scores = (q k^T / sqrt(D) + bias) [* attn_logit_factor], masked, softmax over keys, dropout,
-// times v -> (B,Tq,H*D). With args->q_rows, q and the output are packed (n,H*D) instead: the
-// same bits in each token row, without unpacking q or packing the output.
+// times v -> (B,Tq,H*D).
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 
@@ -136,11 +132,10 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // rotated, its output row is 0 and no gradient flows back from it.
 Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq,
                      float factor, const int *pad);
-// op_rope_freq on packed rows: x (n,H*D) holds the token rows of p (RowPacking), row k at
-// position pos[p->rows[k] % p->T]. The rotated rows packed (n,H*D), or with unpack in the
-// padded layout (B,T,H*D), padding rows 0: op_unpack_rows of them without its copy (nor its
-// gradient's). Each row's bits are those op_rope_freq gives it in the padded layout.
-Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int unpack, int n_heads, const float *pos,
+// op_rope_freq of op_unpack_rows(x, p), bit for bit, without the unpacked copy (nor its
+// gradient's): x (n,H*D) holds the token rows of p (RowPacking), row k at position
+// pos[p->rows[k] % p->T]; the result is (B,T,H*D) with the padding rows 0.
+Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int n_heads, const float *pos,
                      const double *inv_freq, float factor);
 // RoPE's unstretched inverse frequencies: out[i] = base^(-2i/D) for i < D/2 (D the head width).
 void rope_plain_inv_freq(double base, int D, double *out);

@@ -211,30 +211,6 @@ static void prefetch_head_write(float *x, int b, int h, int T, int C, int D) {
     for (int j = 0; j < T; j++, row += C) __builtin_prefetch(row, 1);
 }
 
-// The query rows of a call: B entries of Tq rows, in the padded layout (map NULL) or packed,
-// map[b*Tq + i] the packed row of query i of entry b (-1: padding, which has no row).
-typedef struct { int B, Tq; const int *map; } QueryRows;
-
-// Where query i of entry b lives in q, the output and their gradients (-1: nowhere).
-static long query_row(QueryRows qr, int b, int i) {
-    long r = (long)b * qr.Tq + i;
-    return qr.map ? qr.map[r] : r;
-}
-
-// prefetch_head and prefetch_head_write of query rows, packed or not.
-static void prefetch_queries(const float *x, QueryRows qr, int b, int h, int C, int D) {
-    if (!qr.map) { prefetch_head(x, b, h, qr.Tq, C, D); return; }
-    for (int i = 0; i < qr.Tq; i++)
-        if (qr.map[(long)b * qr.Tq + i] >= 0)
-            __builtin_prefetch(x + qr.map[(long)b * qr.Tq + i] * C + h * D);
-}
-static void prefetch_queries_write(float *x, QueryRows qr, int b, int h, int C, int D) {
-    if (!qr.map) { prefetch_head_write(x, b, h, qr.Tq, C, D); return; }
-    for (int i = 0; i < qr.Tq; i++)
-        if (qr.map[(long)b * qr.Tq + i] >= 0)
-            __builtin_prefetch(x + qr.map[(long)b * qr.Tq + i] * C + h * D, 1);
-}
-
 // Row (bh, i)'s weights after dropout, w_j = s_j * (0 or 1/(1-p)), into ds for j < n16
 // (a multiple of 16; s is 0 past the row's keys): 16 entries at a time, a loop of constant
 // length the compiler turns into whole vectors of hashes, where a loop to the row's length
@@ -567,18 +543,13 @@ static void head_grad_store(float *restrict g, long ld, const float *restrict sr
 typedef struct {
     const Node *n;
     int acc_q, acc_k, acc_v;   // grad_accumulates of q, k, v, asked once before the heads
-    QueryRows qr;
 } BackwardHeads;
-
-// What op_attention keeps for its backward (Node.aux).
-typedef struct { AttnArgs args; QueryRows qr; } SavedArgs;
 
 static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     const Node *n = hb->n;
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
-    const AttnArgs *a = &((const SavedArgs *)n->aux)->args;
-    QueryRows qr = hb->qr;
-    int Tq = qr.Tq, C = tensor_cols(q), Tk = k->shape[1];
+    const AttnArgs *a = n->aux;
+    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = a->n_heads, D = C / H, Tp = round16(Tk);
     float scale = 1.0f / sqrtf((float)D);
     float *P = n->saved;
@@ -589,16 +560,16 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     enum { R = ATTN_ROW_BLOCK };
     int b = bh / H, h = bh % H;
     float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
-    float *dq = blk + 3L * R * Tp, *sink = dq + (long)R * D;   // sink: a padding query's rows
+    float *dq = blk + 3L * R * Tp;
     const float *kh = k->data + (long)b * Tk * C + h * D;
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
-    if (bh + 1 < qr.B * H) {   // the next head's rows
+    if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
         int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
         prefetch_head(v->data, b1, h1, Tk, C, D);
         prefetch_head(k->data, b1, h1, Tk, C, D);
-        prefetch_queries(q->data, qr, b1, h1, C, D);
-        prefetch_queries(dY, qr, b1, h1, C, D);
-        if (q->grad) prefetch_queries_write(q->grad, qr, b1, h1, C, D);
+        prefetch_head(q->data, b1, h1, Tq, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
         if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
         if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
     }
@@ -610,19 +581,17 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
         int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
         for (int r = 0; r < rows; r++) {
             int i = i0 + r, end = causal_end(a, i, Tq, Tk);
-            long row = query_row(qr, b, i);
             dp_of[r] = blk + (long)r * 3 * Tp + Tp;
             w_of[r] = dp_of[r] + Tp;
             dq_of[r] = dq + (long)r * D;
-            dy_of[r] = row < 0 ? sink : dY + row * C + h * D;
-            q_of[r] = row < 0 ? sink : q->data + row * C + h * D;
+            dy_of[r] = dY + ((long)b * Tq + i) * C + h * D;
+            q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
             int padding = a->query_pad && a->query_pad[(long)b * Tq + i];
             n_of[r] = padding || end == 0 ? 0 : end;
             n16_of[r] = round16(n_of[r]);
-            // a padding row's dq was zeroed whole before the heads (kernel_zero_padding_rows),
-            // or has no row (packed queries)
+            // a padding row's dq was zeroed whole before the heads (kernel_zero_padding_rows)
             if (!padding && end == 0 && q->grad && !acc_q)
-                memset(q->grad + row * C + h * D, 0, sizeof(float) * (size_t)D);
+                memset(q->grad + ((long)b * Tq + i) * C + h * D, 0, sizeof(float) * (size_t)D);
         }
         // y = sum_j w_j v_j, w_j = p_j * (0 if dropped, else 1/(1-dropout)):
         // dw_j = dy . v_j, dv_j += w_j dy, dp_j = dw_j * (w_j / p_j)
@@ -643,8 +612,8 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
             weighted_rows_rows(dp_of, n_of, rows, kh, C, D, dq_of);
             for (int r = 0; r < rows; r++)
                 if (n_of[r])
-                    head_grad_store(q->grad + query_row(qr, b, i0 + r) * C + h * D, C,
-                                    dq_of[r], 1, D, scale, acc_q);
+                    head_grad_store(q->grad + ((long)b * Tq + i0 + r) * C + h * D, C, dq_of[r],
+                                    1, D, scale, acc_q);
         }
         // dv_j += w_j dy and dk_j += dscore_j q over the block's rows, in row order.
         if (v->grad) add_outer_rows(dv, w_of, dy_of, n_of, rows, D);
@@ -657,24 +626,23 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
 
 static void attention_backward(const Node *n) {
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
-    const SavedArgs *saved = n->aux;
-    const AttnArgs *a = &saved->args;
-    int B = saved->qr.B, Tq = saved->qr.Tq, C = tensor_cols(q), Tk = k->shape[1];
+    const AttnArgs *a = n->aux;
+    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = a->n_heads, D = C / H, Tp = round16(Tk);
     float *P = n->saved;
     int bias_grad = a->bias && a->bias->grad;
     int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
     int threads = omp_get_max_threads();
     // Per thread: values transposed (D,Tp); dK and dV of the head (Tk,D); for each row of a
-    // block, rows of probabilities, dP and weights (Tp) and dq (D); a padding query's rows (D).
+    // block, rows of probabilities, dP and weights (Tp) and dq (D).
     enum { R = ATTN_ROW_BLOCK };
-    long per_thread = (long)D * Tp + 2L * D * Tk + 3L * R * Tp + (long)R * D + D;
+    long per_thread = (long)D * Tp + 2L * D * Tk + 3L * R * Tp + (long)R * D;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
     BackwardHeads hb = {n, q->grad && grad_accumulates(q), k->grad && grad_accumulates(k),
-                        v->grad && grad_accumulates(v), saved->qr};
-    if (q->grad && !hb.acc_q && a->query_pad && !saved->qr.map)
+                        v->grad && grad_accumulates(v)};
+    if (q->grad && !hb.acc_q && a->query_pad)
         kernel_zero_padding_rows(q->grad, a->query_pad, (long)B * Tq, C);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
@@ -697,21 +665,21 @@ static void attention_backward(const Node *n) {
 // The forward of (batch, head) bh: its rows of out (and of P, args->probs), with the
 // thread's scratch kt (op_attention).
 static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out, float *P,
-                         const AttnArgs *args, QueryRows qr, int bh, float *kt) {
-    int B = qr.B, Tq = qr.Tq, C = tensor_cols(q), Tk = k->shape[1];
+                         const AttnArgs *args, int bh, float *kt) {
+    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = args->n_heads, D = C / H, Tp = round16(Tk);
     float scale = 1.0f / sqrtf((float)D);
     const float *bias = args->bias ? args->bias->data : NULL;
     enum { R = ATTN_ROW_BLOCK };
     int b = bh / H, h = bh % H;
-    float *blk = kt + (long)D * Tp, *sink = blk + 2L * R * Tp;   // sink: a padding query's row
+    float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
     transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
     if (bh + 1 < B * H) {   // the next head's rows
         prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
-        prefetch_queries(q->data, qr, (bh + 1) / H, (bh + 1) % H, C, D);
+        prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
         prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
-        prefetch_queries_write(out->data, qr, (bh + 1) / H, (bh + 1) % H, C, D);
+        prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
     }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
@@ -727,10 +695,9 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
         int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
         for (int r = 0; r < rows; r++) {
             int i = i0 + r;
-            long row = query_row(qr, b, i);
             s_of[r] = blk + (long)r * 2 * Tp;
-            q_of[r] = row < 0 ? sink : q->data + row * C + h * D;
-            y_of[r] = row < 0 ? sink : out->data + row * C + h * D;
+            q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
+            y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
             n_of[r] = causal_end(args, i, Tq, Tk);
             // padding: nothing to attend (its rows of probs, and of P if read, zeroed above)
             if (args->query_pad && args->query_pad[(long)b * Tq + i]) n_of[r] = 0;
@@ -762,58 +729,36 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     }
 }
 
-// The map of packed query rows (QueryRows), -1 at the padding, which must be query_pad's.
-static const int *query_map(const AttnArgs *args) {
-    const RowPacking *p = args->q_rows;
-    long all = (long)p->B * p->T;
-    int *map = arena_alloc(tensor_arena(), sizeof(int) * (size_t)all);
-    for (long r = 0; r < all; r++) map[r] = -1;
-    for (int k = 0; k < p->n; k++) map[p->rows[k]] = k;
-    for (long r = 0; r < all; r++)
-        if ((map[r] < 0) != (args->query_pad && args->query_pad[r] != 0)) {
-            fprintf(stderr, "op_attention: query_pad is not the packing's padding\n");
-            abort();
-        }
-    return map;
-}
-
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
-    const RowPacking *packed = args->q_rows;
-    QueryRows qr = {packed ? packed->B : q->shape[0], packed ? packed->T : q->shape[1], NULL};
-    int B = qr.B, Tq = qr.Tq, C = tensor_cols(q), Tk = k->shape[1];
+    int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = args->n_heads, D = C / H, Tp = round16(Tk);
-    if (q->ndim != (packed ? 2 : 3) || (packed && q->shape[0] != packed->n) || k->ndim != 3 ||
-        v->ndim != 3 || C % H || k->shape[2] != C || v->shape[2] != C || k->shape[0] != B ||
-        v->shape[0] != B || v->shape[1] != Tk ||
+    if (q->ndim != 3 || k->ndim != 3 || v->ndim != 3 || C % H || k->shape[2] != C ||
+        v->shape[2] != C || k->shape[0] != B || v->shape[0] != B || v->shape[1] != Tk ||
         (args->bias && (args->bias->size != (long)H * Tq * Tk))) {
         fprintf(stderr, "op_attention: shapes do not match\n");
         abort();
     }
-    if (packed) qr.map = query_map(args);
     int grad = tape_needs_grad(q, k, v) || (tape_enabled() && args->bias && args->bias->grad);
-    Tensor *out = tensor_new(q->ndim, q->shape, grad);
+    Tensor *out = tensor_new(3, q->shape, grad);
     float *P = grad ? arena_alloc(tensor_arena(), sizeof(float) * (size_t)B * H * Tq * Tk) : NULL;
     int fork = kernel_fork((long)B * H * Tq * Tk * D > KERNEL_PARALLEL_WORK);
     int threads = omp_get_max_threads();
     // Per thread: keys transposed (D,Tp); for each row of a block, a row of scores and one of
-    // weights (Tp); a padding query's row (D).
+    // weights (Tp).
     enum { R = ATTN_ROW_BLOCK };
-    long per_thread = (long)D * Tp + 2L * R * Tp + D;
+    long per_thread = (long)D * Tp + 2L * R * Tp;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
-            forward_head(q, k, v, out, P, args, qr, bh,
+            forward_head(q, k, v, out, P, args, bh,
                          scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
     );
     if (grad) {
-        SavedArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
-        saved->args = *args;
-        saved->args.probs = NULL;
-        saved->args.q_rows = NULL;   // the caller's; qr keeps what backward needs of it
-        saved->qr = qr;
-        if (args->key_pad) saved->args.key_pad = tape_save_ints(args->key_pad, (long)B * Tk);
-        if (args->query_pad)
-            saved->args.query_pad = tape_save_ints(args->query_pad, (long)B * Tq);
+        AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
+        *saved = *args;
+        saved->probs = NULL;
+        if (args->key_pad) saved->key_pad = tape_save_ints(args->key_pad, (long)B * Tk);
+        if (args->query_pad) saved->query_pad = tape_save_ints(args->query_pad, (long)B * Tq);
         Node *n = tape_record("attention", attention_backward, out, q, k, v);
         n->in[3] = args->bias;
         n->aux = saved;

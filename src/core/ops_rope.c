@@ -81,11 +81,11 @@ Tensor *op_rope_freq(Tensor *x, int H, const float *pos, const double *inv_freq,
 }
 
 // --- packed rows: x (n,C) holds the token rows of a RowPacking, row k at padded row rows[k]
-// i[0] H, i[1] T, i[2] unpacked output; aux = the packing's rows; saved = the tables.
+// i[0] H, i[1] T; aux = the packing's rows; saved = the tables.
 
 static void rope_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
-    int H = n->i[0], T = n->i[1], unpacked = n->i[2], count = (int)tensor_rows(x);
+    int H = n->i[0], T = n->i[1], count = (int)tensor_rows(x);
     int C = tensor_cols(x), D = C / H;
     const int *rows = n->aux;
     const float *cs = n->saved, *sn = n->saved + (long)T * (D / 2), *g = n->out->grad;
@@ -95,14 +95,14 @@ static void rope_rows_backward(const Node *n) {
     // rotation's stored rows (rotated and added in one expression, gcc fuses otherwise).
     float *row = acc ? arena_alloc(tensor_arena(), sizeof(float) * (size_t)C) : NULL;
     for (int k = 0; k < count; k++) {   // every row of dx written: no zeroing first
-        const float *gk = g + (unpacked ? (long)rows[k] : k) * C;
+        const float *gk = g + (long)rows[k] * C;
         float *d = dx + (long)k * C;
         rotate_row(gk, acc ? row : d, cs, sn, rows[k] % T, H, D, 1, 0);
         if (acc) for (int c = 0; c < C; c++) d[c] += row[c];
     }
 }
 
-Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int unpack, int H, const float *pos,
+Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int H, const float *pos,
                      const double *inv_freq, float factor) {
     int C = tensor_cols(x), D = C / H, half = D / 2, T = p->T;
     if (C % H || D % 2) { fprintf(stderr, "op_rope: head width %d must be even\n", D); abort(); }
@@ -112,22 +112,22 @@ Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int unpack, int H, const fl
     }
     float *tab = rope_tables(T, half, pos, inv_freq, factor), *sn = tab + (long)T * half;
     int grad = tape_needs_grad(x, NULL, NULL);
-    Tensor *out = unpack ? tensor_new3(p->B, T, C, grad) : tensor_new2(p->n, C, grad);
-    long next = 0;   // unpacked: the first output row not yet written
+    Tensor *out = tensor_new3(p->B, T, C, grad);
+    long next = 0;   // the first output row not yet written
     for (int k = 0; k < p->n; k++) {
         long row = p->rows[k];
-        if (unpack && row > next)   // padding rows 0, as op_unpack_rows leaves them
+        if (row > next)   // padding rows 0, as op_unpack_rows leaves them
             memset(out->data + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
         next = row + 1;
-        float *y = out->data + (unpack ? row : k) * C;
-        rotate_row(x->data + (long)k * C, y, tab, sn, (int)(row % T), H, D, 0, 0);
+        rotate_row(x->data + (long)k * C, out->data + row * C, tab, sn, (int)(row % T), H, D, 0,
+                   0);
     }
     long total = (long)p->B * T;
-    if (unpack && total > next)
+    if (total > next)
         memset(out->data + next * C, 0, sizeof(float) * (size_t)(total - next) * C);
     if (grad) {
         Node *n = tape_record("rope_rows", rope_rows_backward, out, x, NULL, NULL);
-        n->i[0] = H; n->i[1] = T; n->i[2] = unpack;
+        n->i[0] = H; n->i[1] = T;
         n->aux = p->rows;
         n->saved = tab;
     }

@@ -111,25 +111,26 @@ static Tensor *cache_append(float *cache, const Tensor *x, int start, int capaci
     return all;
 }
 
-// The projection of packed rows, back in the padded layout attention takes keys and values in.
+// The projection of packed rows, back in the padded layout attention runs on.
 static Tensor *projected(const Linear *l, Tensor *x, const RowPacking *p) {
     Tensor *y = linear_forward(l, x);
     return p ? op_unpack_rows(y, p) : y;
 }
 
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const AttnCall *c) {
-    // Packed queries stay packed: attention takes them, and gives its output, so. Keys and
-    // values it takes padded; packed keys that are rotated are unpacked by the rotation.
+    // Attention runs on the padded layout: packed rows are unpacked, by their rotation where
+    // they are rotated.
+    const RowPacking *unpack_q = c->rope ? NULL : c->q_pack;
     const RowPacking *unpack_k = c->rope ? NULL : c->kv_pack;
-    Tensor *q = linear_forward(&m->q_proj, x_q);                          // (B,Tq,d) or (n,d)
-    Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, unpack_k);
+    Tensor *q = projected(&m->q_proj, x_q, unpack_q);                            // (B,Tq,d)
+    Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, unpack_k);  // (B,Tk,d)
     Tensor *v = c->mem_v ? c->mem_v : projected(&m->v_proj, x_kv, c->kv_pack); // (B,Tk,d)
     if (c->rope) {
         // a padding query's row and a masked key's are never read: not rotated
-        q = c->q_pack ? pos_rotate_packed(c->rope, q, c->rows, c->q_pack, 0, 0)
+        q = c->q_pack ? pos_rotate_packed(c->rope, q, c->rows, c->q_pack, 0)
                       : pos_rotate(c->rope, q, c->rows, c->query_pad);
-        k = c->kv_pack ? pos_rotate_packed(c->rope, k, c->rows, c->kv_pack, 1, 1)
-                       : pos_rotate_key(c->rope, k, c->rows, c->key_pad);   // (B,Tk,d)
+        k = c->kv_pack ? pos_rotate_packed(c->rope, k, c->rows, c->kv_pack, 1)
+                       : pos_rotate_key(c->rope, k, c->rows, c->key_pad);
     }
     if (c->past_k) {
         k = cache_append(c->past_k, k, c->rows.start, c->capacity);
@@ -139,7 +140,8 @@ Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, cons
     AttnArgs args = { .n_heads = m->n_heads, .bias = c->bias, .key_pad = c->key_pad,
                       .query_pad = c->query_pad, .causal = c->causal, .dropout = drop->p,
                       .seed = drop->p > 0 ? rng_next(drop->rng) : 0, .probs = c->probs,
-                      .logit_train_length = c->logit_train_length, .q_rows = c->q_pack };
-    Tensor *y = op_attention(q, k, v, &args);                          // as q
+                      .logit_train_length = c->logit_train_length };
+    Tensor *y = op_attention(q, k, v, &args);                          // (B,Tq,d)
+    if (c->q_pack) y = op_pack_rows(y, c->q_pack);                     // (n,d)
     return linear_forward(&m->o_proj, y);
 }

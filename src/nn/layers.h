@@ -66,8 +66,8 @@ typedef struct AttnCall {
     float *probs;               // (B,H,Tq,Tk) sink for the probabilities, or NULL
     int logit_train_length;     // model.attn_logit_scale = log: n_train (AttnArgs), else 0
     // Packed rows (ops.h, RowPacking), or NULL: x_q holds the packed token rows of q_pack
-    // (n,d) and the output is packed the same way; x_kv those of kv_pack. Attention takes the
-    // queries packed and the keys and values in the padded (B,T,d) layout.
+    // (n,d) and the output is packed the same way; x_kv those of kv_pack. Attention itself
+    // runs on the padded (B,T,d) layout.
     const RowPacking *q_pack, *kv_pack;
     // Incremental decoding. Cross-attention: the memory's keys and values, projected once
     // (x_kv is not read). Self-attention: past_k, past_v (B,capacity,d) hold the keys and

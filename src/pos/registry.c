@@ -91,13 +91,11 @@ Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *
 }
 
 Tensor *pos_rotate_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed,
-                          int key, int unpack) {
-    if (p->scheme->rotate_packed)
-        return p->scheme->rotate_packed(p, x, shifted(p, rows), packed, unpack);
+                          int key) {
+    if (p->scheme->rotate_packed) return p->scheme->rotate_packed(p, x, shifted(p, rows), packed);
     // a scheme that rotates the padded layout (xPos): its padding rows are 0 either way
     Tensor *padded = op_unpack_rows(x, packed);
-    Tensor *y = key ? pos_rotate_key(p, padded, rows, NULL) : pos_rotate(p, padded, rows, NULL);
-    return unpack ? y : op_pack_rows(y, packed);
+    return key ? pos_rotate_key(p, padded, rows, NULL) : pos_rotate(p, padded, rows, NULL);
 }
 
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }

@@ -77,10 +77,9 @@ Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad)
                         (float)rope_qk_factor(p), pad);
 }
 
-Tensor *rope_apply_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed,
-                          int unpack) {
-    return op_rope_rows(x, packed, unpack, p->n_heads, span_positions(rows),
-                        span_inv_freq(p, rows), (float)rope_qk_factor(p));
+Tensor *rope_apply_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed) {
+    return op_rope_rows(x, packed, p->n_heads, span_positions(rows), span_inv_freq(p, rows),
+                        (float)rope_qk_factor(p));
 }
 
 int rope_check_config(const Config *c, const char **key, char *msg, int n) {
