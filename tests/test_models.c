@@ -394,6 +394,48 @@ static void test_padding_changes_no_row(void) {
         }
 }
 
+// A packed batch embeds its token rows only (stack_embed_rows): bit for bit the padded
+// embedding's token rows (scaled by sqrt(d), dropout drawn by each element's padded index),
+// and the table's gradient from them the same.
+static void test_embed_rows_as_padded(void) {
+    Config c;
+    small_config(&c, "lm", "rope");
+    c.dropout = 0.3f;
+    Model m;
+    model_build(&m, &c, 16, 16, 0);
+    enum { B = 2, T = 5 };
+    int ids[B * T] = {2, 10, 11, 12, 0, 2, 13, 0, 0, 0}, pad[B * T];
+    for (int i = 0; i < B * T; i++) pad[i] = ids[i] == 0;
+    arena_reset(&arena);
+    RowPacking p;
+    CHECK(row_packing_init(&p, pad, B, T) == 1 && p.n == 6, "packing");
+    Rng before = m.dropout_rng;
+    float *grads[2], *rows[2];
+    long n_table = m.decoder.embed->size;
+    for (int packed = 0; packed < 2; packed++) {
+        m.dropout_rng = before;
+        tape_reset();
+        params_zero_grad(&m.ps);
+        Tensor *x = packed ? stack_embed_rows(&m.decoder, ids, &p)
+                           : op_pack_rows(stack_embed(&m.decoder, ids, B, T, 0), &p);
+        float *g = grad_zeroed(x);
+        for (long e = 0; e < x->size; e++) g[e] = (float)(e % 7) - 3.0f;
+        tape_replay();
+        rows[packed] = arena_alloc(&arena, sizeof(float) * (size_t)x->size);
+        memcpy(rows[packed], x->data, sizeof(float) * (size_t)x->size);
+        grads[packed] = arena_alloc(&arena, sizeof(float) * (size_t)n_table);
+        memcpy(grads[packed], m.decoder.embed->grad, sizeof(float) * (size_t)n_table);
+    }
+    long size = (long)p.n * c.d_model, dropped = 0;
+    for (long e = 0; e < size; e++) dropped += rows[1][e] == 0.0f;
+    CHECK(dropped > 0 && dropped < size, "dropout dropped %ld of %ld", dropped, size);
+    CHECK(memcmp(rows[0], rows[1], sizeof(float) * (size_t)size) == 0,
+          "the packed embedding differs from the padded one's token rows");
+    CHECK(memcmp(grads[0], grads[1], sizeof(float) * (size_t)n_table) == 0,
+          "the packed embedding's table gradient differs");
+    model_free(&m);
+}
+
 int main(void) {
     arena_init(&arena, 1 << 20);
     tensor_set_arena(&arena);
@@ -408,6 +450,7 @@ int main(void) {
     RUN(test_pool_cls_reads_first_row);
     RUN(test_mean_pool_ignores_padding);
     RUN(test_padding_changes_no_row);
+    RUN(test_embed_rows_as_padded);
     RUN(test_embed_scale_is_sqrt_d);
     RUN(test_residual_carries_the_input);
     arena_free(&arena);

@@ -57,6 +57,9 @@ static Tensor *f_rope_freq(Tensor **in) { return op_rope_freq(in[0], g_heads, g_
 static int g_rope_pad[64];
 static Tensor *f_rope_pad(Tensor **in) { return op_rope_freq(in[0], g_heads, g_pos, g_inv_freq, 1.138629f, g_rope_pad); }
 static Tensor *f_rope_pad_twice(Tensor **in) { return op_add(f_rope_pad(in), in[0]); }
+// RoPE of packed rows (g_pack), unpacked; also with x used twice (its packed rows added back).
+static Tensor *f_rope_rows(Tensor **in) { return op_rope_rows(in[0], &g_pack, g_heads, g_pos, g_inv_freq, 1.138629f); }
+static Tensor *f_rope_rows_twice(Tensor **in) { return op_add(op_pack_rows(f_rope_rows(in), &g_pack), in[0]); }
 static Tensor *f_attention(Tensor **in) {
     AttnArgs a = { .n_heads = g_heads, .bias = in[3], .key_pad = g_use_pad ? g_key_pad : NULL,
                    .causal = g_causal, .dropout = g_p, .seed = 99 };
@@ -1002,6 +1005,49 @@ static void test_pack_rows(void) {
                                       77, NULL);
     CHECK(memcmp(unmapped->data, packed->data, sizeof(float) * packed->size) != 0,
           "the packed rows' mask did not depend on their padded rows");
+    // op_dropout_rows likewise against op_dropout's token rows
+    Tensor *dropped = op_pack_rows(op_dropout(a, 0.3f, 77), &g_pack);
+    Tensor *rows = op_dropout_rows(op_pack_rows(a, &g_pack), 0.3f, 77, &g_pack);
+    CHECK(memcmp(dropped->data, rows->data, sizeof(float) * rows->size) == 0,
+          "packed dropout differs from the padded one's rows");
+}
+
+// op_rope_rows against op_rope_freq of the unpacked rows, bit for bit, forward and backward
+// (assigned, then added to), at several head widths (each vectorises otherwise) and with
+// padding inside a row and at its end; then its gradient against finite differences.
+static void test_rope_rows(void) {
+    static const int heads[][2] = {{1, 2}, {2, 4}, {3, 8}, {4, 16}, {2, 32}, {1, 64}};   // H, D
+    enum { B = 3, T = 7 };
+    int pad[B * T];
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) pad[b * T + t] = t >= T - 2 * b || (b == 1 && t == 2);
+    CHECK(row_packing_init(&g_pack, pad, B, T) == 1, "no padding");
+    for (int t = 0; t < T; t++) g_pos[t] = (float)(3 * t + 1);
+    double inv_freq[32];   // pairs of the widest head, slowed unevenly as g_inv_freq's
+    for (int i = 0; i < 32; i++) inv_freq[i] = 1.0 / (1.0 + 0.37 * i * i);
+    for (int s = 0; s < 6; s++) {
+        int H = heads[s][0], D = heads[s][1], C = H * D;
+        int xs[2] = {g_pack.n, C};
+        Tensor *x = gc_input(2, xs, 1), *x2 = gc_input(2, xs, 1);
+        memcpy(x2->data, x->data, sizeof(float) * (size_t)x->size);
+        for (int added = 0; added < 2; added++) {   // the second pass adds to x's gradient
+            tape_reset();
+            Tensor *y = op_rope_rows(x, &g_pack, H, g_pos, inv_freq, 1.138629f);
+            Tensor *r = op_rope_freq(op_unpack_rows(x2, &g_pack), H, g_pos, inv_freq, 1.138629f, pad);
+            CHECK(y->size == r->size && memcmp(y->data, r->data, sizeof(float) * (size_t)y->size) == 0,
+                  "H %d D %d: rows differ from op_rope_freq's", H, D);
+            float *gy = grad_zeroed(y), *gr = grad_zeroed(r);
+            for (long e = 0; e < y->size; e++) gy[e] = gr[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
+            tape_replay();
+            CHECK(memcmp(x->grad, x2->grad, sizeof(float) * (size_t)x->size) == 0,
+                  "H %d D %d, added %d: the gradient differs from op_rope_freq's", H, D, added);
+        }
+    }
+    g_heads = 2;
+    int xs[2] = {g_pack.n, 8};
+    Tensor *in[1] = {gc_input(2, xs, 1)};
+    grad_check("rope_rows", f_rope_rows, in, 1);
+    grad_check("rope_rows, gradient accumulating", f_rope_rows_twice, in, 1);
 }
 
 int main(void) {
@@ -1012,7 +1058,7 @@ int main(void) {
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
-    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows);
+    T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows); T(test_rope_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_rope_padding); T(test_rope_padding_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs);
     T(test_attention_shared_input); T(test_tanh_concat);

@@ -42,6 +42,9 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed);
 // in the padded layout, so packing changes no bit.
 typedef struct RowPacking RowPacking;
 Tensor *op_add_dropout(Tensor *x, Tensor *y, float p, uint64_t seed, const RowPacking *packed);
+// op_dropout of packed rows x (n,C), each element masked as in the padded layout (packed NULL:
+// op_dropout).
+Tensor *op_dropout_rows(Tensor *x, float p, uint64_t seed, const RowPacking *packed);
 
 // --- normalisation and losses ---------------------------------------------------------
 // LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * w + b; w, b (C).
@@ -129,6 +132,11 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
 // rotated, its output row is 0 and no gradient flows back from it.
 Tensor *op_rope_freq(Tensor *x, int n_heads, const float *pos, const double *inv_freq,
                      float factor, const int *pad);
+// op_rope_freq of op_unpack_rows(x, p), bit for bit, without the unpacked copy (nor its
+// gradient's): x (n,H*D) holds the token rows of p (RowPacking), row k at position
+// pos[p->rows[k] % p->T]; the result is (B,T,H*D) with the padding rows 0.
+Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int n_heads, const float *pos,
+                     const double *inv_freq, float factor);
 // RoPE's unstretched inverse frequencies: out[i] = base^(-2i/D) for i < D/2 (D the head width).
 void rope_plain_inv_freq(double base, int D, double *out);
 // The plain case: inv_freq = rope_plain_inv_freq(base), factor 1, no padding.

@@ -253,7 +253,9 @@ static void dropout_backward(const Node *n) {
     );
 }
 
-Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
+Tensor *op_dropout(Tensor *x, float p, uint64_t seed) { return op_dropout_rows(x, p, seed, NULL); }
+
+Tensor *op_dropout_rows(Tensor *x, float p, uint64_t seed, const RowPacking *packed) {
     if (p <= 0) return x;
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = like(x, grad);
@@ -265,13 +267,28 @@ Tensor *op_dropout(Tensor *x, float p, uint64_t seed) {
     unsigned char *keep = arena_alloc(tensor_arena(), (size_t)n);
     const float *xs = x->data;
     float *y = out->data;
-    KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
-        for (long i = 0; i < n; i++) {
-            int k = hash_uniform(seed, (uint64_t)i) >= p;
-            y[i] = k ? xs[i] * s : 0.0f;
-            keep[i] = (unsigned char)k;
-        }
-    );
+    if (packed) {   // each element's mask hashed from its index in the padded layout
+        const int *rows = packed->rows;
+        long C = tensor_cols(x), R = tensor_rows(x);
+        KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
+            for (long r = 0; r < R; r++) {
+                uint64_t base = (uint64_t)rows[r] * (uint64_t)C;
+                for (long c = 0; c < C; c++) {
+                    int k = hash_uniform(seed, base + (uint64_t)c) >= p;
+                    y[r * C + c] = k ? xs[r * C + c] * s : 0.0f;
+                    keep[r * C + c] = (unsigned char)k;
+                }
+            }
+        );
+    } else {
+        KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
+            for (long i = 0; i < n; i++) {
+                int k = hash_uniform(seed, (uint64_t)i) >= p;
+                y[i] = k ? xs[i] * s : 0.0f;
+                keep[i] = (unsigned char)k;
+            }
+        );
+    }
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;

@@ -104,8 +104,7 @@ static int *pad_mask(const int *ids, int n) {
 
 Tensor *model_encode(Model *m, const int *src, int B, int T, const StackRun *run) {
     pos_draw(&m->encoder.pos, &m->pos_rng, T);
-    Tensor *x = stack_embed(&m->encoder, src, B, T, 0);
-    return stack_forward(&m->encoder, x, pad_mask(src, B * T), NULL, NULL, run);
+    return stack_forward(&m->encoder, src, B, T, pad_mask(src, B * T), NULL, NULL, run);
 }
 
 Tensor *classifier_logits(Model *m, const int *ids, int B, int T) {
@@ -137,9 +136,8 @@ Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const i
                        int Tt, const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
     draw_decoder_positions(m, cache, Tt);
-    Tensor *y = stack_embed(&m->decoder, tgt_in, B, Tt, cache ? cache->len : 0);
-    y = stack_forward(&m->decoder, y, cache ? NULL : pad_mask(tgt_in, B * Tt), memory,
-                      pad_mask(src, B * Ts), run);
+    Tensor *y = stack_forward(&m->decoder, tgt_in, B, Tt, cache ? NULL : pad_mask(tgt_in, B * Tt),
+                              memory, pad_mask(src, B * Ts), run);
     return generator(m, y);                                      // (B*Tt,V)
 }
 
@@ -152,9 +150,8 @@ Tensor *translator_logits(Model *m, const int *src, int B, int Ts, const int *tg
 Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run) {
     KVCache *cache = run ? run->cache : NULL;
     draw_decoder_positions(m, cache, T);
-    Tensor *x = stack_embed(&m->decoder, ids, B, T, cache ? cache->len : 0);
     // Padding (after each row's tokens, as the batches put it) is masked like the
     // translator's; a causal row never attends to it, so only its own rows change, to 0.
     const int *pad = cache ? NULL : pad_mask(ids, B * T);
-    return generator(m, stack_forward(&m->decoder, x, pad, NULL, NULL, run));   // (B*T,V)
+    return generator(m, stack_forward(&m->decoder, ids, B, T, pad, NULL, NULL, run));   // (B*T,V)
 }

@@ -49,12 +49,23 @@ void stack_free(Stack *s) {
     pos_free(&s->pos);
 }
 
+// Table rows times sqrt(d) if embed_scale.
+static Tensor *scaled(const Stack *s, Tensor *x) {
+    if (s->embed_scale) x = op_scale(x, sqrtf((float)s->embed->shape[1]));
+    return x;
+}
+
 Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start) {
     int d = s->embed->shape[1], shape[3] = {B, T, d};
-    Tensor *x = tensor_view(op_embedding(s->embed, ids, B * T), 3, shape);
-    if (s->embed_scale) x = op_scale(x, sqrtf((float)d));
+    Tensor *x = scaled(s, tensor_view(op_embedding(s->embed, ids, B * T), 3, shape));
     x = pos_add_to_input(&s->pos, x, (PosSpan){.start = start, .len = T});
     return dropout_forward(&s->drop, x);
+}
+
+Tensor *stack_embed_rows(const Stack *s, const int *ids, const RowPacking *p) {
+    int *picked = arena_alloc(tensor_arena(), sizeof(int) * (size_t)p->n);
+    for (int k = 0; k < p->n; k++) picked[k] = ids[p->rows[k]];
+    return dropout_rows(&s->drop, scaled(s, op_embedding(s->embed, picked, p->n)), p);
 }
 
 // ---------------------------------------------------------------- key/value cache
@@ -155,13 +166,13 @@ static int worth_packing(const RowPacking *p) {
     return PACK_MIN_PADDING * (all - p->n) >= all;
 }
 
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory,
-                      const int *memory_pad, const StackRun *run) {
+Tensor *stack_forward(const Stack *s, const int *ids, int B, int T, const int *key_pad,
+                      Tensor *memory, const int *memory_pad, const StackRun *run) {
     static const StackRun plain;
     if (!run) run = &plain;
     KVCache *cache = run->cache;
     if (cache && key_pad) { fprintf(stderr, "stack_forward: key_pad with a cache\n"); abort(); }
-    int B = x->shape[0], T = x->shape[1], H = s->pos.n_heads, start = cache ? cache->len : 0;
+    int H = s->pos.n_heads, start = cache ? cache->len : 0;
     int Tm = memory ? memory->shape[1] : cache && cache->mem_k[0] ? cache->mem_k[0]->shape[1] : 0;
     PosSpan rows = {.start = start, .len = T};
     // (H,T,start+T) or NULL, shared by every layer: only the rows of the new positions.
@@ -181,9 +192,14 @@ Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *mem
     int padded = !cache && key_pad && row_packing_init(&self_pack, key_pad, B, T);
     // a batch without padding (the language model's text windows) needs no masks at all
     if (key_pad && !padded) self.key_pad = self.query_pad = cross.query_pad = NULL;
+    Tensor *x;
     if (padded && worth_packing(&self_pack)) {
-        x = op_pack_rows(x, &self_pack);
+        // only the token rows embedded, unless the scheme adds positions to the input
+        x = pos_adds_to_input(&s->pos) ? op_pack_rows(stack_embed(s, ids, B, T, start), &self_pack)
+                                       : stack_embed_rows(s, ids, &self_pack);
         self.q_pack = self.kv_pack = cross.q_pack = &self_pack;
+    } else {
+        x = stack_embed(s, ids, B, T, start);
     }
     if (memory && memory_pad && row_packing_init(&memory_pack, memory_pad, B, Tm) &&
         worth_packing(&memory_pack)) {

@@ -43,6 +43,9 @@ void stack_free(Stack *s);
 // ids (B,T) at positions start .. start+T-1 -> (B,T,d): table rows, times sqrt(d) if
 // embed_scale, plus the input positions (if the scheme adds any), then dropout.
 Tensor *stack_embed(const Stack *s, const int *ids, int B, int T, int start);
+// The same of the token rows of a packing of (B,T) only, (n,d), bit for bit; for a scheme
+// that adds no input positions (the rows' positions are not at hand).
+Tensor *stack_embed_rows(const Stack *s, const int *ids, const RowPacking *p);
 
 // Keys and values of every layer kept between calls, for incremental decoding: N sequences,
 // room for `capacity` positions, `len` filled.
@@ -62,7 +65,7 @@ void kv_cache_free(KVCache *c);
 
 // The optional context of stack_forward.
 typedef struct StackRun {
-    KVCache *cache;      // x holds positions cache->len .. of each sequence; their keys and
+    KVCache *cache;      // ids are positions cache->len .. of each sequence; their keys and
                          // values are appended, and len advances by T
     float *self_probs;   // or NULL: [n_layers][B][H][T][Tk]
                          // self-attention probabilities (Tk = len + T)
@@ -72,11 +75,11 @@ typedef struct StackRun {
                            // nothing was padded); the training loss scores these rows only
 } StackRun;
 
-// x (B,T,d) -> (B,T,d), padding rows 0 (or packed, see rows_out). key_pad (B,T) marks padded
-// positions of x, whose rows the stack computes nothing for (NULL with a cache:
-// decoding feeds no padding); memory (B,Tm,d) and memory_pad (B,Tm) are used by
-// cross-attention (NULL otherwise; with a cache, the memory set by kv_cache_set_memory is
-// used). run may be NULL.
-Tensor *stack_forward(const Stack *s, Tensor *x, const int *key_pad, Tensor *memory,
-                      const int *memory_pad, const StackRun *run);
+// ids (B,T), embedded (stack_embed, or stack_embed_rows when the batch runs packed) ->
+// (B,T,d), padding rows 0 (or packed, see rows_out). key_pad (B,T) marks padded positions,
+// whose rows the stack computes nothing for (NULL with a cache: decoding feeds no padding);
+// memory (B,Tm,d) and memory_pad (B,Tm) are used by cross-attention (NULL otherwise; with a
+// cache, the memory set by kv_cache_set_memory is used). run may be NULL.
+Tensor *stack_forward(const Stack *s, const int *ids, int B, int T, const int *key_pad,
+                      Tensor *memory, const int *memory_pad, const StackRun *run);
 #endif

@@ -12,6 +12,11 @@ Tensor *dropout_forward(const Dropout *d, Tensor *x) {
     return op_dropout(x, d->p, rng_next(d->rng));
 }
 
+Tensor *dropout_rows(const Dropout *d, Tensor *x, const RowPacking *packed) {
+    if (d->p <= 0) return x;
+    return op_dropout_rows(x, d->p, rng_next(d->rng), packed);
+}
+
 Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y, const RowPacking *packed) {
     if (d->p <= 0) return op_add(x, y);
     return op_add_dropout(x, y, d->p, rng_next(d->rng), packed);
@@ -113,13 +118,19 @@ static Tensor *projected(const Linear *l, Tensor *x, const RowPacking *p) {
 }
 
 Tensor *mha_forward(const MultiHeadAttention *m, Tensor *x_q, Tensor *x_kv, const AttnCall *c) {
-    Tensor *q = projected(&m->q_proj, x_q, c->q_pack);                       // (B,Tq,d)
-    Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, c->kv_pack); // (B,Tk,d)
+    // Attention runs on the padded layout: packed rows are unpacked, by their rotation where
+    // they are rotated.
+    const RowPacking *unpack_q = c->rope ? NULL : c->q_pack;
+    const RowPacking *unpack_k = c->rope ? NULL : c->kv_pack;
+    Tensor *q = projected(&m->q_proj, x_q, unpack_q);                            // (B,Tq,d)
+    Tensor *k = c->mem_k ? c->mem_k : projected(&m->k_proj, x_kv, unpack_k);  // (B,Tk,d)
     Tensor *v = c->mem_v ? c->mem_v : projected(&m->v_proj, x_kv, c->kv_pack); // (B,Tk,d)
     if (c->rope) {
         // a padding query's row and a masked key's are never read: not rotated
-        q = pos_rotate(c->rope, q, c->rows, c->query_pad);
-        k = pos_rotate_key(c->rope, k, c->rows, c->key_pad);
+        q = c->q_pack ? pos_rotate_packed(c->rope, q, c->rows, c->q_pack, 0)
+                      : pos_rotate(c->rope, q, c->rows, c->query_pad);
+        k = c->kv_pack ? pos_rotate_packed(c->rope, k, c->rows, c->kv_pack, 1)
+                       : pos_rotate_key(c->rope, k, c->rows, c->key_pad);
     }
     if (c->past_k) {
         k = cache_append(c->past_k, k, c->rows.start, c->capacity);

@@ -16,6 +16,8 @@
 // training.
 typedef struct Dropout { float p; Rng *rng; } Dropout;
 Tensor *dropout_forward(const Dropout *d, Tensor *x);
+// The same of packed rows x (ops.h, RowPacking): each element keeps its padded layout's mask.
+Tensor *dropout_rows(const Dropout *d, Tensor *x, const RowPacking *packed);
 // x + dropout_forward(d, y), fused (op_add_dropout): the same draw and the same bits; packed
 // (or NULL): x and y are packed rows, masked as in the padded layout.
 Tensor *residual_dropout(const Dropout *d, Tensor *x, Tensor *y, const RowPacking *packed);

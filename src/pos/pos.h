@@ -20,6 +20,7 @@
 // span then sits at position sample[start + t] + pos_offset instead of start + t.
 #ifndef POS_H
 #define POS_H
+#include "core/ops.h"
 #include "core/params.h"
 #include "core/rng.h"
 #include "config/config.h"
@@ -68,6 +69,10 @@ struct PosScheme {
     // Keys, where they are treated otherwise than queries (xPos scales them the other way);
     // NULL: keys go through rotate like queries.
     Tensor *(*rotate_key)(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
+    // rotate (queries and keys alike) of packed rows (pos_rotate_packed), or NULL: such a
+    // scheme rotates them unpacked
+    Tensor *(*rotate_packed)(const Positional *p, Tensor *x, PosSpan rows,
+                             const RowPacking *packed);
     int     (*check_length)(const Positional *p, int T, char *err, int errlen);
     // Settings the scheme cannot work with (e.g. an odd head size for rope): 0, or -1 with
     // a message and *key set to the config key whose line the message points at.
@@ -105,7 +110,13 @@ Tensor *pos_self_bias(const Positional *p, PosSpan queries, PosSpan keys);
 // queries (and keys, unless:); pad as for the rotate hook
 Tensor *pos_rotate(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
 Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *pad);   // keys
+// The same (of queries, or with key of keys) of op_unpack_rows(x, packed): x (n,d) holds the
+// token rows of `packed` (core/ops.h), whose other rows are padding; the rotated rows in the
+// padded layout (B,rows.len,d), padding rows 0, the token rows' bits those of the padded call.
+Tensor *pos_rotate_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed,
+                          int key);
 int     pos_uses_rotation(const Positional *p);
+int     pos_adds_to_input(const Positional *p);   // has an add_to_input hook
 // 0 if sequences of length T (positions offset .. offset+T-1) can be encoded, else -1 with a
 // message (learned, no wrap; drawn positions: T > draw_from). A Positional without a scheme
 // (a model without that stack) takes any length.
@@ -134,6 +145,8 @@ double rope_qk_factor(const Positional *p);
 // RoPE's rotation of q or k (B,T,d) at the span's positions, with the stretch and YaRN's factor
 // (the rope scheme's hook; xpos rotates with it too); pad as for the hook.
 Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad);
+// The same on packed rows (the rope scheme's rotate_packed hook).
+Tensor *rope_apply_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed);
 // The rotating schemes' check_config (rope, xpos): an even head width d_model/n_heads, since
 // the rotation acts on pairs; else -1 with the message, on model.pos.
 int    rope_check_config(const Config *c, const char **key, char *msg, int n);

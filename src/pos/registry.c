@@ -90,7 +90,16 @@ Tensor *pos_rotate_key(const Positional *p, Tensor *x, PosSpan rows, const int *
     return p->scheme->rotate_key(p, x, shifted(p, rows), pad);
 }
 
+Tensor *pos_rotate_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed,
+                          int key) {
+    if (p->scheme->rotate_packed) return p->scheme->rotate_packed(p, x, shifted(p, rows), packed);
+    // a scheme that rotates the padded layout (xPos): its padding rows are 0 either way
+    Tensor *padded = op_unpack_rows(x, packed);
+    return key ? pos_rotate_key(p, padded, rows, NULL) : pos_rotate(p, padded, rows, NULL);
+}
+
 int pos_uses_rotation(const Positional *p) { return p->scheme->rotate != NULL; }
+int pos_adds_to_input(const Positional *p) { return p->scheme->add_to_input != NULL; }
 
 int pos_check_length(const Positional *p, int T, char *err, int errlen) {
     if (!p->scheme) return 0;   // no stack of this kind (model = lstm has none): no positions

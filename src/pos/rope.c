@@ -59,14 +59,27 @@ double rope_qk_factor(const Positional *p) {
                : 1;
 }
 
-Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {   // x (B,T,d)
-    int T = rows.len;
-    float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)T);
+// The span's positions and the stretched inverse frequencies, in the step arena.
+static const float *span_positions(PosSpan rows) {
+    float *pos = arena_alloc(tensor_arena(), sizeof(float) * (size_t)rows.len);
+    for (int t = 0; t < rows.len; t++) pos[t] = (float)pos_at(rows, t);
+    return pos;
+}
+static const double *span_inv_freq(const Positional *p, PosSpan rows) {
     double *inv_freq =
         arena_alloc(tensor_arena(), sizeof(double) * (size_t)(head_width(p) / 2 + 1));
-    for (int t = 0; t < T; t++) pos[t] = (float)pos_at(rows, t);
     rope_inv_freq(p, rows.start + rows.len, inv_freq);   // the sequence so far: positions 0 .. last
-    return op_rope_freq(x, p->n_heads, pos, inv_freq, (float)rope_qk_factor(p), pad);
+    return inv_freq;
+}
+
+Tensor *rope_apply(const Positional *p, Tensor *x, PosSpan rows, const int *pad) {   // x (B,T,d)
+    return op_rope_freq(x, p->n_heads, span_positions(rows), span_inv_freq(p, rows),
+                        (float)rope_qk_factor(p), pad);
+}
+
+Tensor *rope_apply_packed(const Positional *p, Tensor *x, PosSpan rows, const RowPacking *packed) {
+    return op_rope_rows(x, packed, p->n_heads, span_positions(rows), span_inv_freq(p, rows),
+                        (float)rope_qk_factor(p));
 }
 
 int rope_check_config(const Config *c, const char **key, char *msg, int n) {
@@ -77,5 +90,6 @@ int rope_check_config(const Config *c, const char **key, char *msg, int n) {
 }
 
 const PosScheme pos_rope = {
-    .name = "rope", .rotate = rope_apply, .check_config = rope_check_config,
+    .name = "rope", .rotate = rope_apply, .rotate_packed = rope_apply_packed,
+    .check_config = rope_check_config,
 };
