@@ -262,13 +262,14 @@ static void test_wide_beam_is_exact(void) {
 }
 
 // decode_reorder moves each row's cached prefix to the rows that continue it, for every scheme
-// (decode_reference.h's reorder_gap): parents {1, 0} swap the two rows, {1, 1} copy row 1 to both.
+// (decode_reference.h's reorder_gap): parents {1, 0} swap the two rows, {1, 1} copy row 1 to both,
+// {0, 1} (greedy decoding's) keep them.
 static void test_reorder_follows_parents(void) {
-    int V = 13, Ts = 5, src[10], parents[2][2] = {{1, 0}, {1, 1}};
+    int V = 13, Ts = 5, src[10], parents[3][2] = {{1, 0}, {1, 1}, {0, 1}};   // {0, 1}: greedy's
     memcpy(src, SRC, sizeof(int) * 5);
     memcpy(src + 5, SRC, sizeof(int) * 5);   // the rows of one sentence share its source
     for (int s = 0; s < pos_scheme_count(); s++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 3; k++) {
             Model m;
             translator(&m, pos_scheme_at(s)->name, 1, V, 2);
             double worst = reorder_gap(&arena, &m, src, SRC, Ts, parents[k]);

@@ -100,7 +100,10 @@ void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory) {
 }
 
 void kv_cache_reorder(KVCache *c, const int *parent) {
-    int N = c->N;
+    int N = c->N, moved = 0;
+    // greedy decoding (one hypothesis a row) keeps every row where it is: nothing to copy
+    for (int n = 0; n < N; n++) moved |= parent[n] != n;
+    if (!moved) return;
     size_t row = (size_t)c->capacity * c->d, used = (size_t)c->len * c->d;
     float *tmp = malloc(sizeof(float) * (size_t)N * used + 1);
     if (!tmp) abort();   // a few MB at most; nothing sensible to do without them
