@@ -161,7 +161,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             model_set_training(&m, 0);
             tape_set_enabled(0);
             int out[3 * 12], cut[3 * 12];
-            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, NULL, -1, out) == 0, "greedy");
+            CHECK(greedy_decode(&m, SRC, NULL, B, Ts, max_len, NULL, 0, NULL, -1, out) == 0, "greedy");
             int steps = 0;
             for (int b = 0; b < B; b++) {
                 int prefix[12] = {TOK_BOS}, t = 0, ended = 0;
@@ -183,7 +183,7 @@ static void test_greedy_is_argmax_of_full_model(void) {
             int ref[3 * 12];
             memcpy(ref, out, sizeof ref);
             for (int b = 0; b < B; b++) ref[b * max_len + 1] = out[b * max_len + 1] == 4 ? 5 : 4;
-            CHECK(greedy_decode(&m, SRC, B, Ts, max_len, ref, max_len, NULL, -1, cut) == 0, "greedy with a reference");
+            CHECK(greedy_decode(&m, SRC, NULL, B, Ts, max_len, ref, max_len, NULL, -1, cut) == 0, "greedy with a reference");
             for (int b = 0; b < B; b++)
                 for (int t = 0; t < max_len; t++) {
                     int want = out[b * max_len] == TOK_EOS ? (t == 0 ? TOK_EOS : 0) : t < 2 ? out[b * max_len + t] : 0;
@@ -208,7 +208,7 @@ static void test_length_oracle_on_every_scheme(void) {
         model_set_training(&m, 0);
         tape_set_enabled(0);
         int out[3 * 12];
-        CHECK(greedy_decode(&m, SRC, B, Ts, max_len, NULL, 0, stop_at, END, out) == 0, "greedy with a length oracle");
+        CHECK(greedy_decode(&m, SRC, NULL, B, Ts, max_len, NULL, 0, stop_at, END, out) == 0, "greedy with a length oracle");
         for (int b = 0; b < B; b++) {
             int prefix[12] = {TOK_BOS};
             for (int t = 0; t < max_len; t++) {
@@ -262,19 +262,69 @@ static void test_wide_beam_is_exact(void) {
 }
 
 // decode_reorder moves each row's cached prefix to the rows that continue it, for every scheme
-// (decode_reference.h's reorder_gap): parents {1, 0} swap the two rows, {1, 1} copy row 1 to both.
+// (decode_reference.h's reorder_gap): parents {1, 0} swap the two rows, {1, 1} copy row 1 to both,
+// {0, 1} (greedy decoding's) keep them.
 static void test_reorder_follows_parents(void) {
-    int V = 13, Ts = 5, src[10], parents[2][2] = {{1, 0}, {1, 1}};
+    int V = 13, Ts = 5, src[10], parents[3][2] = {{1, 0}, {1, 1}, {0, 1}};   // {0, 1}: greedy's
     memcpy(src, SRC, sizeof(int) * 5);
     memcpy(src + 5, SRC, sizeof(int) * 5);   // the rows of one sentence share its source
     for (int s = 0; s < pos_scheme_count(); s++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 3; k++) {
             Model m;
             translator(&m, pos_scheme_at(s)->name, 1, V, 2);
             double worst = reorder_gap(&arena, &m, src, SRC, Ts, parents[k]);
             CHECK(worst < 2e-5, "%s parents {%d, %d}: logits after the reorder differ by %g", pos_scheme_at(s)->name,
                   parents[k][0], parents[k][1], worst);
             model_free(&m);
+        }
+}
+
+// evaluate_split decodes a translator with the encoder output of its teacher-forced pass
+// (score/evaluate.c) where positions are fixed, and encodes again where they are drawn: either
+// way its greedy outputs are those of greedy_decode encoding the batch itself after the same
+// teacher-forced pass. Targets set to those outputs (length oracle: every row ends at its
+// reference length) must be matched exactly, for every scheme, also on drawn positions.
+static void test_evaluation_decodes_as_greedy_decode(void) {
+    enum { B = 3, Ts = 5, L = 6 };
+    int V = 13, src[B][Ts - 1], tgt[B][L];
+    for (int b = 0; b < B; b++) {
+        for (int i = 0; i < Ts - 1; i++) src[b][i] = 4 + (b * 5 + i * 3) % (V - 4);
+        for (int i = 0; i < L; i++) tgt[b][i] = 4;   // placeholders: the batch's shapes only
+    }
+    Example ex[B];
+    for (int b = 0; b < B; b++) ex[b] = (Example){.src = src[b], .n_src = Ts - 1, .tgt = tgt[b], .n_tgt = L};
+    Split split = {ex, B};
+    Task t;
+    memset(&t, 0, sizeof t);
+    t.batch_kind = BATCH_TRANSLATE_NO_EOS;   // a length oracle: rows end at their reference's length
+    int idx[B] = {0, 1, 2};
+    for (int drawn = 0; drawn < 2; drawn++)
+        for (int s = 0; s < pos_scheme_count(); s++) {
+            const char *scheme = pos_scheme_at(s)->name;
+            Model m;
+            translator_drawn(&m, scheme, s % 2, V, 7, drawn ? 16 : 0);
+            model_set_training(&m, 0);
+            tape_set_enabled(0);
+            Batch bt;
+            CHECK(batch_from_split(&split, idx, B, t.batch_kind, 0, &bt) == 0, "batch");
+            int max_len = bt.T_tgt + 2, out[B * 16], stop_at[B] = {L, L, L};
+            // what evaluate_split did before: the teacher-forced pass, then greedy_decode
+            model_seed_positions(&m, MODEL_EVAL_DRAW);
+            ArenaMark mark = arena_mark(&arena);
+            translator_logits(&m, bt.src, B, bt.T_src, bt.tgt_in, bt.T_tgt);
+            arena_release(&arena, mark);
+            CHECK(max_len <= 16 && greedy_decode(&m, bt.src, NULL, B, bt.T_src, max_len, NULL, 0, stop_at,
+                                                 task_end_token(&t), out) == 0, "greedy");
+            batch_free(&bt);
+            for (int b = 0; b < B; b++) memcpy(tgt[b], out + b * max_len, sizeof(int) * L);
+            EvalResult r;
+            char err[256] = "";
+            CHECK(evaluate_split(&m, &t, &split, 0, 1, &r, err, sizeof err) == 0, "evaluate_split: %s", err);
+            CHECK(r.exact_match == 1, "%s%s: exact match %g of the greedy outputs, expected 1", scheme,
+                  drawn ? " (drawn positions)" : "", r.exact_match);
+            model_free(&m);
+            for (int b = 0; b < B; b++)
+                for (int i = 0; i < L; i++) tgt[b][i] = 4;
         }
 }
 
@@ -287,6 +337,7 @@ int main(void) {
     RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_length_oracle_on_every_scheme);
     RUN(test_wide_beam_is_exact);
+    RUN(test_evaluation_decodes_as_greedy_decode);
     arena_free(&arena);
     return check_summary();
 }

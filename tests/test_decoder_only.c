@@ -97,11 +97,11 @@ static void test_greedy_continuation_by_hand(void) {
     CHECK_NEAR(r.token_acc, 9.0 / 11, 1e-12);
     // The continuations themselves, through the cache: prompts <eos> x x, then <eos> x.
     int prompts[6] = {3, 4, 6, 3, 5, 5}, short_prompts[4] = {3, 4, 3, 6}, out[2 * 5];
-    CHECK(greedy_decode(&m, prompts, 2, 3, 5, NULL, 0, NULL, -1, out) == 0, "decode");
+    CHECK(greedy_decode(&m, prompts, NULL, 2, 3, 5, NULL, 0, NULL, -1, out) == 0, "decode");
     static const int after2[5] = {5, 3, 0, 0, 0}, after1[5] = {5, 6, 3, 0, 0};
     CHECK(same_ints(out, after2, 5) && same_ints(out + 5, after2, 5), "after 2: %d %d %d / %d %d %d",
           out[0], out[1], out[2], out[5], out[6], out[7]);
-    CHECK(greedy_decode(&m, short_prompts, 2, 2, 5, NULL, 0, NULL, -1, out) == 0, "decode");
+    CHECK(greedy_decode(&m, short_prompts, NULL, 2, 2, 5, NULL, 0, NULL, -1, out) == 0, "decode");
     CHECK(same_ints(out, after1, 5) && same_ints(out + 5, after1, 5), "after 1: %d %d %d / %d %d %d",
           out[0], out[1], out[2], out[5], out[6], out[7]);
     model_free(&m);

@@ -93,14 +93,14 @@ static void test_length_oracle_forbids_early_eos(void) {
     Model m;
     constant_model(&m, "translator", says_eos);
     int src[3 * 2] = {Y, TOK_EOS, Y, TOK_EOS, Y, TOK_EOS}, stop_at[3] = {3, 0, 1}, out[3 * 6];
-    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, stop_at, -1, out) == 0, "greedy_decode with a length oracle");
+    CHECK(greedy_decode(&m, src, NULL, 3, 2, 6, NULL, 0, stop_at, -1, out) == 0, "greedy_decode with a length oracle");
     const int want[3 * 6] = {X, X, X, TOK_EOS, 0, 0,   TOK_EOS, 0, 0, 0, 0, 0,   X, TOK_EOS, 0, 0, 0, 0};
     for (int i = 0; i < 3 * 6; i++) CHECK(out[i] == want[i], "row %d step %d: %d, expected %d", i / 6, i % 6, out[i], want[i]);
-    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, NULL, -1, out) == 0 && out[0] == TOK_EOS && out[6] == TOK_EOS,
+    CHECK(greedy_decode(&m, src, NULL, 3, 2, 6, NULL, 0, NULL, -1, out) == 0 && out[0] == TOK_EOS && out[6] == TOK_EOS,
           "without the oracle every row is <eos> at once");
     // With X the end token (as "." ends every toy_translate sentence): X only at the last
     // token, Y (next likeliest) before it.
-    CHECK(greedy_decode(&m, src, 3, 2, 6, NULL, 0, stop_at, X, out) == 0, "greedy_decode with a length oracle and an end token");
+    CHECK(greedy_decode(&m, src, NULL, 3, 2, 6, NULL, 0, stop_at, X, out) == 0, "greedy_decode with a length oracle and an end token");
     const int want_end[3 * 6] = {Y, Y, X, TOK_EOS, 0, 0,   TOK_EOS, 0, 0, 0, 0, 0,   X, TOK_EOS, 0, 0, 0, 0};
     for (int i = 0; i < 3 * 6; i++)
         CHECK(out[i] == want_end[i], "end token X: row %d step %d: %d, expected %d", i / 6, i % 6, out[i], want_end[i]);

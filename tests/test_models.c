@@ -434,6 +434,52 @@ static void test_embed_rows_as_padded(void) {
     CHECK(memcmp(grads[0], grads[1], sizeof(float) * (size_t)n_table) == 0,
           "the packed embedding's table gradient differs");
     model_free(&m);
+// Without a tape each sub-layer's intermediates are released and its output moved down
+// (models/transformer.c): the logits are those of the pass that records (bit for bit), on a
+// padded batch whose rows are packed and on a text window, pre- and post-LN; and the arena's
+// peak no longer grows with the layers (a 4-layer stack peaks as a 2-layer one).
+static void test_no_tape_forward_releases_sublayers(void) {
+    int src[2 * 6] = {5, 6, 7, 8, 3, 0, 9, 5, 3, 0, 0, 0}, tin[2 * 5] = {2, 10, 11, 12, 0, 2, 13, 14, 0, 0};
+    int V = 16;
+    const char *schemes[3] = {"rope", "alibi", "learned"};
+    for (int lm = 0; lm < 2; lm++)
+        for (int nf = 0; nf < 2; nf++)
+            for (int k = 0; k < 3; k++) {
+                size_t peak[2];
+                for (int deep = 0; deep < 2; deep++) {
+                    Config c;
+                    small_config(&c, lm ? "lm" : "translator", schemes[k]);
+                    c.pos_cfg.max_len = 8;
+                    c.norm_first = nf;
+                    c.enc_layers = c.dec_layers = deep ? 4 : 2;
+                    Model m;
+                    model_build(&m, &c, V, V, 0);
+                    model_set_training(&m, 0);
+                    Tensor *z[2];
+                    for (int tape = 1; tape >= 0; tape--) {
+                        tape_set_enabled(tape);
+                        arena_reset(&arena);
+                        arena.used_peak = 0;
+                        z[tape] = lm ? lm_logits(&m, tin, 2, 5, NULL)
+                                     : translator_logits(&m, src, 2, 6, tin, 5);
+                        if (tape) {   // keep the recorded pass's logits past the next reset
+                            static float kept[2 * 5 * 16];
+                            memcpy(kept, z[1]->data, sizeof kept);
+                            z[1]->data = kept;
+                            tape_reset();
+                        }
+                    }
+                    peak[deep] = arena.used_peak;
+                    CHECK(memcmp(z[0]->data, z[1]->data, sizeof(float) * 2 * 5 * V) == 0,
+                          "%s %s norm_first=%d %d layers: logits without a tape differ by %g",
+                          lm ? "lm" : "translator", schemes[k], nf, c.dec_layers,
+                          max_abs_diff(z[0]->data, z[1]->data, 2L * 5 * V));
+                    tape_set_enabled(1);
+                    model_free(&m);
+                }
+                CHECK(peak[1] == peak[0], "%s %s norm_first=%d: peak %zu bytes at 4 layers, %zu at 2",
+                      lm ? "lm" : "translator", schemes[k], nf, peak[1], peak[0]);
+            }
 }
 
 int main(void) {
@@ -453,6 +499,7 @@ int main(void) {
     RUN(test_embed_rows_as_padded);
     RUN(test_embed_scale_is_sqrt_d);
     RUN(test_residual_carries_the_input);
+    RUN(test_no_tape_forward_releases_sublayers);
     arena_free(&arena);
     return check_summary();
 }

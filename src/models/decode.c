@@ -7,7 +7,10 @@
 #include "core/tape.h"
 #include "data/vocab.h"
 
-int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max_len) {
+// decode_init with the encoder's output for src already computed (memory, or NULL to compute
+// it here).
+static int init_encoded(DecodeState *s, Model *m, const int *src, Tensor *memory, int N, int Ts,
+                        int max_len) {
     memset(s, 0, sizeof *s);
     s->m = m;
     s->N = N;
@@ -38,10 +41,15 @@ int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max
     s->start = arena_mark(tensor_arena());
     if (!lm)   // the language model has no encoder
         // memory (N,Ts,d)
-        kv_cache_set_memory(&s->cache, &m->decoder, model_encode(m, src, N, Ts, NULL));
+        kv_cache_set_memory(&s->cache, &m->decoder,
+                            memory ? memory : model_encode(m, src, N, Ts, NULL));
     s->mark = arena_mark(tensor_arena());
     if (lm && Ts > 0) decode_feed(s, src, Ts);   // its prompt: positions 0 .. Ts-1 in the cache
     return 0;
+}
+
+int decode_init(DecodeState *s, Model *m, const int *src, int N, int Ts, int max_len) {
+    return init_encoded(s, m, src, NULL, N, Ts, max_len);
 }
 
 void decode_free(DecodeState *s) {
@@ -143,8 +151,10 @@ static int decodable_steps(Model *m, const DecodeState *s, int max_len) {
 }
 
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
-static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, int max_len,
-                  const int *ref, int ref_T, const int *stop_at, int end_token, int *out) {
+// memory: the encoder's output for src (K = 1), or NULL.
+static int search(Model *m, const int *src, Tensor *memory, int B, int Ts, int K, float alpha,
+                  int max_len, const int *ref, int ref_T, const int *stop_at, int end_token,
+                  int *out) {
     int N = B * K, V = m->tgt_vocab, rc = -1;
     int *rep = calloc((size_t)N * Ts + 1, sizeof(int)), *tokens = malloc(sizeof(int) * (size_t)N);
     int *parent = malloc(sizeof(int) * (size_t)N), *seq = malloc(sizeof(int) * (size_t)N * max_len);
@@ -162,7 +172,7 @@ static int search(Model *m, const int *src, int B, int Ts, int K, float alpha, i
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
             memcpy(rep + ((long)b * K + k) * Ts, src + (long)b * Ts, sizeof(int) * Ts);
-    if (decode_init(&s, m, rep, N, Ts, max_len)) goto done;
+    if (init_encoded(&s, m, rep, memory, N, Ts, max_len)) goto done;
     memset(out, 0, sizeof(int) * (size_t)B * max_len);
     memset(seq, 0, sizeof(int) * (size_t)N * max_len);
     for (int n = 0; n < N; n++) {
@@ -224,10 +234,10 @@ done:
 
 int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len,
                 int *out) {
-    return search(m, src, B, Ts, beam, alpha, max_len, NULL, 0, NULL, -1, out);
+    return search(m, src, NULL, B, Ts, beam, alpha, max_len, NULL, 0, NULL, -1, out);
 }
 
-int greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T,
-                  const int *stop_at, int end_token, int *out) {
-    return search(m, src, B, Ts, 1, 0.0f, max_len, ref, ref_T, stop_at, end_token, out);
+int greedy_decode(Model *m, const int *src, Tensor *memory, int B, int Ts, int max_len,
+                  const int *ref, int ref_T, const int *stop_at, int end_token, int *out) {
+    return search(m, src, memory, B, Ts, 1, 0.0f, max_len, ref, ref_T, stop_at, end_token, out);
 }

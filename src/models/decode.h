@@ -58,6 +58,8 @@ int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha,
 // oracle, docs/design.md §4.4): row b never takes <eos> before step stop_at[b] and takes it
 // there, so its output is exactly stop_at[b] tokens + <eos>; nor end_token (the token that
 // ends every sentence of the task, "." in toy_translate; -1 for none) before step stop_at[b] - 1.
-int  greedy_decode(Model *m, const int *src, int B, int Ts, int max_len, const int *ref, int ref_T,
-                   const int *stop_at, int end_token, int *out);
+// memory (B,Ts,d): the translator's encoder output for src, which the caller already has
+// (the same as decoding would compute: positions not drawn anew), or NULL to encode src.
+int  greedy_decode(Model *m, const int *src, Tensor *memory, int B, int Ts, int max_len,
+                   const int *ref, int ref_T, const int *stop_at, int end_token, int *out);
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/tape.h"
 
 void stack_declare(Stack *s, Params *ps, const Config *c, const char *name, int causal, int cross,
                    const char *pos_input_name, Tensor *embed) {
@@ -110,7 +111,10 @@ void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory) {
 }
 
 void kv_cache_reorder(KVCache *c, const int *parent) {
-    int N = c->N;
+    int N = c->N, moved = 0;
+    // greedy decoding (one hypothesis a row) keeps every row where it is: nothing to copy
+    for (int n = 0; n < N; n++) moved |= parent[n] != n;
+    if (!moved) return;
     size_t row = (size_t)c->capacity * c->d, used = (size_t)c->len * c->d;
     float *tmp = malloc(sizeof(float) * (size_t)N * used + 1);
     if (!tmp) abort();   // a few MB at most; nothing sensible to do without them
@@ -144,8 +148,8 @@ void kv_cache_free(KVCache *c) {
 // the packed rows of `packed` (or the padded batch when NULL).
 typedef enum { SUB_SELF, SUB_CROSS, SUB_FFN } Sublayer;
 
-static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory,
-                        const AttnCall *call, const RowPacking *packed) {
+static Tensor *sublayer_compute(const Stack *s, const Layer *l, Sublayer which, Tensor *x,
+                                Tensor *memory, const AttnCall *call, const RowPacking *packed) {
     const Norm *norm = which == SUB_SELF ? &l->norm1 : which == SUB_CROSS ? &l->norm2 : &l->norm3;
     Tensor *h = s->norm_first ? norm_forward(norm, x) : x, *y;
     switch (which) {
@@ -155,6 +159,28 @@ static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *
     }
     Tensor *sum = residual_dropout(&s->drop, x, y, packed);
     return s->norm_first ? sum : norm_forward(norm, sum);
+}
+
+// Without a tape nothing but a sub-layer's output is read again, not even its input: each
+// sub-layer's output is moved down to `base` (where the stack's first output went), over its
+// input and its intermediates (the FFN's hidden rows, attention's projections), so a forward
+// pass without gradients peaks at one sub-layer's intermediates instead of holding the whole
+// stack's. Each first touch of an arena page costs a fault and a cleared page: they were a
+// third of a long evaluation's time.
+static Tensor *keep_output(ArenaMark base, Tensor *y) {
+    Tensor out = *y;
+    arena_release(tensor_arena(), base);
+    Tensor *kept = tensor_new(out.ndim, out.shape, 0);
+    // kept->data lies at or below out.data (allocated from the same mark, in order)
+    memmove(kept->data, out.data, sizeof(float) * (size_t)out.size);
+    return kept;
+}
+
+// base: NULL while a tape records, else where the stack's layers keep their output.
+static Tensor *sublayer(const Stack *s, const Layer *l, Sublayer which, Tensor *x, Tensor *memory,
+                        const AttnCall *call, const RowPacking *packed, const ArenaMark *base) {
+    Tensor *y = sublayer_compute(s, l, which, x, memory, call, packed);
+    return base ? keep_output(*base, y) : y;
 }
 
 // Packing pays from a quarter of the rows padding up. Below, it saves little and the batch
@@ -206,6 +232,9 @@ Tensor *stack_forward(const Stack *s, const int *ids, int B, int T, const int *k
         memory = op_pack_rows(memory, &memory_pack);
         cross.kv_pack = &memory_pack;
     }
+    // releasing to an empty arena would free the block holding a layer's output
+    ArenaMark base = arena_mark(tensor_arena());
+    const ArenaMark *keep = tape_enabled() || !base.block ? NULL : &base;
     for (int i = 0; i < s->n_layers; i++) {
         const Layer *l = &s->layers[i];
         if (cache) {
@@ -217,9 +246,9 @@ Tensor *stack_forward(const Stack *s, const int *ids, int B, int T, const int *k
         }
         if (run->self_probs) self.probs = run->self_probs + i * self_size;
         if (run->cross_probs) cross.probs = run->cross_probs + i * cross_size;
-        x = sublayer(s, l, SUB_SELF, x, NULL, &self, self.q_pack);
-        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, x, memory, &cross, self.q_pack);
-        x = sublayer(s, l, SUB_FFN, x, NULL, NULL, self.q_pack);
+        x = sublayer(s, l, SUB_SELF, x, NULL, &self, self.q_pack, keep);
+        if (l->has_cross) x = sublayer(s, l, SUB_CROSS, x, memory, &cross, self.q_pack, keep);
+        x = sublayer(s, l, SUB_FFN, x, NULL, NULL, self.q_pack, keep);
     }
     if (cache) cache->len += T;
     x = norm_forward(&s->norm, x);

@@ -59,7 +59,7 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
             if (e->n_tgt) memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
             ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
         }
-        if (!rc) rc = greedy_decode(m, prompt, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
+        if (!rc) rc = greedy_decode(m, prompt, NULL, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
         for (int r = 0; !rc && r < rows; r++)
             exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
         free(prompt); free(ref); free(hyp);
@@ -112,9 +112,10 @@ static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Ten
 
 // Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
 // with diag, the rows into the diagnosis (kept_logits: the batch's teacher-forced logits, kept
-// before decoding reused their memory). -1 when out of memory.
+// before decoding reused their memory; memory: the batch's encoder output, or NULL). -1 when
+// out of memory.
 static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
-                               const Tensor *kept_logits, long *exact) {
+                               const Tensor *kept_logits, Tensor *memory, long *exact) {
     int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
     int oracle = length_oracle(t);
     int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
@@ -122,7 +123,7 @@ static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, 
     for (int i = 0; hyp && stop_at && i < nb; i++)
         stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
     int failed = !hyp || !stop_at || (diag && !kept_logits->data) ||
-                 greedy_decode(m, b->src, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
+                 greedy_decode(m, b->src, memory, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
                                oracle ? stop_at : NULL, task_end_token(t), hyp) ||
                  (diag && diagnose_batch(diag, t, b, kept_logits, hyp, max_len, oracle));
     // Compared: the tokens, and the end unless the oracle placed it.
@@ -174,6 +175,13 @@ static float *copy_floats(const float *p, long n) {
     return copy;
 }
 
+// Does greedy decoding take the teacher-forced pass's encoder output instead of encoding the
+// batch again? A transformer translator's, when its positions are fixed: drawn positions
+// (model.pos_random, eval.positions = sampled) are drawn anew by each encoding.
+static int reuse_encoder(const Model *m) {
+    return m->cfg.model == MODEL_TRANSLATOR && !m->encoder.pos.draw_from;
+}
+
 int evaluate_split(Model *m, const Task *t, const Split *s, int length, int decode, EvalResult *r,
                    char *err, int errlen) {
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
@@ -205,10 +213,17 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             break;
         }
         if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
-        ArenaMark mark = arena_mark(a);
-        Tensor *logits;
+        ArenaMark start_of_batch = arena_mark(a), mark = start_of_batch;
+        Tensor *logits, *loss, *memory = NULL;
         long right;
-        Tensor *loss = batch_loss(m, &b, 0, &logits, &right);
+        if (decode && reuse_encoder(m)) {   // the batch_loss of a translator, keeping its memory
+            memory = model_encode(m, b.src, nb, b.T_src, NULL);
+            ArenaMark encoded = arena_mark(a);
+            logits = decoder_logits(m, memory, b.src, b.T_src, b.tgt_in, nb, b.T_tgt, NULL);
+            right = count_correct(logits, b.tgt_out, (int)tensor_rows(logits), TOK_PAD);
+            loss = op_cross_entropy(logits, b.tgt_out, TOK_PAD, 0);
+            mark = encoded;   // decoding keeps the memory, the rest is released
+        } else loss = batch_loss(m, &b, 0, &logits, &right);
         long tokens = classifier ? nb : b.n_tgt_tokens;
         loss_sum += (double)loss->data[0] * tokens;
         r->n_tokens += tokens;
@@ -225,7 +240,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         kept_logits.data = kept;
         arena_release(a, mark);
         if (decode && model_is_seq2seq(m->cfg.model)) {
-            if (decode_translations(m, t, &b, nb, diag, &kept_logits, &exact)) {
+            if (decode_translations(m, t, &b, nb, diag, &kept_logits, memory, &exact)) {
                 free(kept);
                 batch_free(&b);
                 snprintf(err, errlen, "out of memory while decoding");
@@ -244,6 +259,7 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         }
         free(kept);
         batch_free(&b);
+        arena_release(a, start_of_batch);
     }
     if (!rc) {
         r->n_examples = n;
