@@ -434,6 +434,8 @@ static void test_embed_rows_as_padded(void) {
     CHECK(memcmp(grads[0], grads[1], sizeof(float) * (size_t)n_table) == 0,
           "the packed embedding's table gradient differs");
     model_free(&m);
+}
+
 // Without a tape each sub-layer's intermediates are released and its output moved down
 // (models/transformer.c): the logits are those of the pass that records (bit for bit), on a
 // padded batch whose rows are packed and on a text window, pre- and post-LN; and the arena's
