@@ -111,8 +111,7 @@ for shape in $(echo "$only" | tr , ' '); do
 done
 if [ -n "$md" ]; then
     {
-        echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores;" \
-             "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "$(cpu_line); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
         echo
         echo "Written by \`scripts/bench_ab.sh --only $only --threads $threads --pairs $pairs${both_args:+ --args \"$both_args\"}${b_args:+ --b-args \"$b_args\"} $args\`:"
         echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = ${rev_b:-the working tree} ($(git rev-parse --short "${rev_b:-HEAD}")$( [ -n "$rev_b" ] || git diff --quiet HEAD -- src || echo "+changes"));"

@@ -53,8 +53,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 make -s -j2 build/opt/bin/bench build/opt/bin/table
 bench=build/opt/bin/bench table=build/opt/bin/table
+. scripts/rev_tree.sh
 if [ -n "$rev" ]; then
-    . scripts/rev_tree.sh
     tree=$(rev_tree "$rev" build/opt/bin/bench)
     bench=$tree/build/opt/bin/bench
 fi
@@ -93,16 +93,14 @@ for shape in $(echo "$only" | tr , ' '); do
     { echo "row,samples"; cat "$tmp/$shape.rows"; } >"$tmp/$shape.csv"
     $table --plain --rows row --value samples:share:%.4f "$tmp/$shape.csv" |
         sed "s|^|$shape,|" | sort -t, -k3,3gr >>"$csv"
-    awk -F'\t' -v s="$shape" '$1 == "train" { printf "- %s: `%s --only %s --threads 1 --runs %s` (%.0f tokens/s, %.1f %% peak while recorded)\n", s, "'"$bench"'", s, "'"$runs"'", $4, $NF }' \
+    awk -F'\t' -v s="$shape" '$1 == "train" { printf "- %s: `%s --only %s --threads 1 --runs %s` (%.0f tokens/s, %.1f %% peak while recorded)\n", s, "build/opt/bin/bench", s, "'"$runs"'", $4, $NF }' \
         "$tmp/$shape.tsv" >>"$tmp/commands"
     shapes="$shapes $shape"
 done
 if [ -n "$rev" ]; then commit=$(git rev-parse --short "$rev")
 else commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+changes"); fi
-cpu=$(awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
-                 /^model\t/ && !m { m = $2 } END { print n ", family " f " model " m }' /proc/cpuinfo)
 {
-    echo "CPU: $cpu, $(getconf _NPROCESSORS_ONLN) cores; load average when recorded: $load"
+    echo "$(cpu_line); load average when recorded: $load"
     echo
     echo "Commit $commit. Written by \`scripts/profile_ops.sh --only $(echo "$shapes" | sed "s/^ //; s/ /,/g") --runs $runs${rev:+ --rev $rev}\`:"
     echo "\`perf record -F 4000 -e cpu-clock\` of one thread, each function's own samples in the row"

@@ -34,3 +34,10 @@ alternate() {
         _pair=$((_pair + 1))
     done
 }
+
+# cpu_line: "CPU: NAME, family F model M, N cores", the head of a file of measurements.
+cpu_line() {
+    awk -F': ' '/^model name/ && !n { n = $2 } /^cpu family/ && !f { f = $2 }
+                /^model\t/ && !m { m = $2 } END { printf "CPU: %s, family %s model %s", n, f, m }' /proc/cpuinfo
+    echo ", $(getconf _NPROCESSORS_ONLN) cores"
+}

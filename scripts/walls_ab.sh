@@ -86,8 +86,7 @@ set -- $stats
 echo "wall(A) / wall(B): median $1 (lowest $2, highest $3); median walls A $4 s, B $5 s"
 if [ -n "$md" ]; then
     {
-        echo "CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores;" \
-             "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "$(cpu_line); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
         echo
         echo "Written by \`scripts/walls_ab.sh --pairs $pairs $rev_a $rev_b $script $args\`:"
         echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = $rev_b ($(git rev-parse --short "$rev_b"));"
