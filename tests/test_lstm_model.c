@@ -121,14 +121,19 @@ static Tensor *f_loss(Tensor **in) {
     return op_cross_entropy(logits, TGT_OUT, TOK_PAD, 0);
 }
 
+// Variant `variant` of the model (variant_config), without dropout.
+static void build_variant(Model *m, int variant) {
+    Config c;
+    variant_config(&c, variant);
+    c.dropout = 0;
+    model_build(m, &c, V, V, 0);
+}
+
 static void test_lstm_model_gradients(void) {
     make_targets();
     for (int variant = 0; variant < 4; variant++) {
-        Config c;
-        variant_config(&c, variant);
-        c.dropout = 0;
         Model m;
-        model_build(&m, &c, V, V, 0);
+        build_variant(&m, variant);
         for (int i = 0; i < m.ps.n; i++)   // biases away from 0, so their gradients matter
             if (m.ps.list[i]->t.ndim == 1)
                 for (long e = 0; e < m.ps.list[i]->t.size; e++)
@@ -170,11 +175,8 @@ static void test_lstm_source_padding_changes_nothing(void) {
 static void test_lstm_target_padding_changes_nothing(void) {
     make_targets();
     for (int variant = 0; variant < 4; variant++) {
-        Config c;
-        variant_config(&c, variant);
-        c.dropout = 0;
         Model m;
-        model_build(&m, &c, V, V, 0);
+        build_variant(&m, variant);
         enum { TW = TT + 2 };
         int wide_in[B * TW], wide_out[B * TW];
         for (int i = 0; i < B * TW; i++) wide_in[i] = wide_out[i] = TOK_PAD;
