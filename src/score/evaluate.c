@@ -187,6 +187,22 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
 }
 
+// A batch's teacher-forced loss, its logits and count of right tokens. With keep_memory (a
+// translator whose greedy decoding follows) the encoder output stays in *memory and *above is
+// the arena mark just above it, so that decoding reuses it; else *memory is NULL and *above
+// the batch's start.
+static Tensor *teacher_forced(Model *m, const Batch *b, int keep_memory, Tensor **logits, long *right,
+                              Tensor **memory, ArenaMark *above) {
+    *memory = NULL;
+    *above = arena_mark(tensor_arena());
+    if (!keep_memory) return batch_loss(m, b, 0, logits, right);
+    *memory = model_encode(m, b->src, b->B, b->T_src, NULL);
+    *above = arena_mark(tensor_arena());   // decoding keeps the memory, the rest is released
+    *logits = decoder_logits(m, *memory, b->src, b->T_src, b->tgt_in, b->B, b->T_tgt, NULL);
+    *right = count_correct(*logits, b->tgt_out, (int)tensor_rows(*logits), TOK_PAD);
+    return op_cross_entropy(*logits, b->tgt_out, TOK_PAD, 0);
+}
+
 int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode,
                       Diagnosis *diag, EvalResult *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
@@ -213,17 +229,11 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             break;
         }
         if ((rc = length_ok(m, &b, err, errlen))) { batch_free(&b); break; }
-        ArenaMark start_of_batch = arena_mark(a), mark = start_of_batch;
-        Tensor *logits, *loss, *memory = NULL;
+        ArenaMark start_of_batch = arena_mark(a), mark;
+        Tensor *logits, *memory;
         long right;
-        if (decode && reuse_encoder(m)) {   // the batch_loss of a translator, keeping its memory
-            memory = model_encode(m, b.src, nb, b.T_src, NULL);
-            ArenaMark encoded = arena_mark(a);
-            logits = decoder_logits(m, memory, b.src, b.T_src, b.tgt_in, nb, b.T_tgt, NULL);
-            right = count_correct(logits, b.tgt_out, (int)tensor_rows(logits), TOK_PAD);
-            loss = op_cross_entropy(logits, b.tgt_out, TOK_PAD, 0);
-            mark = encoded;   // decoding keeps the memory, the rest is released
-        } else loss = batch_loss(m, &b, 0, &logits, &right);
+        Tensor *loss = teacher_forced(m, &b, decode && reuse_encoder(m), &logits, &right, &memory,
+                                      &mark);
         long tokens = classifier ? nb : b.n_tgt_tokens;
         loss_sum += (double)loss->data[0] * tokens;
         r->n_tokens += tokens;
@@ -239,27 +249,18 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         Tensor kept_logits = *logits;
         kept_logits.data = kept;
         arena_release(a, mark);
+        int failed = 0;
         if (decode && model_is_seq2seq(m->cfg.model)) {
-            if (decode_translations(m, t, &b, nb, diag, &kept_logits, memory, &exact)) {
-                free(kept);
-                batch_free(&b);
-                snprintf(err, errlen, "out of memory while decoding");
-                rc = -1;
-                break;
-            }
+            failed = decode_translations(m, t, &b, nb, diag, &kept_logits, memory, &exact) != 0;
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
-            long right = exact_continuations(m, s, idx + start, nb);
-            if (right < 0) {
-                batch_free(&b);
-                snprintf(err, errlen, "out of memory while decoding");
-                rc = -1;
-                break;
-            }
-            exact += right;
+            long continued = exact_continuations(m, s, idx + start, nb);
+            failed = continued < 0;
+            if (!failed) exact += continued;
         }
         free(kept);
         batch_free(&b);
         arena_release(a, start_of_batch);
+        if (failed) rc = errorf(err, errlen, "out of memory while decoding");
     }
     if (!rc) {
         r->n_examples = n;
