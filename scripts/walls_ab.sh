@@ -53,9 +53,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/walls_ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo side,pair,wall > "$work/runs.csv"
 : > "$work/phases.csv"
-args="$*"
-# run_side SIDE TREE PAIR: one run of the script (its arguments: $args) from nothing; its wall
-# seconds to runs.csv
+shown="$*"
+. scripts/lib.sh   # shell_quote
+args=$(for a in "$@"; do shell_quote "$a"; done)
+# run_side SIDE TREE PAIR: one run of the script (its arguments, each quoted in $args) from
+# nothing; its wall seconds to runs.csv
 run_side() { side=$1 tree=$2 pair=$3; eval "set -- $args"; run_with "$side" "$tree" "$pair" "$@"; }
 run_with() {
     side=$1 tree=$2 pair=$3; shift 3
@@ -88,9 +90,9 @@ if [ -n "$md" ]; then
     {
         echo "$(cpu_line); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
         echo
-        echo "Written by \`scripts/walls_ab.sh --pairs $pairs $rev_a $rev_b $script $args\`:"
+        echo "Written by \`scripts/walls_ab.sh --pairs $pairs $rev_a $rev_b $script $shown\`:"
         echo "A = $rev_a ($(git rev-parse --short "$rev_a")), B = $rev_b ($(git rev-parse --short "$rev_b"));"
-        echo "each run \`scripts/$script $args --out DIR\` from nothing in a fresh DIR, A and B alternated."
+        echo "each run \`scripts/$script $shown --out DIR\` from nothing in a fresh DIR, A and B alternated."
         echo
         echo "| pair | A: wall s | B: wall s | A / B | A: phases | B: phases |"
         echo "| ---: | ---: | ---: | ---: | --- | --- |"
