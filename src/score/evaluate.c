@@ -90,42 +90,49 @@ static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
     return model_check_length(m, T, err, errlen);
 }
 
-// Teacher-forced and greedy rows of one batch into the diagnosis.
-static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits,
+// Teacher-forced and greedy rows of one batch into the diagnosis (right: (B,T), is the
+// teacher-forced argmax the reference token, from right_tokens).
+static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const int *right,
                           const int *hyp, int max_len, int oracle) {
-    int T = b->T_tgt, V = tensor_cols(logits), rc = 0;
-    int *clause = malloc(sizeof(int) * (size_t)T), *right = malloc(sizeof(int) * (size_t)T);
-    for (int i = 0; i < b->B && clause && right && !rc; i++) {
+    int T = b->T_tgt, rc = 0;
+    int *clause = malloc(sizeof(int) * (size_t)T);
+    for (int i = 0; i < b->B && clause && !rc; i++) {
         const int *ref = b->tgt_out + (long)i * T;
         task_target_clauses(t, ref, T, clause);
-        for (int j = 0; j < T; j++)
-            right[j] = kernel_argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
-        rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
+        rc = diagnosis_add_teacher(d, ref, clause, right + (long)i * T, T) ||
              diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause,
                                   compared_length(ref, T, oracle)) < 0;
     }
-    if (!clause || !right) rc = -1;
+    if (!clause) rc = -1;
     free(clause);
-    free(right);
     return rc ? -1 : 0;
 }
 
+// Whether each row's argmax is its target, (n) malloc'd; NULL when out of memory. What a
+// diagnosis needs of the logits, kept through decoding (which reuses their memory) instead
+// of a copy of them.
+static int *right_tokens(const Tensor *logits, const int *targets, long n) {
+    int V = tensor_cols(logits), *right = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (long i = 0; right && i < n; i++)
+        right[i] = kernel_argmax(logits->data + i * V, V) == targets[i];
+    return right;
+}
+
 // Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
-// with diag, the rows into the diagnosis (kept_logits: the batch's teacher-forced logits, kept
-// before decoding reused their memory; memory: the batch's encoder output, or NULL). -1 when
-// out of memory.
+// with diag, the rows into the diagnosis (right: the batch's teacher-forced right tokens,
+// right_tokens; memory: the batch's encoder output, or NULL). -1 when out of memory.
 static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
-                               const Tensor *kept_logits, Tensor *memory, long *exact) {
+                               const int *right, Tensor *memory, long *exact) {
     int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
     int oracle = length_oracle(t);
     int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
         *stop_at = malloc(sizeof(int) * (size_t)nb);
     for (int i = 0; hyp && stop_at && i < nb; i++)
         stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
-    int failed = !hyp || !stop_at || (diag && !kept_logits->data) ||
+    int failed = !hyp || !stop_at || (diag && !right) ||
                  greedy_decode(m, b->src, memory, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
                                oracle ? stop_at : NULL, task_end_token(t), hyp) ||
-                 (diag && diagnose_batch(diag, t, b, kept_logits, hyp, max_len, oracle));
+                 (diag && diagnose_batch(diag, t, b, right, hyp, max_len, oracle));
     // Compared: the tokens, and the end unless the oracle placed it.
     for (int i = 0; !failed && i < nb; i++)
         *exact += exact_output(hyp + (long)i * max_len, b->tgt_out + (long)i * b->T_tgt,
@@ -166,13 +173,6 @@ static int *examples_of_length(const Split *s, int length, int by_length, int *n
         return NULL;
     }
     return idx;
-}
-
-// A malloc'd copy of p[0..n), or NULL when out of memory.
-static float *copy_floats(const float *p, long n) {
-    float *copy = malloc(sizeof(float) * (size_t)n);
-    if (copy) memcpy(copy, p, sizeof(float) * (size_t)n);
-    return copy;
 }
 
 // Does greedy decoding take the teacher-forced pass's encoder output instead of encoding the
@@ -242,16 +242,14 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             for (int i = 0; i < nb; i++)
                 memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
                        sizeof(float) * C);
-        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
-        // logits until the outputs are decoded).
-        float *kept = diag && decode && model_is_seq2seq(m->cfg.model)
-                          ? copy_floats(logits->data, logits->size) : NULL;
-        Tensor kept_logits = *logits;
-        kept_logits.data = kept;
+        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps which
+        // tokens were right until the outputs are decoded).
+        int *kept = diag && decode && model_is_seq2seq(m->cfg.model)
+                        ? right_tokens(logits, b.tgt_out, (long)nb * b.T_tgt) : NULL;
         arena_release(a, mark);
         int failed = 0;
         if (decode && model_is_seq2seq(m->cfg.model)) {
-            failed = decode_translations(m, t, &b, nb, diag, &kept_logits, memory, &exact) != 0;
+            failed = decode_translations(m, t, &b, nb, diag, kept, memory, &exact) != 0;
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
             long continued = exact_continuations(m, s, idx + start, nb);
             failed = continued < 0;
