@@ -53,6 +53,50 @@ static void test_loss_last_is_the_last_32(void) {
     model_free(&m);
 }
 
+// evaluate_lm runs a batch of long windows through the stack a few windows at a time: its loss,
+// loss_last and token accuracy are those of the whole batch in one pass (batch_loss), bit for
+// bit. 8 windows of 1024 tokens: two passes of 4 (LM_EVAL_CHUNK_TOKENS), on random weights.
+static void test_lm_windows_in_chunks_equal_one_pass(void) {
+    enum { VL = 11, T = 1024, W = 8, N = W * T + 1 };
+    const char *schemes[2] = {"rope", "alibi"};
+    static int stream[N];
+    for (int i = 0; i < N; i++) stream[i] = 4 + (int)((i * 7919L + i / 13) % (VL - 4));
+    for (int k = 0; k < 2; k++) {
+        Config c;
+        config_defaults(&c);
+        config_word(&c, "model.model", "lm");
+        snprintf(c.pos, sizeof c.pos, "%s", schemes[k]);
+        c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.dec_layers = 2; c.seed = 5 + k;
+        Model m;
+        model_build(&m, &c, VL, VL, 0);
+        EvalResult r;
+        char err[256];
+        CHECK(evaluate_lm(&m, stream, N, T, 256, &r, err, sizeof err) == 0, "evaluate_lm: %s", err);
+        // the reference: the batch in one pass, as evaluate_lm scored it before
+        model_set_training(&m, 0);
+        model_seed_positions(&m, MODEL_EVAL_DRAW);
+        tape_set_enabled(0);
+        int starts[W], tail[W * T];
+        for (int w = 0; w < W; w++) starts[w] = w * T;
+        Batch b;
+        CHECK(batch_lm(stream, N, starts, W, T, &b) == 0, "batch");
+        ArenaMark mark = arena_mark(&arena);
+        Tensor *logits;
+        long right;
+        float loss = batch_loss(&m, &b, 0, &logits, &right)->data[0];
+        for (int i = 0; i < W * T; i++) tail[i] = i % T >= T - 32 ? b.tgt_out[i] : TOK_PAD;
+        float last = op_cross_entropy(logits, tail, TOK_PAD, 0)->data[0];
+        arena_release(&arena, mark);
+        batch_free(&b);
+        tape_set_enabled(1);
+        CHECK(r.loss == (double)loss * W * T / ((double)W * T) && r.loss_last == (double)last &&
+              r.token_acc == (double)right / (W * T),
+              "%s: loss %.9g, loss_last %.9g, token_acc %.9g; one pass %.9g, %.9g, %.9g", schemes[k],
+              r.loss, r.loss_last, r.token_acc, loss, last, (double)right / (W * T));
+        model_free(&m);
+    }
+}
+
 static void run_split(Model *m, Example *ex, int n, int decode, EvalResult *r) {
     Task t;
     memset(&t, 0, sizeof t);
@@ -355,6 +399,7 @@ int main(void) {
     tensor_set_arena(&arena);
     tape_set_enabled(0);
     RUN(test_loss_last_is_the_last_32);
+    RUN(test_lm_windows_in_chunks_equal_one_pass);
     RUN(test_exact_match_needs_eos);
     RUN(test_length_oracle_forbids_early_eos);
     RUN(test_exact_match_with_length_oracle);

@@ -275,6 +275,30 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     return rc;
 }
 
+// Tokens of windows a language model's evaluation runs through the stack at once. Its batches
+// of about 64k tokens keep their loss (one mean over the batch), but the stack's intermediates
+// of 64k tokens (the FFN's hidden rows: 64 MiB at d_ff = 256) were first touched for each new
+// window size, a fault a page; in chunks they stay within a few MiB and in cache.
+#define LM_EVAL_CHUNK_TOKENS 4096
+
+// The logits of a batch of B windows (B*T,V): lm_logits of chunks of windows, each row the
+// same bits as in one pass (rows are independent; positions drawn anew by each pass, with
+// model.pos_random, keep the batch in one pass).
+static Tensor *lm_batch_logits(Model *m, const Batch *b) {
+    int B = b->B, T = b->T_tgt, V = m->tgt_vocab;
+    int chunk = LM_EVAL_CHUNK_TOKENS / T > 1 ? LM_EVAL_CHUNK_TOKENS / T : 1;
+    if (chunk >= B || m->decoder.pos.draw_from) return lm_logits(m, b->tgt_in, B, T, NULL);
+    Tensor *all = tensor_new2(B * T, V, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(tensor_arena());
+        Tensor *z = lm_logits(m, b->tgt_in + (long)w0 * T, n, T, NULL);   // (n*T,V)
+        memcpy(all->data + (long)w0 * T * V, z->data, sizeof(float) * (size_t)n * T * V);
+        arena_release(tensor_arena(), mark);
+    }
+    return all;
+}
+
 int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r,
                 char *err, int errlen) {
     memset(r, 0, sizeof *r);
@@ -305,11 +329,10 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
             break;
         }
         ArenaMark mark = arena_mark(tensor_arena());
-        Tensor *logits;
-        long right;
-        // the training loss, unsmoothed
-        loss_sum += (double)batch_loss(m, &b, 0, &logits, &right)->data[0] * nb * T;
-        correct += right;
+        Tensor *logits = lm_batch_logits(m, &b);
+        // the training loss, unsmoothed (batch_loss's)
+        correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
+        loss_sum += (double)op_cross_entropy(logits, b.tgt_out, TOK_PAD, 0)->data[0] * nb * T;
         // The last `last` targets of each window: the others are ignored (as <pad> is).
         int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
         for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
