@@ -187,6 +187,52 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
 }
 
+// Tokens a translator's teacher-forced pass runs through each stack at once: a batch of long
+// sentences (64 of 260 tokens at 32 clauses) goes a few sentences at a time, so that the
+// stacks' intermediates stay within a few MiB (as the language model's windows, evaluate_lm).
+#define TF_CHUNK_TOKENS 4096
+
+// Sentences w0 .. w0+n-1 of x (B,T,d) as a tensor of their own (n,T,d), sharing x's data.
+static Tensor rows_of(const Tensor *x, int w0, int n) {
+    Tensor part = *x;
+    long row = x->size / x->shape[0];
+    part.data = x->data + w0 * row;
+    part.shape[0] = n;
+    part.size = n * row;
+    return part;
+}
+
+// A translator's batch, teacher-forced: the encoder output (B,Ts,d) into *memory, *above the
+// arena mark just above it, and the logits (B*Tt,V), each row the same bits as in one pass
+// (rows are independent; positions are fixed: reuse_encoder), chunk sentences at a time.
+static Tensor *chunked_logits(Model *m, const Batch *b, Tensor **memory, ArenaMark *above) {
+    int B = b->B, Ts = b->T_src, Tt = b->T_tgt, V = m->tgt_vocab, T = Ts > Tt ? Ts : Tt;
+    int chunk = TF_CHUNK_TOKENS / T > 1 ? TF_CHUNK_TOKENS / T : 1;
+    if (m->decoder.pos.draw_from) chunk = B;   // a pass draws its positions: one pass
+    Arena *a = tensor_arena();
+    *memory = tensor_new3(B, Ts, m->cfg.d_model, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(a);
+        Tensor *y = model_encode(m, b->src + (long)w0 * Ts, n, Ts, NULL);   // (n,Ts,d)
+        memcpy((*memory)->data + (long)w0 * Ts * y->shape[2], y->data,
+               sizeof(float) * (size_t)y->size);
+        arena_release(a, mark);
+    }
+    *above = arena_mark(a);   // decoding keeps the memory, the rest is released
+    Tensor *logits = tensor_new2(B * Tt, V, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(a);
+        Tensor part = rows_of(*memory, w0, n);
+        Tensor *z = decoder_logits(m, &part, b->src + (long)w0 * Ts, Ts, b->tgt_in + (long)w0 * Tt,
+                                   n, Tt, NULL);                               // (n*Tt,V)
+        memcpy(logits->data + (long)w0 * Tt * V, z->data, sizeof(float) * (size_t)z->size);
+        arena_release(a, mark);
+    }
+    return logits;
+}
+
 // A batch's teacher-forced loss, its logits and count of right tokens. With keep_memory (a
 // translator whose greedy decoding follows) the encoder output stays in *memory and *above is
 // the arena mark just above it, so that decoding reuses it; else *memory is NULL and *above
@@ -196,9 +242,7 @@ static Tensor *teacher_forced(Model *m, const Batch *b, int keep_memory, Tensor 
     *memory = NULL;
     *above = arena_mark(tensor_arena());
     if (!keep_memory) return batch_loss(m, b, 0, logits, right);
-    *memory = model_encode(m, b->src, b->B, b->T_src, NULL);
-    *above = arena_mark(tensor_arena());   // decoding keeps the memory, the rest is released
-    *logits = decoder_logits(m, *memory, b->src, b->T_src, b->tgt_in, b->B, b->T_tgt, NULL);
+    *logits = chunked_logits(m, b, memory, above);
     *right = count_correct(*logits, b->tgt_out, (int)tensor_rows(*logits), TOK_PAD);
     return op_cross_entropy(*logits, b->tgt_out, TOK_PAD, 0);
 }
