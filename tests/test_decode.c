@@ -279,6 +279,47 @@ static void test_reorder_follows_parents(void) {
         }
 }
 
+// Greedy decoding drops the sentences that have ended (decode_select with fewer rows): the rows
+// kept, with their sources, caches and memory, give the same logits bit for bit as in the full
+// batch, for every scheme. Three rows of different source lengths decode two tokens; row 1
+// leaves, then row 0; rows 0 and 2, then row 2, continue as in the batch that kept all three.
+static void test_dropping_rows_keeps_each_rows_logits(void) {
+    enum { N = 3, Ts = 5, STEPS = 4 };
+    int V = 13, toks[STEPS][N] = {{TOK_BOS, TOK_BOS, TOK_BOS}, {4, 5, 6}, {7, 8, 9}, {10, 11, 12}};
+    int keep[2][N] = {{0, 2}, {1}}, kept_n[2] = {2, 1}, rows_of[2][N] = {{0, 2}, {2}};
+    for (int s = 0; s < pos_scheme_count(); s++) {
+        const char *scheme = pos_scheme_at(s)->name;
+        Model m;
+        translator(&m, scheme, s % 2, V, 3);
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        float full[2][N * 13];   // the full batch's logits at steps 2 and 3
+        DecodeState a, b;
+        CHECK(decode_init(&a, &m, SRC, N, Ts, STEPS) == 0, "init");
+        for (int t = 0; t < STEPS; t++) {
+            Tensor *z = decode_step(&a, toks[t]);
+            if (t >= 2) memcpy(full[t - 2], z->data, sizeof(float) * N * V);
+        }
+        decode_free(&a);
+        CHECK(decode_init(&b, &m, SRC, N, Ts, STEPS) == 0, "init");
+        decode_step(&b, toks[0]);
+        decode_step(&b, toks[1]);
+        int same = 1;
+        for (int d = 0; d < 2; d++) {
+            CHECK(decode_select(&b, keep[d], kept_n[d]) == 0 && b.N == kept_n[d], "select");
+            int in[N];
+            for (int n = 0; n < kept_n[d]; n++) in[n] = toks[2 + d][rows_of[d][n]];
+            Tensor *z = decode_step(&b, in);
+            for (int n = 0; n < kept_n[d]; n++)
+                same &= memcmp(z->data + (long)n * V, full[d] + (long)rows_of[d][n] * V,
+                               sizeof(float) * V) == 0;
+        }
+        CHECK(same, "%s: a kept row's logits differ from the full batch's", scheme);
+        decode_free(&b);
+        model_free(&m);
+    }
+}
+
 // evaluate_split decodes a translator with the encoder output of its teacher-forced pass
 // (score/evaluate.c) where positions are fixed, and encodes again where they are drawn: either
 // way its greedy outputs are those of greedy_decode encoding the batch itself after the same
@@ -334,6 +375,7 @@ int main(void) {
     RUN(test_incremental_equals_full);
     RUN(test_incremental_equals_full_on_drawn_positions);
     RUN(test_reorder_follows_parents);
+    RUN(test_dropping_rows_keeps_each_rows_logits);
     RUN(test_greedy_is_argmax_of_full_model);
     RUN(test_length_oracle_on_every_scheme);
     RUN(test_wide_beam_is_exact);

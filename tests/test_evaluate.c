@@ -5,6 +5,7 @@
 // output must end with <eos> where the reference does), token accuracy (ties, padding), and
 // the GNMT length penalty picking the longer hypothesis (never <bos>).
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "config_words.h"
@@ -50,6 +51,107 @@ static void test_loss_last_is_the_last_32(void) {
     CHECK_NEAR(r.loss_last, 2.0794415, 1e-5);                                    // Y only
     CHECK_NEAR(r.loss, (8 * 0.9808293 + 32 * 2.0794415) / 40, 1e-5);            // 1.8597194
     CHECK_NEAR(r.token_acc, 8.0 / 40, 1e-9);
+    model_free(&m);
+}
+
+// evaluate_lm runs a batch of long windows through the stack a few windows at a time: its loss,
+// loss_last and token accuracy are those of the whole batch in one pass (batch_loss), bit for
+// bit. 8 windows of 1024 tokens: two passes of 4 (LM_EVAL_CHUNK_TOKENS), on random weights.
+static void test_lm_windows_in_chunks_equal_one_pass(void) {
+    enum { VL = 11, T = 1024, W = 8, N = W * T + 1 };
+    const char *schemes[2] = {"rope", "alibi"};
+    static int stream[N];
+    for (int i = 0; i < N; i++) stream[i] = 4 + (int)((i * 7919L + i / 13) % (VL - 4));
+    for (int k = 0; k < 2; k++) {
+        Config c;
+        config_defaults(&c);
+        config_word(&c, "model.model", "lm");
+        snprintf(c.pos, sizeof c.pos, "%s", schemes[k]);
+        c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.dec_layers = 2; c.seed = 5 + k;
+        Model m;
+        model_build(&m, &c, VL, VL, 0);
+        EvalResult r;
+        char err[256];
+        CHECK(evaluate_lm(&m, stream, N, T, 256, &r, err, sizeof err) == 0, "evaluate_lm: %s", err);
+        // the reference: the batch in one pass, as evaluate_lm scored it before
+        model_set_training(&m, 0);
+        model_seed_positions(&m, MODEL_EVAL_DRAW);
+        tape_set_enabled(0);
+        int starts[W], tail[W * T];
+        for (int w = 0; w < W; w++) starts[w] = w * T;
+        Batch b;
+        CHECK(batch_lm(stream, N, starts, W, T, &b) == 0, "batch");
+        ArenaMark mark = arena_mark(&arena);
+        Tensor *logits;
+        long right;
+        float loss = batch_loss(&m, &b, 0, &logits, &right)->data[0];
+        for (int i = 0; i < W * T; i++) tail[i] = i % T >= T - 32 ? b.tgt_out[i] : TOK_PAD;
+        float last = op_cross_entropy(logits, tail, TOK_PAD, 0)->data[0];
+        arena_release(&arena, mark);
+        batch_free(&b);
+        tape_set_enabled(1);
+        CHECK(r.loss == (double)loss * W * T / ((double)W * T) && r.loss_last == (double)last &&
+              r.token_acc == (double)right / (W * T),
+              "%s: loss %.9g, loss_last %.9g, token_acc %.9g; one pass %.9g, %.9g, %.9g", schemes[k],
+              r.loss, r.loss_last, r.token_acc, loss, last, (double)right / (W * T));
+        model_free(&m);
+    }
+}
+
+// A translator's teacher-forced pass over long sentences runs a few sentences at a time through
+// each stack (TF_CHUNK_TOKENS): loss and token accuracy are those of the batch in one pass
+// (batch_loss), bit for bit, and exact match counts the outputs of greedy_decode encoding the
+// batch itself. 5 pairs of about 1000 tokens, random weights: chunks of 3 and 2 sentences.
+static void test_long_sentences_in_chunks_equal_one_pass(void) {
+    enum { VT = 11, B = 5, L = 1000 };
+    static int src[B][L + 40], tgt[B][L + 40];
+    Example ex[B];
+    for (int i = 0; i < B; i++) {
+        int ns = L + 7 * i, nt = L + 40 - 9 * i;   // different lengths: padding in both stacks
+        for (int j = 0; j < ns; j++) src[i][j] = 4 + (int)((j * 31L + i * 7) % (VT - 4));
+        for (int j = 0; j < nt; j++) tgt[i][j] = 4 + (int)((j * 17L + i * 3) % (VT - 4));
+        ex[i] = (Example){.src = src[i], .n_src = ns, .tgt = tgt[i], .n_tgt = nt};
+    }
+    Config c;
+    config_defaults(&c);
+    config_word(&c, "model.model", "translator");
+    snprintf(c.pos, sizeof c.pos, "rope");
+    c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.enc_layers = 1; c.dec_layers = 1;
+    c.batch_size = B; c.seed = 3;
+    Model m;
+    model_build(&m, &c, VT, VT, 0);
+    Task t;
+    memset(&t, 0, sizeof t);
+    t.batch_kind = BATCH_TRANSLATE;
+    Split split = {ex, B};
+    EvalResult r;
+    char err[256] = "";
+    CHECK(evaluate_split(&m, &t, &split, 0, 1, &r, err, sizeof err) == 0, "evaluate_split: %s", err);
+    // the reference: the batch in one pass, then greedy_decode encoding it again
+    model_set_training(&m, 0);
+    model_seed_positions(&m, MODEL_EVAL_DRAW);
+    tape_set_enabled(0);
+    int idx[B] = {0, 1, 2, 3, 4};
+    Batch b;
+    CHECK(batch_from_split(&split, idx, B, t.batch_kind, 0, &b) == 0, "batch");
+    ArenaMark mark = arena_mark(&arena);
+    Tensor *logits;
+    long right, exact = 0;
+    float loss = batch_loss(&m, &b, 0, &logits, &right)->data[0];
+    arena_release(&arena, mark);
+    int max_len = b.T_tgt + 2, *hyp = malloc(sizeof(int) * (size_t)B * max_len);
+    CHECK(hyp && greedy_decode(&m, b.src, NULL, B, b.T_src, max_len, b.tgt_out, b.T_tgt, NULL, -1,
+                               hyp) == 0, "greedy");
+    for (int i = 0; hyp && i < B; i++)
+        exact += memcmp(hyp + (long)i * max_len, b.tgt_out + (long)i * b.T_tgt,
+                        sizeof(int) * (size_t)(ex[i].n_tgt + 1)) == 0;
+    tape_set_enabled(1);
+    CHECK(r.loss == (double)loss && r.token_acc == (double)right / b.n_tgt_tokens &&
+          r.exact_match == (double)exact / B,
+          "loss %.9g, token_acc %.9g, exact %g; one pass %.9g, %.9g, %g", r.loss, r.token_acc,
+          r.exact_match, loss, (double)right / b.n_tgt_tokens, (double)exact / B);
+    free(hyp);
+    batch_free(&b);
     model_free(&m);
 }
 
@@ -355,6 +457,8 @@ int main(void) {
     tensor_set_arena(&arena);
     tape_set_enabled(0);
     RUN(test_loss_last_is_the_last_32);
+    RUN(test_lm_windows_in_chunks_equal_one_pass);
+    RUN(test_long_sentences_in_chunks_equal_one_pass);
     RUN(test_exact_match_needs_eos);
     RUN(test_length_oracle_forbids_early_eos);
     RUN(test_exact_match_with_length_oracle);

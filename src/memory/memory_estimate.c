@@ -213,15 +213,23 @@ static void note_split_eval(Est *x, int n, MemoryPass p, const char *what) {
     note_pass(x, &p, setting, "Lower batch_size");
 }
 
-// evaluate_lm: windows of T tokens, about 64k tokens a batch.
+// evaluate_lm: windows of T tokens, about 64k tokens a batch, run through the stack about 4k
+// tokens at a time (LM_EVAL_CHUNK_TOKENS, score/evaluate.c; drawn positions: the whole batch
+// at once) beside the batch's logits and the loss's two floats a row.
 static void note_lm_eval(Est *x, int T) {
     int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;
     int windows = (LM_VAL_TOKENS - 1) / T < 256 ? (LM_VAL_TOKENS - 1) / T : 256;
-    MemoryPass p = {bs < windows ? bs : windows, 0, T, 0, 0};
-    if (p.B < 1) return;   // longer than the text: evaluate_lm refuses it
+    int B = bs < windows ? bs : windows, chunk = 4096 / T > 1 ? 4096 / T : 1;
+    if (B < 1) return;   // longer than the text: evaluate_lm refuses it
+    if (chunk >= B || x->c->pos_cfg.pos_random > 0) chunk = B;
+    MemoryPass p = {chunk, 0, T, 0, 0};
+    MemoryProbe *probe = probe_of(x);
+    if (!probe) return;
+    double bytes = pass_bytes(probe, &p);
+    if (chunk < B) bytes += sizeof(float) * (double)B * T * (tgt_vocab(x->c, x->v) + 2);
     char setting[96];
     snprintf(setting, sizeof setting, "an evaluation length of %d tokens", T);
-    note_pass(x, &p, setting, "Lower the evaluation lengths");
+    note_bytes(x, bytes, setting, "Lower the evaluation lengths");
 }
 
 // Evaluation at each length: lm lengths are windows; toy_translate lengths are clauses and

@@ -76,10 +76,26 @@ Tensor *decode_feed(DecodeState *s, const int *tokens, int T) {
 
 Tensor *decode_step(DecodeState *s, const int *tokens) { return decode_feed(s, tokens, 1); }
 
-void decode_reorder(DecodeState *s, const int *parent) {
-    if (s->m->cfg.model == MODEL_LSTM) lstm_cache_reorder(&s->lstm, parent);
-    else kv_cache_reorder(&s->cache, parent);
+int decode_select(DecodeState *s, const int *from, int N) {
+    if (s->m->cfg.model == MODEL_LSTM) {
+        if (N != s->N) return -1;   // its cache keeps every row
+        lstm_cache_reorder(&s->lstm, from);
+        return 0;
+    }
+    if (N != s->N && s->Ts) {   // each row's source (the memory's padding) follows the row
+        int *src = malloc(sizeof(int) * (size_t)N * s->Ts);
+        if (!src) return -1;
+        for (int n = 0; n < N; n++)
+            memcpy(src + (long)n * s->Ts, s->src + (long)from[n] * s->Ts, sizeof(int) * s->Ts);
+        free((void *)s->src);
+        s->src = src;
+    }
+    kv_cache_select(&s->cache, from, N);
+    s->N = N;
+    return 0;
 }
+
+void decode_reorder(DecodeState *s, const int *parent) { decode_select(s, parent, s->N); }
 
 double log_sum_exp(const float *z, int V) {
     float mx = kernel_max(z, V);
@@ -115,27 +131,39 @@ static int allowed(int v, int t, int b, const int *stop_at, int end_token) {
     return v != end_token || t >= stop_at[b] - 1;
 }
 
-// Rows base+from .. base+K-1 hold no hypothesis: they keep their cache row and score -inf.
-static void idle_rows(int *parent, int *tokens, double *score_new, int base, int from, int K) {
-    for (int k = from; k < K; k++) {
-        parent[base + k] = base + k;
-        tokens[base + k] = TOK_PAD;
-        score_new[base + k] = -INFINITY;
+// The search's state. Sentence b's hypotheses are rows b*K .. b*K+K-1 of score, score_new,
+// seq and seq_new (by sentence); the decode batch holds the sentences of `active` in order, K
+// rows each (batch row i*K + k of the logits, lse, tokens and parent for active[i]).
+typedef struct {
+    int K, V, max_len, limit, ref_T, end_token, n_active;
+    float alpha;
+    const int *ref, *stop_at;
+    int *active, *tokens, *parent, *seq, *seq_new, *n_done, *out;
+    double *score, *score_new, *best, *lse;
+    Cand *cand;
+} Search;
+
+// Batch rows row0+from .. row0+K-1 (sentence rows base+from ..) hold no hypothesis: they keep
+// their cache row and score -inf.
+static void idle_rows(Search *S, int row0, int base, int from) {
+    for (int k = from; k < S->K; k++) {
+        S->parent[row0 + k] = row0 + k;
+        S->tokens[row0 + k] = TOK_PAD;
+        S->score_new[base + k] = -INFINITY;
     }
 }
 
-// The best 2K continuations of sentence b's live hypotheses (rows base..base+K-1) at step t,
-// into cand; returns how many.
+// The best 2K continuations of sentence b's live hypotheses (scores score[0..K); logits and
+// lse from batch row row0) at step t, into cand; returns how many.
 static int gather(Cand *cand, int K, const float *logits, int V, const double *score,
-                  const double *lse, int base, int t, int b, const int *stop_at, int end_token) {
+                  const double *lse, int row0, int t, int b, const int *stop_at, int end_token) {
     int nc = 0;
     for (int k = 0; k < K; k++) {
-        int n = base + k;
-        if (score[n] == -INFINITY) continue;
-        const float *z = logits + (long)n * V;
+        if (score[k] == -INFINITY) continue;
+        const float *z = logits + (long)(row0 + k) * V;
         for (int v = 0; v < V; v++)
             if (allowed(v, t, b, stop_at, end_token))
-                offer(cand, &nc, 2 * K, (Cand){score[n] + ((double)z[v] - lse[n]), k, v});
+                offer(cand, &nc, 2 * K, (Cand){score[k] + ((double)z[v] - lse[row0 + k]), k, v});
     }
     return nc;
 }
@@ -150,85 +178,118 @@ static int decodable_steps(Model *m, const DecodeState *s, int max_len) {
     return limit;
 }
 
+// Sentence b (batch rows from row0) at step t: its best continuations become its rows' tokens
+// and parents, an ended hypothesis its output if the best so far. Returns whether the sentence
+// is done (K hypotheses ended, none left, or, with ref, it left its reference).
+static int advance(Search *S, const float *logits, int row0, int b, int t) {
+    int K = S->K, base = b * K, max_len = S->max_len, live = 0;
+    if (S->n_done[b] >= K) { idle_rows(S, row0, base, 0); return 1; }
+    int nc = gather(S->cand, K, logits, S->V, S->score + base, S->lse, row0, t, b, S->stop_at,
+                    S->end_token);
+    for (int i = 0; i < nc && live < K; i++) {
+        const Cand *c = &S->cand[i];
+        const int *prev = S->seq + (long)(base + c->beam) * max_len;
+        int leaves = S->ref && (t >= S->ref_T || c->token != S->ref[(long)b * S->ref_T + t]);
+        if (c->token == TOK_EOS || t == S->limit - 1 || leaves) {
+            // An ended hypothesis (or one cut at max_len): keep it if it is the best so far.
+            double norm = c->score / length_penalty(t + 1, S->alpha);
+            if (norm > S->best[b]) {
+                S->best[b] = norm;
+                memcpy(S->out + (long)b * max_len, prev, sizeof(int) * t);
+                S->out[(long)b * max_len + t] = c->token;
+            }
+            if (c->token == TOK_EOS && ++S->n_done[b] >= K) break;
+            if (c->token == TOK_EOS) continue;
+            if (leaves) { S->n_done[b] = K; break; }
+        }
+        int n = live++;
+        S->parent[row0 + n] = row0 + c->beam;
+        S->tokens[row0 + n] = c->token;
+        S->score_new[base + n] = c->score;
+        memcpy(S->seq_new + (long)(base + n) * max_len, prev, sizeof(int) * t);
+        S->seq_new[(long)(base + n) * max_len + t] = c->token;
+    }
+    idle_rows(S, row0, base, live);
+    if (live == 0) S->n_done[b] = K;
+    return S->n_done[b] >= K;
+}
+
+// After a step: each row continues its parent, and the sentences that are done leave the batch
+// (the LSTM's cache keeps its rows: there they stay, idle). Returns how many sentences go on,
+// or -1 if out of memory.
+static int next_batch(Search *S, DecodeState *s) {
+    int K = S->K, kept = 0, going = 0;
+    for (int i = 0; i < S->n_active; i++) going += S->n_done[S->active[i]] < K;
+    if (going == S->n_active || going == 0 || s->m->cfg.model == MODEL_LSTM) {
+        decode_reorder(s, S->parent);
+        return going;
+    }
+    // the kept rows' parents and tokens, moved down in place (each from a row at or after it)
+    for (int i = 0; i < S->n_active; i++) {
+        if (S->n_done[S->active[i]] >= K) continue;
+        for (int k = 0; k < K; k++) {
+            S->parent[kept * K + k] = S->parent[i * K + k];
+            S->tokens[kept * K + k] = S->tokens[i * K + k];
+        }
+        S->active[kept++] = S->active[i];
+    }
+    S->n_active = kept;
+    return decode_select(s, S->parent, kept * K) ? -1 : kept;
+}
+
+// One step of every sentence in the batch: -1 if out of memory, else how many go on.
+static int search_step(Search *S, DecodeState *s, int t) {
+    Tensor *logits = decode_step(s, S->tokens);                       // (s->N,V)
+    for (int n = 0; n < s->N; n++) S->lse[n] = log_sum_exp(logits->data + (long)n * S->V, S->V);
+    for (int i = 0; i < S->n_active; i++) advance(S, logits->data, i * S->K, S->active[i], t);
+    for (int n = 0; n < S->n_active * S->K; n++) {
+        int row = S->active[n / S->K] * S->K + n % S->K;
+        S->score[row] = S->score_new[row];
+    }
+    int *swap = S->seq; S->seq = S->seq_new; S->seq_new = swap;
+    return next_batch(S, s);
+}
+
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
 // memory: the encoder's output for src (K = 1), or NULL.
 static int search(Model *m, const int *src, Tensor *memory, int B, int Ts, int K, float alpha,
                   int max_len, const int *ref, int ref_T, const int *stop_at, int end_token,
                   int *out) {
-    int N = B * K, V = m->tgt_vocab, rc = -1;
-    int *rep = calloc((size_t)N * Ts + 1, sizeof(int)), *tokens = malloc(sizeof(int) * (size_t)N);
-    int *parent = malloc(sizeof(int) * (size_t)N), *seq = malloc(sizeof(int) * (size_t)N * max_len);
-    int *seq_new = malloc(sizeof(int) * (size_t)N * max_len),
-        *n_done = calloc((size_t)B, sizeof(int));
-    double *score = malloc(sizeof(double) * (size_t)N),
-           *score_new = malloc(sizeof(double) * (size_t)N);
-    double *best = malloc(sizeof(double) * (size_t)B), *lse = malloc(sizeof(double) * (size_t)N);
-    Cand *cand = malloc(sizeof(Cand) * (size_t)2 * K);
+    int N = B * K, rc = -1;
+    Search S = { .K = K, .V = m->tgt_vocab, .max_len = max_len, .ref_T = ref_T,
+                 .end_token = end_token, .n_active = B, .alpha = alpha, .ref = ref,
+                 .stop_at = stop_at, .out = out };
+    int *rep = calloc((size_t)N * Ts + 1, sizeof(int));
+    S.active = malloc(sizeof(int) * (size_t)B); S.tokens = malloc(sizeof(int) * (size_t)N);
+    S.parent = malloc(sizeof(int) * (size_t)N); S.n_done = calloc((size_t)B, sizeof(int));
+    S.seq = calloc((size_t)N * max_len, sizeof(int));
+    S.seq_new = malloc(sizeof(int) * (size_t)N * max_len);
+    S.score = malloc(sizeof(double) * (size_t)N); S.score_new = malloc(sizeof(double) * (size_t)N);
+    S.best = malloc(sizeof(double) * (size_t)B); S.lse = malloc(sizeof(double) * (size_t)N);
+    S.cand = malloc(sizeof(Cand) * (size_t)2 * K);
     DecodeState s;
     memset(&s, 0, sizeof s);
-    if (!rep || !tokens || !parent || !seq || !seq_new || !n_done || !score || !score_new ||
-        !best || !lse || !cand)
+    if (!rep || !S.active || !S.tokens || !S.parent || !S.n_done || !S.seq || !S.seq_new ||
+        !S.score || !S.score_new || !S.best || !S.lse || !S.cand)
         goto done;
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
             memcpy(rep + ((long)b * K + k) * Ts, src + (long)b * Ts, sizeof(int) * Ts);
     if (init_encoded(&s, m, rep, memory, N, Ts, max_len)) goto done;
     memset(out, 0, sizeof(int) * (size_t)B * max_len);
-    memset(seq, 0, sizeof(int) * (size_t)N * max_len);
     for (int n = 0; n < N; n++) {
-        tokens[n] = TOK_BOS;
-        score[n] = n % K == 0 ? 0 : -INFINITY;   // one live hypothesis at first: no duplicates
+        S.tokens[n] = TOK_BOS;
+        S.score[n] = n % K == 0 ? 0 : -INFINITY;   // one live hypothesis at first: no duplicates
     }
-    for (int b = 0; b < B; b++) best[b] = -INFINITY;
-    int limit = decodable_steps(m, &s, max_len);
-    int remaining = B;
-    for (int t = 0; t < limit && remaining; t++) {
-        Tensor *logits = decode_step(&s, tokens);                     // (N,V)
-        for (int n = 0; n < N; n++) lse[n] = log_sum_exp(logits->data + (long)n * V, V);
-        for (int b = 0; b < B; b++) {
-            int base = b * K;
-            if (n_done[b] >= K) {                                      // finished: rows idle
-                idle_rows(parent, tokens, score_new, base, 0, K);
-                continue;
-            }
-            int nc = gather(cand, K, logits->data, V, score, lse, base, t, b, stop_at, end_token);
-            int live = 0;
-            for (int i = 0; i < nc && live < K; i++) {
-                const Cand *c = &cand[i];
-                const int *prev = seq + (long)(base + c->beam) * max_len;
-                int leaves = ref && (t >= ref_T || c->token != ref[(long)b * ref_T + t]);
-                if (c->token == TOK_EOS || t == limit - 1 || leaves) {
-                    // An ended hypothesis (or one cut at max_len): keep it if it is the
-                    // best so far.
-                    double norm = c->score / length_penalty(t + 1, alpha);
-                    if (norm > best[b]) {
-                        best[b] = norm;
-                        memcpy(out + (long)b * max_len, prev, sizeof(int) * t);
-                        out[(long)b * max_len + t] = c->token;
-                    }
-                    if (c->token == TOK_EOS && ++n_done[b] >= K) break;
-                    if (c->token == TOK_EOS) continue;
-                    if (leaves) { n_done[b] = K; break; }
-                }
-                int n = base + live++;
-                parent[n] = base + c->beam;
-                tokens[n] = c->token;
-                score_new[n] = c->score;
-                memcpy(seq_new + (long)n * max_len, prev, sizeof(int) * t);
-                seq_new[(long)n * max_len + t] = c->token;
-            }
-            idle_rows(parent, tokens, score_new, base, live, K);
-            if (n_done[b] >= K || live == 0) { n_done[b] = K; remaining--; }
-        }
-        for (int n = 0; n < N; n++) score[n] = score_new[n];
-        int *swap = seq; seq = seq_new; seq_new = swap;
-        decode_reorder(&s, parent);
-    }
-    rc = 0;
+    for (int b = 0; b < B; b++) S.best[b] = -INFINITY, S.active[b] = b;
+    S.limit = decodable_steps(m, &s, max_len);
+    int going = B;
+    for (int t = 0; t < S.limit && going > 0; t++) going = search_step(&S, &s, t);
+    rc = going < 0 ? -1 : 0;
 done:
     decode_free(&s);
-    free(rep); free(tokens); free(parent); free(seq); free(seq_new); free(n_done);
-    free(score); free(score_new); free(best); free(lse); free(cand);
+    free(rep); free(S.active); free(S.tokens); free(S.parent); free(S.n_done); free(S.seq);
+    free(S.seq_new); free(S.score); free(S.score_new); free(S.best); free(S.lse); free(S.cand);
     return rc;
 }
 

@@ -36,6 +36,11 @@ Tensor *decode_step(DecodeState *s, const int *tokens);
 Tensor *decode_feed(DecodeState *s, const int *tokens, int T);
 // Row n continues from row parent[n] (beam search keeps the best hypotheses).
 void decode_reorder(DecodeState *s, const int *parent);
+// The batch becomes N rows (N <= s->N), row n continuing from row from[n] (each row's source
+// and caches follow it): greedy decoding drops the sentences that have ended. Each row's
+// logits are the same bits in any batch. 0, or -1 if out of memory or (N < s->N) the model
+// is the LSTM, whose cache keeps its rows.
+int  decode_select(DecodeState *s, const int *from, int N);
 void decode_free(DecodeState *s);
 // log(sum_v exp(z[v])) of one row of logits, computed stably (z[v] minus it is a log-probability).
 double log_sum_exp(const float *z, int V);

@@ -110,25 +110,48 @@ void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory) {
     }
 }
 
-void kv_cache_reorder(KVCache *c, const int *parent) {
-    int N = c->N, moved = 0;
-    // greedy decoding (one hypothesis a row) keeps every row where it is: nothing to copy
-    for (int n = 0; n < N; n++) moved |= parent[n] != n;
-    if (!moved) return;
-    size_t row = (size_t)c->capacity * c->d, used = (size_t)c->len * c->d;
+// Rows `stride` floats apart, of which the first `used` count: row n of x becomes row from[n]
+// of it, for n < N. In place when every row comes from itself or a later one (in increasing
+// n, each row is read before anything is written over it), else through a copy.
+static void select_rows(float *x, size_t stride, size_t used, const int *from, int N) {
+    int in_place = 1;
+    for (int n = 0; n < N; n++) in_place &= from[n] >= n;
+    if (in_place) {
+        for (int n = 0; n < N; n++)
+            if (from[n] != n) memcpy(x + n * stride, x + from[n] * stride, sizeof(float) * used);
+        return;
+    }
     float *tmp = malloc(sizeof(float) * (size_t)N * used + 1);
     if (!tmp) abort();   // a few MB at most; nothing sensible to do without them
-    float **caches[2] = {c->k, c->v};
-    for (int i = 0; i < 2; i++)
-        for (int l = 0; l < c->n_layers; l++) {
-            float *cache = caches[i][l];
-            for (int n = 0; n < N; n++)
-                memcpy(tmp + n * used, cache + parent[n] * row, sizeof(float) * used);
-            for (int n = 0; n < N; n++)
-                memcpy(cache + n * row, tmp + n * used, sizeof(float) * used);
-        }
+    for (int n = 0; n < N; n++) memcpy(tmp + n * used, x + from[n] * stride, sizeof(float) * used);
+    for (int n = 0; n < N; n++) memcpy(x + n * stride, tmp + n * used, sizeof(float) * used);
     free(tmp);
 }
+
+void kv_cache_select(KVCache *c, const int *from, int N) {
+    int moved = N != c->N;
+    // greedy decoding (one hypothesis a row) keeps every row where it is: nothing to copy
+    for (int n = 0; n < N; n++) moved |= from[n] != n;
+    if (!moved) return;
+    for (int l = 0; l < c->n_layers; l++) {
+        select_rows(c->k[l], (size_t)c->capacity * c->d, (size_t)c->len * c->d, from, N);
+        select_rows(c->v[l], (size_t)c->capacity * c->d, (size_t)c->len * c->d, from, N);
+    }
+    // The memory's keys and values: a row keeps its own while the rows stay (a beam's rows
+    // share one source); dropping rows moves the others.
+    for (int l = 0; N != c->N && l < c->n_layers && c->mem_k[l]; l++) {
+        Tensor *mem[2] = {c->mem_k[l], c->mem_v[l]};
+        for (int i = 0; i < 2; i++) {
+            size_t row = (size_t)(mem[i]->size / mem[i]->shape[0]);
+            select_rows(mem[i]->data, row, row, from, N);
+            mem[i]->shape[0] = N;
+            mem[i]->size = (long)N * (long)row;
+        }
+    }
+    c->N = N;
+}
+
+void kv_cache_reorder(KVCache *c, const int *parent) { kv_cache_select(c, parent, c->N); }
 
 void kv_cache_free(KVCache *c) {
     for (int l = 0; l < c->n_layers; l++) {

@@ -59,7 +59,11 @@ int  kv_cache_init(KVCache *c, const Stack *s, int N, int capacity);   // 0, or 
 double kv_cache_bytes(const Stack *s, int N, int capacity);
 // Projects the memory's keys and values once (arena tensors: keep them alive while decoding).
 void kv_cache_set_memory(KVCache *c, const Stack *s, Tensor *memory);
-// row n continues row parent[n]
+// The cache becomes N rows (N <= c->N), row n continuing row from[n]: beam search's
+// reordering (N = c->N; rows move within a source, so the memory's rows stay) and greedy
+// decoding dropping the rows that have ended (N < c->N: the memory's rows move too).
+void kv_cache_select(KVCache *c, const int *from, int N);
+// row n continues row parent[n] (kv_cache_select with N = c->N)
 void kv_cache_reorder(KVCache *c, const int *parent);
 void kv_cache_free(KVCache *c);
 

@@ -90,42 +90,49 @@ static int length_ok(Model *m, const Batch *b, char *err, int errlen) {
     return model_check_length(m, T, err, errlen);
 }
 
-// Teacher-forced and greedy rows of one batch into the diagnosis.
-static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const Tensor *logits,
+// Teacher-forced and greedy rows of one batch into the diagnosis (right: (B,T), is the
+// teacher-forced argmax the reference token, from right_tokens).
+static int diagnose_batch(Diagnosis *d, const Task *t, const Batch *b, const int *right,
                           const int *hyp, int max_len, int oracle) {
-    int T = b->T_tgt, V = tensor_cols(logits), rc = 0;
-    int *clause = malloc(sizeof(int) * (size_t)T), *right = malloc(sizeof(int) * (size_t)T);
-    for (int i = 0; i < b->B && clause && right && !rc; i++) {
+    int T = b->T_tgt, rc = 0;
+    int *clause = malloc(sizeof(int) * (size_t)T);
+    for (int i = 0; i < b->B && clause && !rc; i++) {
         const int *ref = b->tgt_out + (long)i * T;
         task_target_clauses(t, ref, T, clause);
-        for (int j = 0; j < T; j++)
-            right[j] = kernel_argmax(logits->data + ((long)i * T + j) * V, V) == ref[j];
-        rc = diagnosis_add_teacher(d, ref, clause, right, T) ||
+        rc = diagnosis_add_teacher(d, ref, clause, right + (long)i * T, T) ||
              diagnosis_add_greedy(d, hyp + (long)i * max_len, ref, clause,
                                   compared_length(ref, T, oracle)) < 0;
     }
-    if (!clause || !right) rc = -1;
+    if (!clause) rc = -1;
     free(clause);
-    free(right);
     return rc ? -1 : 0;
 }
 
+// Whether each row's argmax is its target, (n) malloc'd; NULL when out of memory. What a
+// diagnosis needs of the logits, kept through decoding (which reuses their memory) instead
+// of a copy of them.
+static int *right_tokens(const Tensor *logits, const int *targets, long n) {
+    int V = tensor_cols(logits), *right = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (long i = 0; right && i < n; i++)
+        right[i] = kernel_argmax(logits->data + i * V, V) == targets[i];
+    return right;
+}
+
 // Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
-// with diag, the rows into the diagnosis (kept_logits: the batch's teacher-forced logits, kept
-// before decoding reused their memory; memory: the batch's encoder output, or NULL). -1 when
-// out of memory.
+// with diag, the rows into the diagnosis (right: the batch's teacher-forced right tokens,
+// right_tokens; memory: the batch's encoder output, or NULL). -1 when out of memory.
 static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
-                               const Tensor *kept_logits, Tensor *memory, long *exact) {
+                               const int *right, Tensor *memory, long *exact) {
     int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
     int oracle = length_oracle(t);
     int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
         *stop_at = malloc(sizeof(int) * (size_t)nb);
     for (int i = 0; hyp && stop_at && i < nb; i++)
         stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
-    int failed = !hyp || !stop_at || (diag && !kept_logits->data) ||
+    int failed = !hyp || !stop_at || (diag && !right) ||
                  greedy_decode(m, b->src, memory, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
                                oracle ? stop_at : NULL, task_end_token(t), hyp) ||
-                 (diag && diagnose_batch(diag, t, b, kept_logits, hyp, max_len, oracle));
+                 (diag && diagnose_batch(diag, t, b, right, hyp, max_len, oracle));
     // Compared: the tokens, and the end unless the oracle placed it.
     for (int i = 0; !failed && i < nb; i++)
         *exact += exact_output(hyp + (long)i * max_len, b->tgt_out + (long)i * b->T_tgt,
@@ -168,13 +175,6 @@ static int *examples_of_length(const Split *s, int length, int by_length, int *n
     return idx;
 }
 
-// A malloc'd copy of p[0..n), or NULL when out of memory.
-static float *copy_floats(const float *p, long n) {
-    float *copy = malloc(sizeof(float) * (size_t)n);
-    if (copy) memcpy(copy, p, sizeof(float) * (size_t)n);
-    return copy;
-}
-
 // Does greedy decoding take the teacher-forced pass's encoder output instead of encoding the
 // batch again? A transformer translator's, when its positions are fixed: drawn positions
 // (model.pos_random, eval.positions = sampled) are drawn anew by each encoding.
@@ -187,6 +187,52 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
 }
 
+// Tokens a translator's teacher-forced pass runs through each stack at once: a batch of long
+// sentences (64 of 260 tokens at 32 clauses) goes a few sentences at a time, so that the
+// stacks' intermediates stay within a few MiB (as the language model's windows, evaluate_lm).
+#define TF_CHUNK_TOKENS 4096
+
+// Sentences w0 .. w0+n-1 of x (B,T,d) as a tensor of their own (n,T,d), sharing x's data.
+static Tensor rows_of(const Tensor *x, int w0, int n) {
+    Tensor part = *x;
+    long row = x->size / x->shape[0];
+    part.data = x->data + w0 * row;
+    part.shape[0] = n;
+    part.size = n * row;
+    return part;
+}
+
+// A translator's batch, teacher-forced: the encoder output (B,Ts,d) into *memory, *above the
+// arena mark just above it, and the logits (B*Tt,V), each row the same bits as in one pass
+// (rows are independent; positions are fixed: reuse_encoder), chunk sentences at a time.
+static Tensor *chunked_logits(Model *m, const Batch *b, Tensor **memory, ArenaMark *above) {
+    int B = b->B, Ts = b->T_src, Tt = b->T_tgt, V = m->tgt_vocab, T = Ts > Tt ? Ts : Tt;
+    int chunk = TF_CHUNK_TOKENS / T > 1 ? TF_CHUNK_TOKENS / T : 1;
+    if (m->decoder.pos.draw_from) chunk = B;   // a pass draws its positions: one pass
+    Arena *a = tensor_arena();
+    *memory = tensor_new3(B, Ts, m->cfg.d_model, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(a);
+        Tensor *y = model_encode(m, b->src + (long)w0 * Ts, n, Ts, NULL);   // (n,Ts,d)
+        memcpy((*memory)->data + (long)w0 * Ts * y->shape[2], y->data,
+               sizeof(float) * (size_t)y->size);
+        arena_release(a, mark);
+    }
+    *above = arena_mark(a);   // decoding keeps the memory, the rest is released
+    Tensor *logits = tensor_new2(B * Tt, V, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(a);
+        Tensor part = rows_of(*memory, w0, n);
+        Tensor *z = decoder_logits(m, &part, b->src + (long)w0 * Ts, Ts, b->tgt_in + (long)w0 * Tt,
+                                   n, Tt, NULL);                               // (n*Tt,V)
+        memcpy(logits->data + (long)w0 * Tt * V, z->data, sizeof(float) * (size_t)z->size);
+        arena_release(a, mark);
+    }
+    return logits;
+}
+
 // A batch's teacher-forced loss, its logits and count of right tokens. With keep_memory (a
 // translator whose greedy decoding follows) the encoder output stays in *memory and *above is
 // the arena mark just above it, so that decoding reuses it; else *memory is NULL and *above
@@ -196,9 +242,7 @@ static Tensor *teacher_forced(Model *m, const Batch *b, int keep_memory, Tensor 
     *memory = NULL;
     *above = arena_mark(tensor_arena());
     if (!keep_memory) return batch_loss(m, b, 0, logits, right);
-    *memory = model_encode(m, b->src, b->B, b->T_src, NULL);
-    *above = arena_mark(tensor_arena());   // decoding keeps the memory, the rest is released
-    *logits = decoder_logits(m, *memory, b->src, b->T_src, b->tgt_in, b->B, b->T_tgt, NULL);
+    *logits = chunked_logits(m, b, memory, above);
     *right = count_correct(*logits, b->tgt_out, (int)tensor_rows(*logits), TOK_PAD);
     return op_cross_entropy(*logits, b->tgt_out, TOK_PAD, 0);
 }
@@ -242,16 +286,14 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             for (int i = 0; i < nb; i++)
                 memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
                        sizeof(float) * C);
-        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps the
-        // logits until the outputs are decoded).
-        float *kept = diag && decode && model_is_seq2seq(m->cfg.model)
-                          ? copy_floats(logits->data, logits->size) : NULL;
-        Tensor kept_logits = *logits;
-        kept_logits.data = kept;
+        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps which
+        // tokens were right until the outputs are decoded).
+        int *kept = diag && decode && model_is_seq2seq(m->cfg.model)
+                        ? right_tokens(logits, b.tgt_out, (long)nb * b.T_tgt) : NULL;
         arena_release(a, mark);
         int failed = 0;
         if (decode && model_is_seq2seq(m->cfg.model)) {
-            failed = decode_translations(m, t, &b, nb, diag, &kept_logits, memory, &exact) != 0;
+            failed = decode_translations(m, t, &b, nb, diag, kept, memory, &exact) != 0;
         } else if (decode && t->batch_kind == BATCH_PROMPT) {
             long continued = exact_continuations(m, s, idx + start, nb);
             failed = continued < 0;
@@ -275,6 +317,30 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     free(idx);
     free(all_logits);
     return rc;
+}
+
+// Tokens of windows a language model's evaluation runs through the stack at once. Its batches
+// of about 64k tokens keep their loss (one mean over the batch), but the stack's intermediates
+// of 64k tokens (the FFN's hidden rows: 64 MiB at d_ff = 256) were first touched for each new
+// window size, a fault a page; in chunks they stay within a few MiB and in cache.
+#define LM_EVAL_CHUNK_TOKENS 4096
+
+// The logits of a batch of B windows (B*T,V): lm_logits of chunks of windows, each row the
+// same bits as in one pass (rows are independent; positions drawn anew by each pass, with
+// model.pos_random, keep the batch in one pass).
+static Tensor *lm_batch_logits(Model *m, const Batch *b) {
+    int B = b->B, T = b->T_tgt, V = m->tgt_vocab;
+    int chunk = LM_EVAL_CHUNK_TOKENS / T > 1 ? LM_EVAL_CHUNK_TOKENS / T : 1;
+    if (chunk >= B || m->decoder.pos.draw_from) return lm_logits(m, b->tgt_in, B, T, NULL);
+    Tensor *all = tensor_new2(B * T, V, 0);
+    for (int w0 = 0; w0 < B; w0 += chunk) {
+        int n = B - w0 < chunk ? B - w0 : chunk;
+        ArenaMark mark = arena_mark(tensor_arena());
+        Tensor *z = lm_logits(m, b->tgt_in + (long)w0 * T, n, T, NULL);   // (n*T,V)
+        memcpy(all->data + (long)w0 * T * V, z->data, sizeof(float) * (size_t)n * T * V);
+        arena_release(tensor_arena(), mark);
+    }
+    return all;
 }
 
 int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, EvalResult *r,
@@ -307,11 +373,10 @@ int evaluate_lm(Model *m, const int *stream, int n, int T, int max_windows, Eval
             break;
         }
         ArenaMark mark = arena_mark(tensor_arena());
-        Tensor *logits;
-        long right;
-        // the training loss, unsmoothed
-        loss_sum += (double)batch_loss(m, &b, 0, &logits, &right)->data[0] * nb * T;
-        correct += right;
+        Tensor *logits = lm_batch_logits(m, &b);
+        // the training loss, unsmoothed (batch_loss's)
+        correct += count_correct(logits, b.tgt_out, nb * T, TOK_PAD);
+        loss_sum += (double)op_cross_entropy(logits, b.tgt_out, TOK_PAD, 0)->data[0] * nb * T;
         // The last `last` targets of each window: the others are ignored (as <pad> is).
         int *tail = arena_alloc(tensor_arena(), sizeof(int) * (size_t)nb * T);
         for (int i = 0; i < nb * T; i++) tail[i] = i % T >= T - last ? b.tgt_out[i] : TOK_PAD;
