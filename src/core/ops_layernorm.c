@@ -109,6 +109,28 @@ static void dx_row(const float *g, const float *w, const float *xr, float mean, 
         }
 }
 
+// dw[c] = sum over rows of dy * xhat and db[c] of dy, each in row order, for a block of 64
+// columns (x and dy at the block's first column, rows C apart): the sums in registers (in
+// the arrays, each row had loaded and stored them again), the same operations.
+enum { PARAM_BLOCK = 64, PARAM_NV = PARAM_BLOCK / KERNEL_VL };
+static void param_sums_block(const float *x, const float *dy, const float *stats, int R, int C,
+                             float *dw, float *db) {
+    kernel_vf w[PARAM_NV] = {0}, b[PARAM_NV] = {0};
+    for (int r = 0; r < R; r++) {
+        float mean = stats[2 * r], rstd = stats[2 * r + 1];
+        #pragma GCC unroll 8
+        for (int h = 0; h < PARAM_NV; h++) {   // unrolled, or the sums go through memory
+            kernel_vf xv, g;
+            memcpy(&xv, x + (long)r * C + h * KERNEL_VL, sizeof xv);
+            memcpy(&g, dy + (long)r * C + h * KERNEL_VL, sizeof g);
+            w[h] = vec_fma(g, (xv - mean) * rstd, w[h]);
+            b[h] += g;
+        }
+    }
+    memcpy(dw, w, sizeof w);
+    memcpy(db, b, sizeof b);
+}
+
 static void layernorm_backward(const Node *n) {
     Tensor *x = n->in[0], *w = n->in[1], *b = n->in[2];
     int R = (int)tensor_rows(x), C = tensor_cols(x);
@@ -122,21 +144,23 @@ static void layernorm_backward(const Node *n) {
         );
     }
     // Parameter gradients sum over rows: each column in row order, columns split among threads.
-    enum { BLOCK = 64 };
+    enum { BLOCK = PARAM_BLOCK };
     int blocks = (C + BLOCK - 1) / BLOCK;
     int acc_w = w->grad && grad_accumulates(w), acc_b = b->grad && grad_accumulates(b);
     KERNEL_PARALLEL_FOR(x->size > PARALLEL_ELEMS && blocks > 1, schedule(static),
         for (int cb = 0; cb < blocks; cb++) {
             int c0 = cb * BLOCK, nc = C - c0 < BLOCK ? C - c0 : BLOCK;
             float dw[BLOCK] = {0}, db[BLOCK] = {0};
-            for (int r = 0; r < R; r++) {
-                const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
-                float mean = stats[2 * r], rstd = stats[2 * r + 1];
-                for (int c = 0; c < nc; c++) {
-                    dw[c] = fmaf(g[c], (xr[c] - mean) * rstd, dw[c]);
-                    db[c] += g[c];
+            if (nc == BLOCK) param_sums_block(x->data + c0, dy + c0, stats, R, C, dw, db);
+            else
+                for (int r = 0; r < R; r++) {
+                    const float *xr = x->data + (long)r * C + c0, *g = dy + (long)r * C + c0;
+                    float mean = stats[2 * r], rstd = stats[2 * r + 1];
+                    for (int c = 0; c < nc; c++) {
+                        dw[c] = fmaf(g[c], (xr[c] - mean) * rstd, dw[c]);
+                        db[c] += g[c];
+                    }
                 }
-            }
             for (int c = 0; c < nc; c++) {
                 if (w->grad) w->grad[c0 + c] = (acc_w ? w->grad[c0 + c] : 0.0f) + dw[c];
                 if (b->grad) b->grad[c0 + c] = (acc_b ? b->grad[c0 + c] : 0.0f) + db[c];
