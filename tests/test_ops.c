@@ -328,7 +328,7 @@ static void layernorm_reference(const float *x, const float *w, const float *b, 
 }
 
 static void test_layernorm_matches_reference(void) {
-    int shapes[][2] = {{3, 1}, {3, 16}, {3, 37}, {2, 128}, {2, 150}, {2, 256}, {2, 300}, {2, 400}, {3, 773}, {200, 400}, {90, 773}};
+    int shapes[][2] = {{3, 1}, {3, 16}, {3, 37}, {5, 48}, {7, 64}, {2, 128}, {2, 150}, {2, 256}, {2, 300}, {2, 400}, {3, 773}, {200, 400}, {90, 773}};
     int n_shapes = (int)(sizeof shapes / sizeof shapes[0]);
     for (int threads = 1; threads <= 2; threads++) {
         omp_set_num_threads(threads);

@@ -25,10 +25,28 @@ static void grad_add(Tensor *t, const float *g, long n) {
     );
 }
 
+// Both inputs' d += g (or d = 0 + g) in one pass over g; distinct gradient arrays of n floats.
+static void grad_add_both(Tensor *a, Tensor *b, const float *g, long n) {
+    float *da = a->grad, *db = b->grad;
+    int acc_a = grad_accumulates(a), acc_b = grad_accumulates(b);
+    KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS, schedule(static),
+        for (long i = 0; i < n; i++) {
+            float gi = g[i];
+            da[i] = (acc_a ? da[i] : 0.0f) + gi;
+            db[i] = (acc_b ? db[i] : 0.0f) + gi;
+        }
+    );
+}
+
 static void add_backward(const Node *n) {
     Tensor *a = n->in[0], *b = n->in[1];
     const float *g = n->out->grad;
     long nb = b->size, rows = a->size / nb;
+    // a residual: one pass (x + x, or views of one gradient, take the two below in turn)
+    if (a->grad && b->grad && rows == 1 && a->grad != b->grad) {
+        grad_add_both(a, b, g, nb);
+        return;
+    }
     if (a->grad) grad_add(a, g, a->size);
     if (b->grad && rows == 1) grad_add(b, g, nb);   // same shape (a residual): no zeroing first
     else if (b->grad) {   // broadcast rows summed in order
@@ -315,14 +333,18 @@ static void add_dropout_backward(const Node *n) {
     Tensor *x = n->in[0], *y = n->in[1];
     const unsigned char *keep = n->aux;
     const float *g = n->out->grad;
-    if (x->grad) grad_add(x, g, x->size);
+    // x's gradient in the pass over y's, unless they are one array (x + Drop(x): x's first)
+    float *dx = x->grad && x->grad != y->grad ? x->grad : NULL;
+    if (x->grad && (!dx || !y->grad)) grad_add(x, g, x->size);
     if (!y->grad) return;
     float *dy = y->grad, s = 1.0f / (1.0f - n->f[0]);
-    int acc = grad_accumulates(y);
+    int acc_x = dx && grad_accumulates(x), acc = grad_accumulates(y);
     // 0 + g: the gradient Drop(y) received from op_add (-0 became +0 there)
     KERNEL_PARALLEL_FOR(y->size > PARALLEL_ELEMS / 4, schedule(static),
-        for (long i = 0; i < y->size; i++)
+        for (long i = 0; i < y->size; i++) {
+            if (dx) dx[i] = (acc_x ? dx[i] : 0.0f) + g[i];
             dy[i] = (acc ? dy[i] : 0.0f) + (keep[i] ? (0.0f + g[i]) * s : 0.0f);
+        }
     );
 }
 
