@@ -206,9 +206,10 @@ static void test_lstm_padding_changes_nothing(void) {
 // products over the sequences still running) against each sequence run alone (B = 1, T its
 // length: nothing packed, every step running): the same bits in each sequence's outputs, final
 // state and the gradients of its input and initial state, in both directions; the padding's
-// outputs and input gradients exactly 0.
+// outputs and input gradients exactly 0. The batch's memory starts as NaN: a padding step stores
+// no state, and nothing may read one.
 static void test_lstm_batch_equals_sequences_alone(void) {
-    enum { B = 3, T = 7, I = 3, H = 5 };
+    enum { B = 3, T = 7, I = 3, H = 5, STALE = 1 << 16 };
     int lengths[B] = {4, 7, 2};
     for (int reverse = 0; reverse < 2; reverse++) {
         Tensor *in[7];
@@ -216,6 +217,10 @@ static void test_lstm_batch_equals_sequences_alone(void) {
         gc_reverse = reverse;
         gc_lengths = lengths;
         tape_reset();
+        ArenaMark mark = arena_mark(&arena);
+        float *stale = arena_alloc(&arena, sizeof(float) * STALE);
+        for (int e = 0; e < STALE; e++) stale[e] = NAN;
+        arena_release(&arena, mark);
         Tensor *y = f_lstm(in);   // y (B,T,H), h_n (B,H), c_n (B,H)
         float *seed = grad_zeroed(y);
         for (long e = 0; e < y->size; e++) seed[e] = (float)((e * 29) % 13) / 13.0f - 0.4f;

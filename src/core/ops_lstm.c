@@ -34,13 +34,27 @@ typedef struct {
     const int *lengths;  // (B) or NULL
     const long *first;   // (B) the row of gx (in[0]) of sequence b's step 0; step t is row first + t
     float *gates;        // (B,T,4H) activated gates i, f, g, o of the steps that ran
-    float *hs, *cs;      // (B,T,H) the state after each step (kept through padded steps)
+    float *hs, *cs;      // (B,T,H) the state after each step that ran
     float *tcs;          // (B,T,H) tanh(c) of the steps that ran
     const float *zeros;  // (H) the missing initial state
 } LstmSaved;
 
 // Does step t of sequence b run? Steps past the sequence's length keep the state.
 static int step_runs(const int *lengths, int b, int t) { return !lengths || t < lengths[b]; }
+
+// Is the state before step t of sequence b the initial one? Its first step: t = 0, or when
+// reverse its last real step (the padding after it never runs, and its state is never stored).
+static int starts_at(const int *lengths, int b, int t, int T, int reverse) {
+    return reverse ? t == (lengths ? lengths[b] : T) - 1 : t == 0;
+}
+
+// The state (states: hs or cs, (B,T,H)) before step t of sequence b: the initial one (init, or
+// zeros if NULL) before its first step, else the one after the step before.
+static const float *state_before(const float *states, const Tensor *init, const float *zeros,
+                                 const int *lengths, int b, int t, int T, int H, int reverse) {
+    if (starts_at(lengths, b, t, T, reverse)) return init ? init->data + (long)b * H : zeros;
+    return states + ((long)b * T + (reverse ? t + 1 : t - 1)) * H;
+}
 
 // The sequences whose step t runs, in order: run[0..m), m returned.
 static int running(const int *lengths, int B, int t, int *run) {
@@ -117,14 +131,12 @@ static void lstm_backward(const Node *n) {
     PackedB w_hh = gemm_pack_b(arena, H, G, mat_rows(W_hh->data, H));
     for (int k = T - 1; k >= 0; k--) {
         int t = reverse ? T - 1 - k : k;
-        int prev = reverse ? t + 1 : t - 1, first = k == 0;
         int m = running(s->lengths, B, t, run);
         for (int i = 0; i < m; i++) {
             int b = run[i];
             long row = (long)b * T + t;
             const float *gt = s->gates + row * G, *tct = s->tcs + row * H;
-            const float *cp = first ? (s->c0 ? s->c0->data + (long)b * H : s->zeros)
-                                    : s->cs + ((long)b * T + prev) * H;
+            const float *cp = state_before(s->cs, s->c0, s->zeros, s->lengths, b, t, T, H, reverse);
             const float *dyt = dout + row * H;
             float *dat = da + (s->first[b] + t) * G, *dhb = dh + (long)b * H;
             lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dc + (long)b * H, dat);
@@ -148,13 +160,10 @@ static void lstm_backward(const Node *n) {
         // the rows of da, with h_{prev} gathered as the state before each step.
         float *hp = arena_alloc(arena, sizeof(float) * (size_t)(rows ? rows : 1) * H);
         for (int b = 0; b < B; b++)
-            for (int t = 0; t < T && step_runs(s->lengths, b, t); t++) {
-                int first = reverse ? t == T - 1 : t == 0, prev = reverse ? t + 1 : t - 1;
-                float *dst = hp + (s->first[b] + t) * H;
-                if (!first) memcpy(dst, s->hs + ((long)b * T + prev) * H, sizeof(float) * H);
-                else if (h0) memcpy(dst, h0->data + (long)b * H, sizeof(float) * H);
-                else memset(dst, 0, sizeof(float) * H);
-            }
+            for (int t = 0; t < T && step_runs(s->lengths, b, t); t++)
+                memcpy(hp + (s->first[b] + t) * H,
+                       state_before(s->hs, h0, s->zeros, s->lengths, b, t, T, H, reverse),
+                       sizeof(float) * (size_t)H);
         gemm(arena, G, H, (int)rows, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
              grad_accumulates(W_hh), NULL);
     }
@@ -195,17 +204,20 @@ static void lstm_check(const Tensor *x, const LstmWeights *w, LstmState init, co
         }
 }
 
-// The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
+// The final state: after the last step that ran (t = length-1, or t = 0 when reverse); (h0, c0)
+// if none ran. Padding rows of out are 0.
 static void lstm_final(LstmState *final, LstmState init, const float *hs, const float *cs,
-                       int B, int T, int H, int reverse) {
+                       const int *lengths, int B, int T, int H, int reverse, Tensor *out) {
     for (int b = 0; b < B; b++) {
-        long row = (long)b * T + (reverse ? 0 : T - 1);
+        int len = lengths ? lengths[b] : T;
+        long row = (long)b * T + (reverse ? 0 : len - 1);
         for (int j = 0; j < H; j++) {
             final->h->data[(long)b * H + j] =
-                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
+                len ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
             final->c->data[(long)b * H + j] =
-                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
+                len ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
         }
+        memset(out->data + ((long)b * T + len) * H, 0, sizeof(float) * (size_t)(T - len) * H);
     }
 }
 
@@ -255,16 +267,7 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
-        int m = running(lengths, B, t, run);
-        for (int b = 0; b < B; b++) {   // padding: the state stays, the output is 0
-            if (step_runs(lengths, b, t)) continue;
-            long row = (long)b * T + t;
-            memcpy(hs + row * H, first ? (init.h ? init.h->data + (long)b * H : zeros)
-                                       : hs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
-            memcpy(cs + row * H, first ? (init.c ? init.c->data + (long)b * H : zeros)
-                                       : cs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
-            memset(out->data + row * H, 0, sizeof(float) * (size_t)H);
-        }
+        int m = running(lengths, B, t, run);   // padding steps: no state stored, no output
         // a_t = gx_t + h_{prev} W_hh^T + b_hh for the m running sequences, in rows of a_step;
         // h_{prev} read in place (rows T*H apart) unless rows are packed
         for (int i = 0; i < m; i++)
@@ -274,7 +277,9 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
             MatView A = first ? mat_rows(init.h->data, H) : mat_rows(hs + (long)prev * H, (long)T * H);
             if (packed) {
                 for (int i = 0; i < m; i++)
-                    memcpy(h_step + (long)i * H, A.p + run[i] * A.rs, sizeof(float) * (size_t)H);
+                    memcpy(h_step + (long)i * H,
+                           state_before(hs, init.h, zeros, lengths, run[i], t, T, H, reverse),
+                           sizeof(float) * (size_t)H);
                 A = mat_rows(h_step, H);
             }
             gemm_packed(arena, m, &w_hh_t, A, a_step, G, 1, b_hh);
@@ -285,14 +290,13 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
         for (int i = 0; i < m; i++) {
             int b = run[i];
             long row = (long)b * T + t;
-            const float *cp = first ? (init.c ? init.c->data + (long)b * H : zeros)
-                                    : cs + ((long)b * T + prev) * H;
+            const float *cp = state_before(cs, init.c, zeros, lengths, b, t, T, H, reverse);
             lstm_cell(H, a_step + (long)i * G, gates + row * G, cp, cs + row * H, tcs + row * H,
                       hs + row * H, out->data + row * H);
         }
     }
     arena_release(arena, mark);
-    lstm_final(final, init, hs, cs, B, T, H, reverse);
+    lstm_final(final, init, hs, cs, lengths, B, T, H, reverse, out);
     if (grad) {
         Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
         n->in[3] = init.h;
