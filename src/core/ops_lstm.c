@@ -64,20 +64,38 @@ static int running(const int *lengths, int B, int t, int *run) {
     return m;
 }
 
-// One step of one sequence: at the gates' pre-activations a; gt receives the activated gates,
-// cp is the previous cell state; out c, tanh(c), h and the output row (a copy of h).
-// restrict: the rows never overlap, and the loop vectorises.
-static void lstm_cell(int H, const float *restrict at, float *restrict gt,
-                      const float *restrict cp, float *restrict ct, float *restrict tct,
-                      float *restrict ht, float *restrict yt) {
+// The gates' pre-activation k of one step: (gx + h_{prev} W_hh^T) + b_hh, rounded as gemm's
+// accumulating product would have left it in gx's row (kernels.h: C + s, then + bias); xt the
+// row of gx, pt that of the product s (read if has_p; else h_{prev} = 0), bh b_hh (if has_b).
+#define AT(k) (has_b ? (has_p ? xt[k] + pt[k] : xt[k]) + bh[k] : (has_p ? xt[k] + pt[k] : xt[k]))
+
+// One step of one sequence: at the gates' pre-activations (AT, above); gt receives the
+// activated gates, cp is the previous cell state; out c, tanh(c), h and the output row (a copy
+// of h). restrict: the rows never overlap, and the loop vectorises. Inlined into lstm_step
+// with has_p and has_b constants: gcc left the loop scalar where it tested pointers for NULL.
+static inline __attribute__((always_inline)) void
+lstm_cell(int H, const float *restrict xt, const float *restrict pt, const float *restrict bh,
+          int has_p, int has_b, float *restrict gt, const float *restrict cp,
+          float *restrict ct, float *restrict tct, float *restrict ht, float *restrict yt) {
     for (int j = 0; j < H; j++) {
-        float ig = lstm_sigmoid(at[j]), fg = lstm_sigmoid(at[H + j]);
-        float gg = lstm_tanh(at[2 * H + j]), og = lstm_sigmoid(at[3 * H + j]);
+        float ig = lstm_sigmoid(AT(j)), fg = lstm_sigmoid(AT(H + j));
+        float gg = lstm_tanh(AT(2 * H + j)), og = lstm_sigmoid(AT(3 * H + j));
         gt[j] = ig; gt[H + j] = fg; gt[2 * H + j] = gg; gt[3 * H + j] = og;
         ct[j] = fg * cp[j] + ig * gg;
         tct[j] = lstm_tanh(ct[j]);
         yt[j] = ht[j] = og * tct[j];
     }
+}
+#undef AT
+
+static void lstm_step(int H, const float *restrict xt, const float *restrict pt,
+                      const float *restrict bh, float *restrict gt, const float *restrict cp,
+                      float *restrict ct, float *restrict tct, float *restrict ht,
+                      float *restrict yt) {
+    if (pt && bh) lstm_cell(H, xt, pt, bh, 1, 1, gt, cp, ct, tct, ht, yt);
+    else if (pt)  lstm_cell(H, xt, pt, xt, 1, 0, gt, cp, ct, tct, ht, yt);
+    else if (bh)  lstm_cell(H, xt, xt, bh, 0, 1, gt, cp, ct, tct, ht, yt);
+    else          lstm_cell(H, xt, xt, xt, 0, 0, gt, cp, ct, tct, ht, yt);
 }
 
 // Its backward (the formulas below): dh, dc carried in and out, da written.
@@ -260,7 +278,7 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
     ArenaMark mark = arena_mark(arena);   // W_hh^T packed once for the T steps' products
     int *run = arena_alloc(arena, sizeof(int) * (size_t)(B ? B : 1));
-    float *a_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);   // (m,4H) pre-activations
+    float *a_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);   // (m,4H) h_{prev} W_hh^T
     float *h_step = arena_alloc(arena, sizeof(float) * (size_t)B * H);   // (m,H) h_{prev}
     PackedB w_hh_t = gemm_pack_b(arena, G, H, mat_cols(w->w_hh->data, H));
     const float *b_hh = w->b_hh ? w->b_hh->data : NULL;
@@ -268,12 +286,10 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
         int m = running(lengths, B, t, run);   // padding steps: no state stored, no output
-        // a_t = gx_t + h_{prev} W_hh^T + b_hh for the m running sequences, in rows of a_step;
-        // h_{prev} read in place (rows T*H apart) unless rows are packed
-        for (int i = 0; i < m; i++)
-            memcpy(a_step + (long)i * G, gx->data + (first_row[run[i]] + t) * G,
-                   sizeof(float) * (size_t)G);
-        if (!first || init.h) {
+        // h_{prev} W_hh^T for the m running sequences, in rows of a_step (h_{prev} read in
+        // place, rows T*H apart, unless rows are packed); the cell adds gx_t and b_hh
+        int product = !first || init.h;
+        if (product) {
             MatView A = first ? mat_rows(init.h->data, H) : mat_rows(hs + (long)prev * H, (long)T * H);
             if (packed) {
                 for (int i = 0; i < m; i++)
@@ -282,17 +298,15 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
                            sizeof(float) * (size_t)H);
                 A = mat_rows(h_step, H);
             }
-            gemm_packed(arena, m, &w_hh_t, A, a_step, G, 1, b_hh);
-        } else if (b_hh) {
-            for (int i = 0; i < m; i++)
-                for (int j = 0; j < G; j++) a_step[(long)i * G + j] += b_hh[j];
+            gemm_packed(arena, m, &w_hh_t, A, a_step, G, 0, NULL);
         }
         for (int i = 0; i < m; i++) {
             int b = run[i];
             long row = (long)b * T + t;
             const float *cp = state_before(cs, init.c, zeros, lengths, b, t, T, H, reverse);
-            lstm_cell(H, a_step + (long)i * G, gates + row * G, cp, cs + row * H, tcs + row * H,
-                      hs + row * H, out->data + row * H);
+            lstm_step(H, gx->data + (first_row[b] + t) * G, product ? a_step + (long)i * G : NULL,
+                      b_hh, gates + row * G, cp, cs + row * H, tcs + row * H, hs + row * H,
+                      out->data + row * H);
         }
     }
     arena_release(arena, mark);
