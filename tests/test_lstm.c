@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <string.h>
 #include "check.h"
+#include "core/kernels.h"
 #include "grad_check.h"
 
 static Arena arena;
@@ -54,6 +55,36 @@ static void lstm_inputs(Tensor **in, int B, int T, int I, int H) {
     in[4] = gc_input(1, &bs, 1);
     in[5] = gc_input(2, st, 1);
     in[6] = gc_input(2, st, 1);
+}
+
+// --- the step's rounding ------------------------------------------------------------------
+// A step's pre-activations are those gemm's accumulating product leaves in a copy of gx's row,
+// (gx + h W_hh^T) + b_hh (kernels.h: C + s, then + bias): the cell, written out here through
+// the same kernel_expf, gives the op's outputs bit for bit (c0 = 0, so c = i g).
+static float step_sigmoid(float a) { return 1.0f / (1.0f + kernel_expf(-a)); }
+static float step_tanh(float a) { return 1.0f - 2.0f / (kernel_expf(2.0f * a) + 1.0f); }
+
+static void test_lstm_step_rounds_as_accumulating_gemm(void) {
+    enum { B = 16, I = 5, H = 37, G = 4 * H };
+    Tensor *in[7];
+    lstm_inputs(in, B, 1, I, H);
+    in[6] = NULL;   // c0 = 0
+    Tensor *y = f_lstm(in);
+    float gx[B * G];
+    gemm(&arena, B, G, I, mat_rows(in[0]->data, I), mat_cols(in[1]->data, I), gx, G, 0,
+         in[3]->data);
+    gemm(&arena, B, G, H, mat_rows(in[5]->data, H), mat_cols(in[2]->data, H), gx, G, 1,
+         in[4]->data);
+    long differ = 0;
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < H; j++) {
+            const float *a = gx + b * G;
+            float c = step_sigmoid(a[j]) * step_tanh(a[2 * H + j]);
+            float h = step_sigmoid(a[3 * H + j]) * step_tanh(c);
+            differ += memcmp(&h, y->data + b * H + j, sizeof h) != 0;
+        }
+    CHECK(differ == 0, "%ld of %d outputs differ from the accumulating product's", differ, B * H);
+    tape_reset();
 }
 
 // --- values by hand ----------------------------------------------------------------------
@@ -206,9 +237,10 @@ static void test_lstm_padding_changes_nothing(void) {
 // products over the sequences still running) against each sequence run alone (B = 1, T its
 // length: nothing packed, every step running): the same bits in each sequence's outputs, final
 // state and the gradients of its input and initial state, in both directions; the padding's
-// outputs and input gradients exactly 0.
+// outputs and input gradients exactly 0. The batch's memory starts as NaN: a padding step stores
+// no state, and nothing may read one.
 static void test_lstm_batch_equals_sequences_alone(void) {
-    enum { B = 3, T = 7, I = 3, H = 5 };
+    enum { B = 3, T = 7, I = 3, H = 5, STALE = 1 << 16 };
     int lengths[B] = {4, 7, 2};
     for (int reverse = 0; reverse < 2; reverse++) {
         Tensor *in[7];
@@ -216,6 +248,10 @@ static void test_lstm_batch_equals_sequences_alone(void) {
         gc_reverse = reverse;
         gc_lengths = lengths;
         tape_reset();
+        ArenaMark mark = arena_mark(&arena);
+        float *stale = arena_alloc(&arena, sizeof(float) * STALE);
+        for (int e = 0; e < STALE; e++) stale[e] = NAN;
+        arena_release(&arena, mark);
         Tensor *y = f_lstm(in);   // y (B,T,H), h_n (B,H), c_n (B,H)
         float *seed = grad_zeroed(y);
         for (long e = 0; e < y->size; e++) seed[e] = (float)((e * 29) % 13) / 13.0f - 0.4f;
@@ -340,6 +376,7 @@ int main(void) {
     tensor_set_arena(&arena);
     gc_rng = rng_stream(47, 0);
 #define T(fn) do { arena_reset(&arena); tape_reset(); RUN(fn); } while (0)
+    T(test_lstm_step_rounds_as_accumulating_gemm);
     T(test_lstm_two_steps_by_hand);
     T(test_lstm_gradients);
     T(test_lstm_padding_changes_nothing);

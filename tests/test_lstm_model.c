@@ -223,6 +223,54 @@ static void test_lstm_target_padding_changes_nothing(void) {
     tape_reset();
 }
 
+// With dropout on: batch_loss without logits runs W_c, tanh, dropout and the output layer on
+// the target's token rows only, each element masked as in the padded layout; the loss and every
+// gradient equal those of the padded pass's logits, bit for bit, under the same dropout stream
+// (and another stream gives another loss, so the masks matter).
+static void test_lstm_token_rows_keep_dropout_masks(void) {
+    make_targets();
+    for (int variant = 0; variant < 4; variant += 3) {
+        Config c;
+        variant_config(&c, variant);
+        c.dropout = 0.3f;
+        Model m;
+        model_build(&m, &c, V, V, 0);
+        enum { TW = TT + 2 };   // two padding columns, and sequence 1 three tokens shorter
+        int in[B * TW], out[B * TW];
+        for (int i = 0; i < B * TW; i++) {
+            int b = i / TW, t = i % TW, len = b == 1 ? TT - 3 : TT;
+            in[i] = t < len ? TGT[b * TT + t] : TOK_PAD;
+            out[i] = t < len ? TGT_OUT[b * TT + t] : TOK_PAD;
+        }
+        Rng before = m.dropout_rng;
+        Batch bt = {.B = B, .T_src = TS, .T_tgt = TW, .src = (int *)SRC, .tgt_in = in,
+                    .tgt_out = out};
+        float loss[3], *grads[2];
+        for (int run = 0; run < 3; run++) {
+            m.dropout_rng = before;
+            if (run == 2) rng_next(&m.dropout_rng);
+            params_zero_grad(&m.ps);
+            tape_reset();
+            Tensor *l = run == 1 ? batch_loss(&m, &bt, 0.1f, NULL, NULL)
+                                 : op_cross_entropy(translator_logits(&m, SRC, B, TS, in, TW),
+                                                    out, TOK_PAD, 0.1f);
+            loss[run] = l->data[0];
+            if (run == 2) break;
+            tape_backward(l);
+            grads[run] = arena_alloc(&arena, sizeof(float) * (size_t)m.ps.total);
+            memcpy(grads[run], m.ps.grad, sizeof(float) * (size_t)m.ps.total);
+        }
+        CHECK(loss[0] == loss[1], "%s: loss %.9g from the token rows, %.9g from all",
+              VARIANT[variant], loss[1], loss[0]);
+        CHECK(!memcmp(grads[0], grads[1], sizeof(float) * (size_t)m.ps.total),
+              "%s: the token rows' pass changed a gradient", VARIANT[variant]);
+        CHECK(loss[2] != loss[0], "%s: another dropout stream gave the same loss %.9g",
+              VARIANT[variant], loss[0]);
+        model_free(&m);
+    }
+    tape_reset();
+}
+
 // Step by step (decode_step), or in chunks of 3, 1, 3 steps (decode_feed): the logits of the
 // full teacher-forced pass.
 static void test_lstm_cached_decoding_equals_full(void) {
@@ -302,6 +350,7 @@ int main(void) {
     T(test_lstm_model_gradients);
     T(test_lstm_source_padding_changes_nothing);
     T(test_lstm_target_padding_changes_nothing);
+    T(test_lstm_token_rows_keep_dropout_masks);
     T(test_lstm_cached_decoding_equals_full);
     T(test_lstm_attention_trace);
     arena_free(&arena);

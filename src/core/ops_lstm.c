@@ -34,13 +34,27 @@ typedef struct {
     const int *lengths;  // (B) or NULL
     const long *first;   // (B) the row of gx (in[0]) of sequence b's step 0; step t is row first + t
     float *gates;        // (B,T,4H) activated gates i, f, g, o of the steps that ran
-    float *hs, *cs;      // (B,T,H) the state after each step (kept through padded steps)
+    float *hs, *cs;      // (B,T,H) the state after each step that ran
     float *tcs;          // (B,T,H) tanh(c) of the steps that ran
     const float *zeros;  // (H) the missing initial state
 } LstmSaved;
 
 // Does step t of sequence b run? Steps past the sequence's length keep the state.
 static int step_runs(const int *lengths, int b, int t) { return !lengths || t < lengths[b]; }
+
+// Is the state before step t of sequence b the initial one? Its first step: t = 0, or when
+// reverse its last real step (the padding after it never runs, and its state is never stored).
+static int starts_at(const int *lengths, int b, int t, int T, int reverse) {
+    return reverse ? t == (lengths ? lengths[b] : T) - 1 : t == 0;
+}
+
+// The state (states: hs or cs, (B,T,H)) before step t of sequence b: the initial one (init, or
+// zeros if NULL) before its first step, else the one after the step before.
+static const float *state_before(const float *states, const Tensor *init, const float *zeros,
+                                 const int *lengths, int b, int t, int T, int H, int reverse) {
+    if (starts_at(lengths, b, t, T, reverse)) return init ? init->data + (long)b * H : zeros;
+    return states + ((long)b * T + (reverse ? t + 1 : t - 1)) * H;
+}
 
 // The sequences whose step t runs, in order: run[0..m), m returned.
 static int running(const int *lengths, int B, int t, int *run) {
@@ -50,20 +64,38 @@ static int running(const int *lengths, int B, int t, int *run) {
     return m;
 }
 
-// One step of one sequence: at the gates' pre-activations a; gt receives the activated gates,
-// cp is the previous cell state; out c, tanh(c), h and the output row (a copy of h).
-// restrict: the rows never overlap, and the loop vectorises.
-static void lstm_cell(int H, const float *restrict at, float *restrict gt,
-                      const float *restrict cp, float *restrict ct, float *restrict tct,
-                      float *restrict ht, float *restrict yt) {
+// The gates' pre-activation k of one step: (gx + h_{prev} W_hh^T) + b_hh, rounded as gemm's
+// accumulating product would have left it in gx's row (kernels.h: C + s, then + bias); xt the
+// row of gx, pt that of the product s (read if has_p; else h_{prev} = 0), bh b_hh (if has_b).
+#define AT(k) (has_b ? (has_p ? xt[k] + pt[k] : xt[k]) + bh[k] : (has_p ? xt[k] + pt[k] : xt[k]))
+
+// One step of one sequence: at the gates' pre-activations (AT, above); gt receives the
+// activated gates, cp is the previous cell state; out c, tanh(c), h and the output row (a copy
+// of h). restrict: the rows never overlap, and the loop vectorises. Inlined into lstm_step
+// with has_p and has_b constants: gcc left the loop scalar where it tested pointers for NULL.
+static inline __attribute__((always_inline)) void
+lstm_cell(int H, const float *restrict xt, const float *restrict pt, const float *restrict bh,
+          int has_p, int has_b, float *restrict gt, const float *restrict cp,
+          float *restrict ct, float *restrict tct, float *restrict ht, float *restrict yt) {
     for (int j = 0; j < H; j++) {
-        float ig = lstm_sigmoid(at[j]), fg = lstm_sigmoid(at[H + j]);
-        float gg = lstm_tanh(at[2 * H + j]), og = lstm_sigmoid(at[3 * H + j]);
+        float ig = lstm_sigmoid(AT(j)), fg = lstm_sigmoid(AT(H + j));
+        float gg = lstm_tanh(AT(2 * H + j)), og = lstm_sigmoid(AT(3 * H + j));
         gt[j] = ig; gt[H + j] = fg; gt[2 * H + j] = gg; gt[3 * H + j] = og;
         ct[j] = fg * cp[j] + ig * gg;
         tct[j] = lstm_tanh(ct[j]);
         yt[j] = ht[j] = og * tct[j];
     }
+}
+#undef AT
+
+static void lstm_step(int H, const float *restrict xt, const float *restrict pt,
+                      const float *restrict bh, float *restrict gt, const float *restrict cp,
+                      float *restrict ct, float *restrict tct, float *restrict ht,
+                      float *restrict yt) {
+    if (pt && bh) lstm_cell(H, xt, pt, bh, 1, 1, gt, cp, ct, tct, ht, yt);
+    else if (pt)  lstm_cell(H, xt, pt, xt, 1, 0, gt, cp, ct, tct, ht, yt);
+    else if (bh)  lstm_cell(H, xt, xt, bh, 0, 1, gt, cp, ct, tct, ht, yt);
+    else          lstm_cell(H, xt, xt, xt, 0, 0, gt, cp, ct, tct, ht, yt);
 }
 
 // Its backward (the formulas below): dh, dc carried in and out, da written.
@@ -117,14 +149,12 @@ static void lstm_backward(const Node *n) {
     PackedB w_hh = gemm_pack_b(arena, H, G, mat_rows(W_hh->data, H));
     for (int k = T - 1; k >= 0; k--) {
         int t = reverse ? T - 1 - k : k;
-        int prev = reverse ? t + 1 : t - 1, first = k == 0;
         int m = running(s->lengths, B, t, run);
         for (int i = 0; i < m; i++) {
             int b = run[i];
             long row = (long)b * T + t;
             const float *gt = s->gates + row * G, *tct = s->tcs + row * H;
-            const float *cp = first ? (s->c0 ? s->c0->data + (long)b * H : s->zeros)
-                                    : s->cs + ((long)b * T + prev) * H;
+            const float *cp = state_before(s->cs, s->c0, s->zeros, s->lengths, b, t, T, H, reverse);
             const float *dyt = dout + row * H;
             float *dat = da + (s->first[b] + t) * G, *dhb = dh + (long)b * H;
             lstm_cell_backward(H, gt, tct, cp, dyt, dhb, dc + (long)b * H, dat);
@@ -148,13 +178,10 @@ static void lstm_backward(const Node *n) {
         // the rows of da, with h_{prev} gathered as the state before each step.
         float *hp = arena_alloc(arena, sizeof(float) * (size_t)(rows ? rows : 1) * H);
         for (int b = 0; b < B; b++)
-            for (int t = 0; t < T && step_runs(s->lengths, b, t); t++) {
-                int first = reverse ? t == T - 1 : t == 0, prev = reverse ? t + 1 : t - 1;
-                float *dst = hp + (s->first[b] + t) * H;
-                if (!first) memcpy(dst, s->hs + ((long)b * T + prev) * H, sizeof(float) * H);
-                else if (h0) memcpy(dst, h0->data + (long)b * H, sizeof(float) * H);
-                else memset(dst, 0, sizeof(float) * H);
-            }
+            for (int t = 0; t < T && step_runs(s->lengths, b, t); t++)
+                memcpy(hp + (s->first[b] + t) * H,
+                       state_before(s->hs, h0, s->zeros, s->lengths, b, t, T, H, reverse),
+                       sizeof(float) * (size_t)H);
         gemm(arena, G, H, (int)rows, mat_cols(da, G), mat_rows(hp, H), W_hh->grad, H,
              grad_accumulates(W_hh), NULL);
     }
@@ -195,17 +222,20 @@ static void lstm_check(const Tensor *x, const LstmWeights *w, LstmState init, co
         }
 }
 
-// The final state: after the last step (t = T-1, or t = 0 when reverse); (h0, c0) if T = 0.
+// The final state: after the last step that ran (t = length-1, or t = 0 when reverse); (h0, c0)
+// if none ran. Padding rows of out are 0.
 static void lstm_final(LstmState *final, LstmState init, const float *hs, const float *cs,
-                       int B, int T, int H, int reverse) {
+                       const int *lengths, int B, int T, int H, int reverse, Tensor *out) {
     for (int b = 0; b < B; b++) {
-        long row = (long)b * T + (reverse ? 0 : T - 1);
+        int len = lengths ? lengths[b] : T;
+        long row = (long)b * T + (reverse ? 0 : len - 1);
         for (int j = 0; j < H; j++) {
             final->h->data[(long)b * H + j] =
-                T ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
+                len ? hs[row * H + j] : init.h ? init.h->data[(long)b * H + j] : 0.0f;
             final->c->data[(long)b * H + j] =
-                T ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
+                len ? cs[row * H + j] : init.c ? init.c->data[(long)b * H + j] : 0.0f;
         }
+        memset(out->data + ((long)b * T + len) * H, 0, sizeof(float) * (size_t)(T - len) * H);
     }
 }
 
@@ -248,51 +278,39 @@ Tensor *op_lstm(Tensor *x, const LstmWeights *w, LstmState init, const int *leng
     float *zeros = arena_calloc(arena, sizeof(float) * (size_t)H);
     ArenaMark mark = arena_mark(arena);   // W_hh^T packed once for the T steps' products
     int *run = arena_alloc(arena, sizeof(int) * (size_t)(B ? B : 1));
-    float *a_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);   // (m,4H) pre-activations
+    float *a_step = arena_alloc(arena, sizeof(float) * (size_t)B * G);   // (m,4H) h_{prev} W_hh^T
     float *h_step = arena_alloc(arena, sizeof(float) * (size_t)B * H);   // (m,H) h_{prev}
     PackedB w_hh_t = gemm_pack_b(arena, G, H, mat_cols(w->w_hh->data, H));
     const float *b_hh = w->b_hh ? w->b_hh->data : NULL;
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int prev = reverse ? t + 1 : t - 1, first = k == 0;
-        int m = running(lengths, B, t, run);
-        for (int b = 0; b < B; b++) {   // padding: the state stays, the output is 0
-            if (step_runs(lengths, b, t)) continue;
-            long row = (long)b * T + t;
-            memcpy(hs + row * H, first ? (init.h ? init.h->data + (long)b * H : zeros)
-                                       : hs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
-            memcpy(cs + row * H, first ? (init.c ? init.c->data + (long)b * H : zeros)
-                                       : cs + ((long)b * T + prev) * H, sizeof(float) * (size_t)H);
-            memset(out->data + row * H, 0, sizeof(float) * (size_t)H);
-        }
-        // a_t = gx_t + h_{prev} W_hh^T + b_hh for the m running sequences, in rows of a_step;
-        // h_{prev} read in place (rows T*H apart) unless rows are packed
-        for (int i = 0; i < m; i++)
-            memcpy(a_step + (long)i * G, gx->data + (first_row[run[i]] + t) * G,
-                   sizeof(float) * (size_t)G);
-        if (!first || init.h) {
+        int m = running(lengths, B, t, run);   // padding steps: no state stored, no output
+        // h_{prev} W_hh^T for the m running sequences, in rows of a_step (h_{prev} read in
+        // place, rows T*H apart, unless rows are packed); the cell adds gx_t and b_hh
+        int product = !first || init.h;
+        if (product) {
             MatView A = first ? mat_rows(init.h->data, H) : mat_rows(hs + (long)prev * H, (long)T * H);
             if (packed) {
                 for (int i = 0; i < m; i++)
-                    memcpy(h_step + (long)i * H, A.p + run[i] * A.rs, sizeof(float) * (size_t)H);
+                    memcpy(h_step + (long)i * H,
+                           state_before(hs, init.h, zeros, lengths, run[i], t, T, H, reverse),
+                           sizeof(float) * (size_t)H);
                 A = mat_rows(h_step, H);
             }
-            gemm_packed(arena, m, &w_hh_t, A, a_step, G, 1, b_hh);
-        } else if (b_hh) {
-            for (int i = 0; i < m; i++)
-                for (int j = 0; j < G; j++) a_step[(long)i * G + j] += b_hh[j];
+            gemm_packed(arena, m, &w_hh_t, A, a_step, G, 0, NULL);
         }
         for (int i = 0; i < m; i++) {
             int b = run[i];
             long row = (long)b * T + t;
-            const float *cp = first ? (init.c ? init.c->data + (long)b * H : zeros)
-                                    : cs + ((long)b * T + prev) * H;
-            lstm_cell(H, a_step + (long)i * G, gates + row * G, cp, cs + row * H, tcs + row * H,
-                      hs + row * H, out->data + row * H);
+            const float *cp = state_before(cs, init.c, zeros, lengths, b, t, T, H, reverse);
+            lstm_step(H, gx->data + (first_row[b] + t) * G, product ? a_step + (long)i * G : NULL,
+                      b_hh, gates + row * G, cp, cs + row * H, tcs + row * H, hs + row * H,
+                      out->data + row * H);
         }
     }
     arena_release(arena, mark);
-    lstm_final(final, init, hs, cs, B, T, H, reverse);
+    lstm_final(final, init, hs, cs, lengths, B, T, H, reverse, out);
     if (grad) {
         Node *n = tape_record("lstm", lstm_backward, out, gx, w->w_hh, w->b_hh);
         n->in[3] = init.h;

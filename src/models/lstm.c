@@ -131,10 +131,13 @@ static Tensor *attend(const LstmTranslator *t, const LstmEncoded *enc, Tensor *h
     return op_matmul(p, enc->memory, 0, 0);                        // (B,Tt,d)
 }
 
-// The decoder up to the output layer: a (B*Tt,d), see lstm_decode.
+// The decoder up to the output layer: a (B*Tt,d), see lstm_decode; with `packed` (not NULL)
+// W_c, its tanh and dropout run on those rows only, and a is (packed->n,d): each row of them
+// depends on its own row of [ctx; h] alone, and the dropout masks each element by its index
+// in the padded layout, so the token rows have the bits of the padded run.
 static Tensor *decode_features(const LstmTranslator *t, const LstmEncoded *enc,
                                const int *tgt_in, int B, int Tt, const int *lengths,
-                               LstmState *state, float *probs) {
+                               LstmState *state, float *probs, const RowPacking *packed) {
     Tensor *y = embed(t, t->dec_embed, tgt_in, B, Tt);
     for (int l = 0; l < t->dec.n_layers; l++) {
         LstmState fin;
@@ -143,15 +146,17 @@ static Tensor *decode_features(const LstmTranslator *t, const LstmEncoded *enc,
         if (l < t->dec.n_layers - 1) y = dropout_forward(&t->drop, y);
     }
     Tensor *ctx = attend(t, enc, y, probs);
-    Tensor *a = op_tanh(linear_forward(&t->attn_combine, op_concat(ctx, y)));   // (B,Tt,d)
-    a = dropout_forward(&t->drop, a);
-    int rows[2] = {B * Tt, t->d};
-    return tensor_view(a, 2, rows);
+    Tensor *cat = op_concat(ctx, y);                                              // (B,Tt,2d)
+    int rows[2] = {B * Tt, 2 * t->d};
+    cat = packed ? op_pack_rows(cat, packed) : tensor_view(cat, 2, rows);
+    Tensor *a = op_tanh(linear_forward(&t->attn_combine, cat));                  // (rows,d)
+    return dropout_rows(&t->drop, a, packed);
 }
 
 Tensor *lstm_decode(const LstmTranslator *t, const LstmEncoded *enc, const int *tgt_in, int B,
                     int Tt, const int *lengths, LstmState *state, float *probs) {
-    return linear_forward(&t->out, decode_features(t, enc, tgt_in, B, Tt, lengths, state, probs));
+    return linear_forward(&t->out,
+                          decode_features(t, enc, tgt_in, B, Tt, lengths, state, probs, NULL));
 }
 
 Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, int Ts,
@@ -160,14 +165,15 @@ Tensor *lstm_translator_logits(const LstmTranslator *t, const int *src, int B, i
     LstmState *state = arena_alloc(tensor_arena(), sizeof(LstmState) * (size_t)t->dec.n_layers);
     memcpy(state, enc.final, sizeof(LstmState) * (size_t)t->dec.n_layers);
     const int *lengths = token_lengths(tgt_in, B, Tt);
-    Tensor *a = decode_features(t, &enc, tgt_in, B, Tt, lengths, state, NULL);   // (B*Tt,d)
-    if (rows_out) {   // the output layer on the token rows only (after dropout: same masks)
+    const RowPacking *packed = NULL;
+    if (rows_out) {   // W_c, tanh, dropout and the output layer on the token rows only
         int *pad = arena_alloc(tensor_arena(), sizeof(int) * (size_t)((long)B * Tt + 1));
         for (int b = 0; b < B; b++)
             for (int i = 0; i < Tt; i++) pad[(long)b * Tt + i] = i >= lengths[b];
-        if (row_packing_init(rows_out, pad, B, Tt)) a = op_pack_rows(a, rows_out);
+        if (row_packing_init(rows_out, pad, B, Tt)) packed = rows_out;
     }
-    return linear_forward(&t->out, a);
+    return linear_forward(&t->out,
+                          decode_features(t, &enc, tgt_in, B, Tt, lengths, state, NULL, packed));
 }
 
 // --- incremental decoding --------------------------------------------------------------------
