@@ -30,26 +30,6 @@ static int causal_end(const AttnArgs *a, int i, int Tq, int Tk) {
     return end < 0 ? 0 : end > Tk ? Tk : end;
 }
 
-// Batch entry b's queries from qend on and keys from kend on are all padding (none without
-// masks). A head's loops stop at qend and every row's keys at kend, so that a short entry of
-// a long batch costs its own rows only: a padding key's weight is exactly 0 and its
-// dscore +-0, so leaving the trailing ones out changes no sum.
-typedef struct { int qend, kend; } EntrySpan;
-static EntrySpan entry_span(const AttnArgs *a, int b, int Tq, int Tk) {
-    EntrySpan e = {Tq, Tk};
-    if (a->query_pad)
-        while (e.qend > 0 && a->query_pad[(long)b * Tq + e.qend - 1]) e.qend--;
-    if (a->key_pad)
-        while (e.kend > 0 && a->key_pad[(long)b * Tk + e.kend - 1]) e.kend--;
-    return e;
-}
-
-// The keys j < row_end of query row i are neither causally masked nor trailing padding.
-static int row_end(const AttnArgs *a, EntrySpan e, int i, int Tq, int Tk) {
-    int end = causal_end(a, i, Tq, Tk);
-    return end < e.kend ? end : e.kend;
-}
-
 float attn_logit_factor(int n, int n_train) {
     if (n_train < 2 || n <= n_train) return 1.0f;
     return (float)(log((double)n) / log((double)n_train));
@@ -70,12 +50,6 @@ static float row_factor(const AttnArgs *a, const int *pad, int end) {
 typedef kernel_vec vec16;
 _Static_assert(KERNEL_LANES == 16, "attention works in vectors of 16 floats");
 static int round16(int n) { return (n + 15) / 16 * 16; }
-
-// The columns of the transposed keys (or values) that an entry's query rows read: up to the
-// last one's end, rounded up to 16.
-static int key_cols(const AttnArgs *a, EntrySpan e, int Tq, int Tk) {
-    return e.qend ? round16(row_end(a, e, e.qend - 1, Tq, Tk)) : 0;
-}
 
 // The vector the kernels below work in, and how many rows of a block the *_block kernels keep
 // in registers at once: the one place that chooses by the build's vector width. Every lane
@@ -170,17 +144,16 @@ static void scores_to_probs(float *s, int end, int n16, long bias_avail, float s
     else scores_to_probs_n(s, end, n16, bias_avail, scale, bias, f, pad, pad_avail);
 }
 
-// Head h of batch entry b of x (B,T,C), transposed: columns 0..cols-1 of xt (D,ld), those from
-// T on zero (cols and ld multiples of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
+// Head h of batch entry b of x (B,T,C), transposed: xt (D,ld), columns T..ld-1 zero (ld a
+// multiple of 16). In tiles of 16 x 16, so that xt is written a whole vector at a time; a
 // full tile is loaded a row per vector and transposed in registers (kernel_transpose, in
 // blocks of the build's vector width; moving its 256 elements one by one through a buffer
 // was slower), a partial one (D not a multiple of 16) goes through the buffer. The rows of
 // the next tile are prefetched: rows of x are C floats apart and this is the first read of
 // them, which waited on memory (a profile of the scalar transpose put most of its samples on
 // the first load of a row; docs/performance.md).
-static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, int cols,
-                           float *xt) {
-    for (int j0 = 0; j0 < cols; j0 += 16)
+static void transpose_head(const float *x, int b, int h, int T, int C, int D, int ld, float *xt) {
+    for (int j0 = 0; j0 < ld; j0 += 16)
         for (int e0 = 0; e0 < D; e0 += 16) {
             int ne = D - e0 < 16 ? D - e0 : 16;
             if (ne == 16) {   // in blocks of the build's vectors (kernels.h), 1 or 2 x 2 of them
@@ -572,25 +545,6 @@ typedef struct {
     int acc_q, acc_k, acc_v;   // grad_accumulates of q, k, v, asked once before the heads
 } BackwardHeads;
 
-// The rows head bh reads and writes prefetched (those it writes for writing): keys and values
-// up to the columns its queries read, queries up to its last real one.
-static void prefetch_backward_head(const BackwardHeads *hb, int bh) {
-    const Node *n = hb->n;
-    Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
-    const AttnArgs *a = n->aux;
-    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1], H = a->n_heads, D = C / H;
-    int b = bh / H, h = bh % H;
-    EntrySpan e = entry_span(a, b, Tq, Tk);
-    int qend = e.qend, kc = key_cols(a, e, Tq, Tk), kr = kc < Tk ? kc : Tk;
-    prefetch_head(v->data, b, h, kr, C, D);
-    prefetch_head(k->data, b, h, kr, C, D);
-    prefetch_head(q->data, b, h, qend, C, D);
-    prefetch_head(n->out->grad, b, h, qend, C, D);
-    if (q->grad) prefetch_head_write(q->grad, b, h, qend, C, D);
-    if (k->grad) prefetch_head_write(k->grad, b, h, Tk, C, D);
-    if (v->grad) prefetch_head_write(v->grad, b, h, Tk, C, D);
-}
-
 static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     const Node *n = hb->n;
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
@@ -608,18 +562,25 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     float *dk = vt + (long)D * Tp, *dv = dk + (long)D * Tk, *blk = dv + (long)D * Tk;
     float *dq = blk + 3L * R * Tp;
     const float *kh = k->data + (long)b * Tk * C + h * D;
-    EntrySpan e = entry_span(a, b, Tq, Tk);   // rows from qend on: padding, dq zeroed before
-    int qend = e.qend;
-    transpose_head(v->data, b, h, Tk, C, D, Tp, key_cols(a, e, Tq, Tk), vt);
-    if (bh + 1 < n->in[0]->shape[0] * H) prefetch_backward_head(hb, bh + 1);
+    transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+    if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
+        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
+        prefetch_head(v->data, b1, h1, Tk, C, D);
+        prefetch_head(k->data, b1, h1, Tk, C, D);
+        prefetch_head(q->data, b1, h1, Tq, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
+        if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
+        if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
+    }
     memset(dk, 0, sizeof(float) * 2 * (size_t)D * Tk);
-    for (int i0 = 0; i0 < qend; i0 += R) {
+    for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a row without keys (padding, none visible) gets n = 0.
         float *w_of[R], *dp_of[R], *dq_of[R];
         const float *dy_of[R], *q_of[R];
-        int n_of[R], n16_of[R], rows = qend - i0 < R ? qend - i0 : R;
+        int n_of[R], n16_of[R], rows = Tq - i0 < R ? Tq - i0 : R;
         for (int r = 0; r < rows; r++) {
-            int i = i0 + r, end = row_end(a, e, i, Tq, Tk);
+            int i = i0 + r, end = causal_end(a, i, Tq, Tk);
             dp_of[r] = blk + (long)r * 3 * Tp + Tp;
             w_of[r] = dp_of[r] + Tp;
             dq_of[r] = dq + (long)r * D;
@@ -701,21 +662,7 @@ static void attention_backward(const Node *n) {
     }
 }
 
-// The rows the forward of head bh reads and writes prefetched, as prefetch_backward_head.
-static void prefetch_forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out,
-                                  const AttnArgs *a, int bh) {
-    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1], H = a->n_heads, D = C / H;
-    int b = bh / H, h = bh % H;
-    EntrySpan e = entry_span(a, b, Tq, Tk);
-    int qend = e.qend, kc = key_cols(a, e, Tq, Tk), kr = kc < Tk ? kc : Tk;
-    prefetch_head(k->data, b, h, kr, C, D);
-    prefetch_head(q->data, b, h, qend, C, D);
-    prefetch_head(v->data, b, h, kr, C, D);
-    prefetch_head_write(out->data, b, h, qend, C, D);
-}
-
-// The forward of (batch, head) bh: its rows of out before the entry's last real query (the
-// padding rows after it were zeroed before the heads), and of P, args->probs, with the
+// The forward of (batch, head) bh: its rows of out (and of P, args->probs), with the
 // thread's scratch kt (op_attention).
 static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out, float *P,
                          const AttnArgs *args, int bh, float *kt) {
@@ -727,10 +674,13 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
     int b = bh / H, h = bh % H;
     float *blk = kt + (long)D * Tp;
     const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
-    EntrySpan e = entry_span(args, b, Tq, Tk);
-    int qend = e.qend;
-    transpose_head(k->data, b, h, Tk, C, D, Tp, key_cols(args, e, Tq, Tk), kt);
-    if (bh + 1 < B * H) prefetch_forward_head(q, k, v, out, args, bh + 1);
+    transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    if (bh + 1 < B * H) {   // the next head's rows
+        prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+        prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
+        prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
+    }
     if (args->query_pad) {   // a padding query's row of probs is 0, and of P where it is read
         const int *qpad = args->query_pad + (long)b * Tq;
         // the backward skips a padding row of P; only the bias's gradient sums every row
@@ -738,17 +688,17 @@ static void forward_head(const Tensor *q, const Tensor *k, const Tensor *v, Tens
             kernel_zero_padding_rows(P + (long)bh * Tq * Tk, qpad, Tq, Tk);
         if (args->probs) kernel_zero_padding_rows(args->probs + (long)bh * Tq * Tk, qpad, Tq, Tk);
     }
-    for (int i0 = 0; i0 < qend; i0 += R) {
+    for (int i0 = 0; i0 < Tq; i0 += R) {
         // The block's rows; a padding query gets n = 0 and an output row of zeros.
         float *s_of[R], *w_of[R], *y_of[R];
         const float *q_of[R];
-        int rows = qend - i0 < R ? qend - i0 : R, n_of[R], n16_of[R];
+        int rows = Tq - i0 < R ? Tq - i0 : R, n_of[R], n16_of[R];
         for (int r = 0; r < rows; r++) {
             int i = i0 + r;
             s_of[r] = blk + (long)r * 2 * Tp;
             q_of[r] = q->data + ((long)b * Tq + i) * C + h * D;
             y_of[r] = out->data + ((long)b * Tq + i) * C + h * D;
-            n_of[r] = row_end(args, e, i, Tq, Tk);
+            n_of[r] = causal_end(args, i, Tq, Tk);
             // padding: nothing to attend (its rows of probs, and of P if read, zeroed above)
             if (args->query_pad && args->query_pad[(long)b * Tq + i]) n_of[r] = 0;
             n16_of[r] = round16(n_of[r]);
@@ -798,8 +748,6 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     enum { R = ATTN_ROW_BLOCK };
     long per_thread = (long)D * Tp + 2L * R * Tp;
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
-    // padding queries attend to nothing: output 0 (the heads stop at an entry's last real query)
-    if (args->query_pad) kernel_zero_padding_rows(out->data, args->query_pad, (long)B * Tq, C);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
             forward_head(q, k, v, out, P, args, bh,
