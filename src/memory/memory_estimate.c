@@ -214,14 +214,14 @@ static void note_split_eval(Est *x, int n, MemoryPass p, const char *what) {
 }
 
 // evaluate_lm: windows of T tokens, about 64k tokens a batch, run through the stack about 4k
-// tokens at a time (LM_EVAL_CHUNK_TOKENS, score/evaluate.c; drawn positions: the whole batch
+// tokens at a time (model_eval_chunk, as score/evaluate.c; drawn positions: the whole batch
 // at once) beside the batch's logits and the loss's two floats a row.
 static void note_lm_eval(Est *x, int T) {
     int bs = 65536 / T > 0 ? (65536 / T < 64 ? 65536 / T : 64) : 1;
     int windows = (LM_VAL_TOKENS - 1) / T < 256 ? (LM_VAL_TOKENS - 1) / T : 256;
-    int B = bs < windows ? bs : windows, chunk = 4096 / T > 1 ? 4096 / T : 1;
+    int B = bs < windows ? bs : windows;
     if (B < 1) return;   // longer than the text: evaluate_lm refuses it
-    if (chunk >= B || x->c->pos_cfg.pos_random > 0) chunk = B;
+    int chunk = x->c->pos_cfg.pos_random > 0 ? B : model_eval_chunk(T, B);
     MemoryPass p = {chunk, 0, T, 0, 0};
     MemoryProbe *probe = probe_of(x);
     if (!probe) return;

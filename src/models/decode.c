@@ -179,11 +179,11 @@ static int decodable_steps(Model *m, const DecodeState *s, int max_len) {
 }
 
 // Sentence b (batch rows from row0) at step t: its best continuations become its rows' tokens
-// and parents, an ended hypothesis its output if the best so far. Returns whether the sentence
-// is done (K hypotheses ended, none left, or, with ref, it left its reference).
-static int advance(Search *S, const float *logits, int row0, int b, int t) {
+// and parents, an ended hypothesis its output if the best so far. The sentence is done when
+// n_done[b] reaches K (K hypotheses ended, none left, or, with ref, it left its reference).
+static void advance(Search *S, const float *logits, int row0, int b, int t) {
     int K = S->K, base = b * K, max_len = S->max_len, live = 0;
-    if (S->n_done[b] >= K) { idle_rows(S, row0, base, 0); return 1; }
+    if (S->n_done[b] >= K) { idle_rows(S, row0, base, 0); return; }
     int nc = gather(S->cand, K, logits, S->V, S->score + base, S->lse, row0, t, b, S->stop_at,
                     S->end_token);
     for (int i = 0; i < nc && live < K; i++) {
@@ -211,7 +211,6 @@ static int advance(Search *S, const float *logits, int row0, int b, int t) {
     }
     idle_rows(S, row0, base, live);
     if (live == 0) S->n_done[b] = K;
-    return S->n_done[b] >= K;
 }
 
 // After a step: each row continues its parent, and the sentences that are done leave the batch

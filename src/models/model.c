@@ -90,6 +90,11 @@ void model_free(Model *m) {
     params_free(&m->ps);
 }
 
+int model_eval_chunk(int T, int B) {
+    int chunk = 4096 / T > 1 ? 4096 / T : 1;
+    return chunk < B ? chunk : B;
+}
+
 int model_check_length(const Model *m, int T, char *err, int errlen) {
     if (m->encoder.layers && pos_check_length(&m->encoder.pos, T, err, errlen)) return -1;
     if (m->decoder.layers && pos_check_length(&m->decoder.pos, T, err, errlen)) return -1;

@@ -64,4 +64,8 @@ Tensor *decoder_logits(Model *m, Tensor *memory, const int *src, int Ts, const i
 Tensor *lm_logits(Model *m, const int *ids, int B, int T, const StackRun *run);
 // Can every stack encode sequences this long? (a learned table without wrap cannot)
 int model_check_length(const Model *m, int T, char *err, int errlen);
+// Sequences of T tokens an evaluation pass (no tape) runs through a stack at once, of a batch
+// of B (1..B): about 4096 tokens, so that the stack's intermediates stay within a few MiB and
+// in cache. score/evaluate.c chunks by it and memory/memory_estimate.c counts those chunks.
+int model_eval_chunk(int T, int B);
 #endif

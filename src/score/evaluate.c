@@ -187,11 +187,6 @@ int evaluate_split(Model *m, const Task *t, const Split *s, int length, int deco
     return evaluate_diagnose(m, t, s, length, decode, NULL, r, err, errlen);
 }
 
-// Tokens a translator's teacher-forced pass runs through each stack at once: a batch of long
-// sentences (64 of 260 tokens at 32 clauses) goes a few sentences at a time, so that the
-// stacks' intermediates stay within a few MiB (as the language model's windows, evaluate_lm).
-#define TF_CHUNK_TOKENS 4096
-
 // Sentences w0 .. w0+n-1 of x (B,T,d) as a tensor of their own (n,T,d), sharing x's data.
 static Tensor rows_of(const Tensor *x, int w0, int n) {
     Tensor part = *x;
@@ -204,11 +199,11 @@ static Tensor rows_of(const Tensor *x, int w0, int n) {
 
 // A translator's batch, teacher-forced: the encoder output (B,Ts,d) into *memory, *above the
 // arena mark just above it, and the logits (B*Tt,V), each row the same bits as in one pass
-// (rows are independent; positions are fixed: reuse_encoder), chunk sentences at a time.
+// (rows are independent; positions are fixed: reuse_encoder), model_eval_chunk sentences at a
+// time: a batch of long sentences (64 of 260 tokens at 32 clauses) goes a few at a time.
 static Tensor *chunked_logits(Model *m, const Batch *b, Tensor **memory, ArenaMark *above) {
     int B = b->B, Ts = b->T_src, Tt = b->T_tgt, V = m->tgt_vocab, T = Ts > Tt ? Ts : Tt;
-    int chunk = TF_CHUNK_TOKENS / T > 1 ? TF_CHUNK_TOKENS / T : 1;
-    if (m->decoder.pos.draw_from) chunk = B;   // a pass draws its positions: one pass
+    int chunk = m->decoder.pos.draw_from ? B : model_eval_chunk(T, B);   // drawn: one pass
     Arena *a = tensor_arena();
     *memory = tensor_new3(B, Ts, m->cfg.d_model, 0);
     for (int w0 = 0; w0 < B; w0 += chunk) {
@@ -319,19 +314,15 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
     return rc;
 }
 
-// Tokens of windows a language model's evaluation runs through the stack at once. Its batches
-// of about 64k tokens keep their loss (one mean over the batch), but the stack's intermediates
-// of 64k tokens (the FFN's hidden rows: 64 MiB at d_ff = 256) were first touched for each new
-// window size, a fault a page; in chunks they stay within a few MiB and in cache.
-#define LM_EVAL_CHUNK_TOKENS 4096
-
-// The logits of a batch of B windows (B*T,V): lm_logits of chunks of windows, each row the
+// The logits of a batch of B windows (B*T,V): lm_logits of model_eval_chunk windows at a time
+// (a batch of 64k tokens keeps its one loss, but its stack's intermediates, 64 MiB of FFN
+// rows at d_ff = 256, were first touched at each new window size, a fault a page), each row the
 // same bits as in one pass (rows are independent; positions drawn anew by each pass, with
 // model.pos_random, keep the batch in one pass).
 static Tensor *lm_batch_logits(Model *m, const Batch *b) {
     int B = b->B, T = b->T_tgt, V = m->tgt_vocab;
-    int chunk = LM_EVAL_CHUNK_TOKENS / T > 1 ? LM_EVAL_CHUNK_TOKENS / T : 1;
-    if (chunk >= B || m->decoder.pos.draw_from) return lm_logits(m, b->tgt_in, B, T, NULL);
+    int chunk = model_eval_chunk(T, B);
+    if (chunk == B || m->decoder.pos.draw_from) return lm_logits(m, b->tgt_in, B, T, NULL);
     Tensor *all = tensor_new2(B * T, V, 0);
     for (int w0 = 0; w0 < B; w0 += chunk) {
         int n = B - w0 < chunk ? B - w0 : chunk;
