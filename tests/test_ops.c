@@ -895,6 +895,67 @@ static void test_attention_sums_in_row_order(void) {
         }
 }
 
+// The forward of short heads (D = 16, at most 48 keys: ops_attention.c's fused kernel on
+// AVX-512 builds) against the general path (attn_short_heads = 0), bit for bit: the outputs,
+// the probabilities (AttnArgs.probs) and every gradient, which read the saved P and its
+// dropout mask. Shapes it takes: 1, 16, 25, 32, 33 and 48 keys (one to three vectors), fewer
+// queries than keys and more, blocks of rows cut by the query side's end; causal, key and
+// query padding (a row with every key masked), dropout (the mask's hash in 64-bit lanes),
+// a bias with its gradient, the temperature, scores scaled up.
+static void attention_short_run(int B, int Tq, int Tk, int H, int c, int short_heads, float *out) {
+    enum { D = 16 };
+    int C = H * D, qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, bs[3] = {H, Tq, Tk};
+    int *key_pad = arena_alloc(&arena, sizeof(int) * (size_t)(B * Tk));
+    int *query_pad = arena_alloc(&arena, sizeof(int) * (size_t)(B * Tq));
+    for (int b = 0; b < B; b++) {
+        for (int j = 0; j < Tk; j++) key_pad[b * Tk + j] = (j >= Tk - 3 * b || j == 1) || (b == 2 && j < 4);
+        for (int i = 0; i < Tq; i++) query_pad[b * Tq + i] = i >= Tq - 2 * b || i == 2;
+    }
+    Tensor *q = tensor_new(3, qs, 1), *k = tensor_new(3, ks, 1), *v = tensor_new(3, ks, 1);
+    Tensor *bias = (c & 8) ? tensor_new(3, bs, 1) : NULL;
+    float gain = c % 6 == 5 ? 12.0f : 1.0f;
+    for (long e = 0; e < q->size; e++) q->data[e] = gain * (hash_uniform(1, (uint64_t)e) - 0.5f);
+    for (long e = 0; e < k->size; e++) k->data[e] = hash_uniform(2, (uint64_t)e) - 0.5f;
+    for (long e = 0; e < v->size; e++) v->data[e] = hash_uniform(3, (uint64_t)e) - 0.5f;
+    if (bias) for (long e = 0; e < bias->size; e++) bias->data[e] = hash_uniform(4, (uint64_t)e) - 0.5f;
+    long np = (long)B * H * Tq * Tk;
+    float *probs = arena_alloc(&arena, sizeof(float) * (size_t)np);
+    AttnArgs a = {.n_heads = H, .bias = bias, .key_pad = (c & 2) ? key_pad : NULL,
+                  .query_pad = (c & 4) ? query_pad : NULL, .causal = c & 1,
+                  .dropout = c % 3 == 1 ? 0.1f : c % 3 == 2 ? 0.5f : 0.0f, .seed = 99 + c,
+                  .probs = probs, .logit_train_length = c % 7 == 3 ? 4 : 0};
+    attn_short_heads = short_heads;
+    tape_reset();
+    Tensor *y = op_attention(q, k, v, &a);
+    float *dy = grad_zeroed(y);
+    for (long e = 0; e < y->size; e++) dy[e] = hash_uniform(5, (uint64_t)e) - 0.5f;
+    tape_replay();
+    attn_short_heads = 1;
+    const float *parts[6] = {y->data, probs, q->grad, k->grad, v->grad, bias ? bias->grad : NULL};
+    long sizes[6] = {y->size, np, q->size, k->size, v->size, bias ? bias->size : 0};
+    for (int p = 0; p < 6; p++, out += sizes[p - 1]) memcpy(out, parts[p], sizeof(float) * (size_t)sizes[p]);
+}
+
+static void test_attention_short_heads_match_general(void) {
+    static const int shapes[][2] = {{1, 1}, {16, 16}, {25, 25}, {32, 32}, {7, 3}, {3, 20}, {20, 33},
+                                    {35, 35}, {13, 48}, {6, 6}};   // Tq, Tk
+    for (int s = 0; s < 10; s++)
+        for (int c = 0; c < 16; c++) {
+            int B = 4, H = 2, Tq = shapes[s][0], Tk = shapes[s][1];
+            long n = 2L * B * Tq * H * 16 + (long)B * H * Tq * Tk + 2L * B * Tk * H * 16 + (long)H * Tq * Tk;
+            float *fused = calloc((size_t)n, sizeof(float)), *general = calloc((size_t)n, sizeof(float));
+            arena_reset(&arena);
+            attention_short_run(B, Tq, Tk, H, c, 1, fused);
+            arena_reset(&arena);
+            attention_short_run(B, Tq, Tk, H, c, 0, general);
+            long wrong = 0;
+            for (long e = 0; e < n; e++) wrong += memcmp(fused + e, general + e, sizeof(float)) != 0;
+            CHECK(wrong == 0, "short heads Tq%d Tk%d causal %d key pad %d query pad %d bias %d: %ld of %ld "
+                  "floats differ from the general path", Tq, Tk, c & 1, (c >> 1) & 1, (c >> 2) & 1, c >> 3, wrong, n);
+            free(fused), free(general);
+        }
+}
+
 // q = k = v = x: the op's three gradients land in one tensor, dq assigned and dk, dv added
 // to it (grad_accumulates), against the gradients of three copies summed. Head widths 16
 // (whole vectors) and 20 (a scalar tail), causal, padded keys, a partial block of rows.
@@ -1060,7 +1121,7 @@ int main(void) {
     T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows); T(test_rope_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_rope_padding); T(test_rope_padding_by_hand); T(test_attention_padding_by_hand);
-    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs);
+    T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs); T(test_attention_short_heads_match_general);
     T(test_attention_shared_input); T(test_tanh_concat);
     arena_free(&arena);
     return check_summary();

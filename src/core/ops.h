@@ -123,6 +123,9 @@ float attn_logit_factor(int n, int n_train);
 // times v -> (B,Tq,H*D).
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
+// 1 (the default): with AVX-512, heads of 16 with at most 48 keys take op_attention's fused
+// forward for short heads; 0: the general one, the same bits (tests compare the two).
+extern int attn_short_heads;
 
 // --- rotary embedding -----------------------------------------------------------------
 // In each head (width D) the pair (2i,2i+1) at position pos[t] is rotated by
