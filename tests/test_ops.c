@@ -895,13 +895,14 @@ static void test_attention_sums_in_row_order(void) {
         }
 }
 
-// The forward of short heads (D = 16, at most 48 keys: ops_attention.c's fused kernel on
-// AVX-512 builds) against the general path (attn_short_heads = 0), bit for bit: the outputs,
-// the probabilities (AttnArgs.probs) and every gradient, which read the saved P and its
-// dropout mask. Shapes it takes: 1, 16, 25, 32, 33 and 48 keys (one to three vectors), fewer
-// queries than keys and more, blocks of rows cut by the query side's end; causal, key and
-// query padding (a row with every key masked), dropout (the mask's hash in 64-bit lanes),
-// a bias with its gradient, the temperature, scores scaled up.
+// The forward of short heads (D = 16, at most 64 keys, no bias nor temperature: on AVX-512
+// builds ops_attention.c's forward with 16 query rows a vector) against the general path
+// (attn_short_heads = 0), bit for bit: the outputs, the probabilities (AttnArgs.probs) and
+// every gradient, which read the saved P and its dropout mask. Shapes it takes: 1 to 61 keys
+// (one to four vectors of 16), fewer queries than keys and more, 1 to 48 queries (groups of
+// 16 rows cut by the query side's end); causal, key and query padding (rows with every key
+// masked), dropout 0.1 and 0.5 (the mask's hash in 64-bit lanes), scores scaled up; with a
+// bias (and its gradient) or the temperature the op takes the general path either way.
 static void attention_short_run(int B, int Tq, int Tk, int H, int c, int short_heads, float *out) {
     enum { D = 16 };
     int C = H * D, qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, bs[3] = {H, Tq, Tk};
@@ -938,8 +939,8 @@ static void attention_short_run(int B, int Tq, int Tk, int H, int c, int short_h
 
 static void test_attention_short_heads_match_general(void) {
     static const int shapes[][2] = {{1, 1}, {16, 16}, {25, 25}, {32, 32}, {7, 3}, {3, 20}, {20, 33},
-                                    {35, 35}, {13, 48}, {6, 6}};   // Tq, Tk
-    for (int s = 0; s < 10; s++)
+                                    {35, 35}, {13, 48}, {6, 6}, {48, 61}, {17, 17}};   // Tq, Tk
+    for (int s = 0; s < 12; s++)
         for (int c = 0; c < 16; c++) {
             int B = 4, H = 2, Tq = shapes[s][0], Tk = shapes[s][1];
             long n = 2L * B * Tq * H * 16 + (long)B * H * Tq * Tk + 2L * B * Tk * H * 16 + (long)H * Tq * Tk;

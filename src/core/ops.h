@@ -123,8 +123,9 @@ float attn_logit_factor(int n, int n_train);
 // times v -> (B,Tq,H*D).
 // Nothing of size T*T is kept unless a gradient is needed.
 Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args);
-// 1 (the default): with AVX-512, heads of 16 with at most 48 keys take op_attention's fused
-// forward for short heads; 0: the general one, the same bits (tests compare the two).
+// 1 (the default): with AVX-512, heads of 16 with at most 64 keys and neither a bias nor a
+// temperature take op_attention's forward with 16 query rows a vector; 0: the general one, the
+// same bits (tests compare the two).
 extern int attn_short_heads;
 
 // --- rotary embedding -----------------------------------------------------------------

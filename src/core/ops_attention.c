@@ -662,234 +662,178 @@ static void attention_backward(const Node *n) {
     }
 }
 
-// ---- heads of 16 with at most 48 keys (the lab's shapes) -----------------------------------
+// ---- heads of 16 without a bias or temperature: 16 query rows a vector -------------------
 //
-// The forward of such a head in one kernel (AVX-512 builds): per block of ATTN_ROW_BLOCK query
-// rows, the scores in registers (rows x NV vectors of 16 keys, NV = 1..3 a constant: the
-// block's longest row rounded up), then row by row, in those NV vectors, the softmax, the
-// dropout weights, the saved P and the probabilities, with nothing stored between them (the
-// general path makes a row in five passes, each storing what the next one loads), then the
-// weighted sum of v's rows, one vector each. Per element the operations of the general path
-// (row_times_rows, scores_to_probs, drop_weights, probs_save, weighted_rows_rows) in the same
-// order, so the same bits; a block's vectors past a row's own keys are masked (exponentials 0,
-// which add nothing to a sum). test_ops pins the two (attn_short_heads = 0: the general path).
+// At D = 16 and a few dozen keys a row's softmax is a chain of dependent steps (scale and
+// mask, a max over lanes, the exponentials, a sum over lanes, a divide) longer than the row's
+// arithmetic, and a head's rows ran one chain after the other. Here the lanes of a vector are
+// 16 query rows and every step is vertical: the vector of key j holds the 16 rows' scores of
+// key j, and a row's reductions over keys are element-wise operations between key vectors.
+// kernel_max's and kernel_sum's lanes (key j goes to lane j mod 16) become 16 vectors of
+// partial maxima and sums, and their trees (lane l with lane l + 8, 4, 2, 1) vector
+// operations between those, so every row gets the general path's operations in the same
+// order: the same bits (test_ops pins the two; attn_short_heads = 0 takes the general path).
+// Per group of 16 rows: the queries transposed in registers; the scores of each key (q.k over
+// e ascending from 0, scaled, masked) into the scratch; the max; the exponentials and their
+// sum; the probabilities, dropout weights and saved P (16 keys at a time transposed back into
+// rows); the weighted sum of v's rows (a row adds key j only below its end, as
+// weighted_cols), transposed back into rows. Keys past the group's last visible one are
+// masked in every row, so they are left out (-inf and 0 change no max or sum).
 int attn_short_heads = 1;
 #if KERNEL_VL == 16
-enum { SHORT_MAX_V = 3 };   // vectors of 16 keys a row at most
-typedef uint64_t short_u64 __attribute__((vector_size(8 * sizeof(uint64_t))));
-typedef int32_t short_i32 __attribute__((vector_size(8 * sizeof(int32_t))));
+typedef uint64_t lanes_u64 __attribute__((vector_size(8 * sizeof(uint64_t))));
 
-static inline __attribute__((always_inline)) short_u64 short_mix(short_u64 z) {
+static inline __attribute__((always_inline)) lanes_u64 lanes_mix(lanes_u64 z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;   // util/hash.h's splitmix64_mix
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-// -1 in lane l where hash_uniform(seed, index + l) >= p, else 0, for threshold = ceil(p 2^24):
-// hash_uniform is (h >> 40) / 2^24 exactly, which is >= p where the integer h >> 40 is >= p 2^24.
-// Eight 64-bit hashes a vector, as hash_uniform's loop in drop_weights, without its conversions.
-static inline __attribute__((always_inline)) attn_veci short_kept(uint64_t seed, uint64_t index,
-                                                                   uint64_t threshold) {
-    short_u64 lo, hi;
-    for (int l = 0; l < 8; l++) lo[l] = index + (uint64_t)l + 0x632BE59BD9B4E019ull;
-    hi = lo + 8;
-    lo = short_mix(seed ^ short_mix(lo)), hi = short_mix(seed ^ short_mix(hi));
-    short_i32 klo = __builtin_convertvector((lo >> 40) >= threshold, short_i32),
-              khi = __builtin_convertvector((hi >> 40) >= threshold, short_i32);
-    attn_veci kept;
-    memcpy(&kept, &klo, sizeof klo);
-    memcpy((char *)&kept + sizeof klo, &khi, sizeof khi);
-    return kept;
+// -1 in lane l where hash_uniform(seed, index[l]) >= p (index in two halves of 8), else 0, for
+// threshold = ceil(p 2^24): hash_uniform is (h >> 40) / 2^24 exactly, which is >= p where the
+// integer h >> 40 is >= p 2^24.
+static inline __attribute__((always_inline)) attn_veci lanes_kept(uint64_t seed, lanes_u64 lo,
+                                                                   lanes_u64 hi, uint64_t threshold) {
+    lo = lanes_mix(seed ^ lanes_mix(lo + 0x632BE59BD9B4E019ull));
+    hi = lanes_mix(seed ^ lanes_mix(hi + 0x632BE59BD9B4E019ull));
+    // the two halves' 64-bit masks, their low words side by side by one permute (copied as two
+    // halves through memory, a vector load waited on two smaller stores it could not forward)
+    static const attn_veci low_words = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+    return __builtin_shuffle((attn_veci)((lo >> 40) >= threshold),
+                             (attn_veci)((hi >> 40) >= threshold), low_words);
 }
 
-// Lanes 0..Tk-1 of a row's NV vectors into p, 0 from 16 NV on: whole vectors, the last piece
-// in copies of 8, 4 and 1 (the row ends where the next row, or another head, starts).
-static inline __attribute__((always_inline)) void short_store(float *restrict p, const attn_vec *t,
-                                                              int NV, int Tk) {
-    for (int v = 0; v < NV; v++) {
-        int j0 = 16 * v, m = Tk - j0 < 16 ? Tk - j0 : 16, l = 0;
-        const float *tf = (const float *)&t[v];
-        if (m == 16) { memcpy(p + j0, tf, sizeof t[v]); continue; }
-        for (; l + 8 <= m; l += 8) memcpy(p + j0 + l, tf + l, sizeof(float) * 8);
-        for (; l + 4 <= m; l += 4) memcpy(p + j0 + l, tf + l, sizeof(float) * 4);
-        for (; l < m; l++) p[j0 + l] = tf[l];
-    }
-    if (16 * NV < Tk) memset(p + 16 * NV, 0, sizeof(float) * (size_t)(Tk - 16 * NV));
+static inline __attribute__((always_inline)) attn_vec lanes_select(attn_veci m, attn_vec a,
+                                                                   attn_vec b) {
+    return (attn_vec)(((attn_veci)a & m) | ((attn_veci)b & ~m));
 }
 
-typedef struct {                 // one head of the short path
-    const AttnArgs *a;
-    const float *q, *v, *kt;     // the head's first row of q and v (rows C apart); keys (16,Tp)
-    const float *bias;           // NULL or the bias
-    const int *pad, *qpad;       // the batch entry's key and query padding, or NULL
-    float *y, *P, *probs, *w;    // the head's first row of out; of P and probs (or NULL); scratch
-    int Tq, Tk, Tp, C, h, H;
-    long bias_size, pad_avail, row0;   // bias floats; pad ints from pad on; bh * Tq
-    float scale, keep;
-    uint64_t threshold;
-} ShortHead;
-
-// Row i (end keys) from its scores x (NV vectors): probabilities, weights into w, P, probs.
-static inline __attribute__((always_inline)) void short_row(const ShortHead *s, int i, int end,
-                                                            attn_vec *x, float *restrict w, int NV) {
-    const AttnArgs *a = s->a;
-    attn_vec mx = {0}, neg_inf;
-    attn_veci lane;
-    for (int l = 0; l < 16; l++) neg_inf[l] = -INFINITY, lane[l] = l;
-    mx = neg_inf;
-    float f = row_factor(a, s->pad, end);
-    long brow = ((long)s->h * s->Tq + i) * s->Tk, bias_avail = s->bias_size - brow;
-    for (int v = 0; v < NV; v++) {
-        int j0 = 16 * v;
-        if (s->bias) {   // as scores_to_probs_n: a vector while the bias lasts, then its rest
-            attn_vec bv = {0};
-            const float *bi = s->bias + brow;
-            if (j0 + 16 <= bias_avail) memcpy(&bv, bi + j0, sizeof bv);
-            else for (int l = 0; j0 + l < bias_avail; l++) bv[l] = bi[j0 + l];
-            for (int l = 0; l < 16; l++) x[v][l] = fmaf(x[v][l], s->scale, bv[l]);
-        } else x[v] = x[v] * s->scale;
-        if (f != 1.0f) x[v] *= f;
-        attn_veci dead = lane + j0 >= end;
-        if (s->pad) {
-            attn_veci pv = {0};
-            if (j0 + 16 <= s->pad_avail) memcpy(&pv, s->pad + j0, sizeof pv);
-            else for (int l = 0; j0 + l < s->pad_avail; l++) pv[l] = s->pad[j0 + l];
-            dead |= pv != 0;
-        }
-        x[v] = (attn_vec)(((attn_veci)neg_inf & dead) | ((attn_veci)x[v] & ~dead));
-        attn_veci larger = x[v] > mx;
-        mx = (attn_vec)(((attn_veci)x[v] & larger) | ((attn_veci)mx & ~larger));
-    }
-    float m = kernel_vec_max(mx);
-    if (m == -INFINITY) {
-        for (int v = 0; v < NV; v++) x[v] = (attn_vec){0};
-    } else {
-        attn_vec sum = {0};
-        for (int v = 0; v < NV; v++) {
-            for (int l = 0; l < 16; l++) x[v][l] = kernel_expf(x[v][l] - m);
-            sum += x[v];
-        }
-        float inv = 1.0f / kernel_vec_total(sum);
-        for (int v = 0; v < NV; v++) x[v] *= inv;
-    }
-    long row = s->row0 + i;
-    attn_vec wv[SHORT_MAX_V];
-    for (int v = 0; v < NV; v++) {
-        wv[v] = x[v];
-        if (a->dropout > 0) {   // drop_weights: (kept ? 1/(1-p) : 0) * s
-            attn_veci kept = short_kept(a->seed, (uint64_t)(row * s->Tk + 16 * v), s->threshold);
-            attn_vec keep_v = {0};
-            keep_v += s->keep;
-            wv[v] = (attn_vec)((attn_veci)keep_v & kept) * x[v];
-        }
-        memcpy(w + 16 * v, &wv[v], sizeof wv[v]);
-    }
-    attn_vec t[SHORT_MAX_V];
-    if (s->probs) {
-        for (int v = 0; v < NV; v++) t[v] = (attn_vec)((attn_veci)x[v] & (lane + 16 * v < end));
-        short_store(s->probs + (long)i * s->Tk, t, NV, s->Tk);
-    }
-    if (s->P) {   // probs_save: the sign marks a dropped weight
-        for (int v = 0; v < NV; v++) {
-            attn_veci sign = (attn_veci)(wv[v] == 0) & (int)0x80000000u;
-            t[v] = (attn_vec)(((attn_veci)x[v] ^ sign) & (lane + 16 * v < end));
-        }
-        short_store(s->P + (long)i * s->Tk, t, NV, s->Tk);
-    }
+// Lanes 0..n-1 of t into p: the whole vector, or copies of 8, 4 and 1 (a row of P ends where
+// the next row, or another head's, starts).
+static inline __attribute__((always_inline)) void lanes_store(float *restrict p, attn_vec t, int n) {
+    const float *tf = (const float *)&t;
+    if (n >= 16) { memcpy(p, tf, sizeof t); return; }
+    int l = 0;
+    for (; l + 8 <= n; l += 8) memcpy(p + l, tf + l, sizeof(float) * 8);
+    for (; l + 4 <= n; l += 4) memcpy(p + l, tf + l, sizeof(float) * 4);
+    for (; l < n; l++) p[l] = tf[l];
 }
 
-// Rows i0 .. i0 + rows - 1 (n[r] keys each, 0 for a padding query; nmax the most) in vectors
-// of NV x 16 keys. Rows past `rows` read the last one's query and are dropped.
-static inline __attribute__((always_inline)) void short_block(const ShortHead *s, int i0, int rows,
-                                                              const int *n, int NV) {
-    enum { R = ATTN_ROW_BLOCK };
-    const float *qr[R];
-    int nmin = 0, nmax = 0;
-    for (int r = 0; r < R; r++) {
-        qr[r] = s->q + (long)(i0 + (r < rows ? r : rows - 1)) * s->C;
-        if (n[r] > 0 && (nmin == 0 || n[r] < nmin)) nmin = n[r];
-        if (n[r] > nmax) nmax = n[r];
-    }
-    attn_vec acc[R][SHORT_MAX_V];
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) acc[r][v] = (attn_vec){0};
-    for (int e = 0; e < 16 && nmax > 0; e++) {   // row_times_cols: e ascending
-        attn_vec m[SHORT_MAX_V];
-        for (int v = 0; v < NV; v++) memcpy(&m[v], s->kt + e * s->Tp + 16 * v, sizeof m[v]);
-        for (int r = 0; r < R; r++)
-            for (int v = 0; v < NV; v++) acc[r][v] += qr[r][e] * m[v];
-    }
-    for (int r = 0; r < R; r++) {
-        float *w = s->w + (long)r * s->Tp;
-        if (n[r] > 0) { short_row(s, i0 + r, n[r], acc[r], w, NV); continue; }
-        for (int v = 0; v < NV; v++) memset(w + 16 * v, 0, sizeof(attn_vec));
-        // a row with no visible key that is not padding gets rows of 0 (as the general path)
-        if (r < rows && !(s->qpad && s->qpad[i0 + r])) {
-            if (s->P) memset(s->P + (long)(i0 + r) * s->Tk, 0, sizeof(float) * (size_t)s->Tk);
-            if (s->probs)
-                memset(s->probs + (long)(i0 + r) * s->Tk, 0, sizeof(float) * (size_t)s->Tk);
-        }
-    }
-    attn_vec y[R];   // weighted_cols: j ascending, rows tested past the shortest
-    for (int r = 0; r < R; r++) y[r] = (attn_vec){0};
-    const float *vr = s->v;
-    int j = 0;
-    for (; j < nmin; j++, vr += s->C) {
-        attn_vec xv;
-        memcpy(&xv, vr, sizeof xv);
-        for (int r = 0; r < R; r++) y[r] += s->w[(long)r * s->Tp + j] * xv;
-    }
-    for (; j < nmax; j++, vr += s->C) {
-        attn_vec xv;
-        memcpy(&xv, vr, sizeof xv);
-        for (int r = 0; r < R; r++)
-            if (j < n[r]) y[r] += s->w[(long)r * s->Tp + j] * xv;
-    }
-    for (int r = 0; r < rows; r++) {
-        if (n[r] <= 0) y[r] = (attn_vec){0};
-        memcpy(s->y + (long)(i0 + r) * s->C, &y[r], sizeof y[r]);
-    }
-}
-
-// The forward of (batch, head) bh at D = 16, Tk <= 48 (forward_head's contract).
-static void forward_head_short(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out,
-                               float *P, const AttnArgs *args, int bh, float *kt) {
-    enum { R = ATTN_ROW_BLOCK, D = 16 };
+// The forward of (batch, head) bh at D = 16 without bias or temperature (forward_head's
+// contract); scratch: Tp vectors of 16 floats.
+static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out,
+                               float *P, const AttnArgs *args, int bh, float *scratch) {
+    enum { D = 16 };
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
-    int H = args->n_heads, Tp = round16(Tk), b = bh / H, h = bh % H;
-    ShortHead s = {
-        .a = args, .q = q->data + (long)b * Tq * C + h * D, .v = v->data + (long)b * Tk * C + h * D,
-        .kt = kt, .bias = args->bias ? args->bias->data : NULL,
-        .pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL,
-        .qpad = args->query_pad ? args->query_pad + (long)b * Tq : NULL,
-        .y = out->data + (long)b * Tq * C + h * D, .P = P ? P + (long)bh * Tq * Tk : NULL,
-        .probs = args->probs ? args->probs + (long)bh * Tq * Tk : NULL, .w = kt + (long)D * Tp,
-        .Tq = Tq, .Tk = Tk, .Tp = Tp, .C = C, .h = h, .H = H,
-        .bias_size = args->bias ? (long)H * Tq * Tk : 0, .pad_avail = (long)(B - b) * Tk,
-        .row0 = (long)bh * Tq, .scale = 1.0f / sqrtf((float)D),
-        .keep = args->dropout > 0 ? 1.0f / (1.0f - args->dropout) : 1.0f,
-        .threshold = (uint64_t)ceilf(args->dropout * 16777216.0f)};
-    transpose_head(k->data, b, h, Tk, C, D, Tp, kt);
+    int H = args->n_heads, b = bh / H, h = bh % H;
+    const float *qh = q->data + (long)b * Tq * C + h * D, *kh = k->data + (long)b * Tk * C + h * D,
+                *vh = v->data + (long)b * Tk * C + h * D;
+    float *yh = out->data + (long)b * Tq * C + h * D;
+    const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
+    const int *qpad = args->query_pad ? args->query_pad + (long)b * Tq : NULL;
+    float *Ph = P ? P + (long)bh * Tq * Tk : NULL;
+    float *probs = args->probs ? args->probs + (long)bh * Tq * Tk : NULL;
+    attn_vec *sj = (attn_vec *)scratch;   // key j's 16 rows: scores, exponentials, weights
+    float scale = 1.0f / sqrtf((float)D), keep = 1.0f / (1.0f - args->dropout);
+    uint64_t threshold = (uint64_t)ceilf(args->dropout * 16777216.0f);
     if (bh + 1 < B * H) {   // the next head's rows
         prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
         prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
         prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
         prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
     }
-    if (s.qpad) {   // as forward_head: padding queries' rows of probs (and of P where read) 0
-        if (s.P && args->bias && args->bias->grad) kernel_zero_padding_rows(s.P, s.qpad, Tq, Tk);
-        if (s.probs) kernel_zero_padding_rows(s.probs, s.qpad, Tq, Tk);
-    }
-    for (int i0 = 0; i0 < Tq; i0 += R) {
-        int rows = Tq - i0 < R ? Tq - i0 : R, n[R], nmax = 0;
-        for (int r = 0; r < R; r++) {
-            n[r] = r < rows ? causal_end(args, i0 + r, Tq, Tk) : 0;
-            if (s.qpad && r < rows && s.qpad[i0 + r]) n[r] = 0;
-            if (n[r] > nmax) nmax = n[r];
+    if (qpad && probs) kernel_zero_padding_rows(probs, qpad, Tq, Tk);   // as forward_head
+    attn_vec neg_inf, zero = {0}, sign_bit;
+    for (int l = 0; l < 16; l++) neg_inf[l] = -INFINITY;
+    sign_bit = (attn_vec)((attn_veci){0} + (int)0x80000000u);
+    for (int i0 = 0; i0 < Tq; i0 += 16) {
+        int rows = Tq - i0 < 16 ? Tq - i0 : 16, nmax = 0;
+        attn_veci endv;   // lane l: row i0 + l's keys (0: padding, or past Tq)
+        for (int l = 0; l < 16; l++) {
+            int i = i0 + l;
+            endv[l] = l < rows && !(qpad && qpad[i]) ? causal_end(args, i, Tq, Tk) : 0;
+            if (endv[l] > nmax) nmax = endv[l];
         }
-        if (nmax <= 16) short_block(&s, i0, rows, n, 1);
-        else if (nmax <= 32) short_block(&s, i0, rows, n, 2);
-        else short_block(&s, i0, rows, n, 3);
+        attn_vec t[16];   // the queries (rows past Tq read the last one), then q^T: t[e] lane l
+        for (int l = 0; l < 16; l++)
+            memcpy(&t[l], qh + (long)(i0 + (l < rows ? l : rows - 1)) * C, sizeof t[l]);
+        kernel_transpose(t);
+        for (int j = 0; j < nmax; j++) {   // scores: row_times_cols, then scores_to_probs_n
+            const float *kj = kh + (long)j * C;
+            attn_vec s = zero;
+            for (int e = 0; e < D; e++) s += kj[e] * t[e];
+            s *= scale;
+            attn_veci dead = j >= endv;
+            if (pad && pad[j]) dead = (attn_veci){0} - 1;
+            sj[j] = lanes_select(dead, neg_inf, s);
+        }
+        attn_vec part[16];   // kernel_max's lanes, then kernel_vec_max's tree
+        for (int l = 0; l < 16; l++) part[l] = neg_inf;
+        for (int j = 0; j < nmax; j++)
+            part[j % 16] = lanes_select(sj[j] > part[j % 16], sj[j], part[j % 16]);
+        for (int w = 8; w; w /= 2)
+            for (int l = 0; l < w; l++)
+                part[l] = lanes_select(part[l + w] > part[l], part[l + w], part[l]);
+        attn_vec m = part[0];
+        for (int l = 0; l < 16; l++) part[l] = zero;
+        for (int j = 0; j < nmax; j++) {   // exponentials in kernel_sum's lanes, then its tree
+            for (int l = 0; l < 16; l++) sj[j][l] = kernel_expf(sj[j][l] - m[l]);
+            part[j % 16] += sj[j];
+        }
+        for (int w = 8; w; w /= 2)
+            for (int l = 0; l < w; l++) part[l] += part[l + w];
+        attn_vec inv = 1.0f / part[0];
+        attn_veci alive = m != neg_inf;   // a row with every key masked: probabilities 0
+        lanes_u64 index_lo, index_hi;     // row i0 + l's first hash index: drop_weights'
+        for (int l = 0; l < 8; l++) {
+            index_lo[l] = (uint64_t)(((long)bh * Tq + i0 + l) * Tk);
+            index_hi[l] = (uint64_t)(((long)bh * Tq + i0 + 8 + l) * Tk);
+        }
+        for (int j0 = 0; j0 < nmax; j0 += 16) {   // 16 keys: probabilities, weights, P
+            attn_vec pr[16];
+            for (int jj = 0; jj < 16; jj++) {
+                int j = j0 + jj;
+                if (j >= nmax) { t[jj] = pr[jj] = zero; continue; }
+                attn_vec p = (attn_vec)((attn_veci)(sj[j] * inv) & alive), w = p;
+                if (args->dropout > 0) {   // drop_weights: (kept ? 1/(1-p) : 0) * s
+                    attn_veci kept = lanes_kept(args->seed, index_lo + (uint64_t)j,
+                                                index_hi + (uint64_t)j, threshold);
+                    w = (attn_vec)((attn_veci)(zero + keep) & kept) * p;
+                }
+                sj[j] = w;
+                attn_veci live = j < endv;   // probs_save: the sign marks a dropped weight
+                t[jj] = (attn_vec)((attn_veci)lanes_select(w == 0, (attn_vec)((attn_veci)p ^ (attn_veci)sign_bit), p) & live);
+                pr[jj] = (attn_vec)((attn_veci)p & live);
+            }
+            int n = Tk - j0;
+            if (Ph) {
+                kernel_transpose(t);
+                for (int l = 0; l < rows; l++)
+                    if (endv[l] > 0) lanes_store(Ph + (long)(i0 + l) * Tk + j0, t[l], n);
+            }
+            if (probs) {
+                kernel_transpose(pr);
+                for (int l = 0; l < rows; l++)
+                    if (endv[l] > 0) lanes_store(probs + (long)(i0 + l) * Tk + j0, pr[l], n);
+            }
+        }
+        int done = (nmax + 15) / 16 * 16;   // P past the keys above, and rows without keys: 0
+        for (int l = 0; l < rows; l++) {
+            if (qpad && qpad[i0 + l]) continue;
+            int from = endv[l] > 0 ? done : 0;
+            if (from >= Tk) continue;
+            if (Ph) memset(Ph + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
+            if (probs) memset(probs + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
+        }
+        for (int e = 0; e < D; e++) t[e] = zero;   // weighted_cols: j ascending below each end
+        for (int j = 0; j < nmax; j++) {
+            const float *vj = vh + (long)j * C;
+            attn_veci use = j < endv;
+            attn_vec w = sj[j];
+            for (int e = 0; e < D; e++) t[e] = lanes_select(use, t[e] + w * vj[e], t[e]);
+        }
+        kernel_transpose(t);
+        for (int l = 0; l < rows; l++) memcpy(yh + (long)(i0 + l) * C, &t[l], sizeof t[l]);
     }
 }
 #endif
@@ -983,7 +927,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
     void (*head)(const Tensor *, const Tensor *, const Tensor *, Tensor *, float *,
                  const AttnArgs *, int, float *) = forward_head;
 #if KERNEL_VL == 16
-    if (attn_short_heads && D == 16 && Tp <= 48) head = forward_head_short;
+    if (attn_short_heads && D == 16 && Tp <= 64 && !args->bias && args->logit_train_length <= 0)
+        head = forward_head_lanes;
 #endif
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
