@@ -692,8 +692,8 @@ static inline __attribute__((always_inline)) lanes_u64 lanes_mix(lanes_u64 z) {
 // -1 in lane l where hash_uniform(seed, index[l]) >= p (index in two halves of 8), else 0, for
 // threshold = ceil(p 2^24): hash_uniform is (h >> 40) / 2^24 exactly, which is >= p where the
 // integer h >> 40 is >= p 2^24.
-static inline __attribute__((always_inline)) attn_veci lanes_kept(uint64_t seed, lanes_u64 lo,
-                                                                   lanes_u64 hi, uint64_t threshold) {
+static inline __attribute__((always_inline))
+attn_veci lanes_kept(uint64_t seed, lanes_u64 lo, lanes_u64 hi, uint64_t threshold) {
     lo = lanes_mix(seed ^ lanes_mix(lo + 0x632BE59BD9B4E019ull));
     hi = lanes_mix(seed ^ lanes_mix(hi + 0x632BE59BD9B4E019ull));
     // the two halves' 64-bit masks, their low words side by side by one permute (copied as two
@@ -703,6 +703,7 @@ static inline __attribute__((always_inline)) attn_veci lanes_kept(uint64_t seed,
                              (attn_veci)((hi >> 40) >= threshold), low_words);
 }
 
+// a where m is -1, b where it is 0
 static inline __attribute__((always_inline)) attn_vec lanes_select(attn_veci m, attn_vec a,
                                                                    attn_vec b) {
     return (attn_vec)(((attn_veci)a & m) | ((attn_veci)b & ~m));
@@ -710,7 +711,8 @@ static inline __attribute__((always_inline)) attn_vec lanes_select(attn_veci m, 
 
 // Lanes 0..n-1 of t into p: the whole vector, or copies of 8, 4 and 1 (a row of P ends where
 // the next row, or another head's, starts).
-static inline __attribute__((always_inline)) void lanes_store(float *restrict p, attn_vec t, int n) {
+static inline __attribute__((always_inline))
+void lanes_store(float *restrict p, attn_vec t, int n) {
     const float *tf = (const float *)&t;
     if (n >= 16) { memcpy(p, tf, sizeof t); return; }
     int l = 0;
@@ -802,7 +804,8 @@ static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v
                 }
                 sj[j] = w;
                 attn_veci live = j < endv;   // probs_save: the sign marks a dropped weight
-                t[jj] = (attn_vec)((attn_veci)lanes_select(w == 0, (attn_vec)((attn_veci)p ^ (attn_veci)sign_bit), p) & live);
+                attn_vec flagged = (attn_vec)((attn_veci)p ^ (attn_veci)sign_bit);
+                t[jj] = (attn_vec)((attn_veci)lanes_select(w == 0, flagged, p) & live);
                 pr[jj] = (attn_vec)((attn_veci)p & live);
             }
             int n = Tk - j0;
@@ -823,17 +826,30 @@ static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v
             int from = endv[l] > 0 ? done : 0;
             if (from >= Tk) continue;
             if (Ph) memset(Ph + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
-            if (probs) memset(probs + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
+            if (probs)
+                memset(probs + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
         }
-        for (int e = 0; e < D; e++) t[e] = zero;   // weighted_cols: j ascending below each end
-        for (int j = 0; j < nmax; j++) {
+        // weighted_cols: j ascending below each row's end; below the shortest row with keys no
+        // row is tested (a row without keys, whose weights are 0, is stored as 0 below)
+        int nmin = nmax;
+        for (int l = 0; l < rows; l++)
+            if (endv[l] > 0 && endv[l] < nmin) nmin = endv[l];
+        for (int e = 0; e < D; e++) t[e] = zero;
+        int j = 0;
+        for (; j < nmin; j++) {
+            const float *vj = vh + (long)j * C;
+            attn_vec w = sj[j];
+            for (int e = 0; e < D; e++) t[e] += w * vj[e];
+        }
+        for (; j < nmax; j++) {
             const float *vj = vh + (long)j * C;
             attn_veci use = j < endv;
             attn_vec w = sj[j];
             for (int e = 0; e < D; e++) t[e] = lanes_select(use, t[e] + w * vj[e], t[e]);
         }
         kernel_transpose(t);
-        for (int l = 0; l < rows; l++) memcpy(yh + (long)(i0 + l) * C, &t[l], sizeof t[l]);
+        for (int l = 0; l < rows; l++)
+            memcpy(yh + (long)(i0 + l) * C, endv[l] > 0 ? &t[l] : &zero, sizeof t[l]);
     }
 }
 #endif
@@ -932,7 +948,8 @@ Tensor *op_attention(Tensor *q, Tensor *k, Tensor *v, const AttnArgs *args) {
 #endif
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
-            head(q, k, v, out, P, args, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
+            head(q, k, v, out, P, args, bh,
+                 scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
     );
     if (grad) {
         AttnArgs *saved = arena_alloc(tensor_arena(), sizeof *saved);
