@@ -934,7 +934,10 @@ static void attention_short_run(int B, int Tq, int Tk, int H, int c, int short_h
     attn_short_heads = 1;
     const float *parts[6] = {y->data, probs, q->grad, k->grad, v->grad, bias ? bias->grad : NULL};
     long sizes[6] = {y->size, np, q->size, k->size, v->size, bias ? bias->size : 0};
-    for (int p = 0; p < 6; p++, out += sizes[p - 1]) memcpy(out, parts[p], sizeof(float) * (size_t)sizes[p]);
+    for (int p = 0; p < 6; p++) {
+        if (sizes[p]) memcpy(out, parts[p], sizeof(float) * (size_t)sizes[p]);
+        out += sizes[p];
+    }
 }
 
 static void test_attention_short_heads_match_general(void) {

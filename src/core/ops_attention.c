@@ -756,6 +756,15 @@ static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v
             endv[l] = l < rows && !(qpad && qpad[i]) ? causal_end(args, i, Tq, Tk) : 0;
             if (endv[l] > nmax) nmax = endv[l];
         }
+        if (nmax == 0) {   // no row with a key (a sequence's padding): outputs 0, P and probs 0
+            for (int l = 0; l < rows; l++) {
+                memcpy(yh + (long)(i0 + l) * C, &zero, sizeof zero);
+                if (qpad && qpad[i0 + l]) continue;
+                if (Ph) memset(Ph + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
+                if (probs) memset(probs + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
+            }
+            continue;
+        }
         attn_vec t[16];   // the queries (rows past Tq read the last one), then q^T: t[e] lane l
         for (int l = 0; l < 16; l++)
             memcpy(&t[l], qh + (long)(i0 + (l < rows ? l : rows - 1)) * C, sizeof t[l]);
