@@ -722,7 +722,7 @@ void lanes_store(float *restrict p, attn_vec t, int n) {
 }
 
 // The forward of (batch, head) bh at D = 16 without bias or temperature (forward_head's
-// contract); scratch: Tp vectors of 16 floats.
+// contract); scratch: Tp vectors of 16 floats (the arena's 64-byte alignment: whole vectors).
 static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out,
                                float *P, const AttnArgs *args, int bh, float *scratch) {
     enum { D = 16 };
