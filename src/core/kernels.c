@@ -210,7 +210,23 @@ typedef struct {
     const float *Ap, *Bp, *bias;
     float *C;
     long ldc;
+    GemmOut out;
 } Product;
+
+// gemm_out's ReLU or mask on rows i0.. and columns j0.. of C (nr x nc, c at C(i0, j0)).
+// Callers pass a constant nc for a whole tile, so the loops vectorise.
+static inline __attribute__((always_inline)) void finish_rows(const GemmOut *o, float *c, long ldc,
+                                                              long i0, long j0, int nr, int nc) {
+    for (int r = 0; r < nr; r++) {
+        float *cr = c + r * ldc;
+        if (o->kind == GEMM_RELU) {
+            for (int j = 0; j < nc; j++) cr[j] = cr[j] > 0 ? cr[j] : 0.0f;
+        } else if (o->kind == GEMM_MASK) {
+            const float *m = o->mask + (i0 + r) * o->ldm + j0;
+            for (int j = 0; j < nc; j++) cr[j] = 0.0f + (m[j] > 0 ? cr[j] : 0.0f);
+        }
+    }
+}
 
 // Row panels ip0..ip1-1 of A, MR rows each, all K: panel ip at Ap + (ip - ip0)*MR*K holds
 // dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
@@ -312,6 +328,10 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, GemmTile shape) 
                 if (out == tile)
                     for (int r = 0; r < nr; r++)
                         memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
+                if (last && g->out.kind != GEMM_PLAIN) {
+                    if (nr == MR && nc == NR) finish_rows(&g->out, c, g->ldc, i0, j0, MR, NR);
+                    else                      finish_rows(&g->out, c, g->ldc, i0, j0, nr, nc);
+                }
             }
         }
     }
@@ -382,7 +402,8 @@ static void tile_unit(const Product *g, int mp, int np, int mc, int nc, int mt, 
 // M rows of the product (all of it, or one chunk of a transposed A); B is packed
 // by the first chunk (pack_b_too set) and read by every chunk, or read in place (Bp NULL).
 static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
-                      const float *bias, GemmTile tile, float *Ap, float *Bp, int pack_b_too) {
+                      const float *bias, GemmOut out, GemmTile tile, float *Ap, float *Bp,
+                      int pack_b_too) {
     const int MR = gemm_tile_mr(tile), NR = gemm_tile_nr(tile);
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
@@ -417,7 +438,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     while (agroup > 1 && apack1 - apack0 < 2 * threads * agroup) agroup--;
     int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0,
         aunits = (apack1 - apack0 + agroup - 1) / agroup;
-    Product g = {M, N, K, accumulate, direct, tile, A, B, Ap, Bp, bias, C, ldc};
+    Product g = {M, N, K, accumulate, direct, tile, A, B, Ap, Bp, bias, C, ldc, out};
     PackPlan pk = {M, N, K, A, B, tile, direct, Ap, Bp, np, bunits, bgroup, apack0, apack1, agroup};
     // On one thread the same units in the same order, outside any OpenMP region (kernels.h:
     // KERNEL_PARALLEL_FOR).
@@ -441,7 +462,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
 
 // gemm with B packed by the caller (Bp, from gemm_pack_b) or, Bp NULL, here.
 static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B, const float *Bp,
-                      float *C, long ldc, int accumulate, const float *bias) {
+                      float *C, long ldc, int accumulate, const float *bias, GemmOut out) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {   // empty sum
         for (int i = 0; i < M; i++)
@@ -449,6 +470,7 @@ static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B,
                 float s = accumulate ? C[i * ldc + j] : 0.0f;
                 C[i * ldc + j] = bias ? s + bias[j] : s;
             }
+        finish_rows(&out, C, ldc, 0, 0, M, N);
         return;
     }
     GemmTile tile = gemm_tile_for(N);
@@ -466,15 +488,22 @@ static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B,
     if (A.cs != 1) arena_trace_pack(scratch, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
+        GemmOut oi = out;   // the mask's rows follow C's
+        if (oi.kind == GEMM_MASK) oi.mask += i0 * oi.ldm;
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
-                  tile, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
+                  oi, tile, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
     }
     arena_release(scratch, mark);
 }
 
 void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
           int accumulate, const float *bias) {
-    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias);
+    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias, (GemmOut){GEMM_PLAIN, 0, 0});
+}
+
+void gemm_out(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
+              int accumulate, const float *bias, GemmOut out) {
+    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias, out);
 }
 
 PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
@@ -491,7 +520,8 @@ PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
 
 void gemm_packed(Arena *scratch, int M, const PackedB *B, MatView A, float *C, long ldc,
                  int accumulate, const float *bias) {
-    gemm_with(scratch, M, B->N, B->K, A, B->view, B->panels, C, ldc, accumulate, bias);
+    gemm_with(scratch, M, B->N, B->K, A, B->view, B->panels, C, ldc, accumulate, bias,
+              (GemmOut){GEMM_PLAIN, 0, 0});
 }
 
 void kernel_zero(float *p, long n) {

@@ -129,3 +129,61 @@ Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b) {
     if (grad) tape_record("linear", linear_backward, y, x, W, b);
     return y;
 }
+
+// --- op_ffn_relu: y = relu(x W1^T + b1) W2^T + b2 ---------------------------------------
+// saved = h = relu(x W1^T + b1) (R,F). The backward runs the three ops' backward passes in
+// the tape's order (the second linear's, the ReLU's, the first linear's), with dh = dY W2 and
+// the ReLU's 0 + [h > 0] dh in one masked product into scratch.
+
+static void ffn_relu_backward(const Node *n) {
+    Tensor *x = n->in[0], *W1 = n->in[1], *b1 = n->in[2], *W2 = n->in[3], *b2 = n->in[4];
+    int R = (int)tensor_rows(x), in = tensor_cols(x), F = W1->shape[0], out = W2->shape[0];
+    const float *dY = n->out->grad, *h = n->saved;
+    Arena *scratch = tensor_arena();
+    ArenaMark mark = arena_mark(scratch);
+    int first = x->grad || W1->grad || (b1 && b1->grad);   // anything before the ReLU
+    float *dpre = first ? arena_alloc(scratch, sizeof(float) * (size_t)R * F) : NULL;
+    if (dpre)
+        gemm_out(scratch, R, F, out, mat_rows(dY, out), mat_rows(W2->data, F), dpre, F, 0, NULL,
+                 (GemmOut){GEMM_MASK, h, F});
+    if (W2->grad)
+        gemm(scratch, out, F, R, mat_cols(dY, out), mat_rows(h, F), W2->grad, F,
+             grad_accumulates(W2), NULL);
+    if (b2 && b2->grad) column_sums_add(dY, R, out, grad_zeroed(b2));
+    if (x->grad)
+        gemm(scratch, R, in, F, mat_rows(dpre, F), mat_rows(W1->data, in), x->grad, in,
+             grad_accumulates(x), NULL);
+    if (W1->grad)
+        gemm(scratch, F, in, R, mat_cols(dpre, F), mat_rows(x->data, in), W1->grad, in,
+             grad_accumulates(W1), NULL);
+    if (b1 && b1->grad) column_sums_add(dpre, R, F, grad_zeroed(b1));
+    arena_release(scratch, mark);
+}
+
+Tensor *op_ffn_relu(Tensor *x, Tensor *W1, Tensor *b1, Tensor *W2, Tensor *b2) {
+    int in = tensor_cols(x), F = W1->shape[0], out = W2->shape[0];
+    if (W1->ndim != 2 || W1->shape[1] != in || (b1 && b1->size != F) || W2->ndim != 2 ||
+        W2->shape[1] != F || (b2 && b2->size != out)) {
+        fprintf(stderr, "op_ffn_relu: x has %d features, W1 is (%d,%d), W2 (%d,%d)\n", in,
+                W1->shape[0], W1->shape[1], W2->shape[0], W2->shape[1]);
+        abort();
+    }
+    int R = (int)tensor_rows(x);
+    int shape[TENSOR_MAX_DIMS];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[x->ndim - 1] = out;
+    int grad = tape_needs_grad(x, W1, b1) || tape_needs_grad(W2, b2, NULL);
+    float *h = arena_alloc(tensor_arena(), sizeof(float) * (size_t)R * F);
+    gemm_out(tensor_arena(), R, F, in, mat_rows(x->data, in), mat_cols(W1->data, in), h, F, 0,
+             b1 ? b1->data : NULL, (GemmOut){GEMM_RELU, NULL, 0});
+    Tensor *y = tensor_new(x->ndim, shape, grad);
+    gemm(tensor_arena(), R, out, F, mat_rows(h, F), mat_cols(W2->data, F), y->data, out, 0,
+         b2 ? b2->data : NULL);
+    if (grad) {
+        Node *n = tape_record("ffn_relu", ffn_relu_backward, y, x, W1, b1);
+        n->in[3] = W2;
+        n->in[4] = b2;
+        n->saved = h;
+    }
+    return y;
+}
