@@ -214,9 +214,7 @@ typedef struct {
 } Product;
 
 // gemm_out's ReLU or mask on rows i0.. and columns j0.. of C (nr x nc, c at C(i0, j0)).
-// Callers pass a constant nc for a whole tile, so the loops vectorise.
-static inline __attribute__((always_inline)) void finish_rows(const GemmOut *o, float *c, long ldc,
-                                                              long i0, long j0, int nr, int nc) {
+static void finish_rows(const GemmOut *o, float *c, long ldc, long i0, long j0, int nr, int nc) {
     for (int r = 0; r < nr; r++) {
         float *cr = c + r * ldc;
         if (o->kind == GEMM_RELU) {
@@ -226,6 +224,35 @@ static inline __attribute__((always_inline)) void finish_rows(const GemmOut *o, 
             for (int j = 0; j < nc; j++) cr[j] = 0.0f + (m[j] > 0 ? cr[j] : 0.0f);
         }
     }
+}
+
+// finish_rows on a whole tile (mr x nv vectors), in vectors: the same bits through a lane
+// mask (x & [x > 0] is x or +0, as `x > 0 ? x : 0`). Written as loops over j, gcc left both
+// scalar (one tile's rows may alias the mask, as far as it knows), which made the epilogue
+// cost more than the pass it replaced.
+static inline __attribute__((always_inline)) void finish_tile(const GemmOut *o, float *c, long ldc,
+                                                              long i0, long j0, int mr, int nv) {
+    const vfloat zero = {0};
+    if (o->kind == GEMM_RELU) {
+        for (int r = 0; r < mr; r++)
+            for (int v = 0; v < nv; v++) {
+                vfloat x;
+                VLOAD(x, c + r * ldc + v * VL);
+                x = (vfloat)((kernel_vi)x & (x > zero));
+                VSTORE(c + r * ldc + v * VL, x);
+            }
+        return;
+    }
+    const float *mask = o->mask + i0 * o->ldm + j0;   // in locals: c's stores may alias *o
+    long ldm = o->ldm;
+    for (int r = 0; r < mr; r++)
+        for (int v = 0; v < nv; v++) {
+            vfloat x, m;
+            VLOAD(x, c + r * ldc + v * VL);
+            VLOAD(m, mask + r * ldm + v * VL);
+            x = zero + (vfloat)((kernel_vi)x & (m > zero));
+            VSTORE(c + r * ldc + v * VL, x);
+        }
 }
 
 // Row panels ip0..ip1-1 of A, MR rows each, all K: panel ip at Ap + (ip - ip0)*MR*K holds
@@ -329,7 +356,7 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, GemmTile shape) 
                     for (int r = 0; r < nr; r++)
                         memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
                 if (last && g->out.kind != GEMM_PLAIN) {
-                    if (nr == MR && nc == NR) finish_rows(&g->out, c, g->ldc, i0, j0, MR, NR);
+                    if (nr == MR && nc == NR) finish_tile(&g->out, c, g->ldc, i0, j0, MR, NR / VL);
                     else                      finish_rows(&g->out, c, g->ldc, i0, j0, nr, nc);
                 }
             }
