@@ -210,50 +210,7 @@ typedef struct {
     const float *Ap, *Bp, *bias;
     float *C;
     long ldc;
-    GemmOut out;
 } Product;
-
-// gemm_out's ReLU or mask on rows i0.. and columns j0.. of C (nr x nc, c at C(i0, j0)).
-static void finish_rows(const GemmOut *o, float *c, long ldc, long i0, long j0, int nr, int nc) {
-    for (int r = 0; r < nr; r++) {
-        float *cr = c + r * ldc;
-        if (o->kind == GEMM_RELU) {
-            for (int j = 0; j < nc; j++) cr[j] = cr[j] > 0 ? cr[j] : 0.0f;
-        } else if (o->kind == GEMM_MASK) {
-            const float *m = o->mask + (i0 + r) * o->ldm + j0;
-            for (int j = 0; j < nc; j++) cr[j] = 0.0f + (m[j] > 0 ? cr[j] : 0.0f);
-        }
-    }
-}
-
-// finish_rows on a whole tile (mr x nv vectors), in vectors: the same bits through a lane
-// mask (x & [x > 0] is x or +0, as `x > 0 ? x : 0`). Written as loops over j, gcc left both
-// scalar (one tile's rows may alias the mask, as far as it knows), which made the epilogue
-// cost more than the pass it replaced.
-static inline __attribute__((always_inline)) void finish_tile(const GemmOut *o, float *c, long ldc,
-                                                              long i0, long j0, int mr, int nv) {
-    const vfloat zero = {0};
-    if (o->kind == GEMM_RELU) {
-        for (int r = 0; r < mr; r++)
-            for (int v = 0; v < nv; v++) {
-                vfloat x;
-                VLOAD(x, c + r * ldc + v * VL);
-                x = (vfloat)((kernel_vi)x & (x > zero));
-                VSTORE(c + r * ldc + v * VL, x);
-            }
-        return;
-    }
-    const float *mask = o->mask + i0 * o->ldm + j0;   // in locals: c's stores may alias *o
-    long ldm = o->ldm;
-    for (int r = 0; r < mr; r++)
-        for (int v = 0; v < nv; v++) {
-            vfloat x, m;
-            VLOAD(x, c + r * ldc + v * VL);
-            VLOAD(m, mask + r * ldm + v * VL);
-            x = zero + (vfloat)((kernel_vi)x & (m > zero));
-            VSTORE(c + r * ldc + v * VL, x);
-        }
-}
 
 // Row panels ip0..ip1-1 of A, MR rows each, all K: panel ip at Ap + (ip - ip0)*MR*K holds
 // dst[k*MR + r] = A(ip*MR + r, k), zero past row M.
@@ -355,10 +312,6 @@ tile_body(const Product *g, int ip0, int ip1, int jp0, int jp1, GemmTile shape) 
                 if (out == tile)
                     for (int r = 0; r < nr; r++)
                         memcpy(c + r * g->ldc, tile + r * NR, sizeof(float) * nc);
-                if (last && g->out.kind != GEMM_PLAIN) {
-                    if (nr == MR && nc == NR) finish_tile(&g->out, c, g->ldc, i0, j0, MR, NR / VL);
-                    else                      finish_rows(&g->out, c, g->ldc, i0, j0, nr, nc);
-                }
             }
         }
     }
@@ -429,8 +382,7 @@ static void tile_unit(const Product *g, int mp, int np, int mc, int nc, int mt, 
 // M rows of the product (all of it, or one chunk of a transposed A); B is packed
 // by the first chunk (pack_b_too set) and read by every chunk, or read in place (Bp NULL).
 static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long ldc, int accumulate,
-                      const float *bias, GemmOut out, GemmTile tile, float *Ap, float *Bp,
-                      int pack_b_too) {
+                      const float *bias, GemmTile tile, float *Ap, float *Bp, int pack_b_too) {
     const int MR = gemm_tile_mr(tile), NR = gemm_tile_nr(tile);
     int mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
     int parallel = (long)M * N * K > KERNEL_PARALLEL_WORK && mp * np > 1;
@@ -465,7 +417,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
     while (agroup > 1 && apack1 - apack0 < 2 * threads * agroup) agroup--;
     int bunits = pack_b_too ? (np + bgroup - 1) / bgroup : 0,
         aunits = (apack1 - apack0 + agroup - 1) / agroup;
-    Product g = {M, N, K, accumulate, direct, tile, A, B, Ap, Bp, bias, C, ldc, out};
+    Product g = {M, N, K, accumulate, direct, tile, A, B, Ap, Bp, bias, C, ldc};
     PackPlan pk = {M, N, K, A, B, tile, direct, Ap, Bp, np, bunits, bgroup, apack0, apack1, agroup};
     // On one thread the same units in the same order, outside any OpenMP region (kernels.h:
     // KERNEL_PARALLEL_FOR).
@@ -489,7 +441,7 @@ static void gemm_rows(int M, int N, int K, MatView A, MatView B, float *C, long 
 
 // gemm with B packed by the caller (Bp, from gemm_pack_b) or, Bp NULL, here.
 static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B, const float *Bp,
-                      float *C, long ldc, int accumulate, const float *bias, GemmOut out) {
+                      float *C, long ldc, int accumulate, const float *bias) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {   // empty sum
         for (int i = 0; i < M; i++)
@@ -497,7 +449,6 @@ static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B,
                 float s = accumulate ? C[i * ldc + j] : 0.0f;
                 C[i * ldc + j] = bias ? s + bias[j] : s;
             }
-        finish_rows(&out, C, ldc, 0, 0, M, N);
         return;
     }
     GemmTile tile = gemm_tile_for(N);
@@ -515,22 +466,15 @@ static void gemm_with(Arena *scratch, int M, int N, int K, MatView A, MatView B,
     if (A.cs != 1) arena_trace_pack(scratch, M, N, K);
     for (int i0 = 0; i0 < M; i0 += rows) {
         MatView Ai = {A.p + i0 * A.rs, A.rs, A.cs};
-        GemmOut oi = out;   // the mask's rows follow C's
-        if (oi.kind == GEMM_MASK) oi.mask += i0 * oi.ldm;
         gemm_rows(M - i0 < rows ? M - i0 : rows, N, K, Ai, B, C + i0 * ldc, ldc, accumulate, bias,
-                  oi, tile, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
+                  tile, Ap, own_Bp ? own_Bp : (float *)Bp, own_Bp && i0 == 0);
     }
     arena_release(scratch, mark);
 }
 
 void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
           int accumulate, const float *bias) {
-    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias, (GemmOut){GEMM_PLAIN, 0, 0});
-}
-
-void gemm_out(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
-              int accumulate, const float *bias, GemmOut out) {
-    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias, out);
+    gemm_with(scratch, M, N, K, A, B, NULL, C, ldc, accumulate, bias);
 }
 
 PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
@@ -547,8 +491,7 @@ PackedB gemm_pack_b(Arena *arena, int N, int K, MatView B) {
 
 void gemm_packed(Arena *scratch, int M, const PackedB *B, MatView A, float *C, long ldc,
                  int accumulate, const float *bias) {
-    gemm_with(scratch, M, B->N, B->K, A, B->view, B->panels, C, ldc, accumulate, bias,
-              (GemmOut){GEMM_PLAIN, 0, 0});
+    gemm_with(scratch, M, B->N, B->K, A, B->view, B->panels, C, ldc, accumulate, bias);
 }
 
 void kernel_zero(float *p, long n) {

@@ -125,15 +125,6 @@ static inline MatView mat_cols(const float *p, long ld) { MatView v = {p, 1, ld}
 void gemm(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
           int accumulate, const float *bias);
 
-// gemm, then each element c of C as it would be stored becomes, under GEMM_RELU, `c > 0 ? c
-// : 0` (op_relu of it) and under GEMM_MASK `0 + (mask[i * ldm + j] > 0 ? c : 0)` (op_relu's
-// backward, mask its output, c the gradient: dx = 0 + [x > 0] g). Done to each tile of C as it
-// is finished, while it is in L1, so neither is a pass over C of its own.
-typedef enum { GEMM_PLAIN, GEMM_RELU, GEMM_MASK } GemmOutKind;
-typedef struct { GemmOutKind kind; const float *mask; long ldm; } GemmOut;
-void gemm_out(Arena *scratch, int M, int N, int K, MatView A, MatView B, float *C, long ldc,
-              int accumulate, const float *bias, GemmOut out);
-
 // One B (K,N) for many products (the LSTM's W_hh at every step): packed once into panels in
 // `arena` (the caller releases them), then gemm_packed(A) = gemm(A, B), bit for bit, without
 // packing B again. view is B itself (the empty-sum case reads nothing of it).

@@ -1,7 +1,7 @@
 // Differentiable ops. Each returns a new arena tensor and, when a gradient is needed,
 // records itself on the tape. Forward and backward of each op sit side by side in the
 // op's source file:
-//   ops_matmul.c     matmul, linear, ffn_relu
+//   ops_matmul.c     matmul, linear
 //   ops_elementwise.c add, mul, scale, relu, gelu, log1p, softplus, tanh, dropout, add_dropout
 //   ops_norm.c       softmax, cross_entropy; ops_layernorm.c  layernorm
 //   ops_index.c      embedding, mean_pool, select_row, concat, split/merge heads, rel_bias,
@@ -22,11 +22,6 @@
 Tensor *op_matmul(Tensor *a, Tensor *b, int trans_a, int trans_b);
 // y = x W^T + b: x (...,in), W (out,in) as PyTorch stores it, b (out) or NULL -> (...,out).
 Tensor *op_linear(Tensor *x, Tensor *W, Tensor *b);
-// The ReLU feed-forward block op_linear(op_relu(op_linear(x, W1, b1)), W2, b2), bit for bit
-// (b1, b2 may be NULL): the ReLU is done where the first product stores its tiles and its
-// backward where the second product's backward stores dh (gemm_out), so neither is a pass
-// of its own, and only the ReLU's output is kept.
-Tensor *op_ffn_relu(Tensor *x, Tensor *W1, Tensor *b1, Tensor *W2, Tensor *b2);
 
 // --- elementwise ----------------------------------------------------------------------
 Tensor *op_add(Tensor *a, Tensor *b);           // same shape, or b's shape = a's

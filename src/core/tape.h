@@ -14,7 +14,7 @@ struct Node {
     const char *name;     // op name, for debugging
     BackwardFn backward;
     Tensor *out;
-    Tensor *in[5];
+    Tensor *in[4];
     int   i[6];           // integer arguments (op-specific)
     float f[4];           // float arguments
     const void *aux;      // op-specific saved data (ids, dropout masks, statistics), arena-owned

@@ -77,9 +77,8 @@ Tensor *ffn_forward(const FFN *f, Tensor *x) {
         Tensor *h = op_swiglu(linear_forward(&f->gate_proj, x), linear_forward(&f->up_proj, x));
         return linear_forward(&f->down_proj, h);
     }
-    if (f->act == ACTIVATION_RELU)
-        return op_ffn_relu(x, f->fc1.weight, f->fc1.bias, f->fc2.weight, f->fc2.bias);
-    Tensor *h = op_gelu(linear_forward(&f->fc1, x));
+    Tensor *h = linear_forward(&f->fc1, x);
+    h = f->act == ACTIVATION_GELU ? op_gelu(h) : op_relu(h);
     return linear_forward(&f->fc2, h);
 }
 
