@@ -111,7 +111,8 @@ static inline RowRun row_run_next(const RowPacking *p, RowRun u) {
 }
 // A run's gap of padding rows set to 0, in x of rows of C floats.
 static inline void row_run_zero_gap(float *x, RowRun u, long C) {
-    if (u.row > u.gap) __builtin_memset(x + u.gap * C, 0, sizeof(float) * (size_t)((u.row - u.gap) * C));
+    if (u.row > u.gap)
+        __builtin_memset(x + u.gap * C, 0, sizeof(float) * (size_t)((u.row - u.gap) * C));
 }
 
 // One softmax row: out = softmax(z) (out may alias z); all -INFINITY gives zeros.
