@@ -249,6 +249,37 @@ static void test_log1p_softplus_values(void) {
     CHECK(sp->data[1] >= 0 && sp->data[1] < 1e-30f, "softplus(-200) = %g, expected e^-200 (0 in float)", sp->data[1]);
 }
 
+// op_dropout and op_dropout_rows element by element against the hash: element i (padded
+// index rows[r] * C + c when packed) kept, as x * 1/(1-p), iff hash_uniform(seed, i) >= p;
+// sizes past the parallel bound (2^15 elements) and below, 1 and 2 threads.
+static void test_dropout_by_hash(void) {
+    int threads0 = omp_get_max_threads();
+    const int widths[2] = {5, 64};
+    for (int threads = 1; threads <= 2; threads++)
+        for (int w = 0; w < 2; w++) {
+            omp_set_num_threads(threads);
+            arena_reset(&arena);
+            int C = widths[w], T = 3, B = 40000 / C / T + 1, pad[40000];
+            for (int i = 0; i < B * T; i++) pad[i] = i % 5 == 2;
+            RowPacking pk;
+            row_packing_init(&pk, pad, B, T);
+            int xs[3] = {B, T, C}, ps[2] = {pk.n, C};
+            Tensor *x = gc_input(3, xs, 0), *xp = gc_input(2, ps, 0);
+            float p = 0.3f, s = 1.0f / (1.0f - p);
+            Tensor *y = op_dropout(x, p, 5), *yp = op_dropout_rows(xp, p, 5, &pk);
+            long bad = 0, badp = 0;
+            for (long i = 0; i < x->size; i++)
+                bad += y->data[i] != (hash_uniform(5, (uint64_t)i) >= p ? x->data[i] * s : 0.0f);
+            for (long i = 0; i < xp->size; i++) {
+                uint64_t padded = (uint64_t)pk.rows[i / C] * (uint64_t)C + (uint64_t)(i % C);
+                badp += yp->data[i] != (hash_uniform(5, padded) >= p ? xp->data[i] * s : 0.0f);
+            }
+            CHECK(bad == 0 && badp == 0, "C %d, %d threads: %ld elements, %ld packed ones differ "
+                  "from the hash's mask", C, threads, bad, badp);
+        }
+    omp_set_num_threads(threads0);
+}
+
 static void test_dropout_statistics(void) {
     int n = 100000;
     Tensor *x = tensor_new(1, &n, 0);
@@ -1122,7 +1153,7 @@ int main(void) {
 #define T(fn) do { arena_reset(&arena); RUN(fn); } while (0)
     T(test_matmul); T(test_matmul_values); T(test_linear); T(test_linear_bias_column_sums); T(test_elementwise); T(test_gelu_values);
     T(test_log1p_softplus_values);
-    T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
+    T(test_dropout_by_hash); T(test_dropout_statistics); T(test_add_dropout_matches_composition); T(test_layernorm); T(test_layernorm_values); T(test_layernorm_matches_reference); T(test_softmax); T(test_cross_entropy);
     T(test_smoothed_loss_by_hand); T(test_embedding); T(test_pooling_and_heads); T(test_rel_bias); T(test_pack_rows); T(test_rope_rows);
     T(test_rope); T(test_rope_angles_by_hand); T(test_rope_padding); T(test_rope_padding_by_hand); T(test_attention_padding_by_hand);
     T(test_attention); T(test_attention_matches_reference); T(test_attention_far_scores); T(test_attention_matches_composition); T(test_attention_sums_in_row_order); T(test_attention_query_pad); T(test_attention_padding_runs); T(test_attention_short_heads_match_general);

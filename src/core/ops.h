@@ -85,6 +85,35 @@ int row_packing_init(RowPacking *p, const int *pad, int B, int T);
 Tensor *op_pack_rows(Tensor *x, const RowPacking *p);
 // x (n,C) -> (B,T,C): the token rows back in place, padding rows 0.
 Tensor *op_unpack_rows(Tensor *x, const RowPacking *p);
+// The one walk of the ops that move packed rows to their padded places and back (pack,
+// unpack, RoPE's): the token rows in runs of consecutive padded rows (a sequence's), each
+// moved by one copy or loop (a row at a time was a call per 64 floats), with only the padding
+// between runs to zero. A run holds packed rows [r, r + len) at padded rows [row, row + len)
+// and follows the padding rows [gap, row); the walk ends with an empty run at row B*T, whose
+// gap is the trailing padding:
+//   for (RowRun u = row_run_first(p); row_run_more(p, u); u = row_run_next(p, u)) ...
+typedef struct { int r, len; long row, gap; } RowRun;
+static inline RowRun row_run_at(const RowPacking *p, int r, long gap) {
+    RowRun u = {r, 0, (long)p->B * p->T, gap};
+    if (r < p->n && !p->rows) u.row = r, u.len = p->n - r;   // nothing packed: one run
+    else if (r < p->n) {
+        u.row = p->rows[r];
+        u.len = 1;
+        while (r + u.len < p->n && p->rows[r + u.len] == u.row + u.len) u.len++;
+    }
+    return u;
+}
+static inline RowRun row_run_first(const RowPacking *p) { return row_run_at(p, 0, 0); }
+static inline int row_run_more(const RowPacking *p, RowRun u) { return u.r <= p->n; }
+static inline RowRun row_run_next(const RowPacking *p, RowRun u) {
+    if (!u.len) return (RowRun){p->n + 1, 0, 0, 0};   // past the trailing padding: the end
+    return row_run_at(p, u.r + u.len, u.row + u.len);
+}
+// A run's gap of padding rows set to 0, in x of rows of C floats.
+static inline void row_run_zero_gap(float *x, RowRun u, long C) {
+    if (u.row > u.gap)
+        __builtin_memset(x + u.gap * C, 0, sizeof(float) * (size_t)((u.row - u.gap) * C));
+}
 
 // One softmax row: out = softmax(z) (out may alias z); all -INFINITY gives zeros.
 void softmax_row(const float *z, float *out, int n);

@@ -285,28 +285,19 @@ Tensor *op_dropout_rows(Tensor *x, float p, uint64_t seed, const RowPacking *pac
     unsigned char *keep = arena_alloc(tensor_arena(), (size_t)n);
     const float *xs = x->data;
     float *y = out->data;
-    if (packed) {   // each element's mask hashed from its index in the padded layout
-        const int *rows = packed->rows;
-        long C = tensor_cols(x), R = tensor_rows(x);
-        KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
-            for (long r = 0; r < R; r++) {
-                uint64_t base = (uint64_t)rows[r] * (uint64_t)C;
-                for (long c = 0; c < C; c++) {
-                    int k = hash_uniform(seed, base + (uint64_t)c) >= p;
-                    y[r * C + c] = k ? xs[r * C + c] * s : 0.0f;
-                    keep[r * C + c] = (unsigned char)k;
-                }
+    // Each element's mask is hashed from its index in the padded layout: packed, row r of x is
+    // padded row rows[r]; else x is one row of n elements (its index).
+    const int *rows = packed ? packed->rows : NULL;
+    long C = packed ? tensor_cols(x) : n, R = packed ? tensor_rows(x) : 1;
+    KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static) collapse(2),
+        for (long r = 0; r < R; r++)
+            for (long c = 0; c < C; c++) {
+                uint64_t padded = (uint64_t)(rows ? rows[r] : r) * (uint64_t)C + (uint64_t)c;
+                int k = hash_uniform(seed, padded) >= p;
+                y[r * C + c] = k ? xs[r * C + c] * s : 0.0f;
+                keep[r * C + c] = (unsigned char)k;
             }
-        );
-    } else {
-        KERNEL_PARALLEL_FOR(n > PARALLEL_ELEMS / 4, schedule(static),
-            for (long i = 0; i < n; i++) {
-                int k = hash_uniform(seed, (uint64_t)i) >= p;
-                y[i] = k ? xs[i] * s : 0.0f;
-                keep[i] = (unsigned char)k;
-            }
-        );
-    }
+    );
     if (grad) {
         Node *n = tape_record("dropout", dropout_backward, out, x, NULL, NULL);
         n->f[0] = p;

@@ -245,36 +245,20 @@ int row_packing_init(RowPacking *p, const int *pad, int B, int T) {
     return 1;
 }
 
-// How many rows from r on continue the run of rows[r]: consecutive padded rows, so that a
-// sequence's token rows move as one block (a copy per row was a call per 64 floats).
-static int run_of_rows(const int *rows, int r, int n) {
-    int len = 1;
-    while (r + len < n && rows[r + len] == rows[r] + len) len++;
-    return len;
-}
-
 // The adjoint of the gather: each token row's gradient into its padded row, and the padding
 // rows 0 where this is their first writer. The rows are distinct, so a token row is written
 // once, (acc ? dx : 0) + g as an embedding's backward added it to a zeroed row, and only the
 // padding is zeroed: the embedding's backward (ids may repeat) zeroed the whole padded
-// gradient first, a second store of every token row. A run of token rows is one loop, and
-// only a gap between runs is zeroed (most token rows follow another).
+// gradient first, a second store of every token row. i[0..2] = the packing's n, B, T.
 static void pack_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
-    const int *rows = n->aux;
-    int C = tensor_cols(x), acc = grad_accumulates(x), count = n->i[0];
-    long total = tensor_rows(x), next = 0;   // the first row not yet written
-    for (int r = 0; r <= count;) {
-        long row = r < count ? rows[r] : total;
-        if (!acc && row > next)
-            memset(x->grad + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
-        if (r == count) break;
-        int len = run_of_rows(rows, r, count);
-        float *d = x->grad + row * C;
-        const float *g = n->out->grad + (long)r * C;
-        for (long c = 0; c < (long)len * C; c++) d[c] = (acc ? d[c] : 0.0f) + g[c];
-        next = row + len;
-        r += len;
+    RowPacking p = {n->aux, n->i[0], n->i[1], n->i[2]};
+    int C = tensor_cols(x), acc = grad_accumulates(x);
+    for (RowRun u = row_run_first(&p); row_run_more(&p, u); u = row_run_next(&p, u)) {
+        if (!acc) row_run_zero_gap(x->grad, u, C);
+        float *d = x->grad + u.row * C;
+        const float *g = n->out->grad + (long)u.r * C;
+        for (long c = 0; c < (long)u.len * C; c++) d[c] = (acc ? d[c] : 0.0f) + g[c];
     }
 }
 
@@ -286,29 +270,26 @@ Tensor *op_pack_rows(Tensor *x, const RowPacking *p) {
     }
     int C = tensor_cols(x), grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new2(p->n, C, grad);
-    for (int r = 0, len; r < p->n; r += len) {
-        len = run_of_rows(p->rows, r, p->n);
-        memcpy(out->data + (long)r * C, x->data + (long)p->rows[r] * C,
-               sizeof(float) * (size_t)len * C);
-    }
+    for (RowRun u = row_run_first(p); row_run_more(p, u); u = row_run_next(p, u))
+        memcpy(out->data + (long)u.r * C, x->data + u.row * C, sizeof(float) * (size_t)u.len * C);
     if (grad) {
         Node *n = tape_record("pack_rows", pack_rows_backward, out, x, NULL, NULL);
         n->aux = p->rows;
-        n->i[0] = p->n;
+        n->i[0] = p->n; n->i[1] = p->B; n->i[2] = p->T;
     }
     return out;
 }
 
+// i[0..2] = the packing's n, B, T.
 static void unpack_rows_backward(const Node *n) {
     Tensor *x = n->in[0];
-    const int *rows = n->aux;
+    RowPacking p = {n->aux, n->i[0], n->i[1], n->i[2]};
     int C = tensor_cols(x), acc = grad_accumulates(x);
-    for (int r = 0, len; r < n->i[0]; r += len) {   // dx row r = the gradient of row rows[r]
-        len = run_of_rows(rows, r, n->i[0]);
-        float *d = x->grad + (long)r * C;
-        const float *g = n->out->grad + (long)rows[r] * C;
-        if (acc) for (long c = 0; c < (long)len * C; c++) d[c] += g[c];
-        else memcpy(d, g, sizeof(float) * (size_t)len * C);
+    for (RowRun u = row_run_first(&p); row_run_more(&p, u); u = row_run_next(&p, u)) {
+        float *d = x->grad + (long)u.r * C;   // dx row r = the gradient of its padded row
+        const float *g = n->out->grad + u.row * C;
+        if (acc) for (long c = 0; c < (long)u.len * C; c++) d[c] += g[c];
+        else memcpy(d, g, sizeof(float) * (size_t)u.len * C);
     }
 }
 
@@ -320,20 +301,14 @@ Tensor *op_unpack_rows(Tensor *x, const RowPacking *p) {
     }
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new3(p->B, p->T, C, grad);
-    int next = 0;   // the first output row not yet written; the ones before a token row are padding
-    for (int r = 0, len; r <= p->n; r += len) {
-        int row = r < p->n ? p->rows[r] : p->B * p->T;
-        if (row > next)
-            memset(out->data + (long)next * C, 0, sizeof(float) * (size_t)(row - next) * C);
-        if (r == p->n) break;
-        len = run_of_rows(p->rows, r, p->n);
-        memcpy(out->data + (long)row * C, x->data + (long)r * C, sizeof(float) * (size_t)len * C);
-        next = row + len;
+    for (RowRun u = row_run_first(p); row_run_more(p, u); u = row_run_next(p, u)) {
+        row_run_zero_gap(out->data, u, C);
+        memcpy(out->data + u.row * C, x->data + (long)u.r * C, sizeof(float) * (size_t)u.len * C);
     }
     if (grad) {
         Node *n = tape_record("unpack_rows", unpack_rows_backward, out, x, NULL, NULL);
         n->aux = p->rows;
-        n->i[0] = p->n;
+        n->i[0] = p->n; n->i[1] = p->B; n->i[2] = p->T;
     }
     return out;
 }

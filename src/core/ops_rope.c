@@ -113,18 +113,14 @@ Tensor *op_rope_rows(Tensor *x, const RowPacking *p, int H, const float *pos,
     float *tab = rope_tables(T, half, pos, inv_freq, factor), *sn = tab + (long)T * half;
     int grad = tape_needs_grad(x, NULL, NULL);
     Tensor *out = tensor_new3(p->B, T, C, grad);
-    long next = 0;   // the first output row not yet written
-    for (int k = 0; k < p->n; k++) {
-        long row = p->rows[k];
-        if (row > next)   // padding rows 0, as op_unpack_rows leaves them
-            memset(out->data + next * C, 0, sizeof(float) * (size_t)(row - next) * C);
-        next = row + 1;
-        rotate_row(x->data + (long)k * C, out->data + row * C, tab, sn, (int)(row % T), H, D, 0,
-                   0);
+    for (RowRun u = row_run_first(p); row_run_more(p, u); u = row_run_next(p, u)) {
+        row_run_zero_gap(out->data, u, C);   // padding rows 0, as op_unpack_rows leaves them
+        for (int k = 0; k < u.len; k++) {
+            long row = u.row + k;
+            rotate_row(x->data + (long)(u.r + k) * C, out->data + row * C, tab, sn, (int)(row % T),
+                       H, D, 0, 0);
+        }
     }
-    long total = (long)p->B * T;
-    if (total > next)
-        memset(out->data + next * C, 0, sizeof(float) * (size_t)(total - next) * C);
     if (grad) {
         Node *n = tape_record("rope_rows", rope_rows_backward, out, x, NULL, NULL);
         n->i[0] = H; n->i[1] = T;
