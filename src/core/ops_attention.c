@@ -565,10 +565,14 @@ static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
     if (bh + 1 < n->in[0]->shape[0] * H) {   // the next head's rows
         int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
+        // in the order the head reads them: values, dy, probabilities (Tq x Tk in one run,
+        // whose first loads had waited on memory), keys, queries; then the gradients' rows
         prefetch_head(v->data, b1, h1, Tk, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+        const char *p1 = (const char *)(P + (long)(bh + 1) * Tq * Tk);
+        for (long o = 0; o < (long)sizeof(float) * Tq * Tk; o += 64) __builtin_prefetch(p1 + o);
         prefetch_head(k->data, b1, h1, Tk, C, D);
         prefetch_head(q->data, b1, h1, Tq, C, D);
-        prefetch_head(dY, b1, h1, Tq, C, D);
         if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
         if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
         if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
