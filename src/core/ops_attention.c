@@ -567,8 +567,6 @@ enum { SHORT_D = 16, SHORT_TP = 48, SHORT_TQ = 64, SHORT_G = 8 };
 static int backward_short_fits(int D, int Tp, int Tq) {
     return D == SHORT_D && Tp <= SHORT_TP && Tq <= SHORT_TQ;
 }
-// Scratch floats of backward_head_short: vt (16,Tp), weights and dscores (Tq,Tp) each, pa (Tp).
-static long backward_short_floats(int Tp, int Tq) { return (long)SHORT_D * Tp + 2L * Tq * Tp + Tp; }
 
 // Keys 16 jv .. 16 jv + 15 of a head's gradient g (rows ld apart, Tk of them):
 // g_j = (acc ? g_j : 0) + s * sum_i G[i][j] x_i over the rows i with n[i] > 16 jv, in order.
@@ -625,7 +623,11 @@ void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
     int bias_grad = a->bias && a->bias->grad;
     float keep = a->dropout > 0 ? 1.0f / (1.0f - a->dropout) : 1.0f;
     int b = bh / H, h = bh % H;
-    float *W = vt + (long)D * Tp, *S = W + (long)Tq * Tp, *pa = S + (long)Tq * Tp;
+    // vt in the thread's scratch (backward_head's first part); the rows' weights and dscores
+    // on the stack (24 KB at most), so the arena holds what it holds for backward_head, which
+    // the memory estimate counts
+    float W[SHORT_TQ * SHORT_TP] __attribute__((aligned(64))), S[SHORT_TQ * SHORT_TP]
+        __attribute__((aligned(64))), pa[SHORT_TP] __attribute__((aligned(64)));
     long row0 = (long)b * Tq * C + h * D;   // this head's first query row in q, dy, dq
     const float *kh = k->data + (long)b * Tk * C + h * D;
     const int *key_pad = a->key_pad ? a->key_pad + (long)b * Tk : NULL;
@@ -716,7 +718,6 @@ static void backward_head_short(const BackwardHeads *hb, int bh, float *vt) {
 }
 #else
 static int backward_short_fits(int D, int Tp, int Tq) { return 0; }
-static long backward_short_floats(int Tp, int Tq) { return 0; }
 static void backward_head_short(const BackwardHeads *hb, int bh, float *vt) {}
 #endif
 
@@ -813,8 +814,6 @@ static void attention_backward(const Node *n) {
     enum { R = ATTN_ROW_BLOCK };
     long per_thread = (long)D * Tp + 2L * D * Tk + 3L * R * Tp + (long)R * D;
     int short_heads = backward_short_fits(D, Tp, Tq);
-    if (short_heads && backward_short_floats(Tp, Tq) > per_thread)
-        per_thread = backward_short_floats(Tp, Tq);
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
