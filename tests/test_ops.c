@@ -717,8 +717,9 @@ static void attention_reference_case(int B, int Tq, int Tk, int H, int D, int ca
 
 static void test_attention_matches_reference(void) {
     static const int shapes[][3] = {{1, 1, 1}, {9, 9, 5}, {8, 8, 16}, {17, 17, 20}, {26, 26, 16}, {24, 26, 16},
-                                    {33, 31, 33}, {40, 40, 64}, {16, 48, 8}, {7, 3, 16}, {70, 70, 53}};   // Tq, Tk, D
-    for (int s = 0; s < 11; s++)
+                                    {33, 31, 33}, {40, 40, 64}, {16, 48, 8}, {7, 3, 16}, {70, 70, 53},
+                                    {40, 40, 16}};   // Tq, Tk, D
+    for (int s = 0; s < 12; s++)
         for (int c = 0; c < 16; c++) {
             int Tq = shapes[s][0], Tk = shapes[s][1], D = shapes[s][2];
             arena_reset(&arena);
@@ -857,10 +858,13 @@ static float madd(float a, float b, float c) {
 // p[i][j] dy[i][e] are chains of madd from 0 (a masked entry adds 0 * x, which changes no
 // bit). Row counts make full blocks, groups within them and a short block; padded keys and
 // queries give rows of different lengths; head widths are whole 16-column pieces (the scalar
-// tail past them sums otherwise, see ops_attention.c).
+// tail past them sums otherwise, see ops_attention.c). dk[j][e] likewise: the chain over query
+// rows i ascending of dscore_ij q_i[e]. Heads of 16 with 16, 32 or 48 keys (13, 21, 30, 40)
+// take the backward's short path (transposed sums in registers): the same bits.
 static void test_attention_sums_in_row_order(void) {
-    static const int shapes[][3] = {{21, 21, 16}, {21, 21, 64}, {8, 40, 32}, {37, 37, 48}};   // Tq, Tk, D
-    for (int s = 0; s < 4; s++)
+    static const int shapes[][3] = {{21, 21, 16}, {21, 21, 64}, {8, 40, 32}, {37, 37, 48},
+                                    {13, 13, 16}, {40, 40, 16}, {12, 30, 16}};   // Tq, Tk, D
+    for (int s = 0; s < 7; s++)
         for (int c = 0; c < 4; c++) {
             int B = 2, H = 2, Tq = shapes[s][0], Tk = shapes[s][1], D = shapes[s][2], C = H * D;
             int qs[3] = {B, Tq, C}, ks[3] = {B, Tk, C}, key_pad[2 * 40], query_pad[2 * 40];
@@ -877,11 +881,12 @@ static void test_attention_sums_in_row_order(void) {
             float *dy = grad_zeroed(y);
             for (long e = 0; e < y->size; e++) dy[e] = 2.0f * rng_uniform(&gc_rng) - 1.0f;
             tape_replay();
-            long p_wrong = 0, dq_wrong = 0, y_wrong = 0, dv_wrong = 0;
-            float z[40], want[40], scale = 1.0f / sqrtf((float)D);
+            long p_wrong = 0, dq_wrong = 0, y_wrong = 0, dv_wrong = 0, dk_wrong = 0;
+            float z[40], want[40], scale = 1.0f / sqrtf((float)D), dks[40 * 64];
             for (int b = 0; b < B; b++)
                 for (int h = 0; h < H; h++) {
                     const float *ph = p + ((long)b * H + h) * Tq * Tk;
+                    memset(dks, 0, sizeof dks);
                     for (int i = 0; i < Tq; i++) {
                         if (a.query_pad && query_pad[b * Tq + i]) continue;
                         for (int j = 0; j < Tk; j++) {
@@ -906,7 +911,15 @@ static void test_attention_sums_in_row_order(void) {
                             float got = q->grad[((long)b * Tq + i) * C + h * D + e], wanted = 0.0f + scale * sum;
                             dq_wrong += memcmp(&wanted, &got, sizeof got) != 0;
                         }
+                        for (int j = 0; j < Tk; j++)
+                            for (int e = 0; e < D; e++)
+                                dks[j * D + e] = madd(pi[j] * (z[j] - pdp), q->data[((long)b * Tq + i) * C + h * D + e], dks[j * D + e]);
                     }
+                    for (int j = 0; j < Tk; j++)
+                        for (int e = 0; e < D; e++) {
+                            float wanted = 0.0f + scale * dks[j * D + e];
+                            dk_wrong += memcmp(&wanted, &k->grad[((long)b * Tk + j) * C + h * D + e], sizeof wanted) != 0;
+                        }
                     for (int i = 0; i < Tq; i++)
                         for (int e = 0; e < D; e++) {
                             float sum = 0;
@@ -920,9 +933,9 @@ static void test_attention_sums_in_row_order(void) {
                             dv_wrong += memcmp(&sum, &v->grad[((long)b * Tk + j) * C + h * D + e], sizeof sum) != 0;
                         }
                 }
-            CHECK(p_wrong == 0 && dq_wrong == 0 && y_wrong == 0 && dv_wrong == 0, "Tq%d Tk%d D%d causal %d pad %d: "
-                  "%ld rows of probabilities, %ld query gradients, %ld outputs and %ld value gradients differ from the "
-                  "row-order sums", Tq, Tk, D, c & 1, c >> 1, p_wrong, dq_wrong, y_wrong, dv_wrong);
+            CHECK(p_wrong == 0 && dq_wrong == 0 && y_wrong == 0 && dv_wrong == 0 && dk_wrong == 0, "Tq%d Tk%d D%d causal %d "
+                  "pad %d: %ld rows of probabilities, %ld query gradients, %ld outputs, %ld value and %ld key gradients "
+                  "differ from the row-order sums", Tq, Tk, D, c & 1, c >> 1, p_wrong, dq_wrong, y_wrong, dv_wrong, dk_wrong);
         }
 }
 

@@ -545,6 +545,182 @@ typedef struct {
     int acc_q, acc_k, acc_v;   // grad_accumulates of q, k, v, asked once before the heads
 } BackwardHeads;
 
+// Heads of D = 16 with at most 48 keys (Tp 16, 32 or 48: the lab's short lengths) on AVX-512:
+// one (batch, head) in two passes, not blocks of rows whose dK and dV go through scratch. The
+// first pass takes the query rows SHORT_G at a time (their sums side by side: one row at a
+// time, its chain of multiply-adds waited on itself): dp = dy . v_j (row_times_cols' sums),
+// each row's dropout and softmax backward (probs_backward), dq = sum_j dscore_j k_j
+// (weighted_cols' sums) stored at once, and the rows' weights and dscores kept in scratch (Tq
+// rows of Tp). The second makes dV and dK transposed, 16 keys at a time: dV^T[e][j] = sum_i
+// dy_i[e] w_ij over the rows in order, the 16 sums of e in registers (no memset, no
+// read-modify-write of a scratch dV per block of rows), transposed in registers and stored a
+// key's row at a time, as head_grad_store. Per element the same fused multiply-adds in the same
+// order as the blocks (w_ij dy_i[e] is the same product in either order of its factors). A row
+// spans its group's keys (16 nv) where the blocks stopped at its own last key: past it a row's
+// weights are +0 and its dscores +-0 (probs_backward masks them), and a sum that starts at +0
+// never becomes -0, so the extra terms change no bit (for finite dy, q and k). Rows without
+// keys (padding, causal rows of a shorter query side) are rows of zeros that store nothing.
+// The next head's rows are prefetched a head ahead, as backward_head does: prefetched a batch
+// entry ahead in runs, the op alone ran as fast and the training steps slower.
+#if KERNEL_VL == 16
+enum { SHORT_D = 16, SHORT_TP = 48, SHORT_TQ = 64, SHORT_G = 8 };
+static int backward_short_fits(int D, int Tp, int Tq) {
+    return D == SHORT_D && Tp <= SHORT_TP && Tq <= SHORT_TQ;
+}
+
+// Keys 16 jv .. 16 jv + 15 of a head's gradient g (rows ld apart, Tk of them):
+// g_j = (acc ? g_j : 0) + s * sum_i G[i][j] x_i over the rows i with n[i] > 16 jv, in order.
+static inline __attribute__((always_inline))
+void short_outer_store(const float *G, int Tp, const float *x, long ldx, const int *n, int Tq,
+                       int jv, float *g, long ld, int Tk, float s, int acc) {
+    kernel_vf t[16];
+    for (int e = 0; e < 16; e++) t[e] = (kernel_vf){0};
+    for (int i = 0; i < Tq; i++, x += ldx) {
+        if (n[i] <= 16 * jv) continue;
+        kernel_vf gv;
+        memcpy(&gv, G + (long)i * Tp + 16 * jv, sizeof gv);
+        for (int e = 0; e < 16; e++) t[e] += x[e] * gv;
+    }
+    kernel_transpose(t);   // t[l] = key 16 jv + l over e
+    g += (long)16 * jv * ld;
+    for (int l = 0; l < 16 && 16 * jv + l < Tk; l++, g += ld) {
+        kernel_vf y = {0};
+        if (acc) memcpy(&y, g, sizeof y);
+        y += s * t[l];
+        memcpy(g, &y, sizeof y);
+    }
+}
+
+// dp[r][j] = dy[r] . v_j for the SHORT_G rows of a group (vt: the values transposed, (16,Tp))
+// and the first 16 NV keys, the rows' sums side by side (row_times_cols' order: e ascending);
+// rows r < rows stored, Tp apart from dp.
+static inline __attribute__((always_inline))
+void short_dp_rows(const float *const *dy, const float *vt, int Tp, float *dp, int rows, int NV) {
+    kernel_vf d[SHORT_G][3];
+    for (int r = 0; r < SHORT_G; r++)
+        for (int u = 0; u < NV; u++) d[r][u] = (kernel_vf){0};
+    for (int e = 0; e < SHORT_D; e++) {
+        kernel_vf m[3];
+        for (int u = 0; u < NV; u++) memcpy(&m[u], vt + e * Tp + 16 * u, sizeof m[u]);
+        for (int r = 0; r < SHORT_G; r++)
+            for (int u = 0; u < NV; u++) d[r][u] += dy[r][e] * m[u];
+    }
+    for (int r = 0; r < rows; r++)
+        for (int u = 0; u < NV; u++) memcpy(dp + (long)r * Tp + 16 * u, &d[r][u], sizeof d[r][u]);
+}
+
+// backward_head_short with Tp = 16 NV, a constant where it is inlined.
+static inline __attribute__((always_inline))
+void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
+    const Node *n = hb->n;
+    Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
+    const AttnArgs *a = n->aux;
+    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
+    int H = a->n_heads, D = SHORT_D, Tp = 16 * NV;
+    float scale = 1.0f / sqrtf((float)D);
+    float *P = n->saved;
+    const float *dY = n->out->grad;
+    int bias_grad = a->bias && a->bias->grad;
+    float keep = a->dropout > 0 ? 1.0f / (1.0f - a->dropout) : 1.0f;
+    int b = bh / H, h = bh % H;
+    // vt in the thread's scratch (backward_head's first part); the rows' weights and dscores
+    // on the stack (24 KB at most), so the arena holds what it holds for backward_head, which
+    // the memory estimate counts
+    float W[SHORT_TQ * SHORT_TP] __attribute__((aligned(64))), S[SHORT_TQ * SHORT_TP]
+        __attribute__((aligned(64))), pa[SHORT_TP] __attribute__((aligned(64)));
+    long row0 = (long)b * Tq * C + h * D;   // this head's first query row in q, dy, dq
+    const float *kh = k->data + (long)b * Tk * C + h * D;
+    const int *key_pad = a->key_pad ? a->key_pad + (long)b * Tk : NULL;
+    int n_of[SHORT_TQ];
+    transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
+    if (bh + 1 < q->shape[0] * H) {   // the next head's rows, in the order it reads them
+        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
+        prefetch_head(v->data, b1, h1, Tk, C, D);
+        prefetch_head(dY, b1, h1, Tq, C, D);
+        const char *p1 = (const char *)(P + (long)(bh + 1) * Tq * Tk);
+        for (long o = 0; o < (long)sizeof(float) * Tq * Tk; o += 64) __builtin_prefetch(p1 + o);
+        prefetch_head(k->data, b1, h1, Tk, C, D);
+        prefetch_head(q->data, b1, h1, Tq, C, D);
+        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
+        if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
+        if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
+    }
+    for (int i0 = 0; i0 < Tq; i0 += SHORT_G) {
+        int rows = Tq - i0 < SHORT_G ? Tq - i0 : SHORT_G, nmax = 0;
+        const float *dy[SHORT_G];   // a short group's missing rows repeat its last, unstored
+        for (int r = 0; r < SHORT_G; r++)
+            dy[r] = dY + row0 + (long)(i0 + (r < rows ? r : rows - 1)) * C;
+        for (int r = 0; r < rows; r++) {
+            int i = i0 + r, end = causal_end(a, i, Tq, Tk);
+            int padding = a->query_pad && a->query_pad[(long)b * Tq + i];
+            n_of[i] = padding || end == 0 ? 0 : end;
+            if (n_of[i] > nmax) nmax = n_of[i];
+        }
+        // dp for the group's keys (16 nv of them; a row's own past its last key are unused)
+        int nv = round16(nmax) / 16;
+        if (nv == 1) short_dp_rows(dy, vt, Tp, S + (long)i0 * Tp, rows, 1);
+        else if (nv == 2) short_dp_rows(dy, vt, Tp, S + (long)i0 * Tp, rows, 2);
+        else if (nv == 3) short_dp_rows(dy, vt, Tp, S + (long)i0 * Tp, rows, 3);
+        for (int r = 0; r < rows; r++) {
+            int i = i0 + r, end = n_of[i];
+            float *w = W + (long)i * Tp, *dp = S + (long)i * Tp;
+            if (!end) {
+                memset(w, 0, sizeof(float) * (size_t)Tp);
+                memset(dp, 0, sizeof(float) * (size_t)Tp);
+                // a padding row's dq was zeroed whole before the heads (kernel_zero_padding_rows)
+                if (!(a->query_pad && a->query_pad[(long)b * Tq + i]) && q->grad && !hb->acc_q)
+                    memset(q->grad + row0 + (long)i * C, 0, sizeof(float) * D);
+                continue;
+            }
+            float *p = P + ((long)bh * Tq + i) * Tk;
+            float f = row_factor(a, key_pad, end);
+            probs_backward(p, (long)(Tq - i) * Tk, end, 16 * nv, keep, f, pa, w, dp);
+            if (bias_grad) {   // P is not needed again: it carries dscore to the bias reduction
+                memcpy(p, dp, sizeof(float) * (size_t)end);
+                for (int j = end; j < Tk; j++) p[j] = 0;
+            }
+        }
+        if (q->grad && nmax) {   // dq = scale * sum_j dscore_j k_j
+            const float *ds[SHORT_G];
+            for (int r = 0; r < SHORT_G; r++) ds[r] = S + (long)(i0 + (r < rows ? r : rows - 1)) * Tp;
+            kernel_vf sum[SHORT_G];
+            for (int r = 0; r < SHORT_G; r++) sum[r] = (kernel_vf){0};
+            for (int j = 0; j < nmax; j++) {
+                kernel_vf kv;
+                memcpy(&kv, kh + (long)j * C, sizeof kv);
+                for (int r = 0; r < SHORT_G; r++) sum[r] += ds[r][j] * kv;
+            }
+            for (int r = 0; r < rows; r++) {
+                if (!n_of[i0 + r]) continue;
+                float *g = q->grad + row0 + (long)(i0 + r) * C;
+                kernel_vf y = {0};
+                if (hb->acc_q) memcpy(&y, g, sizeof y);
+                y += scale * sum[r];
+                memcpy(g, &y, sizeof y);
+            }
+        }
+    }
+    // dv_j = sum_i w_ij dy_i and dk_j = scale * sum_i dscore_ij q_i, the rows in order.
+    for (int jv = 0; jv < NV; jv++) {
+        if (v->grad)
+            short_outer_store(W, Tp, dY + row0, C, n_of, Tq, jv,
+                              v->grad + (long)b * Tk * C + h * D, C, Tk, 1.0f, hb->acc_v);
+        if (k->grad)
+            short_outer_store(S, Tp, q->data + row0, C, n_of, Tq, jv,
+                              k->grad + (long)b * Tk * C + h * D, C, Tk, scale, hb->acc_k);
+    }
+}
+static void backward_head_short(const BackwardHeads *hb, int bh, float *vt) {
+    int Tp = round16(hb->n->in[1]->shape[1]);
+    if (Tp == 16) backward_head_short_n(hb, bh, vt, 1);
+    else if (Tp == 32) backward_head_short_n(hb, bh, vt, 2);
+    else backward_head_short_n(hb, bh, vt, 3);
+}
+#else
+static int backward_short_fits(int D, int Tp, int Tq) { return 0; }
+static void backward_head_short(const BackwardHeads *hb, int bh, float *vt) {}
+#endif
+
 static void backward_head(const BackwardHeads *hb, int bh, float *vt) {
     const Node *n = hb->n;
     Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
@@ -637,6 +813,7 @@ static void attention_backward(const Node *n) {
     // block, rows of probabilities, dP and weights (Tp) and dq (D).
     enum { R = ATTN_ROW_BLOCK };
     long per_thread = (long)D * Tp + 2L * D * Tk + 3L * R * Tp + (long)R * D;
+    int short_heads = backward_short_fits(D, Tp, Tq);
     float *scratch = arena_alloc(tensor_arena(), sizeof(float) * (size_t)threads * per_thread);
     // Each (batch, head) writes its own block of dq, dk and dv whole: the first writer of a
     // gradient assigns. Rows of dq that get nothing (padding, no visible key) are zeroed.
@@ -646,7 +823,8 @@ static void attention_backward(const Node *n) {
         kernel_zero_padding_rows(q->grad, a->query_pad, (long)B * Tq, C);
     KERNEL_PARALLEL_FOR(fork, schedule(dynamic),
         for (int bh = 0; bh < B * H; bh++)
-            backward_head(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
+            if (short_heads) backward_head_short(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
+            else backward_head(&hb, bh, scratch + (fork ? omp_get_thread_num() : 0) * per_thread);
     );
     if (bias_grad) {  // the bias is shared by the batch: sum over b in a fixed order
         long per_b = (long)H * Tq * Tk;
