@@ -369,6 +369,94 @@ static void test_evaluation_decodes_as_greedy_decode(void) {
         }
 }
 
+// greedy_replay on the logits of one teacher-forced pass gives greedy_decode's outputs, int for
+// int, for every scheme: references that leave the greedy output at step 0, 1 or 2 (or never:
+// the output ends with <eos>), with and without a length oracle; and for a language model's
+// prompts, from the position of their <bos>. It stands in only where positions are fixed.
+static void test_replay_equals_greedy_decode(void) {
+    enum { B = 3, Ts = 5, T = 7, V = 13, P = 3 };
+    int max_len = T + 2;
+    for (int s = 0; s < pos_scheme_count(); s++) {
+        const char *scheme = pos_scheme_at(s)->name;
+        Model m;
+        translator(&m, scheme, s % 2, V, 5);
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        CHECK(greedy_replays(&m), "%s: a translator with fixed positions replays", scheme);
+        int free_out[B * (T + 2)], ref[B * T], tgt_in[B * T], stop_at[B];
+        CHECK(greedy_decode(&m, SRC, NULL, B, Ts, T, NULL, 0, NULL, -1, free_out) == 0, "greedy");
+        for (int oracle = 0; oracle < 2; oracle++) {
+            // row b follows the free output up to step b, then another token (row 2: <eos> at 2)
+            for (int b = 0; b < B; b++)
+                for (int t = 0; t < T; t++) {
+                    int o = free_out[b * T + t];
+                    ref[b * T + t] = t < b ? (o == TOK_EOS ? 4 : o) : t == b ? (b == 2 ? TOK_EOS : o == 4 ? 5 : 4) : TOK_PAD;
+                }
+            for (int b = 0; b < B; b++) stop_at[b] = b + 1;
+            for (int i = 0; i < B * T; i++) tgt_in[i] = i % T == 0 ? TOK_BOS : ref[i - 1];
+            int decoded[B * (T + 2)], replayed[B * (T + 2)];
+            const int *stop = oracle ? stop_at : NULL;
+            CHECK(greedy_decode(&m, SRC, NULL, B, Ts, max_len, ref, T, stop, -1, decoded) == 0, "decode");
+            ArenaMark mark = arena_mark(&arena);
+            Tensor *z = translator_logits(&m, SRC, B, Ts, tgt_in, T);   // (B*T,V)
+            int rc = greedy_replay(&m, z->data, T, 0, B, max_len, ref, T, stop, -1, replayed);
+            arena_release(&arena, mark);
+            CHECK(rc == 0, "%s oracle %d: replay %d", scheme, oracle, rc);
+            CHECK(!memcmp(decoded, replayed, sizeof decoded), "%s oracle %d: replayed outputs differ from decoding",
+                  scheme, oracle);
+        }
+        model_free(&m);
+    }
+    // a language model continuing prompts <eos> x1 x2 after <bos>, replayed from position P
+    for (int s = 0; s < pos_scheme_count(); s++) {
+        Config c;
+        config_defaults(&c);
+        c.model = MODEL_LM;
+        snprintf(c.pos, sizeof c.pos, "%s", pos_scheme_at(s)->name);
+        c.d_model = 16; c.n_heads = 2; c.d_ff = 24; c.dec_layers = 2; c.seed = 9;
+        c.pos_cfg.max_len = 16;
+        Model m;
+        model_build(&m, &c, V, V, 0);
+        m.head.bias->data[TOK_PAD] = m.head.bias->data[TOK_BOS] = -1e4f;
+        model_set_training(&m, 0);
+        tape_set_enabled(0);
+        int prompt[B * P], free_out[B * 4], ref[B * 4], in[B * (P + 4)], decoded[B * 6], replayed[B * 6];
+        for (int b = 0; b < B; b++) {
+            prompt[b * P] = TOK_EOS;
+            for (int i = 1; i < P; i++) prompt[b * P + i] = 4 + (b * 3 + i * 5) % (V - 4);
+        }
+        CHECK(greedy_decode(&m, prompt, NULL, B, P, 4, NULL, 0, NULL, -1, free_out) == 0, "lm greedy");
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < 4; t++) {
+                int o = free_out[b * 4 + t];
+                ref[b * 4 + t] = t < b ? (o == TOK_EOS ? 4 : o) : t == b ? (o == 4 ? 5 : 4) : TOK_PAD;
+            }
+        for (int b = 0; b < B; b++) {
+            memcpy(in + b * (P + 4), prompt + b * P, sizeof(int) * P);
+            in[b * (P + 4) + P] = TOK_BOS;
+            for (int t = 0; t < 3; t++) in[b * (P + 4) + P + 1 + t] = ref[b * 4 + t];
+        }
+        CHECK(greedy_decode(&m, prompt, NULL, B, P, 6, ref, 4, NULL, -1, decoded) == 0, "lm decode");
+        ArenaMark mark = arena_mark(&arena);
+        Tensor *z = lm_logits(&m, in, B, P + 4, NULL);   // (B*(P+4),V)
+        int rc = greedy_replay(&m, z->data, P + 4, P, B, 6, ref, 4, NULL, -1, replayed);
+        arena_release(&arena, mark);
+        CHECK(rc == 0 && !memcmp(decoded, replayed, sizeof decoded), "lm %s: replayed continuations differ (rc %d)",
+              pos_scheme_at(s)->name, rc);
+        model_free(&m);
+    }
+    // drawn positions and a RoPE stretched by the length so far: decoding, not a replay
+    Model m;
+    translator_drawn(&m, "rope", 0, V, 5, 16);
+    CHECK(!greedy_replays(&m), "drawn positions are not replayed");
+    model_free(&m);
+    translator(&m, "rope", 0, V, 5);
+    m.decoder.pos.cfg.rope_scaling = ROPE_SCALING_DYNAMIC;
+    CHECK(!greedy_replays(&m), "dynamic RoPE is not replayed");
+    m.decoder.pos.cfg.rope_scaling = ROPE_SCALING_NONE;
+    model_free(&m);
+}
+
 int main(void) {
     arena_init(&arena, 0);
     tensor_set_arena(&arena);
@@ -380,6 +468,7 @@ int main(void) {
     RUN(test_length_oracle_on_every_scheme);
     RUN(test_wide_beam_is_exact);
     RUN(test_evaluation_decodes_as_greedy_decode);
+    RUN(test_replay_equals_greedy_decode);
     arena_free(&arena);
     return check_summary();
 }

@@ -292,6 +292,60 @@ done:
     return rc;
 }
 
+int greedy_replays(const Model *m) {
+    int lm = m->cfg.model == MODEL_LM;
+    if (!lm && m->cfg.model != MODEL_TRANSLATOR) return 0;   // the LSTM: its own steps
+    // drawn positions are drawn anew by each pass; dynamic RoPE stretches by the length so far
+    if (m->decoder.pos.draw_from || (!lm && m->encoder.pos.draw_from)) return 0;
+    return m->decoder.pos.cfg.rope_scaling != ROPE_SCALING_DYNAMIC;
+}
+
+int greedy_replay(Model *m, const float *logits, int T, int first, int B, int max_len,
+                  const int *ref, int ref_T, const int *stop_at, int end_token, int *out) {
+    int V = m->tgt_vocab, rc = -1, going = B;
+    Search S = { .K = 1, .V = V, .max_len = max_len, .ref_T = ref_T, .end_token = end_token,
+                 .n_active = B, .ref = ref, .stop_at = stop_at, .out = out };
+    S.active = malloc(sizeof(int) * (size_t)B); S.tokens = malloc(sizeof(int) * (size_t)B);
+    S.parent = malloc(sizeof(int) * (size_t)B); S.n_done = calloc((size_t)B, sizeof(int));
+    S.seq = calloc((size_t)B * max_len, sizeof(int));
+    S.seq_new = malloc(sizeof(int) * (size_t)B * max_len);
+    S.score = calloc((size_t)B, sizeof(double)); S.score_new = malloc(sizeof(double) * (size_t)B);
+    S.best = malloc(sizeof(double) * (size_t)B); S.lse = malloc(sizeof(double) * (size_t)B);
+    S.cand = malloc(sizeof(Cand) * 2);
+    float *step = malloc(sizeof(float) * (size_t)B * V);
+    if (!S.active || !S.tokens || !S.parent || !S.n_done || !S.seq || !S.seq_new || !S.score ||
+        !S.score_new || !S.best || !S.lse || !S.cand || !step)
+        goto done;
+    memset(out, 0, sizeof(int) * (size_t)B * max_len);
+    for (int b = 0; b < B; b++) S.best[b] = -INFINITY, S.active[b] = b;
+    // decodable_steps of a cache holding `first` positions
+    S.limit = max_len;
+    char msg[256];
+    while (S.limit > 1 && pos_check_length(&m->decoder.pos, first + S.limit, msg, sizeof msg))
+        S.limit--;
+    rc = 0;
+    for (int t = 0; t < S.limit && going > 0; t++) {
+        if (first + t >= T) { rc = 1; break; }   // a sentence goes on past the logits
+        for (int i = 0; i < S.n_active; i++) {
+            float *z = step + (long)i * V;
+            memcpy(z, logits + ((long)S.active[i] * T + first + t) * V, sizeof(float) * (size_t)V);
+            S.lse[i] = log_sum_exp(z, V);
+        }
+        for (int i = 0; i < S.n_active; i++) advance(&S, step, i, S.active[i], t);
+        for (int i = 0; i < S.n_active; i++) S.score[S.active[i]] = S.score_new[S.active[i]];
+        int *swap = S.seq; S.seq = S.seq_new; S.seq_new = swap;
+        going = 0;   // the sentences that are done leave, as next_batch drops them
+        for (int i = 0; i < S.n_active; i++)
+            if (S.n_done[S.active[i]] < 1) S.active[going++] = S.active[i];
+        S.n_active = going;
+    }
+done:
+    free(S.active); free(S.tokens); free(S.parent); free(S.n_done); free(S.seq);
+    free(S.seq_new); free(S.score); free(S.score_new); free(S.best); free(S.lse); free(S.cand);
+    free(step);
+    return rc;
+}
+
 int beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha, int max_len,
                 int *out) {
     return search(m, src, NULL, B, Ts, beam, alpha, max_len, NULL, 0, NULL, -1, out);

@@ -67,4 +67,18 @@ int  beam_decode(Model *m, const int *src, int B, int Ts, int beam, float alpha,
 // (the same as decoding would compute: positions not drawn anew), or NULL to encode src.
 int  greedy_decode(Model *m, const int *src, Tensor *memory, int B, int Ts, int max_len,
                    const int *ref, int ref_T, const int *stop_at, int end_token, int *out);
+// Greedy decoding with a reference, replayed from the logits of a teacher-forced pass: while
+// a sentence's output equals its reference, the prefix a decoding step feeds is the one
+// teacher forcing feeds, so step t's logits are the pass's at position first + t (first: the
+// prompt's length, 0 for a translator). logits (B*T,V), row b*T + p for sentence b at
+// position p; the other arguments and out as greedy_decode's (ref required). The steps,
+// scores and choices are greedy_decode's, on those rows. 0; 1 when a sentence would go on
+// past position T - 1 (out is then incomplete: decode instead); -1 if out of memory.
+int  greedy_replay(Model *m, const float *logits, int T, int first, int B, int max_len,
+                   const int *ref, int ref_T, const int *stop_at, int end_token, int *out);
+// May greedy_replay stand for greedy_decode on this model? A transformer translator or
+// language model whose positions are fixed (not drawn anew by each pass) and whose RoPE does
+// not stretch with the length so far (rope_scaling = dynamic): a decoding step's logits are
+// then the teacher-forced pass's at its position (tests/test_decode.c checks the bits).
+int  greedy_replays(const Model *m);
 #endif

@@ -66,8 +66,15 @@ int run_open(Run *r, char *err, int errlen) {
     run_inference_begin(&r->arena, r->cfg.threads);
     r->opened = OPENED_ARENA;
     // Memory from the config alone first: an absurd test_size is refused before generating it.
+    // A generated task's training split (drawn from its own seed, apart from the held-out
+    // sets) is not read by inference: not made, unless the run predates
+    // model.attn_train_length, which its training data tells (below).
+    Config data = r->cfg;
+    if (r->cfg.attn_train_length &&
+        (r->cfg.task == TASK_TOY_TRANSLATE || r->cfg.task == TASK_ALGORITHMIC))
+        data.train_size = 0;
     if (memory_check_eval(&r->cfg, NULL, r->lengths, r->n_lengths, &r->memory, err, errlen) ||
-        task_load(&r->task, &r->cfg, err, errlen))
+        task_load(&r->task, &data, err, errlen))
         return -1;
     r->opened |= OPENED_TASK;
     const Task *t = &r->task;

@@ -38,9 +38,12 @@ static int length_oracle(const Task *t) {
 
 // The decoder-only form (BATCH_PROMPT): rows idx[0..n) of s, grouped by input length, are
 // continued greedily after <eos> input <bos> (greedy_decode with prompts <eos> input, then
-// <bos> as the first step; the key/value cache holds rows of one length). Returns how many
-// continuations are exactly output <eos>, or -1 if out of memory.
-static long exact_continuations(Model *m, const Split *s, const int *idx, int n) {
+// <bos> as the first step; the key/value cache holds rows of one length). With logits, the
+// teacher-forced pass's (n*T,V) of the batch of those rows, the decoding is replayed from them
+// (greedy_replay). Returns how many continuations are exactly output <eos>, -1 if out of
+// memory, or -2 when a replay cannot stand for decoding (then decode: call without logits).
+static long exact_continuations(Model *m, const Split *s, const int *idx, int n,
+                                const Tensor *logits, int T) {
     long exact = 0;
     for (int g = 0, k; g < n; g = k) {
         int len = s->ex[idx[g]].n_src, ref_T = 1;
@@ -59,11 +62,15 @@ static long exact_continuations(Model *m, const Split *s, const int *idx, int n)
             if (e->n_tgt) memcpy(ref + (long)r * ref_T, e->tgt, sizeof(int) * (size_t)e->n_tgt);
             ref[(long)r * ref_T + e->n_tgt] = TOK_EOS;
         }
-        if (!rc) rc = greedy_decode(m, prompt, NULL, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
+        if (!rc && logits)   // rows g.. of the batch: P is the <bos> that starts the output
+            rc = greedy_replay(m, logits->data + (long)g * T * m->tgt_vocab, T, P, rows, max_len,
+                               ref, ref_T, NULL, -1, hyp);
+        else if (!rc)
+            rc = greedy_decode(m, prompt, NULL, rows, P, max_len, ref, ref_T, NULL, -1, hyp);
         for (int r = 0; !rc && r < rows; r++)
             exact += exact_output(hyp + (long)r * max_len, ref + (long)r * ref_T, ref_T, 0);
         free(prompt); free(ref); free(hyp);
-        if (rc) return -1;
+        if (rc) return rc > 0 ? -2 : -1;
     }
     return exact;
 }
@@ -118,27 +125,42 @@ static int *right_tokens(const Tensor *logits, const int *targets, long n) {
     return right;
 }
 
-// Greedy decoding of a translator's batch of nb rows: the exact outputs added to *exact and,
-// with diag, the rows into the diagnosis (right: the batch's teacher-forced right tokens,
-// right_tokens; memory: the batch's encoder output, or NULL). -1 when out of memory.
-static int decode_translations(Model *m, const Task *t, const Batch *b, int nb, Diagnosis *diag,
-                               const int *right, Tensor *memory, long *exact) {
+// The greedy outputs of a translator's batch of nb rows (nb, T_tgt + 2) malloc'd: replayed
+// from the teacher-forced logits (B*T_tgt,V) when given, else decoded (memory: the batch's
+// encoder output, or NULL). NULL when out of memory, or when a replay cannot stand for
+// decoding (*replay_failed set: decode instead).
+static int *greedy_translations(Model *m, const Task *t, const Batch *b, int nb,
+                                const Tensor *logits, Tensor *memory, int *replay_failed) {
     int max_len = b->T_tgt + 2;   // anything longer than the reference is wrong anyway
-    int oracle = length_oracle(t);
     int *hyp = malloc(sizeof(int) * (size_t)nb * max_len),
         *stop_at = malloc(sizeof(int) * (size_t)nb);
     for (int i = 0; hyp && stop_at && i < nb; i++)
         stop_at[i] = content_length(b->tgt_out + (long)i * b->T_tgt, b->T_tgt);
-    int failed = !hyp || !stop_at || (diag && !right) ||
-                 greedy_decode(m, b->src, memory, nb, b->T_src, max_len, b->tgt_out, b->T_tgt,
-                               oracle ? stop_at : NULL, task_end_token(t), hyp) ||
+    const int *oracle = length_oracle(t) ? stop_at : NULL;
+    int rc = !hyp || !stop_at ? -1
+             : logits ? greedy_replay(m, logits->data, b->T_tgt, 0, nb, max_len, b->tgt_out,
+                                      b->T_tgt, oracle, task_end_token(t), hyp)
+                      : greedy_decode(m, b->src, memory, nb, b->T_src, max_len, b->tgt_out,
+                                      b->T_tgt, oracle, task_end_token(t), hyp);
+    free(stop_at);
+    if (rc > 0) *replay_failed = 1;
+    if (rc) { free(hyp); return NULL; }
+    return hyp;
+}
+
+// A translator's batch of nb rows, its greedy outputs hyp (greedy_translations; NULL: out of
+// memory): the exact outputs added to *exact and, with diag, the rows into the diagnosis
+// (right: the batch's teacher-forced right tokens, right_tokens). -1 when out of memory.
+static int score_translations(const Task *t, const Batch *b, int nb, Diagnosis *diag,
+                              const int *right, const int *hyp, long *exact) {
+    int max_len = b->T_tgt + 2;
+    int oracle = length_oracle(t);
+    int failed = !hyp || (diag && !right) ||
                  (diag && diagnose_batch(diag, t, b, right, hyp, max_len, oracle));
     // Compared: the tokens, and the end unless the oracle placed it.
     for (int i = 0; !failed && i < nb; i++)
         *exact += exact_output(hyp + (long)i * max_len, b->tgt_out + (long)i * b->T_tgt,
                                b->T_tgt, oracle);
-    free(hyp);
-    free(stop_at);
     return failed ? -1 : 0;
 }
 
@@ -285,15 +307,29 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
         // tokens were right until the outputs are decoded).
         int *kept = diag && decode && model_is_seq2seq(m->cfg.model)
                         ? right_tokens(logits, b.tgt_out, (long)nb * b.T_tgt) : NULL;
+        // Greedy outputs replayed from the logits where they stand for decoding (else, or
+        // when a replay cannot, decoded once the logits' memory is released).
+        int translate = decode && model_is_seq2seq(m->cfg.model), replay_failed = 0;
+        int continue_prompts = decode && t->batch_kind == BATCH_PROMPT;
+        int *hyp = translate && greedy_replays(m)
+                       ? greedy_translations(m, t, &b, nb, logits, NULL, &replay_failed) : NULL;
+        long continued = continue_prompts && greedy_replays(m)
+                             ? exact_continuations(m, s, idx + start, nb, logits, b.T_tgt) : -2;
         arena_release(a, mark);
+        if (translate && (!hyp || replay_failed)) {
+            free(hyp);
+            hyp = greedy_translations(m, t, &b, nb, NULL, memory, &replay_failed);
+        }
+        if (continue_prompts && continued == -2)
+            continued = exact_continuations(m, s, idx + start, nb, NULL, 0);
         int failed = 0;
-        if (decode && model_is_seq2seq(m->cfg.model)) {
-            failed = decode_translations(m, t, &b, nb, diag, kept, memory, &exact) != 0;
-        } else if (decode && t->batch_kind == BATCH_PROMPT) {
-            long continued = exact_continuations(m, s, idx + start, nb);
+        if (translate) {
+            failed = score_translations(t, &b, nb, diag, kept, hyp, &exact) != 0;
+        } else if (continue_prompts) {
             failed = continued < 0;
             if (!failed) exact += continued;
         }
+        free(hyp);
         free(kept);
         batch_free(&b);
         arena_release(a, start_of_batch);
