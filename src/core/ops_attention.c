@@ -685,7 +685,7 @@ void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
             for (int r = 0; r < SHORT_G; r++) ds[r] = S + (long)(i0 + (r < rows ? r : rows - 1)) * Tp;
             kernel_vf sum[SHORT_G];
             for (int r = 0; r < SHORT_G; r++) sum[r] = (kernel_vf){0};
-            for (int j = 0; j < nmax; j++) {
+            for (int j = 0; j < nmax; j++) {   // k_j in key order, every row of the group
                 kernel_vf kv;
                 memcpy(&kv, kh + (long)j * C, sizeof kv);
                 for (int r = 0; r < SHORT_G; r++) sum[r] += ds[r][j] * kv;
