@@ -609,6 +609,52 @@ void short_dp_rows(const float *const *dy, const float *vt, int Tp, float *dp, i
         for (int u = 0; u < NV; u++) memcpy(dp + (long)r * Tp + 16 * u, &d[r][u], sizeof d[r][u]);
 }
 
+// The rows the backward of head bh reads, prefetched in the order it reads them: values, dy,
+// its probabilities (one run of Tq x Tk floats), keys, queries; then the gradients' rows it
+// writes. Inlined: called out of line, the backward's samples per product sample rose by a
+// third (perf of bench --only toy,copy).
+static inline __attribute__((always_inline)) void short_prefetch_next(const Node *n, int bh) {
+    Tensor *q = n->in[0], *k = n->in[1], *v = n->in[2];
+    const AttnArgs *a = n->aux;
+    int Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1], H = a->n_heads;
+    int b = bh / H, h = bh % H;
+    prefetch_head(v->data, b, h, Tk, C, SHORT_D);
+    prefetch_head(n->out->grad, b, h, Tq, C, SHORT_D);
+    const char *p = (const char *)(n->saved + (long)bh * Tq * Tk);
+    for (long o = 0; o < (long)sizeof(float) * Tq * Tk; o += 64) __builtin_prefetch(p + o);
+    prefetch_head(k->data, b, h, Tk, C, SHORT_D);
+    prefetch_head(q->data, b, h, Tq, C, SHORT_D);
+    if (q->grad) prefetch_head_write(q->grad, b, h, Tq, C, SHORT_D);
+    if (k->grad) prefetch_head_write(k->grad, b, h, Tk, C, SHORT_D);
+    if (v->grad) prefetch_head_write(v->grad, b, h, Tk, C, SHORT_D);
+}
+
+// dq of a group's rows (rows r < rows, ld apart in dq): (acc ? dq : 0) + scale * sum_j
+// dscore_rj k_j over the group's nmax keys in order (ds: the rows' dscores, Tp apart; a
+// short group's missing rows repeat its last, unstored; a row without keys, n[r] = 0, is
+// left as it is).
+static inline __attribute__((always_inline))
+void short_dq_group(const float *ds0, int Tp, int rows, int nmax, const int *n, const float *kh,
+                    long C, float *dq, float scale, int acc) {
+    const float *ds[SHORT_G];
+    for (int r = 0; r < SHORT_G; r++) ds[r] = ds0 + (long)(r < rows ? r : rows - 1) * Tp;
+    kernel_vf sum[SHORT_G];
+    for (int r = 0; r < SHORT_G; r++) sum[r] = (kernel_vf){0};
+    for (int j = 0; j < nmax; j++) {   // k_j in key order, every row of the group
+        kernel_vf kv;
+        memcpy(&kv, kh + (long)j * C, sizeof kv);
+        for (int r = 0; r < SHORT_G; r++) sum[r] += ds[r][j] * kv;
+    }
+    for (int r = 0; r < rows; r++) {
+        if (!n[r]) continue;
+        float *g = dq + (long)r * C;
+        kernel_vf y = {0};
+        if (acc) memcpy(&y, g, sizeof y);
+        y += scale * sum[r];
+        memcpy(g, &y, sizeof y);
+    }
+}
+
 // backward_head_short with Tp = 16 NV, a constant where it is inlined.
 static inline __attribute__((always_inline))
 void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
@@ -633,18 +679,7 @@ void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
     const int *key_pad = a->key_pad ? a->key_pad + (long)b * Tk : NULL;
     int n_of[SHORT_TQ];
     transpose_head(v->data, b, h, Tk, C, D, Tp, vt);
-    if (bh + 1 < q->shape[0] * H) {   // the next head's rows, in the order it reads them
-        int b1 = (bh + 1) / H, h1 = (bh + 1) % H;
-        prefetch_head(v->data, b1, h1, Tk, C, D);
-        prefetch_head(dY, b1, h1, Tq, C, D);
-        const char *p1 = (const char *)(P + (long)(bh + 1) * Tq * Tk);
-        for (long o = 0; o < (long)sizeof(float) * Tq * Tk; o += 64) __builtin_prefetch(p1 + o);
-        prefetch_head(k->data, b1, h1, Tk, C, D);
-        prefetch_head(q->data, b1, h1, Tq, C, D);
-        if (q->grad) prefetch_head_write(q->grad, b1, h1, Tq, C, D);
-        if (k->grad) prefetch_head_write(k->grad, b1, h1, Tk, C, D);
-        if (v->grad) prefetch_head_write(v->grad, b1, h1, Tk, C, D);
-    }
+    if (bh + 1 < q->shape[0] * H) short_prefetch_next(n, bh + 1);
     for (int i0 = 0; i0 < Tq; i0 += SHORT_G) {
         int rows = Tq - i0 < SHORT_G ? Tq - i0 : SHORT_G, nmax = 0;
         const float *dy[SHORT_G];   // a short group's missing rows repeat its last, unstored
@@ -680,25 +715,9 @@ void backward_head_short_n(const BackwardHeads *hb, int bh, float *vt, int NV) {
                 for (int j = end; j < Tk; j++) p[j] = 0;
             }
         }
-        if (q->grad && nmax) {   // dq = scale * sum_j dscore_j k_j
-            const float *ds[SHORT_G];
-            for (int r = 0; r < SHORT_G; r++) ds[r] = S + (long)(i0 + (r < rows ? r : rows - 1)) * Tp;
-            kernel_vf sum[SHORT_G];
-            for (int r = 0; r < SHORT_G; r++) sum[r] = (kernel_vf){0};
-            for (int j = 0; j < nmax; j++) {   // k_j in key order, every row of the group
-                kernel_vf kv;
-                memcpy(&kv, kh + (long)j * C, sizeof kv);
-                for (int r = 0; r < SHORT_G; r++) sum[r] += ds[r][j] * kv;
-            }
-            for (int r = 0; r < rows; r++) {
-                if (!n_of[i0 + r]) continue;
-                float *g = q->grad + row0 + (long)(i0 + r) * C;
-                kernel_vf y = {0};
-                if (hb->acc_q) memcpy(&y, g, sizeof y);
-                y += scale * sum[r];
-                memcpy(g, &y, sizeof y);
-            }
-        }
+        if (q->grad && nmax)
+            short_dq_group(S + (long)i0 * Tp, Tp, rows, nmax, n_of + i0, kh, C,
+                           q->grad + row0 + (long)i0 * C, scale, hb->acc_q);
     }
     // dv_j = sum_i w_ij dy_i and dk_j = scale * sum_i dscore_ij q_i, the rows in order.
     for (int jv = 0; jv < NV; jv++) {
@@ -899,6 +918,139 @@ void lanes_store(float *restrict p, attn_vec t, int n) {
     for (; l < n; l++) p[l] = tf[l];
 }
 
+// One head of forward_head_lanes: its rows in q, k, v, out (C apart), of P and probs (Tk
+// apart; NULL: not written), its key and query padding (NULL: none).
+typedef struct {
+    const float *qh, *kh, *vh;
+    float *yh, *Ph, *probs;
+    const int *pad, *qpad;
+    const AttnArgs *args;
+    int Tq, Tk, C, bh;
+} LanesHead;
+
+// Scores of the group of rows i0.. (endv: each row's keys; nmax: the most) into sj[j] (key j's
+// 16 rows), then their exponentials; *inv the rows' 1 / sum, *alive the rows with a key that
+// is not masked. t: scratch for the transposed queries.
+static inline __attribute__((always_inline))
+void lanes_exponentials(const LanesHead *L, int i0, int rows, attn_veci endv, int nmax,
+                        attn_vec *sj, attn_vec t[16], attn_vec *inv, attn_veci *alive) {
+    enum { D = 16 };
+    attn_vec neg_inf, zero = {0}, part[16];
+    for (int l = 0; l < 16; l++) neg_inf[l] = -INFINITY;
+    float scale = 1.0f / sqrtf((float)D);
+    for (int l = 0; l < 16; l++)   // the queries (rows past Tq read the last one), then q^T
+        memcpy(&t[l], L->qh + (long)(i0 + (l < rows ? l : rows - 1)) * L->C, sizeof t[l]);
+    kernel_transpose(t);
+    for (int j = 0; j < nmax; j++) {   // scores: row_times_cols, then scores_to_probs_n
+        const float *kj = L->kh + (long)j * L->C;
+        attn_vec s = zero;
+        for (int e = 0; e < D; e++) s += kj[e] * t[e];
+        s *= scale;
+        attn_veci dead = j >= endv;
+        if (L->pad && L->pad[j]) dead = (attn_veci){0} - 1;
+        sj[j] = lanes_select(dead, neg_inf, s);
+    }
+    for (int l = 0; l < 16; l++) part[l] = neg_inf;   // kernel_max's lanes, then its tree
+    for (int j = 0; j < nmax; j++)
+        part[j % 16] = lanes_select(sj[j] > part[j % 16], sj[j], part[j % 16]);
+    for (int w = 8; w; w /= 2)
+        for (int l = 0; l < w; l++)
+            part[l] = lanes_select(part[l + w] > part[l], part[l + w], part[l]);
+    attn_vec m = part[0];
+    for (int l = 0; l < 16; l++) part[l] = zero;
+    for (int j = 0; j < nmax; j++) {   // exponentials in kernel_sum's lanes, then its tree
+        for (int l = 0; l < 16; l++) sj[j][l] = kernel_expf(sj[j][l] - m[l]);
+        part[j % 16] += sj[j];
+    }
+    for (int w = 8; w; w /= 2)
+        for (int l = 0; l < w; l++) part[l] += part[l + w];
+    *inv = 1.0f / part[0];
+    *alive = m != neg_inf;   // a row with every key masked: probabilities 0
+}
+
+// The group's probabilities (sj * inv), dropout weights (into sj) and saved P, probs: 16 keys
+// at a time transposed back into rows; P and probs 0 past the keys and in rows without keys.
+static inline __attribute__((always_inline))
+void lanes_weights(const LanesHead *L, int i0, int rows, attn_veci endv, int nmax, attn_vec *sj,
+                   attn_vec inv, attn_veci alive) {
+    const AttnArgs *args = L->args;
+    int Tq = L->Tq, Tk = L->Tk;
+    attn_vec zero = {0}, sign_bit = (attn_vec)((attn_veci){0} + (int)0x80000000u);
+    float keep = 1.0f / (1.0f - args->dropout);
+    uint64_t threshold = (uint64_t)ceilf(args->dropout * 16777216.0f);
+    lanes_u64 index_lo, index_hi;     // row i0 + l's first hash index: drop_weights'
+    for (int l = 0; l < 8; l++) {
+        index_lo[l] = (uint64_t)(((long)L->bh * Tq + i0 + l) * Tk);
+        index_hi[l] = (uint64_t)(((long)L->bh * Tq + i0 + 8 + l) * Tk);
+    }
+    for (int j0 = 0; j0 < nmax; j0 += 16) {   // 16 keys: probabilities, weights, P
+        attn_vec t[16], pr[16];
+        for (int jj = 0; jj < 16; jj++) {
+            int j = j0 + jj;
+            if (j >= nmax) { t[jj] = pr[jj] = zero; continue; }
+            attn_vec p = (attn_vec)((attn_veci)(sj[j] * inv) & alive), w = p;
+            if (args->dropout > 0) {   // drop_weights: (kept ? 1/(1-p) : 0) * s
+                attn_veci kept = lanes_kept(args->seed, index_lo + (uint64_t)j,
+                                            index_hi + (uint64_t)j, threshold);
+                w = (attn_vec)((attn_veci)(zero + keep) & kept) * p;
+            }
+            sj[j] = w;
+            attn_veci live = j < endv;   // probs_save: the sign marks a dropped weight
+            attn_vec flagged = (attn_vec)((attn_veci)p ^ (attn_veci)sign_bit);
+            t[jj] = (attn_vec)((attn_veci)lanes_select(w == 0, flagged, p) & live);
+            pr[jj] = (attn_vec)((attn_veci)p & live);
+        }
+        int n = Tk - j0;
+        if (L->Ph) {
+            kernel_transpose(t);
+            for (int l = 0; l < rows; l++)
+                if (endv[l] > 0) lanes_store(L->Ph + (long)(i0 + l) * Tk + j0, t[l], n);
+        }
+        if (L->probs) {
+            kernel_transpose(pr);
+            for (int l = 0; l < rows; l++)
+                if (endv[l] > 0) lanes_store(L->probs + (long)(i0 + l) * Tk + j0, pr[l], n);
+        }
+    }
+    int done = (nmax + 15) / 16 * 16;   // P past the keys above, and rows without keys: 0
+    for (int l = 0; l < rows; l++) {
+        if (L->qpad && L->qpad[i0 + l]) continue;
+        int from = endv[l] > 0 ? done : 0;
+        if (from >= Tk) continue;
+        size_t bytes = sizeof(float) * (size_t)(Tk - from);
+        if (L->Ph) memset(L->Ph + (long)(i0 + l) * Tk + from, 0, bytes);
+        if (L->probs) memset(L->probs + (long)(i0 + l) * Tk + from, 0, bytes);
+    }
+}
+
+// The group's outputs: weighted_cols, j ascending below each row's end; below the shortest
+// row with keys no row is tested (a row without keys, whose weights are 0, is stored as 0).
+static inline __attribute__((always_inline))
+void lanes_outputs(const LanesHead *L, int i0, int rows, attn_veci endv, int nmax,
+                   const attn_vec *sj) {
+    enum { D = 16 };
+    attn_vec t[16], zero = {0};
+    int nmin = nmax;
+    for (int l = 0; l < rows; l++)
+        if (endv[l] > 0 && endv[l] < nmin) nmin = endv[l];
+    for (int e = 0; e < D; e++) t[e] = zero;
+    int j = 0;
+    for (; j < nmin; j++) {
+        const float *vj = L->vh + (long)j * L->C;
+        attn_vec w = sj[j];
+        for (int e = 0; e < D; e++) t[e] += w * vj[e];
+    }
+    for (; j < nmax; j++) {
+        const float *vj = L->vh + (long)j * L->C;
+        attn_veci use = j < endv;
+        attn_vec w = sj[j];
+        for (int e = 0; e < D; e++) t[e] = lanes_select(use, t[e] + w * vj[e], t[e]);
+    }
+    kernel_transpose(t);
+    for (int l = 0; l < rows; l++)
+        memcpy(L->yh + (long)(i0 + l) * L->C, endv[l] > 0 ? &t[l] : &zero, sizeof t[l]);
+}
+
 // The forward of (batch, head) bh at D = 16 without bias or temperature (forward_head's
 // contract); scratch: Tp vectors of 16 floats (the arena's 64-byte alignment: whole vectors).
 static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v, Tensor *out,
@@ -906,137 +1058,43 @@ static void forward_head_lanes(const Tensor *q, const Tensor *k, const Tensor *v
     enum { D = 16 };
     int B = q->shape[0], Tq = q->shape[1], C = q->shape[2], Tk = k->shape[1];
     int H = args->n_heads, b = bh / H, h = bh % H;
-    const float *qh = q->data + (long)b * Tq * C + h * D, *kh = k->data + (long)b * Tk * C + h * D,
-                *vh = v->data + (long)b * Tk * C + h * D;
-    float *yh = out->data + (long)b * Tq * C + h * D;
-    const int *pad = args->key_pad ? args->key_pad + (long)b * Tk : NULL;
-    const int *qpad = args->query_pad ? args->query_pad + (long)b * Tq : NULL;
-    float *Ph = P ? P + (long)bh * Tq * Tk : NULL;
-    float *probs = args->probs ? args->probs + (long)bh * Tq * Tk : NULL;
+    LanesHead L = {
+        q->data + (long)b * Tq * C + h * D, k->data + (long)b * Tk * C + h * D,
+        v->data + (long)b * Tk * C + h * D, out->data + (long)b * Tq * C + h * D,
+        P ? P + (long)bh * Tq * Tk : NULL,
+        args->probs ? args->probs + (long)bh * Tq * Tk : NULL,
+        args->key_pad ? args->key_pad + (long)b * Tk : NULL,
+        args->query_pad ? args->query_pad + (long)b * Tq : NULL, args, Tq, Tk, C, bh};
     attn_vec *sj = (attn_vec *)scratch;   // key j's 16 rows: scores, exponentials, weights
-    float scale = 1.0f / sqrtf((float)D), keep = 1.0f / (1.0f - args->dropout);
-    uint64_t threshold = (uint64_t)ceilf(args->dropout * 16777216.0f);
     if (bh + 1 < B * H) {   // the next head's rows
         prefetch_head(k->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
         prefetch_head(q->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
         prefetch_head(v->data, (bh + 1) / H, (bh + 1) % H, Tk, C, D);
         prefetch_head_write(out->data, (bh + 1) / H, (bh + 1) % H, Tq, C, D);
     }
-    if (qpad && probs) kernel_zero_padding_rows(probs, qpad, Tq, Tk);   // as forward_head
-    attn_vec neg_inf, zero = {0}, sign_bit;
-    for (int l = 0; l < 16; l++) neg_inf[l] = -INFINITY;
-    sign_bit = (attn_vec)((attn_veci){0} + (int)0x80000000u);
+    if (L.qpad && L.probs) kernel_zero_padding_rows(L.probs, L.qpad, Tq, Tk);   // as forward_head
     for (int i0 = 0; i0 < Tq; i0 += 16) {
         int rows = Tq - i0 < 16 ? Tq - i0 : 16, nmax = 0;
         attn_veci endv;   // lane l: row i0 + l's keys (0: padding, or past Tq)
         for (int l = 0; l < 16; l++) {
             int i = i0 + l;
-            endv[l] = l < rows && !(qpad && qpad[i]) ? causal_end(args, i, Tq, Tk) : 0;
+            endv[l] = l < rows && !(L.qpad && L.qpad[i]) ? causal_end(args, i, Tq, Tk) : 0;
             if (endv[l] > nmax) nmax = endv[l];
         }
         if (nmax == 0) {   // no row with a key (a sequence's padding): outputs 0, P and probs 0
             for (int l = 0; l < rows; l++) {
-                memcpy(yh + (long)(i0 + l) * C, &zero, sizeof zero);
-                if (qpad && qpad[i0 + l]) continue;
-                if (Ph) memset(Ph + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
-                if (probs) memset(probs + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
+                memset(L.yh + (long)(i0 + l) * C, 0, sizeof(float) * D);
+                if (L.qpad && L.qpad[i0 + l]) continue;
+                if (L.Ph) memset(L.Ph + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
+                if (L.probs) memset(L.probs + (long)(i0 + l) * Tk, 0, sizeof(float) * (size_t)Tk);
             }
             continue;
         }
-        attn_vec t[16];   // the queries (rows past Tq read the last one), then q^T: t[e] lane l
-        for (int l = 0; l < 16; l++)
-            memcpy(&t[l], qh + (long)(i0 + (l < rows ? l : rows - 1)) * C, sizeof t[l]);
-        kernel_transpose(t);
-        for (int j = 0; j < nmax; j++) {   // scores: row_times_cols, then scores_to_probs_n
-            const float *kj = kh + (long)j * C;
-            attn_vec s = zero;
-            for (int e = 0; e < D; e++) s += kj[e] * t[e];
-            s *= scale;
-            attn_veci dead = j >= endv;
-            if (pad && pad[j]) dead = (attn_veci){0} - 1;
-            sj[j] = lanes_select(dead, neg_inf, s);
-        }
-        attn_vec part[16];   // kernel_max's lanes, then kernel_vec_max's tree
-        for (int l = 0; l < 16; l++) part[l] = neg_inf;
-        for (int j = 0; j < nmax; j++)
-            part[j % 16] = lanes_select(sj[j] > part[j % 16], sj[j], part[j % 16]);
-        for (int w = 8; w; w /= 2)
-            for (int l = 0; l < w; l++)
-                part[l] = lanes_select(part[l + w] > part[l], part[l + w], part[l]);
-        attn_vec m = part[0];
-        for (int l = 0; l < 16; l++) part[l] = zero;
-        for (int j = 0; j < nmax; j++) {   // exponentials in kernel_sum's lanes, then its tree
-            for (int l = 0; l < 16; l++) sj[j][l] = kernel_expf(sj[j][l] - m[l]);
-            part[j % 16] += sj[j];
-        }
-        for (int w = 8; w; w /= 2)
-            for (int l = 0; l < w; l++) part[l] += part[l + w];
-        attn_vec inv = 1.0f / part[0];
-        attn_veci alive = m != neg_inf;   // a row with every key masked: probabilities 0
-        lanes_u64 index_lo, index_hi;     // row i0 + l's first hash index: drop_weights'
-        for (int l = 0; l < 8; l++) {
-            index_lo[l] = (uint64_t)(((long)bh * Tq + i0 + l) * Tk);
-            index_hi[l] = (uint64_t)(((long)bh * Tq + i0 + 8 + l) * Tk);
-        }
-        for (int j0 = 0; j0 < nmax; j0 += 16) {   // 16 keys: probabilities, weights, P
-            attn_vec pr[16];
-            for (int jj = 0; jj < 16; jj++) {
-                int j = j0 + jj;
-                if (j >= nmax) { t[jj] = pr[jj] = zero; continue; }
-                attn_vec p = (attn_vec)((attn_veci)(sj[j] * inv) & alive), w = p;
-                if (args->dropout > 0) {   // drop_weights: (kept ? 1/(1-p) : 0) * s
-                    attn_veci kept = lanes_kept(args->seed, index_lo + (uint64_t)j,
-                                                index_hi + (uint64_t)j, threshold);
-                    w = (attn_vec)((attn_veci)(zero + keep) & kept) * p;
-                }
-                sj[j] = w;
-                attn_veci live = j < endv;   // probs_save: the sign marks a dropped weight
-                attn_vec flagged = (attn_vec)((attn_veci)p ^ (attn_veci)sign_bit);
-                t[jj] = (attn_vec)((attn_veci)lanes_select(w == 0, flagged, p) & live);
-                pr[jj] = (attn_vec)((attn_veci)p & live);
-            }
-            int n = Tk - j0;
-            if (Ph) {
-                kernel_transpose(t);
-                for (int l = 0; l < rows; l++)
-                    if (endv[l] > 0) lanes_store(Ph + (long)(i0 + l) * Tk + j0, t[l], n);
-            }
-            if (probs) {
-                kernel_transpose(pr);
-                for (int l = 0; l < rows; l++)
-                    if (endv[l] > 0) lanes_store(probs + (long)(i0 + l) * Tk + j0, pr[l], n);
-            }
-        }
-        int done = (nmax + 15) / 16 * 16;   // P past the keys above, and rows without keys: 0
-        for (int l = 0; l < rows; l++) {
-            if (qpad && qpad[i0 + l]) continue;
-            int from = endv[l] > 0 ? done : 0;
-            if (from >= Tk) continue;
-            if (Ph) memset(Ph + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
-            if (probs)
-                memset(probs + (long)(i0 + l) * Tk + from, 0, sizeof(float) * (size_t)(Tk - from));
-        }
-        // weighted_cols: j ascending below each row's end; below the shortest row with keys no
-        // row is tested (a row without keys, whose weights are 0, is stored as 0 below)
-        int nmin = nmax;
-        for (int l = 0; l < rows; l++)
-            if (endv[l] > 0 && endv[l] < nmin) nmin = endv[l];
-        for (int e = 0; e < D; e++) t[e] = zero;
-        int j = 0;
-        for (; j < nmin; j++) {
-            const float *vj = vh + (long)j * C;
-            attn_vec w = sj[j];
-            for (int e = 0; e < D; e++) t[e] += w * vj[e];
-        }
-        for (; j < nmax; j++) {
-            const float *vj = vh + (long)j * C;
-            attn_veci use = j < endv;
-            attn_vec w = sj[j];
-            for (int e = 0; e < D; e++) t[e] = lanes_select(use, t[e] + w * vj[e], t[e]);
-        }
-        kernel_transpose(t);
-        for (int l = 0; l < rows; l++)
-            memcpy(yh + (long)(i0 + l) * C, endv[l] > 0 ? &t[l] : &zero, sizeof t[l]);
+        attn_vec t[16], inv;
+        attn_veci alive;
+        lanes_exponentials(&L, i0, rows, endv, nmax, sj, t, &inv, &alive);
+        lanes_weights(&L, i0, rows, endv, nmax, sj, inv, alive);
+        lanes_outputs(&L, i0, rows, endv, nmax, sj);
     }
 }
 #endif
