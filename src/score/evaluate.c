@@ -264,6 +264,40 @@ static Tensor *teacher_forced(Model *m, const Batch *b, int keep_memory, Tensor 
     return op_cross_entropy(*logits, b->tgt_out, TOK_PAD, 0);
 }
 
+// The exact matches of a scored batch (its rows idx[0..nb) of s), added to *exact: greedy
+// translations or continuations, replayed from the logits where they stand for decoding, else
+// (or when a replay cannot) decoded once the logits' memory, above `mark`, is released (the
+// forward pass is counted: decoding reuses its memory). A diagnosis keeps which tokens were
+// right until the outputs are decoded. 0, or -1 when out of memory.
+static int batch_exact(Model *m, const Task *t, const Split *s, const int *idx, Batch *b, int nb,
+                       Tensor *logits, Tensor *memory, ArenaMark mark, Diagnosis *diag,
+                       long *exact) {
+    int translate = model_is_seq2seq(m->cfg.model), replay_failed = 0;
+    int continue_prompts = t->batch_kind == BATCH_PROMPT;
+    int *kept = diag && translate ? right_tokens(logits, b->tgt_out, (long)nb * b->T_tgt) : NULL;
+    int *hyp = translate && greedy_replays(m)
+                   ? greedy_translations(m, t, b, nb, logits, NULL, &replay_failed) : NULL;
+    long continued = continue_prompts && greedy_replays(m)
+                         ? exact_continuations(m, s, idx, nb, logits, b->T_tgt) : -2;
+    arena_release(tensor_arena(), mark);
+    if (translate && (!hyp || replay_failed)) {
+        free(hyp);
+        hyp = greedy_translations(m, t, b, nb, NULL, memory, &replay_failed);
+    }
+    if (continue_prompts && continued == -2)
+        continued = exact_continuations(m, s, idx, nb, NULL, 0);
+    int failed = 0;
+    if (translate) {
+        failed = score_translations(t, b, nb, diag, kept, hyp, exact) != 0;
+    } else if (continue_prompts) {
+        failed = continued < 0;
+        if (!failed) *exact += continued;
+    }
+    free(hyp);
+    free(kept);
+    return failed ? -1 : 0;
+}
+
 int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int decode,
                       Diagnosis *diag, EvalResult *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
@@ -303,34 +337,10 @@ int evaluate_diagnose(Model *m, const Task *t, const Split *s, int length, int d
             for (int i = 0; i < nb; i++)
                 memcpy(all_logits + (long)idx[start + i] * C, logits->data + (long)i * C,
                        sizeof(float) * C);
-        // The forward pass is counted: decoding reuses its memory (a diagnosis keeps which
-        // tokens were right until the outputs are decoded).
-        int *kept = diag && decode && model_is_seq2seq(m->cfg.model)
-                        ? right_tokens(logits, b.tgt_out, (long)nb * b.T_tgt) : NULL;
-        // Greedy outputs replayed from the logits where they stand for decoding (else, or
-        // when a replay cannot, decoded once the logits' memory is released).
-        int translate = decode && model_is_seq2seq(m->cfg.model), replay_failed = 0;
-        int continue_prompts = decode && t->batch_kind == BATCH_PROMPT;
-        int *hyp = translate && greedy_replays(m)
-                       ? greedy_translations(m, t, &b, nb, logits, NULL, &replay_failed) : NULL;
-        long continued = continue_prompts && greedy_replays(m)
-                             ? exact_continuations(m, s, idx + start, nb, logits, b.T_tgt) : -2;
-        arena_release(a, mark);
-        if (translate && (!hyp || replay_failed)) {
-            free(hyp);
-            hyp = greedy_translations(m, t, &b, nb, NULL, memory, &replay_failed);
-        }
-        if (continue_prompts && continued == -2)
-            continued = exact_continuations(m, s, idx + start, nb, NULL, 0);
         int failed = 0;
-        if (translate) {
-            failed = score_translations(t, &b, nb, diag, kept, hyp, &exact) != 0;
-        } else if (continue_prompts) {
-            failed = continued < 0;
-            if (!failed) exact += continued;
-        }
-        free(hyp);
-        free(kept);
+        if (decode) failed = batch_exact(m, t, s, idx + start, &b, nb, logits, memory, mark, diag,
+                                         &exact) != 0;
+        else arena_release(a, mark);
         batch_free(&b);
         arena_release(a, start_of_batch);
         if (failed) rc = errorf(err, errlen, "out of memory while decoding");
