@@ -170,10 +170,10 @@ static int gather(Cand *cand, int K, const float *logits, int V, const double *s
 
 // The steps decoding may take from the cache's length: a learned table without wrap-around
 // cannot go past its rows, so it stops there.
-static int decodable_steps(Model *m, const DecodeState *s, int max_len) {
+static int decodable_steps(Model *m, int cached, int max_len) {
     int limit = max_len;
     char msg[256];
-    while (limit > 1 && pos_check_length(&m->decoder.pos, s->cache.len + limit, msg, sizeof msg))
+    while (limit > 1 && pos_check_length(&m->decoder.pos, cached + limit, msg, sizeof msg))
         limit--;
     return limit;
 }
@@ -249,6 +249,32 @@ static int search_step(Search *S, DecodeState *s, int t) {
     return next_batch(S, s);
 }
 
+// S's arrays for B sentences of K hypotheses (S->max_len set): scores 0 for each sentence's
+// first hypothesis and -inf for the others (one live hypothesis at first: no duplicates),
+// every sentence active, no best yet. 0, or -1 when out of memory (search_free frees).
+static int search_alloc(Search *S, int B, int K) {
+    int N = B * K;
+    S->active = malloc(sizeof(int) * (size_t)B); S->tokens = malloc(sizeof(int) * (size_t)N);
+    S->parent = malloc(sizeof(int) * (size_t)N); S->n_done = calloc((size_t)B, sizeof(int));
+    S->seq = calloc((size_t)N * S->max_len, sizeof(int));
+    S->seq_new = malloc(sizeof(int) * (size_t)N * S->max_len);
+    S->score = malloc(sizeof(double) * (size_t)N);
+    S->score_new = malloc(sizeof(double) * (size_t)N);
+    S->best = malloc(sizeof(double) * (size_t)B); S->lse = malloc(sizeof(double) * (size_t)N);
+    S->cand = malloc(sizeof(Cand) * (size_t)2 * K);
+    if (!S->active || !S->tokens || !S->parent || !S->n_done || !S->seq || !S->seq_new ||
+        !S->score || !S->score_new || !S->best || !S->lse || !S->cand)
+        return -1;
+    for (int n = 0; n < N; n++) S->score[n] = n % K == 0 ? 0 : -INFINITY;
+    for (int b = 0; b < B; b++) S->best[b] = -INFINITY, S->active[b] = b;
+    return 0;
+}
+static void search_free(Search *S) {
+    free(S->active); free(S->tokens); free(S->parent); free(S->n_done); free(S->seq);
+    free(S->seq_new); free(S->score); free(S->score_new); free(S->best); free(S->lse);
+    free(S->cand);
+}
+
 // Beam search; with ref (beam 1 only) a sentence also stops when it leaves its reference.
 // memory: the encoder's output for src (K = 1), or NULL.
 static int search(Model *m, const int *src, Tensor *memory, int B, int Ts, int K, float alpha,
@@ -259,36 +285,23 @@ static int search(Model *m, const int *src, Tensor *memory, int B, int Ts, int K
                  .end_token = end_token, .n_active = B, .alpha = alpha, .ref = ref,
                  .stop_at = stop_at, .out = out };
     int *rep = calloc((size_t)N * Ts + 1, sizeof(int));
-    S.active = malloc(sizeof(int) * (size_t)B); S.tokens = malloc(sizeof(int) * (size_t)N);
-    S.parent = malloc(sizeof(int) * (size_t)N); S.n_done = calloc((size_t)B, sizeof(int));
-    S.seq = calloc((size_t)N * max_len, sizeof(int));
-    S.seq_new = malloc(sizeof(int) * (size_t)N * max_len);
-    S.score = malloc(sizeof(double) * (size_t)N); S.score_new = malloc(sizeof(double) * (size_t)N);
-    S.best = malloc(sizeof(double) * (size_t)B); S.lse = malloc(sizeof(double) * (size_t)N);
-    S.cand = malloc(sizeof(Cand) * (size_t)2 * K);
     DecodeState s;
     memset(&s, 0, sizeof s);
-    if (!rep || !S.active || !S.tokens || !S.parent || !S.n_done || !S.seq || !S.seq_new ||
-        !S.score || !S.score_new || !S.best || !S.lse || !S.cand)
-        goto done;
+    if (search_alloc(&S, B, K) || !rep) goto done;
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
             memcpy(rep + ((long)b * K + k) * Ts, src + (long)b * Ts, sizeof(int) * Ts);
     if (init_encoded(&s, m, rep, memory, N, Ts, max_len)) goto done;
     memset(out, 0, sizeof(int) * (size_t)B * max_len);
-    for (int n = 0; n < N; n++) {
-        S.tokens[n] = TOK_BOS;
-        S.score[n] = n % K == 0 ? 0 : -INFINITY;   // one live hypothesis at first: no duplicates
-    }
-    for (int b = 0; b < B; b++) S.best[b] = -INFINITY, S.active[b] = b;
-    S.limit = decodable_steps(m, &s, max_len);
+    for (int n = 0; n < N; n++) S.tokens[n] = TOK_BOS;
+    S.limit = decodable_steps(m, s.cache.len, max_len);
     int going = B;
     for (int t = 0; t < S.limit && going > 0; t++) going = search_step(&S, &s, t);
     rc = going < 0 ? -1 : 0;
 done:
     decode_free(&s);
-    free(rep); free(S.active); free(S.tokens); free(S.parent); free(S.n_done); free(S.seq);
-    free(S.seq_new); free(S.score); free(S.score_new); free(S.best); free(S.lse); free(S.cand);
+    free(rep);
+    search_free(&S);
     return rc;
 }
 
@@ -305,24 +318,10 @@ int greedy_replay(Model *m, const float *logits, int T, int first, int B, int ma
     int V = m->tgt_vocab, rc = -1, going = B;
     Search S = { .K = 1, .V = V, .max_len = max_len, .ref_T = ref_T, .end_token = end_token,
                  .n_active = B, .ref = ref, .stop_at = stop_at, .out = out };
-    S.active = malloc(sizeof(int) * (size_t)B); S.tokens = malloc(sizeof(int) * (size_t)B);
-    S.parent = malloc(sizeof(int) * (size_t)B); S.n_done = calloc((size_t)B, sizeof(int));
-    S.seq = calloc((size_t)B * max_len, sizeof(int));
-    S.seq_new = malloc(sizeof(int) * (size_t)B * max_len);
-    S.score = calloc((size_t)B, sizeof(double)); S.score_new = malloc(sizeof(double) * (size_t)B);
-    S.best = malloc(sizeof(double) * (size_t)B); S.lse = malloc(sizeof(double) * (size_t)B);
-    S.cand = malloc(sizeof(Cand) * 2);
     float *step = malloc(sizeof(float) * (size_t)B * V);
-    if (!S.active || !S.tokens || !S.parent || !S.n_done || !S.seq || !S.seq_new || !S.score ||
-        !S.score_new || !S.best || !S.lse || !S.cand || !step)
-        goto done;
+    if (search_alloc(&S, B, 1) || !step) goto done;
     memset(out, 0, sizeof(int) * (size_t)B * max_len);
-    for (int b = 0; b < B; b++) S.best[b] = -INFINITY, S.active[b] = b;
-    // decodable_steps of a cache holding `first` positions
-    S.limit = max_len;
-    char msg[256];
-    while (S.limit > 1 && pos_check_length(&m->decoder.pos, first + S.limit, msg, sizeof msg))
-        S.limit--;
+    S.limit = decodable_steps(m, first, max_len);   // a cache holding `first` positions
     rc = 0;
     for (int t = 0; t < S.limit && going > 0; t++) {
         if (first + t >= T) { rc = 1; break; }   // a sentence goes on past the logits
@@ -340,8 +339,7 @@ int greedy_replay(Model *m, const float *logits, int T, int first, int B, int ma
         S.n_active = going;
     }
 done:
-    free(S.active); free(S.tokens); free(S.parent); free(S.n_done); free(S.seq);
-    free(S.seq_new); free(S.score); free(S.score_new); free(S.best); free(S.lse); free(S.cand);
+    search_free(&S);
     free(step);
     return rc;
 }

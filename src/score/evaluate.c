@@ -273,11 +273,11 @@ static int batch_exact(Model *m, const Task *t, const Split *s, const int *idx, 
                        Tensor *logits, Tensor *memory, ArenaMark mark, Diagnosis *diag,
                        long *exact) {
     int translate = model_is_seq2seq(m->cfg.model), replay_failed = 0;
-    int continue_prompts = t->batch_kind == BATCH_PROMPT;
+    int continue_prompts = t->batch_kind == BATCH_PROMPT, replay = greedy_replays(m);
     int *kept = diag && translate ? right_tokens(logits, b->tgt_out, (long)nb * b->T_tgt) : NULL;
-    int *hyp = translate && greedy_replays(m)
+    int *hyp = translate && replay
                    ? greedy_translations(m, t, b, nb, logits, NULL, &replay_failed) : NULL;
-    long continued = continue_prompts && greedy_replays(m)
+    long continued = continue_prompts && replay
                          ? exact_continuations(m, s, idx, nb, logits, b->T_tgt) : -2;
     arena_release(tensor_arena(), mark);
     if (translate && (!hyp || replay_failed)) {
