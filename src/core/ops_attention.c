@@ -226,6 +226,16 @@ static void drop_weights(const AttnArgs *a, long row_index, int n16, const float
         }
 }
 
+// src[0..n) into p (n <= 16) in copies of 8, 4 and 1: a row of P ends where the next row, or
+// another head's, starts, so a whole vector would overwrite it.
+static inline __attribute__((always_inline))
+void store_prefix(float *restrict p, const float *src, int n) {
+    int l = 0;
+    for (; l + 8 <= n; l += 8) memcpy(p + l, src + l, sizeof(float) * 8);
+    for (; l + 4 <= n; l += 4) memcpy(p + l, src + l, sizeof(float) * 4);
+    for (; l < n; l++) p[l] = src[l];
+}
+
 // The probabilities of a row for the backward, p[0..Tk): p_j = s_j where the weight w_j
 // is kept, -s_j where dropout zeroed it (the sign is the mask), 0 from `end` on. Made in
 // whole vectors without branches and copied in pieces of a length that depends on Tk only:
@@ -245,11 +255,7 @@ static void probs_save(float *restrict p, const float *s, const float *w, int en
             attn_veci sign = (attn_veci)(wv == 0) & (int)0x80000000u, live = lane + o < end;
             t[h] = (attn_vec)(((attn_veci)sv ^ sign) & live);
         }
-        const float *tf = (const float *)t;
-        int m = Tk - j0 < 16 ? Tk - j0 : 16, l = 0;
-        for (; l + 8 <= m; l += 8) memcpy(p + j0 + l, tf + l, sizeof(float) * 8);
-        for (; l + 4 <= m; l += 4) memcpy(p + j0 + l, tf + l, sizeof(float) * 4);
-        for (; l < m; l++) p[j0 + l] = tf[l];
+        store_prefix(p + j0, (const float *)t, Tk - j0 < 16 ? Tk - j0 : 16);
     }
     for (int j = n16; j < Tk; j++) p[j] = 0;
 }
@@ -906,16 +912,11 @@ static inline __attribute__((always_inline)) attn_vec lanes_select(attn_veci m, 
     return (attn_vec)(((attn_veci)a & m) | ((attn_veci)b & ~m));
 }
 
-// Lanes 0..n-1 of t into p: the whole vector, or copies of 8, 4 and 1 (a row of P ends where
-// the next row, or another head's, starts).
+// Lanes 0..n-1 of t into p: the whole vector, or store_prefix's pieces.
 static inline __attribute__((always_inline))
 void lanes_store(float *restrict p, attn_vec t, int n) {
-    const float *tf = (const float *)&t;
-    if (n >= 16) { memcpy(p, tf, sizeof t); return; }
-    int l = 0;
-    for (; l + 8 <= n; l += 8) memcpy(p + l, tf + l, sizeof(float) * 8);
-    for (; l + 4 <= n; l += 4) memcpy(p + l, tf + l, sizeof(float) * 4);
-    for (; l < n; l++) p[l] = tf[l];
+    if (n >= 16) memcpy(p, &t, sizeof t);
+    else store_prefix(p, (const float *)&t, n);
 }
 
 // One head of forward_head_lanes: its rows in q, k, v, out (C apart), of P and probs (Tk
